@@ -1,0 +1,198 @@
+//! The one error type of the crate, and the stable kinds every binding maps to.
+//!
+//! Errors carry plain data (numbers, `&'static str` reasons, small inline names) so the type
+//! works without an allocator. [`Error::kind`] gives the coarse, stable classification that the
+//! bindings turn into exception classes (Python), `code` strings (JavaScript) and status enums (C).
+
+use crate::name::Name;
+use crate::time::Rfc3339;
+
+/// Everything that can go wrong in idmint.
+///
+/// [`Error::WouldBlock`] is not a failure: a sans-IO generator returns it to say "call me again
+/// at `until_ms`"; the clocked [`Snowflake`](crate::Snowflake) waits for you.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A layout or spec is inconsistent (bits do not add up, a field is too wide, ...).
+    #[error("invalid layout: {reason}")]
+    InvalidLayout {
+        /// What is wrong, in a sentence fragment.
+        reason: &'static str,
+    },
+    /// A layout spec string could not be parsed; `at` is the byte offset of the problem.
+    #[error("invalid layout spec at byte {at}: {reason}")]
+    InvalidSpec {
+        /// Byte offset into the spec string.
+        at: usize,
+        /// What is wrong there.
+        reason: &'static str,
+    },
+    /// The layout's time field cannot represent `now` any more.
+    #[error("layout expired: its time field overflowed at {} ({end_ms} ms since the Unix epoch)", Rfc3339(*end_ms))]
+    LayoutExpired {
+        /// The first instant (ms since the Unix epoch) the time field cannot hold.
+        end_ms: u64,
+    },
+    /// A time earlier than the layout's epoch (or an epoch in the future).
+    #[error("time {now_ms} ms is before the layout epoch {epoch_ms} ms ({})", Rfc3339(*epoch_ms))]
+    BeforeEpoch {
+        /// The time that was given.
+        now_ms: u64,
+        /// The layout's epoch.
+        epoch_ms: u64,
+    },
+    /// A value does not fit its field (compose, node ids, policy bounds).
+    #[error("value {value} does not fit field `{field}` (max {max})")]
+    FieldOverflow {
+        /// The field's name.
+        field: Name,
+        /// The rejected value.
+        value: u64,
+        /// The largest value the field holds.
+        max: u64,
+    },
+    /// The clock went back further than the generator's policy allows.
+    #[error("clock moved backwards by {by_ms} ms (last issued tick at {last_ms} ms); refusing to mint")]
+    ClockMovedBackwards {
+        /// How far the clock is behind the last issued tick.
+        by_ms: u64,
+        /// The start (ms since the Unix epoch) of the last issued tick.
+        last_ms: u64,
+    },
+    /// All sequence numbers of the current tick are used and the policy says fail.
+    #[error("sequence exhausted in the tick starting at {tick_ms} ms")]
+    SequenceExhausted {
+        /// Start of the exhausted tick, ms since the Unix epoch.
+        tick_ms: u64,
+    },
+    /// Not a failure: no ID can be issued before `until_ms`; call again then.
+    #[error("would block until {until_ms} ms")]
+    WouldBlock {
+        /// The earliest time (ms since the Unix epoch) worth calling again.
+        until_ms: u64,
+    },
+    /// The generator was created before `fork()`; parent and child would mint the same IDs.
+    #[error("generator was inherited across fork(); give the child its own node before minting")]
+    Forked,
+    /// A generator or policy configuration is not valid.
+    #[error("invalid config: {reason}")]
+    InvalidConfig {
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A string could not be decoded by a codec; `at` is the character index of the problem.
+    #[error("cannot decode {codec} string at character {at}: {reason}")]
+    InvalidEncoding {
+        /// The codec name (`decimal`, `hex`, `base32`, `base62`, `uuid`).
+        codec: &'static str,
+        /// Character index (0-based) of the offending character, or the length for length errors.
+        at: usize,
+        /// What is wrong there.
+        reason: &'static str,
+    },
+    /// An output buffer is too small.
+    #[error("buffer too small: need {needed} bytes")]
+    BufferTooSmall {
+        /// The bytes needed.
+        needed: usize,
+    },
+    /// Randomness was needed and the source failed.
+    #[error("random source failed")]
+    RandomSource,
+}
+
+/// Coarse, stable classification of an [`Error`]; the bindings map these one to one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum ErrorKind {
+    /// [`Error::InvalidLayout`] and [`Error::InvalidSpec`].
+    InvalidLayout = 1,
+    /// [`Error::LayoutExpired`].
+    LayoutExpired = 2,
+    /// [`Error::BeforeEpoch`].
+    BeforeEpoch = 3,
+    /// [`Error::FieldOverflow`].
+    OutOfRange = 4,
+    /// [`Error::ClockMovedBackwards`].
+    ClockBackwards = 5,
+    /// [`Error::SequenceExhausted`].
+    SequenceExhausted = 6,
+    /// [`Error::WouldBlock`].
+    WouldBlock = 7,
+    /// [`Error::Forked`].
+    Forked = 8,
+    /// [`Error::InvalidConfig`].
+    InvalidConfig = 9,
+    /// [`Error::InvalidEncoding`].
+    InvalidEncoding = 10,
+    /// [`Error::BufferTooSmall`].
+    BufferTooSmall = 11,
+    /// [`Error::RandomSource`].
+    RandomSource = 12,
+}
+
+impl Error {
+    /// The stable kind of this error.
+    pub const fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidLayout { .. } | Error::InvalidSpec { .. } => ErrorKind::InvalidLayout,
+            Error::LayoutExpired { .. } => ErrorKind::LayoutExpired,
+            Error::BeforeEpoch { .. } => ErrorKind::BeforeEpoch,
+            Error::FieldOverflow { .. } => ErrorKind::OutOfRange,
+            Error::ClockMovedBackwards { .. } => ErrorKind::ClockBackwards,
+            Error::SequenceExhausted { .. } => ErrorKind::SequenceExhausted,
+            Error::WouldBlock { .. } => ErrorKind::WouldBlock,
+            Error::Forked => ErrorKind::Forked,
+            Error::InvalidConfig { .. } => ErrorKind::InvalidConfig,
+            Error::InvalidEncoding { .. } => ErrorKind::InvalidEncoding,
+            Error::BufferTooSmall { .. } => ErrorKind::BufferTooSmall,
+            Error::RandomSource => ErrorKind::RandomSource,
+        }
+    }
+
+    /// The stable error code string used by every surface (`ERR_CLOCK_BACKWARDS`, ...).
+    pub const fn code(&self) -> &'static str {
+        self.kind().code()
+    }
+}
+
+impl ErrorKind {
+    /// Every kind, in discriminant order.
+    pub const ALL: [ErrorKind; 12] = [
+        ErrorKind::InvalidLayout,
+        ErrorKind::LayoutExpired,
+        ErrorKind::BeforeEpoch,
+        ErrorKind::OutOfRange,
+        ErrorKind::ClockBackwards,
+        ErrorKind::SequenceExhausted,
+        ErrorKind::WouldBlock,
+        ErrorKind::Forked,
+        ErrorKind::InvalidConfig,
+        ErrorKind::InvalidEncoding,
+        ErrorKind::BufferTooSmall,
+        ErrorKind::RandomSource,
+    ];
+
+    /// The stable code string (`ERR_...`) of this kind.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidLayout => "ERR_INVALID_LAYOUT",
+            ErrorKind::LayoutExpired => "ERR_LAYOUT_EXPIRED",
+            ErrorKind::BeforeEpoch => "ERR_BEFORE_EPOCH",
+            ErrorKind::OutOfRange => "ERR_OUT_OF_RANGE",
+            ErrorKind::ClockBackwards => "ERR_CLOCK_BACKWARDS",
+            ErrorKind::SequenceExhausted => "ERR_SEQUENCE_EXHAUSTED",
+            ErrorKind::WouldBlock => "ERR_WOULD_BLOCK",
+            ErrorKind::Forked => "ERR_FORKED",
+            ErrorKind::InvalidConfig => "ERR_INVALID_CONFIG",
+            ErrorKind::InvalidEncoding => "ERR_INVALID_ENCODING",
+            ErrorKind::BufferTooSmall => "ERR_BUFFER_TOO_SMALL",
+            ErrorKind::RandomSource => "ERR_RANDOM_SOURCE",
+        }
+    }
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
