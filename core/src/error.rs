@@ -53,7 +53,9 @@ pub enum Error {
         max: u64,
     },
     /// The clock went back further than the generator's policy allows.
-    #[error("clock moved backwards by {by_ms} ms (last issued tick at {last_ms} ms); refusing to mint")]
+    #[error(
+        "clock moved backwards by {by_ms} ms (last issued tick at {last_ms} ms); refusing to mint"
+    )]
     ClockMovedBackwards {
         /// How far the clock is behind the last issued tick.
         by_ms: u64,

@@ -76,8 +76,12 @@ pub(crate) const fn mask(bits: u8) -> u64 {
     }
 }
 
-const PLACEHOLDER: Field =
-    Field { kind: FieldKind::Node, name: Name::lit("x"), bits: 0, shift: 0 };
+const PLACEHOLDER: Field = Field {
+    kind: FieldKind::Node,
+    name: Name::lit("x"),
+    bits: 0,
+    shift: 0,
+};
 
 /// A validated ID layout. See the [module docs](self) for the text form.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -165,7 +169,12 @@ impl LayoutBuilder {
     /// Adds a node sub-field named `name`.
     pub fn node(mut self, name: &str, bits: u32) -> Self {
         let n = Name::new(name);
-        if n.is_none() || matches!(name, "time" | "seq" | "sequence" | "rollback" | "epoch" | "width") {
+        if n.is_none()
+            || matches!(
+                name,
+                "time" | "seq" | "sequence" | "rollback" | "epoch" | "width"
+            )
+        {
             self.bad_name = true;
         }
         self.push(FieldKind::Node, n, bits)
@@ -244,7 +253,12 @@ impl LayoutBuilder {
             if fields[..i].iter().any(|f| f.name == name) {
                 return bad("two fields have the same name");
             }
-            fields[i] = Field { kind, name, bits: bits as u8, shift: 0 };
+            fields[i] = Field {
+                kind,
+                name,
+                bits: bits as u8,
+                shift: 0,
+            };
         }
         let (Some(time), Some(seq)) = (time, seq) else {
             return bad("a layout needs a time field and a sequence field");
@@ -431,18 +445,24 @@ impl Layout {
     /// The tick count for `now_ms`, or why there is none (before the epoch, expired).
     pub const fn tick_at(&self, now_ms: u64) -> Result<u64> {
         if now_ms < self.epoch_ms {
-            return Err(Error::BeforeEpoch { now_ms, epoch_ms: self.epoch_ms });
+            return Err(Error::BeforeEpoch {
+                now_ms,
+                epoch_ms: self.epoch_ms,
+            });
         }
         let t = (now_ms - self.epoch_ms) / self.tick_ms;
         if t > self.max_time() {
-            return Err(Error::LayoutExpired { end_ms: self.lifetime_end_ms() });
+            return Err(Error::LayoutExpired {
+                end_ms: self.lifetime_end_ms(),
+            });
         }
         Ok(t)
     }
 
     /// The start of tick `tick`, in ms since the Unix epoch (saturating).
     pub const fn tick_start_ms(&self, tick: u64) -> u64 {
-        self.epoch_ms.saturating_add(tick.saturating_mul(self.tick_ms))
+        self.epoch_ms
+            .saturating_add(tick.saturating_mul(self.tick_ms))
     }
 
     /// The Unix-ms time encoded in `id` (start of its tick).
@@ -470,7 +490,11 @@ impl Layout {
         match self.rollback_field() {
             Some(r) => id |= check(&r, parts.rollback)? << r.shift,
             None if parts.rollback != 0 => {
-                return Err(Error::FieldOverflow { field: Name::lit("rollback"), value: parts.rollback, max: 0 })
+                return Err(Error::FieldOverflow {
+                    field: Name::lit("rollback"),
+                    value: parts.rollback,
+                    max: 0,
+                })
             }
             None => {}
         }
@@ -481,7 +505,11 @@ impl Layout {
     /// Splits an ID into its field values; fails if `id` exceeds [`max_id`](Self::max_id).
     pub fn decompose(&self, id: u64) -> Result<Parts> {
         if id > self.max_id() {
-            return Err(Error::FieldOverflow { field: Name::lit("id"), value: id, max: self.max_id() });
+            return Err(Error::FieldOverflow {
+                field: Name::lit("id"),
+                value: id,
+                max: self.max_id(),
+            });
         }
         let mut node = 0u64;
         for f in self.node_fields() {
@@ -498,7 +526,11 @@ impl Layout {
     /// The node value placed at its bit positions (node sub-fields may be non-adjacent).
     pub fn node_to_bits(&self, node: u64) -> Result<u64> {
         if node > self.max_node() {
-            return Err(Error::FieldOverflow { field: Name::lit("node"), value: node, max: self.max_node() });
+            return Err(Error::FieldOverflow {
+                field: Name::lit("node"),
+                value: node,
+                max: self.max_node(),
+            });
         }
         let mut rest = self.node_bits;
         let mut out = 0u64;
@@ -527,7 +559,9 @@ impl Layout {
             count += 1;
         }
         if count != values.len() || count != self.node_fields().count() {
-            return Err(Error::InvalidConfig { reason: "give one value per node sub-field" });
+            return Err(Error::InvalidConfig {
+                reason: "give one value per node sub-field",
+            });
         }
         Ok(node)
     }
@@ -535,7 +569,11 @@ impl Layout {
 
 fn check(f: &Field, v: u64) -> Result<u64> {
     if v > f.max() {
-        Err(Error::FieldOverflow { field: f.name, value: v, max: f.max() })
+        Err(Error::FieldOverflow {
+            field: f.name,
+            value: v,
+            max: f.max(),
+        })
     } else {
         Ok(v)
     }
@@ -596,7 +634,10 @@ fn parse_spec(spec: &str) -> Result<Layout> {
     let mut have_epoch = false;
     let mut pos = 0usize;
     if spec.trim().is_empty() {
-        return Err(err(0, "empty spec; give a preset name or fields like time=41@1ms,worker=10,seq=12"));
+        return Err(err(
+            0,
+            "empty spec; give a preset name or fields like time=41@1ms,worker=10,seq=12",
+        ));
     }
     for item in spec.split(',') {
         let start = pos;
@@ -613,12 +654,16 @@ fn parse_spec(spec: &str) -> Result<Layout> {
             if v.is_empty() || !v.bytes().all(|c| c.is_ascii_digit()) || v.len() > 3 {
                 return Err(err(at, "expected a number of bits"));
             }
-            v.parse::<u32>().map_err(|_| err(at, "expected a number of bits"))
+            v.parse::<u32>()
+                .map_err(|_| err(at, "expected a number of bits"))
         };
         match key {
             "time" => {
                 let Some(atpos) = val.find('@') else {
-                    return Err(err(vat, "time needs a tick: time=BITS@TICK, e.g. time=41@1ms"));
+                    return Err(err(
+                        vat,
+                        "time needs a tick: time=BITS@TICK, e.g. time=41@1ms",
+                    ));
                 };
                 let n = bits(&val[..atpos], vat)?;
                 let tick = parse_tick(&val[atpos + 1..]).map_err(|r| err(vat + atpos + 1, r))?;
@@ -642,7 +687,8 @@ fn parse_spec(spec: &str) -> Result<Layout> {
                 }
                 have_epoch = true;
                 let ms = if !val.is_empty() && val.bytes().all(|c| c.is_ascii_digit()) {
-                    val.parse::<u64>().map_err(|_| err(vat, "epoch in ms does not fit 64 bits"))?
+                    val.parse::<u64>()
+                        .map_err(|_| err(vat, "epoch in ms does not fit 64 bits"))?
                 } else {
                     parse_date_ms(val).map_err(|(o, r)| err(vat + o, r))?
                 };
@@ -650,14 +696,20 @@ fn parse_spec(spec: &str) -> Result<Layout> {
             }
             _ => {
                 if Name::new(key).is_none() {
-                    return Err(err(at, "field names are 1-15 characters of [a-z0-9_] starting with a letter"));
+                    return Err(err(
+                        at,
+                        "field names are 1-15 characters of [a-z0-9_] starting with a letter",
+                    ));
                 }
                 b = b.node(key, bits(val, vat)?);
             }
         }
     }
     if !have_epoch {
-        return Err(err(spec.len(), "missing epoch=DATE (e.g. epoch=2020-01-01)"));
+        return Err(err(
+            spec.len(),
+            "missing epoch=DATE (e.g. epoch=2020-01-01)",
+        ));
     }
     b.build()
 }
@@ -665,7 +717,9 @@ fn parse_spec(spec: &str) -> Result<Layout> {
 fn parse_tick(s: &str) -> core::result::Result<u64, &'static str> {
     let digits = s.bytes().take_while(|c| c.is_ascii_digit()).count();
     let (n, unit) = s.split_at(digits);
-    let n: u64 = n.parse().map_err(|_| "expected a tick such as 1ms, 10ms or 1s")?;
+    let n: u64 = n
+        .parse()
+        .map_err(|_| "expected a tick such as 1ms, 10ms or 1s")?;
     let mul = match unit {
         "ms" => 1,
         "s" => 1000,
@@ -703,21 +757,52 @@ mod tests {
     #[test]
     fn spec_errors_point_at_the_problem() {
         let e = |s: &str| Layout::parse(s).unwrap_err();
-        assert_eq!(e("time=41@1ms,seq=12"), Error::InvalidSpec { at: 18, reason: "missing epoch=DATE (e.g. epoch=2020-01-01)" });
-        assert_eq!(e("time=41@1xs,seq=12,epoch=0"), Error::InvalidSpec { at: 8, reason: "tick unit must be ms, s, m or h" });
-        assert_eq!(e("time=41@1ms,seq=12,epoch=2020-02-30"), Error::InvalidSpec { at: 33, reason: "day out of range for the month" });
-        assert_eq!(e("time=41@1ms,Worker=3,seq=12,epoch=0").kind(), crate::ErrorKind::InvalidLayout);
+        assert_eq!(
+            e("time=41@1ms,seq=12"),
+            Error::InvalidSpec {
+                at: 18,
+                reason: "missing epoch=DATE (e.g. epoch=2020-01-01)"
+            }
+        );
+        assert_eq!(
+            e("time=41@1xs,seq=12,epoch=0"),
+            Error::InvalidSpec {
+                at: 8,
+                reason: "tick unit must be ms, s, m or h"
+            }
+        );
+        assert_eq!(
+            e("time=41@1ms,seq=12,epoch=2020-02-30"),
+            Error::InvalidSpec {
+                at: 33,
+                reason: "day out of range for the month"
+            }
+        );
+        assert_eq!(
+            e("time=41@1ms,Worker=3,seq=12,epoch=0").kind(),
+            crate::ErrorKind::InvalidLayout
+        );
         assert_eq!(
             e("time=41@1ms,worker=10,seq=12,width=64,epoch=0"),
-            Error::InvalidLayout { reason: "fields do not add up to the declared width" }
+            Error::InvalidLayout {
+                reason: "fields do not add up to the declared width"
+            }
         );
-        assert!(matches!(e("time=60@1ms,worker=10,seq=12,epoch=0"), Error::InvalidLayout { .. }));
+        assert!(matches!(
+            e("time=60@1ms,worker=10,seq=12,epoch=0"),
+            Error::InvalidLayout { .. }
+        ));
     }
 
     #[test]
     fn sonyflake_order() {
         let l = Layout::preset("sonyflake").unwrap();
-        let p = Parts { time: 5, node: 7, sequence: 3, rollback: 0 };
+        let p = Parts {
+            time: 5,
+            node: 7,
+            sequence: 3,
+            rollback: 0,
+        };
         assert_eq!(l.compose(&p).unwrap(), (5 << 24) | (3 << 16) | 7);
     }
 }

@@ -29,16 +29,36 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+#[cfg(feature = "std")]
+pub mod clock;
 pub mod codec;
 mod error;
+#[cfg(feature = "std")]
+mod fork;
 pub mod layout;
+mod local;
 mod name;
 pub mod obfuscate;
+pub mod policy;
 pub mod preset;
+mod shared;
+mod state;
+mod stats;
+#[cfg(feature = "std")]
+mod system;
 mod time;
 pub mod uuids;
 
+#[cfg(feature = "std")]
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, ErrorKind, Result};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
+pub use local::LocalSnowflake;
 pub use name::Name;
+pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
+pub use shared::AtomicSnowflake;
+pub use state::Run;
+pub use stats::Stats;
+#[cfg(feature = "std")]
+pub use system::{os_random_fill, os_random_u64, Snowflake};
 pub use time::Rfc3339;

@@ -29,7 +29,10 @@ impl Name {
             bytes[i] = c;
             i += 1;
         }
-        Some(Name { len: b.len() as u8, bytes })
+        Some(Name {
+            len: b.len() as u8,
+            bytes,
+        })
     }
 
     /// Builds a name from a literal known to be valid (panics at compile time otherwise).

@@ -7,7 +7,16 @@
 use crate::layout::Layout;
 
 /// Every preset name, in the order `idmint layouts` lists them.
-pub const NAMES: [&str; 8] = ["twitter", "discord", "instagram", "sonyflake", "baidu", "shardingsphere", "leaf", "js53"];
+pub const NAMES: [&str; 8] = [
+    "twitter",
+    "discord",
+    "instagram",
+    "sonyflake",
+    "baidu",
+    "shardingsphere",
+    "leaf",
+    "js53",
+];
 
 /// Looks a preset up by name.
 pub fn by_name(name: &str) -> Option<Layout> {
@@ -38,7 +47,12 @@ fn build(b: crate::layout::LayoutBuilder, name: &'static str) -> Layout {
 /// `IdWorker.scala` (`twepoch`, `datacenterIdBits`, `workerIdBits`, `sequenceBits`).
 pub fn twitter() -> Layout {
     build(
-        Layout::builder().epoch_ms(1_288_834_974_657).time(41, 1).node("datacenter", 5).node("worker", 5).sequence(12),
+        Layout::builder()
+            .epoch_ms(1_288_834_974_657)
+            .time(41, 1)
+            .node("datacenter", 5)
+            .node("worker", 5)
+            .sequence(12),
         "twitter",
     )
 }
@@ -48,7 +62,12 @@ pub fn twitter() -> Layout {
 /// developer docs, "Snowflakes" in the API reference.
 pub fn discord() -> Layout {
     build(
-        Layout::builder().epoch_ms(1_420_070_400_000).time(42, 1).node("worker", 5).node("process", 5).sequence(12),
+        Layout::builder()
+            .epoch_ms(1_420_070_400_000)
+            .time(42, 1)
+            .node("worker", 5)
+            .node("process", 5)
+            .sequence(12),
         "discord",
     )
 }
@@ -57,7 +76,14 @@ pub fn discord() -> Layout {
 /// (2011-08-24T21:07:01.721Z). Source: Instagram Engineering, "Sharding & IDs at Instagram"
 /// (the PL/pgSQL `next_id` function's `our_epoch`).
 pub fn instagram() -> Layout {
-    build(Layout::builder().epoch_ms(1_314_220_021_721).time(41, 1).node("shard", 13).sequence(10), "instagram")
+    build(
+        Layout::builder()
+            .epoch_ms(1_314_220_021_721)
+            .time(41, 1)
+            .node("shard", 13)
+            .sequence(10),
+        "instagram",
+    )
 }
 
 /// Sonyflake: 39 bits of 10 ms units, then 8 sequence, then 16 machine (the sequence sits
@@ -65,7 +91,11 @@ pub fn instagram() -> Layout {
 /// `sonyflake.go` (`BitLenTime`, `BitLenSequence`, `BitLenMachineID`, default `StartTime`).
 pub fn sonyflake() -> Layout {
     build(
-        Layout::builder().epoch_ms(1_409_529_600_000).time(39, 10).sequence(8).node("machine", 16),
+        Layout::builder()
+            .epoch_ms(1_409_529_600_000)
+            .time(39, 10)
+            .sequence(8)
+            .node("machine", 16),
         "sonyflake",
     )
 }
@@ -75,28 +105,56 @@ pub fn sonyflake() -> Layout {
 /// `workerBits = 22`, `seqBits = 13`, `epochStr = "2016-05-20"`).
 /// Its time field overflowed on 2024-11-20T21:24:16Z: generators refuse to mint with it.
 pub fn baidu() -> Layout {
-    build(Layout::builder().epoch_ms(1_463_702_400_000).time(28, 1000).node("worker", 22).sequence(13), "baidu")
+    build(
+        Layout::builder()
+            .epoch_ms(1_463_702_400_000)
+            .time(28, 1000)
+            .node("worker", 22)
+            .sequence(13),
+        "baidu",
+    )
 }
 
 /// Apache ShardingSphere `SNOWFLAKE` key generator: 41 bits of ms, 10 worker, 12 sequence;
 /// epoch 2016-11-01. Source: `SnowflakeKeyGenerateAlgorithm.java` (`EPOCH`,
 /// `WORKER_ID_BITS`, `SEQUENCE_BITS`).
 pub fn shardingsphere() -> Layout {
-    build(Layout::builder().epoch_ms(1_477_958_400_000).time(41, 1).node("worker", 10).sequence(12), "shardingsphere")
+    build(
+        Layout::builder()
+            .epoch_ms(1_477_958_400_000)
+            .time(41, 1)
+            .node("worker", 10)
+            .sequence(12),
+        "shardingsphere",
+    )
 }
 
 /// Meituan Leaf-snowflake: 41 bits of ms, 10 worker, 12 sequence, on Twitter's epoch
 /// 1288834974657. Source: Meituan-Dianping/Leaf `SnowflakeIDGenImpl.java` (`twepoch`,
 /// `workerIdBits`, `sequenceBits`).
 pub fn leaf() -> Layout {
-    build(Layout::builder().epoch_ms(1_288_834_974_657).time(41, 1).node("worker", 10).sequence(12), "leaf")
+    build(
+        Layout::builder()
+            .epoch_ms(1_288_834_974_657)
+            .time(41, 1)
+            .node("worker", 10)
+            .sequence(12),
+        "leaf",
+    )
 }
 
 /// JavaScript-safe: 33 bits of seconds, 4 node, 15 sequence (52 bits, so with the sign bit the
 /// 53-bit ID the seed article draws); every ID is a safe `number`. Epoch 2025-01-01 UTC, chosen
 /// recent so the 272-year range is not wasted on the past. 32,768 IDs per second per node.
 pub fn js53() -> Layout {
-    build(Layout::builder().epoch_ms(1_735_689_600_000).time(33, 1000).node("node", 4).sequence(15), "js53")
+    build(
+        Layout::builder()
+            .epoch_ms(1_735_689_600_000)
+            .time(33, 1000)
+            .node("node", 4)
+            .sequence(15),
+        "js53",
+    )
 }
 
 #[cfg(test)]

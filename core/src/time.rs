@@ -45,7 +45,10 @@ pub(crate) fn parse_date_ms(s: &str) -> Result<u64, (usize, &'static str)> {
     let b = s.as_bytes();
     let num = |from: usize, len: usize| -> Result<u64, (usize, &'static str)> {
         if b.len() < from + len {
-            return Err((b.len(), "date ended early; expected YYYY-MM-DD[THH:MM:SS[.mmm]Z]"));
+            return Err((
+                b.len(),
+                "date ended early; expected YYYY-MM-DD[THH:MM:SS[.mmm]Z]",
+            ));
         }
         let mut v = 0u64;
         for (i, &c) in b[from..from + len].iter().enumerate() {
@@ -132,20 +135,34 @@ mod tests {
     fn known_dates() {
         assert_eq!(parse_date_ms("1970-01-01"), Ok(0));
         assert_eq!(parse_date_ms("2014-09-01"), Ok(1_409_529_600_000));
-        assert_eq!(parse_date_ms("2010-11-04T01:42:54.657Z"), Ok(1_288_834_974_657));
+        assert_eq!(
+            parse_date_ms("2010-11-04T01:42:54.657Z"),
+            Ok(1_288_834_974_657)
+        );
         assert_eq!(parse_date_ms("2016-05-20T00:00:00Z"), Ok(1_463_702_400_000));
         assert!(parse_date_ms("2023-02-29").is_err());
-        assert_eq!(parse_date_ms("2024-13-01"), Err((5, "month out of range 01..12")));
+        assert_eq!(
+            parse_date_ms("2024-13-01"),
+            Err((5, "month out of range 01..12"))
+        );
     }
 
     #[test]
     fn display_round_trip() {
         extern crate std;
         use std::string::ToString;
-        for ms in [0u64, 1_288_834_974_657, 1_732_137_856_000, 4_102_444_800_999] {
+        for ms in [
+            0u64,
+            1_288_834_974_657,
+            1_732_137_856_000,
+            4_102_444_800_999,
+        ] {
             let s = Rfc3339(ms).to_string();
             assert_eq!(parse_date_ms(&s), Ok(ms), "{s}");
         }
-        assert_eq!(Rfc3339(1_732_137_856_000).to_string(), "2024-11-20T21:24:16.000Z");
+        assert_eq!(
+            Rfc3339(1_732_137_856_000).to_string(),
+            "2024-11-20T21:24:16.000Z"
+        );
     }
 }

@@ -1,0 +1,205 @@
+//! [`AtomicSnowflake`]: the thread-safe, lock-free, sans-IO Snowflake generator.
+//!
+//! All state lives in one `AtomicU64` (see [`crate::state`]) advanced by compare-and-swap, so
+//! threads never block each other and every successful swap hands out IDs nobody else holds.
+//! The ring policy keeps one such word per remembered tick instead.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+#[cfg(not(loom))]
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::error::{Error, Result};
+use crate::policy::{Config, OnBackwards};
+use crate::state::{Notes, Packing, Run};
+use crate::stats::{AtomicStats, Stats};
+
+/// A Snowflake generator shared by reference between threads (`&self` methods). It never reads
+/// a clock: pass `now_ms`. Same policies and results as [`LocalSnowflake`](crate::LocalSnowflake);
+/// with several threads, each thread's IDs are strictly increasing and no two are equal.
+///
+/// Relaxed ordering is enough: uniqueness rests on the modification order of the single state
+/// word, which every compare-and-swap observes.
+///
+/// # Examples
+/// ```
+/// use idmint::{AtomicSnowflake, Config, Layout};
+/// let g = AtomicSnowflake::new(Config::new(Layout::preset("leaf")?).node(5))?;
+/// let ids: Vec<u64> = std::thread::scope(|s| {
+///     let h: Vec<_> = (0..2).map(|_| s.spawn(|| g.next_id_at(1_700_000_000_000).unwrap())).collect();
+///     h.into_iter().map(|h| h.join().unwrap()).collect()
+/// });
+/// assert_ne!(ids[0], ids[1]);
+/// # Ok::<(), idmint::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicSnowflake {
+    cfg: Config,
+    p: Packing,
+    state: AtomicU64,
+    node: AtomicU64,
+    #[cfg(feature = "alloc")]
+    ring: Vec<AtomicU64>,
+    high1: AtomicU64,
+    stats: AtomicStats,
+}
+
+impl AtomicSnowflake {
+    /// Validates `cfg` and builds a generator.
+    pub fn new(cfg: Config) -> Result<AtomicSnowflake> {
+        let p = Packing::new(&cfg)?;
+        #[cfg(feature = "alloc")]
+        let ring = match cfg.on_backwards {
+            OnBackwards::Ring { ticks } => (0..ticks).map(|_| AtomicU64::new(0)).collect(),
+            _ => Vec::new(),
+        };
+        Ok(AtomicSnowflake {
+            cfg,
+            p,
+            state: AtomicU64::new(p.initial()),
+            node: AtomicU64::new(p.node_placed()),
+            #[cfg(feature = "alloc")]
+            ring,
+            high1: AtomicU64::new(p.ring_initial_high()),
+            stats: AtomicStats::default(),
+        })
+    }
+
+    /// The config this generator was built from (with the node it started with).
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The generator's counters.
+    pub fn stats(&self) -> Stats {
+        self.stats.snapshot()
+    }
+
+    /// Switches to another node value. IDs minted afterwards carry the new node; sequence and
+    /// time state carry on, so nothing already issued can be issued again under either node.
+    pub fn set_node(&self, node: u64) -> Result<()> {
+        let placed = self.cfg.layout.node_to_bits(node)?;
+        self.node.store(placed, Relaxed);
+        Ok(())
+    }
+
+    /// The current node value.
+    pub fn node(&self) -> u64 {
+        let placed = self.node.load(Relaxed);
+        // Reassemble the whole node value from its placed bits.
+        let l = &self.cfg.layout;
+        l.node_fields()
+            .fold(0, |acc, f| (acc << f.bits) | f.get(placed))
+    }
+
+    /// Mints one ID at `now_ms`, or says when to call again ([`Error::WouldBlock`]) or why not.
+    #[inline]
+    pub fn next_id_at(&self, now_ms: u64) -> Result<u64> {
+        self.reserve_at(now_ms, 1).map(|r| r.first)
+    }
+
+    /// Reserves a run of up to `max` IDs (at least 1) from one tick with a single swap.
+    #[inline]
+    pub fn reserve_at(&self, now_ms: u64, max: u64) -> Result<Run> {
+        let (r, notes) = self.try_reserve(now_ms, 0, max);
+        self.record(&notes, &r, now_ms);
+        r
+    }
+
+    /// Fills `out` with IDs at `now_ms`; returns how many were written (fewer when the policy
+    /// asks to wait). Fails only if not even one ID could be issued.
+    pub fn next_ids_at(&self, now_ms: u64, out: &mut [u64]) -> Result<usize> {
+        let mut filled = 0;
+        while filled < out.len() {
+            match self.reserve_at(now_ms, (out.len() - filled) as u64) {
+                Ok(run) => {
+                    for (slot, id) in out[filled..].iter_mut().zip(run.iter()) {
+                        *slot = id;
+                    }
+                    filled += run.count as usize;
+                }
+                Err(e) if filled == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(filled)
+    }
+
+    #[inline]
+    pub(crate) fn record<T>(&self, notes: &Notes, r: &Result<T>, now_ms: u64) {
+        if notes.rollback || notes.exhausted || notes.ahead_ticks > 0 || r.is_err() {
+            self.stats
+                .record(notes, r, now_ms, self.cfg.layout.tick_ms());
+        }
+    }
+
+    pub(crate) fn lag_ticks(&self, lag_ms: u64) -> u64 {
+        self.p.lag_ticks(lag_ms)
+    }
+
+    /// One reservation attempt; `lag_ticks` > 0 tolerates a coarse clock (see `Packing::step`).
+    /// Does not record stats: the caller decides which attempt counts.
+    #[inline]
+    pub(crate) fn try_reserve(
+        &self,
+        now_ms: u64,
+        lag_ticks: u64,
+        max: u64,
+    ) -> (Result<Run>, Notes) {
+        let mut notes = Notes::default();
+        if max == 0 {
+            return (
+                Err(Error::InvalidConfig {
+                    reason: "reserve at least one ID",
+                }),
+                notes,
+            );
+        }
+        #[cfg(feature = "alloc")]
+        if !self.ring.is_empty() {
+            return (self.ring_reserve(now_ms, max, &mut notes), notes);
+        }
+        let mut cur = self.state.load(Relaxed);
+        loop {
+            notes = Notes::default();
+            match self.p.step(cur, now_ms, lag_ticks, max, &mut notes) {
+                Ok((next, mut run)) => match self
+                    .state
+                    .compare_exchange_weak(cur, next, Relaxed, Relaxed)
+                {
+                    Ok(_) => {
+                        run.first |= self.node.load(Relaxed);
+                        return (Ok(run), notes);
+                    }
+                    Err(actual) => cur = actual,
+                },
+                Err(e) => return (Err(e), notes),
+            }
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    fn ring_reserve(&self, now_ms: u64, max: u64, notes: &mut Notes) -> Result<Run> {
+        let n = self.ring.len() as u64;
+        let slot = &self.ring[self.p.ring_index(now_ms, n)?];
+        let mut cur = slot.load(Relaxed);
+        loop {
+            *notes = Notes::default();
+            let high1 = self.high1.load(Relaxed);
+            let (next, mut run, new_high) = self.p.ring_step(n, cur, high1, now_ms, max, notes)?;
+            match slot.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+                Ok(_) => {
+                    if new_high > high1 {
+                        self.high1.fetch_max(new_high, Relaxed);
+                    }
+                    run.first |= self.node.load(Relaxed);
+                    return Ok(run);
+                }
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+}

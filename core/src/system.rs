@@ -1,0 +1,173 @@
+//! [`Snowflake`]: the std front door — an [`AtomicSnowflake`] with a clock, waiting, OS
+//! randomness for random sequence starts, and fork detection.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::clock::{Clock, SystemClock};
+use crate::error::{Error, Result};
+use crate::fork;
+use crate::policy::{Config, SequenceStart};
+use crate::shared::AtomicSnowflake;
+use crate::state::Run;
+use crate::stats::Stats;
+
+/// A thread-safe Snowflake generator that reads its own clock and waits when a policy asks.
+///
+/// The hot path reads a coarse clock (see [`crate::clock`]); an ID's time field is at most one
+/// coarse-clock resolution (1–4 ms on Linux) earlier than the true time, never later.
+///
+/// After `fork()` the child's copy refuses to mint ([`Error::Forked`]) until it is given a node
+/// of its own with [`Snowflake::set_node`]; the parent carries on unaffected.
+///
+/// # Examples
+/// ```
+/// use idmint::{Config, Layout, Snowflake};
+/// let gen = Snowflake::new(Config::new(Layout::preset("twitter")?).node(1))?;
+/// let a = gen.next_id()?;
+/// let b = gen.next_id()?;
+/// assert!(b > a);
+/// let mut batch = vec![0u64; 10_000];
+/// gen.next_ids(&mut batch)?;
+/// assert!(batch.windows(2).all(|w| w[0] < w[1]));
+/// # Ok::<(), idmint::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Snowflake<C: Clock = SystemClock> {
+    gen: AtomicSnowflake,
+    clock: C,
+    lag_ticks: u64,
+    born: AtomicU64,
+}
+
+impl Snowflake<SystemClock> {
+    /// Builds a generator on the system clock. Fails if the layout's epoch is in the future
+    /// or its time field has already overflowed (the error names the date).
+    pub fn new(cfg: Config) -> Result<Snowflake<SystemClock>> {
+        Snowflake::with_clock(cfg, SystemClock::new())
+    }
+}
+
+/// Draws 8 random bytes from the OS.
+pub fn os_random_u64() -> Result<u64> {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).map_err(|_| Error::RandomSource)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// Fills `buf` from the OS random source.
+pub fn os_random_fill(buf: &mut [u8]) -> Result<()> {
+    getrandom::fill(buf).map_err(|_| Error::RandomSource)
+}
+
+impl<C: Clock> Snowflake<C> {
+    /// Builds a generator on `clock`. With [`SequenceStart::Random`] and seed 0 the seed is
+    /// drawn from the OS.
+    pub fn with_clock(mut cfg: Config, clock: C) -> Result<Snowflake<C>> {
+        if cfg.sequence_start == SequenceStart::Random && cfg.seed == 0 {
+            cfg.seed = os_random_u64()?;
+        }
+        cfg.layout.tick_at(clock.now_ms())?;
+        let gen = AtomicSnowflake::new(cfg)?;
+        let lag_ticks = gen.lag_ticks(clock.coarse_lag_ms());
+        Ok(Snowflake {
+            gen,
+            clock,
+            lag_ticks,
+            born: AtomicU64::new(fork::generation()),
+        })
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// The config this generator was built from.
+    pub fn config(&self) -> &Config {
+        self.gen.config()
+    }
+
+    /// The generator's counters.
+    pub fn stats(&self) -> Stats {
+        self.gen.stats()
+    }
+
+    /// The current node value.
+    pub fn node(&self) -> u64 {
+        self.gen.node()
+    }
+
+    /// Gives the generator another node, and re-arms it after a fork: call this in a child
+    /// process with a node no other process uses.
+    pub fn set_node(&self, node: u64) -> Result<()> {
+        self.gen.set_node(node)?;
+        self.born.store(fork::generation(), Relaxed);
+        Ok(())
+    }
+
+    #[inline]
+    fn check_fork(&self) -> Result<()> {
+        if fork::current() != self.born.load(Relaxed) {
+            return Err(Error::Forked);
+        }
+        Ok(())
+    }
+
+    /// Mints one ID, waiting if the policy asks (sequence exhausted, short clock step back).
+    #[inline]
+    pub fn next_id(&self) -> Result<u64> {
+        self.reserve(1).map(|r| r.first)
+    }
+
+    /// Mints one ID without waiting: returns [`Error::WouldBlock`] where [`next_id`](Self::next_id) would wait.
+    pub fn try_next_id(&self) -> Result<u64> {
+        self.check_fork()?;
+        self.try_reserve(1).map(|r| r.first)
+    }
+
+    /// Reserves a run of up to `max` IDs from one tick (waiting if needed).
+    #[inline]
+    pub fn reserve(&self, max: u64) -> Result<Run> {
+        self.check_fork()?;
+        loop {
+            match self.try_reserve(max) {
+                Err(Error::WouldBlock { until_ms }) => self.clock.wait_until(until_ms),
+                other => return other,
+            }
+        }
+    }
+
+    #[inline]
+    fn try_reserve(&self, max: u64) -> Result<Run> {
+        if self.lag_ticks > 0 {
+            let now = self.clock.coarse_ms();
+            if let (Ok(run), notes) = self.gen.try_reserve(now, self.lag_ticks, max) {
+                self.gen.record(&notes, &Ok::<(), Error>(()), now);
+                return Ok(run);
+            }
+        }
+        let now = self.clock.now_ms();
+        let (r, notes) = self.gen.try_reserve(now, 0, max);
+        self.gen.record(&notes, &r, now);
+        r
+    }
+
+    /// Fills `out` with fresh IDs (waiting between ticks as needed), one swap per tick.
+    pub fn next_ids(&self, out: &mut [u64]) -> Result<()> {
+        let mut filled = 0;
+        while filled < out.len() {
+            let run = self.reserve((out.len() - filled) as u64)?;
+            for (slot, id) in out[filled..].iter_mut().zip(run.iter()) {
+                *slot = id;
+            }
+            filled += run.count as usize;
+        }
+        Ok(())
+    }
+
+    /// The sans-IO call: mints at `now_ms` as given (for replays and tests), never waits.
+    pub fn next_id_at(&self, now_ms: u64) -> Result<u64> {
+        self.check_fork()?;
+        self.gen.next_id_at(now_ms)
+    }
+}
