@@ -64,7 +64,9 @@ fn mono_ns(coarse: bool) -> i64 {
     };
     // SAFETY: `ts` is a valid, writable timespec; clock_gettime has no other preconditions.
     unsafe { libc::clock_gettime(id, &mut ts) };
-    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    #[allow(clippy::unnecessary_cast)] // the field types differ between targets
+    let ns = ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64;
+    ns
 }
 
 #[cfg(target_os = "linux")]

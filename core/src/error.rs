@@ -20,8 +20,9 @@ pub enum Error {
         /// What is wrong, in a sentence fragment.
         reason: &'static str,
     },
-    /// A layout spec string could not be parsed; `at` is the byte offset of the problem.
-    #[error("invalid layout spec at byte {at}: {reason}")]
+    /// A layout spec or named-generator config string could not be parsed; `at` is the byte
+    /// offset of the problem.
+    #[error("invalid spec at byte {at}: {reason}")]
     InvalidSpec {
         /// Byte offset into the spec string.
         at: usize,
@@ -86,7 +87,8 @@ pub enum Error {
     /// A string could not be decoded by a codec; `at` is the character index of the problem.
     #[error("cannot decode {codec} string at character {at}: {reason}")]
     InvalidEncoding {
-        /// The codec name (`decimal`, `hex`, `base32`, `base62`, `uuid`).
+        /// The codec name (`decimal`, `hex`, `base32`, `base62`, `uuid`, or `auto` when
+        /// [`decode_any`](crate::codec::decode_any) cannot tell).
         codec: &'static str,
         /// Character index (0-based) of the offending character, or the length for length errors.
         at: usize,

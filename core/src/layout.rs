@@ -84,7 +84,9 @@ const PLACEHOLDER: Field = Field {
 };
 
 /// A validated ID layout. See the [module docs](self) for the text form.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Equality ignores the preset name: `twitter` equals the parse of its own spec.
+#[derive(Clone, Copy)]
 pub struct Layout {
     preset: Option<&'static str>,
     epoch_ms: u64,
@@ -194,7 +196,9 @@ impl LayoutBuilder {
     pub fn build(self) -> Result<Layout> {
         let bad = |reason| Err(Error::InvalidLayout { reason });
         if self.overflow {
-            return bad("too many fields (at most 8: time, seq, rollback and 5 node sub-fields)");
+            return bad(
+                "too many fields (at most 8 in all: time, seq, optional rollback, node sub-fields)",
+            );
         }
         if self.bad_name {
             return bad("node field names are 1-15 characters of [a-z0-9_], start with a letter, and are not reserved words");
@@ -330,7 +334,7 @@ impl Layout {
     /// let l = Layout::parse("time=41@1ms,worker=10,seq=12,epoch=2020-01-01").unwrap();
     /// assert_eq!(l.width(), 63);
     /// let e = Layout::parse("time=41@1ms,worker=10,seq=x").unwrap_err();
-    /// assert_eq!(e.to_string(), "invalid layout spec at byte 26: expected a number of bits");
+    /// assert_eq!(e.to_string(), "invalid spec at byte 26: expected a number of bits");
     /// ```
     pub fn parse(spec: &str) -> Result<Layout> {
         if let Some(l) = preset::by_name(spec.trim()) {
@@ -431,7 +435,8 @@ impl Layout {
         now_ms >= self.lifetime_end_ms()
     }
 
-    /// IDs one node can issue per second at most (sequence values per tick × ticks per second).
+    /// IDs one node can issue per second at most (sequence values per tick × ticks per second),
+    /// rounded down (0 for layouts that issue less than one ID per second).
     pub const fn capacity_per_second(&self) -> u64 {
         let per_tick = self.max_sequence() as u128 + 1;
         let c = per_tick * 1000 / self.tick_ms as u128;
@@ -579,6 +584,26 @@ fn check(f: &Field, v: u64) -> Result<u64> {
     }
 }
 
+impl Layout {
+    fn key(&self) -> (u64, u64, u8, &[Field]) {
+        (self.epoch_ms, self.tick_ms, self.width, self.fields())
+    }
+}
+
+impl PartialEq for Layout {
+    fn eq(&self, other: &Layout) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Layout {}
+
+impl core::hash::Hash for Layout {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
+    }
+}
+
 impl fmt::Debug for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.preset {
@@ -612,7 +637,10 @@ impl fmt::Display for Layout {
                 _ => write!(f, "{}={}", fl.name, fl.bits)?,
             }
         }
-        if self.epoch_ms % 86_400_000 == 0 {
+        if self.epoch_ms >= 253_402_300_800_000 {
+            // Year 10000 and later: RFC 3339 has no form for it, so print the raw ms.
+            write!(f, ",epoch={}", self.epoch_ms)
+        } else if self.epoch_ms % 86_400_000 == 0 {
             let (y, m, d) = crate::time::civil_from_days((self.epoch_ms / 86_400_000) as i64);
             write!(f, ",epoch={y:04}-{m:02}-{d:02}")
         } else {

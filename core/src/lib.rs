@@ -38,6 +38,8 @@ mod fork;
 pub mod layout;
 mod local;
 mod name;
+#[cfg(feature = "alloc")]
+pub mod named;
 pub mod obfuscate;
 pub mod policy;
 pub mod preset;
@@ -55,6 +57,8 @@ pub use error::{Error, ErrorKind, Result};
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
 pub use local::LocalSnowflake;
 pub use name::Name;
+#[cfg(feature = "alloc")]
+pub use named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 pub use shared::AtomicSnowflake;
 pub use state::Run;
@@ -62,3 +66,8 @@ pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use system::{os_random_fill, os_random_u64, Snowflake};
 pub use time::Rfc3339;
+
+// Text codecs, obfuscation and UUIDs.
+pub use codec::{decode_any, Codec, SliceWriter};
+pub use obfuscate::{Obfuscator, SortableObfuscator};
+pub use uuids::{Uuid, UuidInfo, V7Generator};

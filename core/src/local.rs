@@ -4,7 +4,9 @@
 use alloc::{vec, vec::Vec};
 
 use crate::error::{Error, Result};
-use crate::policy::{Config, OnBackwards};
+use crate::policy::Config;
+#[cfg(feature = "alloc")]
+use crate::policy::OnBackwards;
 use crate::state::{Notes, Packing, Run};
 use crate::stats::Stats;
 
@@ -30,6 +32,7 @@ pub struct LocalSnowflake {
     state: u64,
     #[cfg(feature = "alloc")]
     ring: Vec<u64>,
+    #[cfg(feature = "alloc")]
     high1: u64,
     stats: Stats,
 }
@@ -49,6 +52,7 @@ impl LocalSnowflake {
             state: p.initial(),
             #[cfg(feature = "alloc")]
             ring,
+            #[cfg(feature = "alloc")]
             high1: p.ring_initial_high(),
             stats: Stats::default(),
         })

@@ -5,7 +5,7 @@ use core::fmt;
 /// Longest field name a layout accepts, in bytes.
 pub const MAX_NAME_LEN: usize = 15;
 
-/// An ASCII identifier of at most [`MAX_NAME_LEN`] bytes (`worker`, `datacenter`, ...).
+/// An ASCII identifier of at most 15 bytes (`worker`, `datacenter`, ...).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Name {
     len: u8,

@@ -9,7 +9,7 @@
 //! | `fail`              | unique, strictly increasing; errors until the clock catches up                     |
 //! | `wait:N`            | unique, strictly increasing; asks the caller to wait up to N ms, errors beyond      |
 //! | `logical:N`         | unique, strictly increasing; keeps issuing on the last tick (then borrows ticks) while at most N ms behind, so decoded times run ahead of the clock |
-//! | `rollback_counter`  | unique, **not** increasing across the step; bumps the layout's `rollback` field and issues at the earlier time; one step back at a time (a second step before the clock passes the first one's high-water mark errors); depth limited by the state's spare bits ([`Config::max_rollback_ticks`]) |
+//! | `rollback_counter`  | unique, **not** increasing across the step; bumps the layout's `rollback` field and issues at the earlier time. A step back must land above the highest tick issued before the previous step back (and above a fence), otherwise it errors; its depth is limited by the state's spare bits ([`Config::max_rollback_ticks`]) |
 //! | `ring:N`            | unique, **not** increasing across the step; remembers the last sequence of each of the last N ticks and continues it, so a step back of fewer than N ticks keeps issuing (seed 000's ID ring) |
 //!
 //! | on_exhausted | when all sequence values of a tick are used                                   |
@@ -49,9 +49,10 @@ pub enum OnBackwards {
 }
 
 /// What to do when a tick's sequence values are all used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum OnExhausted {
     /// Wait for the next tick.
+    #[default]
     Wait,
     /// Take the next tick early, at most `max_ticks` ahead of the clock.
     Borrow {
@@ -63,9 +64,10 @@ pub enum OnExhausted {
 }
 
 /// Where each new tick's sequence starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SequenceStart {
     /// At 0: the densest IDs, but at low rates every ID ends in the same low bits.
+    #[default]
     Zero,
     /// At a value below half the sequence range drawn from the seed and the tick, so the
     /// count of IDs per tick is not readable from the ID. At least half a tick's capacity remains.
@@ -86,18 +88,6 @@ impl Default for OnBackwards {
         OnBackwards::Wait {
             max_ms: DEFAULT_BACKWARDS_MS,
         }
-    }
-}
-
-impl Default for OnExhausted {
-    fn default() -> Self {
-        OnExhausted::Wait
-    }
-}
-
-impl Default for SequenceStart {
-    fn default() -> Self {
-        SequenceStart::Zero
     }
 }
 

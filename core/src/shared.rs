@@ -13,7 +13,9 @@ use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
-use crate::policy::{Config, OnBackwards};
+use crate::policy::Config;
+#[cfg(feature = "alloc")]
+use crate::policy::OnBackwards;
 use crate::state::{Notes, Packing, Run};
 use crate::stats::{AtomicStats, Stats};
 
@@ -43,6 +45,7 @@ pub struct AtomicSnowflake {
     node: AtomicU64,
     #[cfg(feature = "alloc")]
     ring: Vec<AtomicU64>,
+    #[cfg(feature = "alloc")]
     high1: AtomicU64,
     stats: AtomicStats,
 }
@@ -63,6 +66,7 @@ impl AtomicSnowflake {
             node: AtomicU64::new(p.node_placed()),
             #[cfg(feature = "alloc")]
             ring,
+            #[cfg(feature = "alloc")]
             high1: AtomicU64::new(p.ring_initial_high()),
             stats: AtomicStats::default(),
         })
@@ -136,6 +140,7 @@ impl AtomicSnowflake {
         }
     }
 
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn lag_ticks(&self, lag_ms: u64) -> u64 {
         self.p.lag_ticks(lag_ms)
     }

@@ -214,12 +214,14 @@ impl Packing {
             if f >= p.epoch_ms {
                 let t = ((f - p.epoch_ms) / p.tick_ms).min(p.max_time);
                 p.fence_tick1 = t + 1;
+                // mark = B puts the previous epochs' high-water mark at the fence itself, so
+                // rollback_counter cannot open an epoch at or below it either.
                 p.initial = p.pack(St {
                     tick1: t + 1,
                     seq: max_seq,
                     phase: 0,
                     counter: 0,
-                    mark: 0,
+                    mark: p.mark_bias,
                 });
             }
         }
@@ -273,6 +275,7 @@ impl Packing {
     }
 
     /// The tick that `lag_ms` of clock lag spans (rounded up), for coarse clocks.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) const fn lag_ticks(&self, lag_ms: u64) -> u64 {
         lag_ms.div_ceil(self.tick_ms)
     }
@@ -325,7 +328,7 @@ impl Packing {
         let seq0 = match self.start {
             SequenceStart::Zero => 0,
             SequenceStart::Random => {
-                let range = (self.max_seq + 1) / 2;
+                let range = self.max_seq.div_ceil(2);
                 if range <= 1 {
                     0
                 } else {
@@ -334,7 +337,7 @@ impl Packing {
             }
             SequenceStart::Vibrate { max_offset } => {
                 // phase stores last offset + 1 (0 = none yet), so the first tick starts at 0.
-                let offset = if st.phase == 0 || st.phase - 1 >= u64::from(max_offset) {
+                let offset = if st.phase == 0 || st.phase > u64::from(max_offset) {
                     0
                 } else {
                     st.phase
@@ -431,8 +434,9 @@ impl Packing {
             (Some(max_ms), _) => {
                 let ahead_ms = next_ms.saturating_sub(now_ms);
                 if ahead_ms <= max_ms {
+                    let r = self.open(st, next, want)?;
                     notes.ahead_ticks = next - t;
-                    self.open(st, next, want)
+                    Ok(r)
                 } else {
                     Err(Error::WouldBlock {
                         until_ms: next_ms - max_ms,
@@ -445,8 +449,9 @@ impl Packing {
             (None, OnExhausted::Wait) => Err(Error::WouldBlock { until_ms: next_ms }),
             (None, OnExhausted::Borrow { max_ticks }) => {
                 if next - t <= max_ticks {
+                    let r = self.open(st, next, want)?;
                     notes.ahead_ticks = next - t;
-                    self.open(st, next, want)
+                    Ok(r)
                 } else {
                     Err(Error::WouldBlock {
                         until_ms: self.tick_start(next - max_ticks),
@@ -458,6 +463,7 @@ impl Packing {
 
     /// Ring policy: one step on the slot for tick(now). `slot` is `tick+1 << seq_bits | seq`
     /// (0 = empty); `high1` is the highest tick+1 issued so far (0 = none).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn ring_step(
         &self,
         ring: u64,
@@ -482,6 +488,12 @@ impl Packing {
             }
         }
         if self.fence_tick1 > 0 && t < self.fence_tick1 {
+            if t + 1 == self.fence_tick1 {
+                // The fenced tick itself: wait for the next one, as the packed policies do.
+                return Err(Error::WouldBlock {
+                    until_ms: self.tick_start(t + 1),
+                });
+            }
             notes.rollback = true;
             return Err(refuse(self.fence_tick1));
         }
@@ -512,11 +524,13 @@ impl Packing {
     }
 
     /// The state slot a ring uses for `now_ms` (tick modulo ring size).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn ring_index(&self, now_ms: u64, ring: u64) -> Result<usize> {
         Ok((self.tick(now_ms)? % ring) as usize)
     }
 
     /// The initial high-water mark of a ring (the fence).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) const fn ring_initial_high(&self) -> u64 {
         self.fence_tick1
     }

@@ -1,0 +1,226 @@
+//! `idmint uuid`: make or inspect UUIDs (RFC 9562).
+
+use std::io::Write;
+
+use clap::Args;
+use idmint::uuids::{self, Uuid, V7Generator};
+use idmint::{os_random_fill, Rfc3339};
+
+use crate::common::now_ms;
+use crate::error::{CliError, CliResult};
+use crate::json::Json;
+
+#[derive(Debug, Args)]
+#[command(disable_version_flag = true)]
+pub struct UuidArgs {
+    /// UUID version: 7 (time-ordered, for database keys), 4 (random), 5 or 3 (derived from
+    /// --namespace and --name), 1 (time-based, with a random node instead of a MAC address).
+    #[arg(long, default_value_t = 7, value_name = "1|3|4|5|7", value_parser = parse_version)]
+    pub version: u8,
+
+    /// How many UUIDs to make (v1, v4, v7; v3 and v5 always give the same one).
+    #[arg(short = 'n', long, default_value_t = 1, value_name = "N")]
+    pub count: u64,
+
+    /// Namespace for v3/v5: dns, url, oid, x500, or a UUID.
+    #[arg(long, value_name = "dns|url|oid|x500|UUID")]
+    pub namespace: Option<String>,
+
+    /// Name for v3/v5 (hashed as its UTF-8 bytes).
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+
+    /// Print what a UUID says about itself (version, variant, embedded time) instead.
+    #[arg(long, value_name = "UUID", conflicts_with_all = ["version", "count", "namespace", "name"])]
+    pub inspect: Option<String>,
+
+    /// Print JSON: an array of strings, or an object with --inspect.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_version(s: &str) -> Result<u8, String> {
+    match s.trim() {
+        "1" => Ok(1),
+        "3" => Ok(3),
+        "4" => Ok(4),
+        "5" => Ok(5),
+        "7" => Ok(7),
+        _ => Err("supported versions are 1, 3, 4, 5 and 7".to_owned()),
+    }
+}
+
+fn namespace(text: &str) -> CliResult<Uuid> {
+    Ok(match text.to_ascii_lowercase().as_str() {
+        "dns" => uuids::NAMESPACE_DNS,
+        "url" => uuids::NAMESPACE_URL,
+        "oid" => uuids::NAMESPACE_OID,
+        "x500" => uuids::NAMESPACE_X500,
+        _ => uuids::parse(text).map_err(|e| {
+            CliError::from(e)
+                .context("--namespace")
+                .note("hint: use dns, url, oid, x500 or a UUID")
+        })?,
+    })
+}
+
+/// Random bytes drawn from the OS a few kilobytes at a time.
+struct Pool {
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Pool {
+    fn new() -> Pool {
+        Pool {
+            buf: vec![0; 4096],
+            pos: 4096,
+        }
+    }
+
+    fn take<const N: usize>(&mut self) -> CliResult<[u8; N]> {
+        if self.pos + N > self.buf.len() {
+            os_random_fill(&mut self.buf)?;
+            self.pos = 0;
+        }
+        let mut out = [0u8; N];
+        out.copy_from_slice(&self.buf[self.pos..self.pos + N]);
+        self.pos += N;
+        Ok(out)
+    }
+}
+
+pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
+    if let Some(text) = &args.inspect {
+        return inspect(text, args.json, out);
+    }
+    let v = args.version;
+    let named = matches!(v, 3 | 5);
+    if named && args.name.is_none() {
+        return Err(CliError::usage(format!(
+            "UUID version {v} is derived from a name: give --name (and --namespace, default dns)"
+        )));
+    }
+    if !named && (args.name.is_some() || args.namespace.is_some()) {
+        return Err(CliError::usage(format!(
+            "--name and --namespace are for versions 3 and 5, not {v}"
+        )));
+    }
+    if named && args.count != 1 {
+        return Err(CliError::usage(format!(
+            "version {v} UUIDs are the same for the same name: -n must be 1"
+        )));
+    }
+    let mut pool = Pool::new();
+    let mut v7 = V7Generator::new();
+    let mut v1_state: Option<(u64, u16, u16, [u8; 6])> = None; // (ms, extra ticks, clock seq, node)
+    let name_based = match (&args.name, named) {
+        (Some(name), true) => {
+            let ns = namespace(args.namespace.as_deref().unwrap_or("dns"))?;
+            Some(if v == 3 {
+                uuids::v3(&ns, name.as_bytes())
+            } else {
+                uuids::v5(&ns, name.as_bytes())
+            })
+        }
+        _ => None,
+    };
+    if args.json {
+        out.write_all(if args.count == 0 { b"[" } else { b"[\n" })?;
+    }
+    for i in 0..args.count {
+        let u = match (name_based, v) {
+            (Some(u), _) => u,
+            (None, 4) => uuids::v4(pool.take()?),
+            (None, 1) => {
+                let now = now_ms();
+                let (ms, extra, seq, node) = match v1_state {
+                    None => {
+                        let [a, b] = pool.take()?;
+                        (now, 0, u16::from_be_bytes([a, b]) & 0x3fff, pool.take()?)
+                    }
+                    // The clock stepped back: a new clock sequence keeps the UUIDs apart.
+                    Some((last, _, seq, node)) if now < last => {
+                        (now, 0, seq.wrapping_add(1) & 0x3fff, node)
+                    }
+                    Some((last, extra, seq, node)) if now == last && extra < 9_999 => {
+                        (now, extra + 1, seq, node)
+                    }
+                    // 10,000 UUIDs in one millisecond: move on to the next one.
+                    Some((last, _, seq, node)) if now == last => {
+                        let mut t = now_ms();
+                        while t <= last {
+                            std::thread::yield_now();
+                            t = now_ms();
+                        }
+                        (t, 0, seq, node)
+                    }
+                    Some((_, _, seq, node)) => (now, 0, seq, node),
+                };
+                v1_state = Some((ms, extra, seq, node));
+                uuids::v1_random_node(ms, extra, seq, node)
+            }
+            _ => v7.next_at(now_ms(), pool.take()?),
+        };
+        if args.json {
+            if i > 0 {
+                out.write_all(b",\n")?;
+            }
+            write!(out, "  \"{u}\"")?;
+        } else {
+            writeln!(out, "{u}")?;
+        }
+    }
+    if args.json {
+        out.write_all(if args.count == 0 { b"]\n" } else { b"\n]\n" })?;
+    }
+    Ok(())
+}
+
+fn describe(version: u8) -> &'static str {
+    match version {
+        1 => "time-based (Gregorian time, clock sequence, node)",
+        2 => "DCE security",
+        3 => "name-based (MD5)",
+        4 => "random",
+        5 => "name-based (SHA-1)",
+        6 => "time-based, reordered for sorting",
+        7 => "Unix-time-ordered",
+        8 => "custom",
+        _ => "not defined by RFC 9562",
+    }
+}
+
+fn inspect(text: &str, json: bool, out: &mut impl Write) -> CliResult {
+    let u =
+        uuids::parse(text.trim()).map_err(|e| CliError::from(e).context(format!("{text:?}")))?;
+    let info = uuids::inspect(&u);
+    let kind = if u.is_nil() {
+        "nil UUID"
+    } else if u.is_max() {
+        "max UUID"
+    } else if info.variant == "rfc9562" {
+        describe(info.version)
+    } else {
+        "not an RFC 9562 UUID; the version nibble means nothing here"
+    };
+    if json {
+        let mut obj = Json::obj()
+            .with("uuid", u.to_string())
+            .with("version", info.version)
+            .with("variant", info.variant)
+            .with("kind", kind)
+            .with("unix_ms", info.unix_ms);
+        obj.push("time", info.unix_ms.map(|ms| Rfc3339(ms).to_string()));
+        obj.write_pretty(out)?;
+        return Ok(());
+    }
+    writeln!(out, "uuid     {u}")?;
+    writeln!(out, "version  {}, {kind}", info.version)?;
+    writeln!(out, "variant  {}", info.variant)?;
+    match info.unix_ms {
+        Some(ms) => writeln!(out, "time     {} ({ms} ms)", Rfc3339(ms))?,
+        None => writeln!(out, "time     - (no embedded time)")?,
+    }
+    Ok(())
+}
