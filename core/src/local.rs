@@ -111,19 +111,8 @@ impl LocalSnowflake {
     /// all of them, or fewer when the policy asks to wait (call again later for the rest).
     /// Fails only if not even one ID could be issued.
     pub fn next_ids_at(&mut self, now_ms: u64, out: &mut [u64]) -> Result<usize> {
-        let mut filled = 0;
-        while filled < out.len() {
-            match self.reserve_at(now_ms, (out.len() - filled) as u64) {
-                Ok(run) => {
-                    for (slot, id) in out[filled..].iter_mut().zip(run.iter()) {
-                        *slot = id;
-                    }
-                    filled += run.count as usize;
-                }
-                Err(e) if filled == 0 => return Err(e),
-                Err(_) => break,
-            }
-        }
-        Ok(filled)
+        crate::state::partial_ok(crate::state::fill_from_runs(out, |max| {
+            self.reserve_at(now_ms, max)
+        }))
     }
 }

@@ -44,6 +44,36 @@ impl Run {
     }
 }
 
+/// Fills `out` from successive reservations of at most the remaining length. Stops at the first
+/// error and returns how many were written with that error, so each caller decides whether a
+/// partial batch is a success (the sans-IO forms) or not (the waiting front door).
+pub(crate) fn fill_from_runs(
+    out: &mut [u64],
+    mut reserve: impl FnMut(u64) -> Result<Run>,
+) -> (usize, Option<Error>) {
+    let mut filled = 0;
+    while filled < out.len() {
+        match reserve((out.len() - filled) as u64) {
+            Ok(run) => {
+                for (slot, id) in out[filled..].iter_mut().zip(run.iter()) {
+                    *slot = id;
+                }
+                filled += run.count as usize;
+            }
+            Err(e) => return (filled, Some(e)),
+        }
+    }
+    (filled, None)
+}
+
+/// The sans-IO batch contract: a partial batch is a success; an error only if nothing was written.
+pub(crate) fn partial_ok((filled, err): (usize, Option<Error>)) -> Result<usize> {
+    match err {
+        Some(e) if filled == 0 => Err(e),
+        _ => Ok(filled),
+    }
+}
+
 /// What a step observed, for the generator's counters.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Notes {

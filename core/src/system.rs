@@ -154,15 +154,10 @@ impl<C: Clock> Snowflake<C> {
 
     /// Fills `out` with fresh IDs (waiting between ticks as needed), one swap per tick.
     pub fn next_ids(&self, out: &mut [u64]) -> Result<()> {
-        let mut filled = 0;
-        while filled < out.len() {
-            let run = self.reserve((out.len() - filled) as u64)?;
-            for (slot, id) in out[filled..].iter_mut().zip(run.iter()) {
-                *slot = id;
-            }
-            filled += run.count as usize;
+        match crate::state::fill_from_runs(out, |max| self.reserve(max)) {
+            (_, Some(e)) => Err(e),
+            (_, None) => Ok(()),
         }
-        Ok(())
     }
 
     /// The sans-IO call: mints at `now_ms` as given (for replays and tests), never waits.

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs, idempotently. Safe to run on a fresh machine or again.
+set -euo pipefail
+
+need_apt=()
+# Debian's rustc-web builds the no_std core for wasm32 with build-std (rustup cannot add targets here).
+[ -x /usr/bin/rustc ] && /usr/bin/rustc --print target-list 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
+  && [ -d /usr/lib/rustlib/src/rust/library ] || need_apt+=(rustc-web cargo-web rust-web-src rust-web-llvm)
+command -v valgrind >/dev/null || need_apt+=(valgrind)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+# rust-lld is a symlink to an lld-NN package that rustc-web does not pull in by itself.
+if [ -L /usr/bin/rust-lld ] && [ ! -e /usr/bin/rust-lld ]; then
+  lld=$(basename "$(readlink /usr/bin/rust-lld)")
+  echo "setup: apt-get install $lld"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$lld" >/dev/null
+fi
+for c in clippy fmt; do
+  cargo "$c" --version >/dev/null 2>&1 || { echo "setup: cargo $c is missing from the Rust toolchain" >&2; exit 1; }
+done
+echo "setup: ok"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every test of every surface. Installs what it needs first (scripts/setup.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "setup"
+bash scripts/setup.sh
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "rustdoc (missing docs and broken links are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p idmint
+
+step "core builds as no_std (no alloc, and alloc only) for wasm32-unknown-unknown"
+for features in "" "--features alloc"; do
+  # shellcheck disable=SC2086
+  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$root/target/wasm-nostd" \
+    cargo build --locked -p idmint --no-default-features $features \
+    --target wasm32-unknown-unknown -Zbuild-std=core,alloc --release
+done
+
+step "Rust tests: core, vectors (replay + staleness), CLI, examples"
+cargo test --workspace --locked
+
+step "loom model check of the lock-free generator"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
+  cargo test --locked -p idmint --test loom --release
+
+step "benchmarks compile"
+cargo build --locked -p idmint-bench --benches
+
+step "examples/rust runs"
+cargo run --locked -q -p idmint-example-rust
+
+step "CLI main job: mint and decode on embedded defaults"
+cargo run --locked -q --release -p idmint-cli -- gen -n 5 | cargo run --locked -q --release -p idmint-cli -- decode -
+
+echo
+echo "all tests passed"
