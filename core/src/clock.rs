@@ -3,10 +3,12 @@
 //! [`SystemClock`] reads the wall clock once, at construction (and on [`SystemClock::resync`]),
 //! and from then on advances with the monotonic clock: an NTP step inside the process cannot
 //! move it backwards. On Linux it also offers a coarse reading (`CLOCK_MONOTONIC_COARSE`,
-//! ~6 ns instead of ~29 ns here) that lags by at most the kernel tick (typically 1–4 ms); the
-//! generator uses it on the hot path and confirms with the precise clock whenever the coarse
-//! reading alone would make it wait, error or change behaviour. So the time field of an ID is
-//! never later than the true time and at most one coarse-clock resolution earlier.
+//! ~6 ns instead of ~29 ns here) that lags the true time by about one kernel tick (4 ms at
+//! HZ=250; up to 7 ms was observed on a busy VM). The generator uses it on the hot path and
+//! confirms with the precise clock whenever the coarse reading alone would make it wait, error
+//! or change behaviour. So the time field of an ID is never later than the true time and
+//! typically at most one kernel tick earlier; [`SystemClock::precise`] trades ~23 ns per call
+//! for exact ticks.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -106,11 +108,23 @@ pub struct SystemClock {
 }
 
 impl SystemClock {
-    /// Anchors to the current wall time.
+    /// Anchors to the current wall time. The hot path reads the coarse clock; a reading up to
+    /// two coarse-clock resolutions behind the last issued tick counts as still being in it
+    /// (the kernel updates the coarse clock once per tick, and a busy VM delays that update).
     pub fn new() -> SystemClock {
+        SystemClock::with_lag(coarse_resolution_ms().saturating_mul(2))
+    }
+
+    /// Anchors to the current wall time and reads only the precise clock (~29 ns per read on
+    /// this kind of VM instead of ~6 ns): IDs' time fields are then exact to the tick.
+    pub fn precise() -> SystemClock {
+        SystemClock::with_lag(0)
+    }
+
+    fn with_lag(lag_ms: u64) -> SystemClock {
         let c = SystemClock {
             offset_ms: AtomicI64::new(0),
-            lag_ms: coarse_resolution_ms(),
+            lag_ms,
         };
         c.resync();
         c

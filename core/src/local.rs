@@ -82,8 +82,10 @@ impl LocalSnowflake {
         }
         let mut notes = Notes::default();
         let r = self.step(now_ms, max, &mut notes);
-        self.stats
-            .record(&notes, &r, now_ms, self.cfg.layout.tick_ms());
+        if notes.rollback || notes.exhausted || notes.ahead_ticks > 0 || r.is_err() {
+            self.stats
+                .record(&notes, &r, now_ms, self.cfg.layout.tick_ms());
+        }
         r
     }
 

@@ -157,6 +157,32 @@ impl AtomicSnowflake {
             return (self.ring_reserve(now_ms, max, &mut notes), notes);
         }
         let mut cur = self.state.load(Relaxed);
+        if let Some(t) = self.p.tick_fast(now_ms) {
+            while let Some((next, mut run)) = self.p.fast(cur, t, lag_ticks, max) {
+                match self
+                    .state
+                    .compare_exchange_weak(cur, next, Relaxed, Relaxed)
+                {
+                    Ok(_) => {
+                        run.first |= self.node.load(Relaxed);
+                        return (Ok(run), notes);
+                    }
+                    Err(actual) => cur = actual,
+                }
+            }
+        }
+        self.reserve_slow(cur, now_ms, lag_ticks, max)
+    }
+
+    #[inline(never)]
+    fn reserve_slow(
+        &self,
+        mut cur: u64,
+        now_ms: u64,
+        lag_ticks: u64,
+        max: u64,
+    ) -> (Result<Run>, Notes) {
+        let mut notes;
         loop {
             notes = Notes::default();
             match self.p.step(cur, now_ms, lag_ticks, max, &mut notes) {

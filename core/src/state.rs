@@ -382,6 +382,28 @@ impl Packing {
         Ok((self.pack(st), self.run(tick, seq0, count, st.counter)))
     }
 
+    /// The common case, kept small enough to inline into every caller's loop: still in the last
+    /// tick (or a coarse clock lagging it by at most `lag_ticks`) with sequence values left.
+    /// The sequence is the lowest field of the state word, so taking `count` values is adding
+    /// `count`; no other field changes. `None` means: take the full [`step`](Self::step).
+    #[inline(always)]
+    pub(crate) fn fast(&self, s: u64, t: u64, lag_ticks: u64, want: u64) -> Option<(u64, Run)> {
+        let tick1 = s >> self.tick_shift;
+        let seq = s & mask(self.seq_bits);
+        if tick1 > t && tick1 - 1 - t <= lag_ticks && seq < self.max_seq {
+            let count = want.min(self.max_seq - seq);
+            let counter = (s >> self.counter_shift) & self.counter_mask;
+            return Some((s + count, self.run(tick1 - 1, seq + 1, count, counter)));
+        }
+        None
+    }
+
+    /// The tick of `now_ms` when it is inside the layout's range (the fast path's precondition).
+    #[inline(always)]
+    pub(crate) fn tick_fast(&self, now_ms: u64) -> Option<u64> {
+        self.tick(now_ms).ok()
+    }
+
     /// One step of the generator: from state `s` at `now_ms`, reserve up to `want` (≥ 1) IDs.
     /// The returned run carries no node bits: the caller ORs its node in.
     ///
@@ -397,6 +419,9 @@ impl Packing {
         notes: &mut Notes,
     ) -> Result<(u64, Run)> {
         let t = self.tick(now_ms)?;
+        if let Some(r) = self.fast(s, t, lag_ticks, want) {
+            return Ok(r);
+        }
         let mut st = self.unpack(s);
         if st.tick1 == 0 {
             return self.open(st, t, want);
@@ -407,8 +432,13 @@ impl Packing {
             return self.open(st, t, want);
         }
         let behind = last - t;
-        if behind <= lag_ticks + self.absorb {
-            return self.continue_tick(st, last, t, now_ms, want, None, notes);
+        if behind <= lag_ticks.saturating_add(self.absorb) {
+            let r = self.continue_tick(st, last, t, now_ms, want, None, notes);
+            if behind <= lag_ticks && notes.ahead_ticks <= lag_ticks {
+                // A coarse clock lagging the last tick is not the generator running ahead.
+                notes.ahead_ticks = 0;
+            }
+            return r;
         }
         notes.rollback = true;
         let last_ms = self.tick_start(last);
