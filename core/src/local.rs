@@ -69,8 +69,26 @@ impl LocalSnowflake {
     }
 
     /// Mints one ID at `now_ms`, or says when to call again ([`Error::WouldBlock`]) or why not.
+    #[inline]
     pub fn next_id_at(&mut self, now_ms: u64) -> Result<u64> {
+        if self.is_packed() {
+            if let Some(t) = self.p.tick_fast(now_ms) {
+                if let Some((state, id)) = self.p.fast_one(self.state, t, 0) {
+                    self.state = state;
+                    return Ok(id | self.p.node_placed());
+                }
+            }
+        }
         self.reserve_at(now_ms, 1).map(|r| r.first)
+    }
+
+    /// Whether the generator runs on the packed state word (every policy but `ring`).
+    #[inline(always)]
+    fn is_packed(&self) -> bool {
+        #[cfg(feature = "alloc")]
+        return self.ring.is_empty();
+        #[cfg(not(feature = "alloc"))]
+        return true;
     }
 
     /// Reserves a run of up to `max` IDs (at least 1) from one tick: O(1) however many.

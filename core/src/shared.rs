@@ -102,7 +102,32 @@ impl AtomicSnowflake {
     /// Mints one ID at `now_ms`, or says when to call again ([`Error::WouldBlock`]) or why not.
     #[inline]
     pub fn next_id_at(&self, now_ms: u64) -> Result<u64> {
-        self.reserve_at(now_ms, 1).map(|r| r.first)
+        match self.try_next_fast(now_ms, 0) {
+            Some(id) => Ok(id),
+            None => self.reserve_at(now_ms, 1).map(|r| r.first),
+        }
+    }
+
+    /// The single-ID fast path: one load and one compare-and-swap while the tick has room.
+    /// `None` means: take the general path (new tick, exhaustion, clock behind, ring policy).
+    #[inline(always)]
+    pub(crate) fn try_next_fast(&self, now_ms: u64, lag_ticks: u64) -> Option<u64> {
+        #[cfg(feature = "alloc")]
+        if !self.ring.is_empty() {
+            return None;
+        }
+        let t = self.p.tick_fast(now_ms)?;
+        let mut cur = self.state.load(Relaxed);
+        while let Some((next, id)) = self.p.fast_one(cur, t, lag_ticks) {
+            match self
+                .state
+                .compare_exchange_weak(cur, next, Relaxed, Relaxed)
+            {
+                Ok(_) => return Some(id | self.node.load(Relaxed)),
+                Err(actual) => cur = actual,
+            }
+        }
+        None
     }
 
     /// Reserves a run of up to `max` IDs (at least 1) from one tick with a single swap.

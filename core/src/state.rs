@@ -383,17 +383,32 @@ impl Packing {
     }
 
     /// The common case, kept small enough to inline into every caller's loop: still in the last
-    /// tick (or a coarse clock lagging it by at most `lag_ticks`) with sequence values left.
+    /// tick (or a coarse clock lagging it by at most `lag_ticks`, or a tick borrowed within the
+    /// `borrow` bound) with sequence values left.
     /// The sequence is the lowest field of the state word, so taking `count` values is adding
     /// `count`; no other field changes. `None` means: take the full [`step`](Self::step).
     #[inline(always)]
     pub(crate) fn fast(&self, s: u64, t: u64, lag_ticks: u64, want: u64) -> Option<(u64, Run)> {
         let tick1 = s >> self.tick_shift;
         let seq = s & mask(self.seq_bits);
-        if tick1 > t && tick1 - 1 - t <= lag_ticks && seq < self.max_seq {
+        if tick1 > t && tick1 - 1 - t <= lag_ticks.saturating_add(self.absorb) && seq < self.max_seq
+        {
             let count = want.min(self.max_seq - seq);
             let counter = (s >> self.counter_shift) & self.counter_mask;
             return Some((s + count, self.run(tick1 - 1, seq + 1, count, counter)));
+        }
+        None
+    }
+
+    /// [`fast`](Self::fast) for a single ID: the next state and the ID without node bits.
+    #[inline(always)]
+    pub(crate) fn fast_one(&self, s: u64, t: u64, lag_ticks: u64) -> Option<(u64, u64)> {
+        let tick1 = s >> self.tick_shift;
+        let seq = s & mask(self.seq_bits);
+        if tick1 > t && tick1 - 1 - t <= lag_ticks.saturating_add(self.absorb) && seq < self.max_seq
+        {
+            let counter = (s >> self.counter_shift) & self.counter_mask;
+            return Some((s + 1, self.id(tick1 - 1, seq + 1, counter)));
         }
         None
     }
