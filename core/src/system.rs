@@ -116,11 +116,13 @@ impl<C: Clock> Snowflake<C> {
     /// Mints one ID, waiting if the policy asks (sequence exhausted, short clock step back).
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
-        if self.lag_ticks > 0 && fork::current() == self.born.load(Relaxed) {
-            if let Some(id) = self
-                .gen
-                .try_next_fast(self.clock.coarse_ms(), self.lag_ticks)
-            {
+        if fork::current() == self.born.load(Relaxed) {
+            let now = if self.lag_ticks > 0 {
+                self.clock.coarse_ms()
+            } else {
+                self.clock.now_ms()
+            };
+            if let Some(id) = self.gen.try_next_fast(now, self.lag_ticks) {
                 return Ok(id);
             }
         }

@@ -357,3 +357,32 @@ fn fence_holds_for_rollback_counter_and_ring() {
     ));
     assert!(ring.next_id_at(T0 + 6).is_ok());
 }
+
+#[test]
+fn unbounded_borrow_does_not_overflow() {
+    let cfg = Config::new(small()).on_exhausted(OnExhausted::Borrow {
+        max_ticks: u64::MAX,
+    });
+    let mut g = gen(cfg);
+    let ids: Vec<u64> = (0..100).map(|_| g.next_id_at(T0).unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(small().timestamp_ms(ids[99]), T0 + 24);
+    // The clock catching up lands inside the borrowed range and carries on from it.
+    assert!(g.next_id_at(T0 + 10).unwrap() > ids[99]);
+}
+
+#[test]
+fn precise_clock_front_door() {
+    use idmint::{Snowflake, SystemClock};
+    let g = Snowflake::with_clock(
+        Config::new(Layout::preset("twitter").unwrap()),
+        SystemClock::precise(),
+    )
+    .unwrap();
+    let mut last = 0;
+    for _ in 0..10_000 {
+        let id = g.next_id().unwrap();
+        assert!(id > last);
+        last = id;
+    }
+}
