@@ -36,6 +36,9 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
 step "benchmarks compile"
 cargo build --locked -p idmint-bench --benches
 
+step "C library and header (bindings-c/test.sh)"
+bash bindings-c/test.sh
+
 step "examples/rust runs"
 cargo run --locked -q -p idmint-example-rust
 

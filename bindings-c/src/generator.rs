@@ -1,0 +1,687 @@
+//! Snowflake generators: the clocked, thread-safe, fork-aware `idmint_snowflake` (the core's
+//! `Snowflake`) and the sans-IO `idmint_atomic_snowflake` (the core's `AtomicSnowflake`), built
+//! from one `idmint_config`.
+
+use std::ffi::c_char;
+
+use idmint_core::{
+    AtomicSnowflake, Config, Error, Layout, OnBackwards, OnExhausted, Run, SequenceStart,
+    Snowflake, Stats,
+};
+
+use crate::ffi::{
+    arg, c_str, free_handle, new_handle, opt_c_str, opt_out, out, u64_out, write_text, Out,
+};
+use crate::layout::idmint_layout;
+use crate::status::{guard, idmint_status, Fail};
+
+/// @brief What a generator is built from. Zero-initialise it (`idmint_config cfg = {0};`) for
+/// the defaults, then set what you need.
+///
+/// Strings are NUL-terminated UTF-8 in the text forms shared by every idmint surface; NULL means
+/// the default. They are read only during #idmint_snowflake_new / #idmint_atomic_snowflake_new.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct idmint_config {
+    /// Preset name or layout spec (see #idmint_layout_new). NULL: `"twitter"`.
+    pub layout: *const c_char,
+    /// The whole node value (all node sub-fields; see #idmint_layout_join_node). Default 0.
+    pub node: u64,
+    /// When the clock steps back: `fail`, `wait[:MS]`, `logical[:MS]`, `rollback_counter`,
+    /// `ring[:TICKS]`. NULL: `"wait:1000"`.
+    pub on_backwards: *const c_char,
+    /// When a tick's sequence runs out: `wait`, `borrow[:TICKS]`, `fail`. NULL: `"wait"`.
+    pub on_exhausted: *const c_char,
+    /// Where each tick's sequence starts: `zero`, `random`, `vibrate[:MAX_OFFSET]`.
+    /// NULL: `"zero"`.
+    pub sequence_start: *const c_char,
+    /// Seed for `random` sequence starts. 0 with `random`: #idmint_snowflake_new draws one from
+    /// the OS (the sans-IO #idmint_atomic_snowflake_new uses 0 as given).
+    pub seed: u64,
+    /// Whether `fence_ms` applies.
+    pub has_fence: bool,
+    /// With `has_fence`: the last time (ms since the Unix epoch) a previous holder of this node
+    /// may have issued; the generator issues nothing at or before that tick.
+    pub fence_ms: u64,
+}
+
+/// @brief A generator's counters, from #idmint_snowflake_stats and
+/// #idmint_atomic_snowflake_stats.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct idmint_stats {
+    /// Calls that found the clock behind the last issued tick.
+    pub rollbacks: u64,
+    /// Total waiting asked of callers, in ms.
+    pub wait_ms: u64,
+    /// Furthest the generator ran ahead of the clock (borrow, logical), in ms.
+    pub max_ahead_ms: u64,
+    /// Times a tick's sequence ran out.
+    pub exhaustions: u64,
+}
+
+impl From<Stats> for idmint_stats {
+    fn from(s: Stats) -> Self {
+        idmint_stats {
+            rollbacks: s.rollbacks,
+            wait_ms: s.wait_ms,
+            max_ahead_ms: s.max_ahead_ms,
+            exhaustions: s.exhaustions,
+        }
+    }
+}
+
+/// @brief A run of IDs reserved in one step: `first`, `first + stride`, ..., `count` of them
+/// (ID number `i` is `first + i * stride`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct idmint_run {
+    /// The first ID.
+    pub first: u64,
+    /// How many IDs (at least 1).
+    pub count: u64,
+    /// Distance between consecutive IDs: 1, or more for layouts with the node below the
+    /// sequence (sonyflake).
+    pub stride: u64,
+}
+
+impl From<Run> for idmint_run {
+    fn from(r: Run) -> Self {
+        idmint_run {
+            first: r.first,
+            count: r.count,
+            stride: r.stride,
+        }
+    }
+}
+
+/// @brief A thread-safe Snowflake generator on the system clock (opaque).
+///
+/// Lock-free: any number of threads may call it at once. It reads the wall clock once and then
+/// advances with the monotonic clock, waits when a policy asks, and refuses to mint in a child
+/// process after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its
+/// own node. Freed by #idmint_snowflake_free.
+pub struct idmint_snowflake(Snowflake);
+
+/// @brief A thread-safe, sans-IO Snowflake generator (opaque): it never reads a clock nor
+/// waits. Every call takes the time (`now_ms`) and answers with IDs, or with
+/// `IDMINT_WOULD_BLOCK` and the time to call again. For replays, tests and callers with their
+/// own clock. No fork detection. Freed by #idmint_atomic_snowflake_free.
+pub struct idmint_atomic_snowflake(AtomicSnowflake);
+
+/// Builds the core config from the C struct: layout, then policies in the order
+/// `on_backwards`, `on_exhausted`, `sequence_start` (the first error wins).
+///
+/// # Safety
+/// The strings must be NULL or NUL-terminated.
+unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
+    // SAFETY: the caller's contract (here and for the three policy strings below).
+    let layout = match unsafe { opt_c_str(c.layout, "config->layout") }? {
+        Some(spec) => Layout::parse(spec)?,
+        None => Layout::preset("twitter")?,
+    };
+    let mut cfg = Config::new(layout).node(c.node).seed(c.seed);
+    // SAFETY: as above.
+    if let Some(s) = unsafe { opt_c_str(c.on_backwards, "config->on_backwards") }? {
+        cfg = cfg.on_backwards(s.parse()?);
+    }
+    // SAFETY: as above.
+    if let Some(s) = unsafe { opt_c_str(c.on_exhausted, "config->on_exhausted") }? {
+        cfg = cfg.on_exhausted(s.parse()?);
+    }
+    // SAFETY: as above.
+    if let Some(s) = unsafe { opt_c_str(c.sequence_start, "config->sequence_start") }? {
+        cfg = cfg.sequence_start(s.parse()?);
+    }
+    if c.has_fence {
+        cfg = cfg.fence_ms(c.fence_ms);
+    }
+    Ok(cfg)
+}
+
+/// Writes `until_ms` for a would-block result (0 otherwise) and passes the result on.
+#[inline(always)]
+fn report_until<T>(r: Result<T, Error>, until: Option<Out<u64>>) -> Result<T, Fail> {
+    if let Some(u) = until {
+        u.write(match r {
+            Err(Error::WouldBlock { until_ms }) => until_ms,
+            _ => 0,
+        });
+    }
+    r.map_err(Fail::Core)
+}
+
+/// # Safety
+/// A non-NULL `p` must be a live generator from this library.
+#[inline(always)]
+unsafe fn snowflake<'a>(p: *const idmint_snowflake) -> Result<&'a Snowflake, Fail> {
+    // SAFETY: forwarded contract.
+    unsafe { arg(p, "gen") }.map(|g| &g.0)
+}
+
+/// # Safety
+/// A non-NULL `p` must be a live generator from this library.
+#[inline(always)]
+unsafe fn atomic<'a>(p: *const idmint_atomic_snowflake) -> Result<&'a AtomicSnowflake, Fail> {
+    // SAFETY: forwarded contract.
+    unsafe { arg(p, "gen") }.map(|g| &g.0)
+}
+
+/// @brief Parses a policy text and writes its canonical form (`"wait"` gives `"wait:1000"`), to
+/// validate or log a config before building a generator.
+///
+/// @param policy Which policy: `"on_backwards"`, `"on_exhausted"` or `"sequence_start"`. Must
+///        not be NULL.
+/// @param text The policy text, as in #idmint_config. Must not be NULL.
+/// @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0.
+/// @param buf_len Size of `buf`; 32 bytes hold every canonical policy text.
+/// @param out_len If not NULL, receives the canonical text's length without the NUL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
+///         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
+///         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_policy_normalize(
+    policy: *const c_char,
+    text: *const c_char,
+    buf: *mut c_char,
+    buf_len: usize,
+    out_len: *mut usize,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (policy, text) = unsafe { (c_str(policy, "policy")?, c_str(text, "text")?) };
+        let canonical = match policy {
+            "on_backwards" => text.parse::<OnBackwards>()?.to_string(),
+            "on_exhausted" => text.parse::<OnExhausted>()?.to_string(),
+            "sequence_start" => text.parse::<SequenceStart>()?.to_string(),
+            _ => {
+                return Err(Fail::Arg(
+                    "policy is on_backwards, on_exhausted or sequence_start",
+                ))
+            }
+        };
+        // SAFETY: the caller's contract.
+        unsafe { write_text(&canonical, buf, buf_len, out_len, "buf") }
+    })
+}
+
+/// @brief Builds a clocked generator.
+///
+/// @param config Must not be NULL (zero-initialised means all defaults).
+/// @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
+///        failure. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
+///         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
+///         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
+///         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
+///         `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_new(
+    config: *const idmint_config,
+    out_gen: *mut *mut idmint_snowflake,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_gen, "out_gen") }?;
+        new_handle(dst, || {
+            // SAFETY: the caller's contract.
+            let cfg = unsafe { self::config(arg(config, "config")?) }?;
+            Ok(idmint_snowflake(Snowflake::new(cfg)?))
+        })
+    })
+}
+
+/// @brief Frees a generator. NULL is ignored. No other thread may still be using it.
+///
+/// # Safety
+/// `gen` must be NULL or a generator from this library that is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_free(gen: *mut idmint_snowflake) {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe {
+        free_handle(gen);
+        Ok(())
+    });
+}
+
+/// @brief Mints one ID, waiting (sleeping) if the policy asks: for the next tick when a tick's
+/// sequence is used up (`on_exhausted = wait`), or for a short clock step back
+/// (`on_backwards = wait:MS`).
+///
+/// @param gen Must not be NULL.
+/// @param out_id Receives the ID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_FORKED` in a child process until #idmint_snowflake_set_node;
+///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
+///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_next(
+    gen: *const idmint_snowflake,
+    out_id: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (snowflake(gen)?, out(out_id, "out_id")?) };
+        dst.write(g.next_id()?);
+        Ok(())
+    })
+}
+
+/// @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
+/// would wait.
+///
+/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
+///        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_try_next(
+    gen: *const idmint_snowflake,
+    out_id: *mut u64,
+    out_until_ms: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst, until) = unsafe {
+            (
+                snowflake(gen)?,
+                out(out_id, "out_id")?,
+                opt_out(out_until_ms, "out_until_ms")?,
+            )
+        };
+        dst.write(report_until(g.try_next_id(), until)?);
+        Ok(())
+    })
+}
+
+/// @brief Fills `out_ids` with `n` fresh, strictly increasing IDs (waiting between ticks as the
+/// policy asks), one atomic step per tick rather than per ID.
+///
+/// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+/// @param n How many IDs.
+/// @return As #idmint_snowflake_next; on failure the array's contents are unspecified.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_next_n(
+    gen: *const idmint_snowflake,
+    out_ids: *mut u64,
+    n: usize,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (snowflake(gen)?, u64_out(out_ids, n, "out_ids")?) };
+        g.next_ids(dst)?;
+        Ok(())
+    })
+}
+
+/// @brief Reserves a run of up to `max` IDs from one tick (waiting if needed): the cheapest way
+/// to take many IDs at once.
+///
+/// @param max Most IDs wanted (at least 1).
+/// @param out_run Receives the run. Must not be NULL.
+/// @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_reserve(
+    gen: *const idmint_snowflake,
+    max: u64,
+    out_run: *mut idmint_run,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (snowflake(gen)?, out(out_run, "out_run")?) };
+        dst.write(g.reserve(max)?.into());
+        Ok(())
+    })
+}
+
+/// @brief The sans-IO call on a clocked generator: mints at `now_ms` as given (for replays and
+/// tests) and never waits.
+///
+/// @param now_ms The time, ms since the Unix epoch.
+/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
+///        otherwise.
+/// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure: call again at `*out_until_ms`);
+///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`;
+///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_FORKED`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_next_at(
+    gen: *const idmint_snowflake,
+    now_ms: u64,
+    out_id: *mut u64,
+    out_until_ms: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst, until) = unsafe {
+            (
+                snowflake(gen)?,
+                out(out_id, "out_id")?,
+                opt_out(out_until_ms, "out_until_ms")?,
+            )
+        };
+        dst.write(report_until(g.next_id_at(now_ms), until)?);
+        Ok(())
+    })
+}
+
+/// @brief Switches the generator to another node, and re-arms it after `fork()`: call this in a
+/// child process with a node no other process uses.
+///
+/// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `node` does not fit the layout;
+///         `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_set_node(
+    gen: *const idmint_snowflake,
+    node: u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let g = unsafe { snowflake(gen) }?;
+        g.set_node(node)?;
+        Ok(())
+    })
+}
+
+/// @brief The generator's current node value.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_node(
+    gen: *const idmint_snowflake,
+    out_node: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (snowflake(gen)?, out(out_node, "out_node")?) };
+        dst.write(g.node());
+        Ok(())
+    })
+}
+
+/// @brief A snapshot of the generator's counters.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_stats(
+    gen: *const idmint_snowflake,
+    out_stats: *mut idmint_stats,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (snowflake(gen)?, out(out_stats, "out_stats")?) };
+        dst.write(g.stats().into());
+        Ok(())
+    })
+}
+
+/// @brief A new handle to the generator's layout, for decoding its IDs.
+///
+/// @param out_layout Receives a new layout (free it with #idmint_layout_free). Must not be NULL.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_layout(
+    gen: *const idmint_snowflake,
+    out_layout: *mut *mut idmint_layout,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_layout, "out_layout") }?;
+        new_handle(dst, || {
+            // SAFETY: the caller's contract.
+            let g = unsafe { snowflake(gen) }?;
+            Ok(idmint_layout(*g.config().layout()))
+        })
+    })
+}
+
+/// @brief Re-reads the wall clock. The generator otherwise follows the monotonic clock from its
+/// creation, so an NTP step is invisible until this call; if the wall clock moved back, the
+/// `on_backwards` policy applies.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_snowflake_resync_clock(
+    gen: *const idmint_snowflake,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let g = unsafe { snowflake(gen) }?;
+        g.clock().resync();
+        Ok(())
+    })
+}
+
+/// @brief Builds a sans-IO generator (see #idmint_atomic_snowflake). Unlike
+/// #idmint_snowflake_new it does not check the layout against the current time and uses a seed
+/// of 0 as given.
+///
+/// @param config Must not be NULL.
+/// @param out_gen Receives the generator (free it with #idmint_atomic_snowflake_free), or NULL
+///        on failure. Must not be NULL.
+/// @return As #idmint_snowflake_new.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_new(
+    config: *const idmint_config,
+    out_gen: *mut *mut idmint_atomic_snowflake,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_gen, "out_gen") }?;
+        new_handle(dst, || {
+            // SAFETY: the caller's contract.
+            let cfg = unsafe { self::config(arg(config, "config")?) }?;
+            Ok(idmint_atomic_snowflake(AtomicSnowflake::new(cfg)?))
+        })
+    })
+}
+
+/// @brief Frees a sans-IO generator. NULL is ignored.
+///
+/// # Safety
+/// `gen` must be NULL or a generator from this library that is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_free(gen: *mut idmint_atomic_snowflake) {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe {
+        free_handle(gen);
+        Ok(())
+    });
+}
+
+/// @brief Mints one ID at `now_ms`.
+///
+/// @param now_ms The time, ms since the Unix epoch.
+/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
+///        otherwise.
+/// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure); `IDMINT_CLOCK_BACKWARDS`;
+///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`;
+///         `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_next_at(
+    gen: *const idmint_atomic_snowflake,
+    now_ms: u64,
+    out_id: *mut u64,
+    out_until_ms: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst, until) = unsafe {
+            (
+                atomic(gen)?,
+                out(out_id, "out_id")?,
+                opt_out(out_until_ms, "out_until_ms")?,
+            )
+        };
+        dst.write(report_until(g.next_id_at(now_ms), until)?);
+        Ok(())
+    })
+}
+
+/// @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
+///
+/// @param max Most IDs wanted (at least 1).
+/// @param out_run Receives the run. Must not be NULL.
+/// @param out_until_ms As #idmint_atomic_snowflake_next_at.
+/// @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
+    gen: *const idmint_atomic_snowflake,
+    now_ms: u64,
+    max: u64,
+    out_run: *mut idmint_run,
+    out_until_ms: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst, until) = unsafe {
+            (
+                atomic(gen)?,
+                out(out_run, "out_run")?,
+                opt_out(out_until_ms, "out_until_ms")?,
+            )
+        };
+        dst.write(report_until(g.reserve_at(now_ms, max), until)?.into());
+        Ok(())
+    })
+}
+
+/// @brief Fills up to `n` IDs at `now_ms`; fewer when the policy would have to wait.
+///
+/// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+/// @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
+/// @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
+///        be issued).
+/// @return `IDMINT_OK` if at least one ID was written (or `n` is 0); otherwise why not, as
+///         #idmint_atomic_snowflake_next_at.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_next_n_at(
+    gen: *const idmint_atomic_snowflake,
+    now_ms: u64,
+    out_ids: *mut u64,
+    n: usize,
+    out_written: *mut usize,
+    out_until_ms: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, written, until) = unsafe {
+            (
+                atomic(gen)?,
+                out(out_written, "out_written")?,
+                opt_out(out_until_ms, "out_until_ms")?,
+            )
+        };
+        // SAFETY: the caller's contract.
+        let dst = match unsafe { u64_out(out_ids, n, "out_ids") } {
+            Ok(d) => d,
+            Err(e) => {
+                written.write(0);
+                return Err(e);
+            }
+        };
+        match report_until(g.next_ids_at(now_ms, dst), until) {
+            Ok(k) => {
+                written.write(k);
+                Ok(())
+            }
+            Err(e) => {
+                written.write(0);
+                Err(e)
+            }
+        }
+    })
+}
+
+/// @brief Switches the sans-IO generator to another node.
+///
+/// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_set_node(
+    gen: *const idmint_atomic_snowflake,
+    node: u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let g = unsafe { atomic(gen) }?;
+        g.set_node(node)?;
+        Ok(())
+    })
+}
+
+/// @brief The sans-IO generator's current node value.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_node(
+    gen: *const idmint_atomic_snowflake,
+    out_node: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (atomic(gen)?, out(out_node, "out_node")?) };
+        dst.write(g.node());
+        Ok(())
+    })
+}
+
+/// @brief A snapshot of the sans-IO generator's counters.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_atomic_snowflake_stats(
+    gen: *const idmint_atomic_snowflake,
+    out_stats: *mut idmint_stats,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (atomic(gen)?, out(out_stats, "out_stats")?) };
+        dst.write(g.stats().into());
+        Ok(())
+    })
+}

@@ -1,0 +1,419 @@
+//! Status codes, the per-thread last-error message, and the guard every entry point runs in.
+//!
+//! Every fallible function returns an [`idmint_status`]. Its numbers 1–12 are the core's
+//! `idmint::ErrorKind` discriminants, the same on every surface; 100 and up are failures only the
+//! C boundary has (NULL pointers, bad UTF-8, a caught panic). The full text of the last failure
+//! (the core error's `Display`, with positions and values) is kept per thread in a fixed buffer,
+//! so recording it never allocates and never needs a thread-exit destructor.
+
+use std::cell::RefCell;
+use std::ffi::c_char;
+use std::fmt::{self, Write};
+use std::panic::{self, AssertUnwindSafe};
+
+use idmint_core::{Error, ErrorKind};
+
+/// @brief Status returned by every fallible idmint function.
+///
+/// `IDMINT_OK` (0) means success. Values 1 to 12 are the core's error kinds and keep their
+/// numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
+/// binding itself. `idmint_status_message()` gives a fixed description of each status and
+/// `idmint_last_error_message()` the full message of the last failure on the calling thread.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum idmint_status {
+    /// Success.
+    IDMINT_OK = 0,
+    /// A layout or spec is invalid (unknown preset, bad spec text, inconsistent fields).
+    IDMINT_INVALID_LAYOUT = 1,
+    /// The layout's time field cannot represent the current time any more.
+    IDMINT_LAYOUT_EXPIRED = 2,
+    /// A time before the layout's epoch.
+    IDMINT_BEFORE_EPOCH = 3,
+    /// A value does not fit its field (compose, node values, IDs above the layout's maximum).
+    IDMINT_OUT_OF_RANGE = 4,
+    /// The clock went back further than the generator's `on_backwards` policy allows.
+    IDMINT_CLOCK_BACKWARDS = 5,
+    /// A tick's sequence ran out and the `on_exhausted` policy is `fail`.
+    IDMINT_SEQUENCE_EXHAUSTED = 6,
+    /// Not a failure: no ID before a later time; call again then (sans-IO calls report when).
+    IDMINT_WOULD_BLOCK = 7,
+    /// The generator was inherited across `fork()`; give the child its own node first.
+    IDMINT_FORKED = 8,
+    /// A generator config or policy text is invalid, or an unknown codec name.
+    IDMINT_INVALID_CONFIG = 9,
+    /// Text could not be decoded (codecs, UUIDs).
+    IDMINT_INVALID_ENCODING = 10,
+    /// An output buffer is too small; the message says how many bytes are needed.
+    IDMINT_BUFFER_TOO_SMALL = 11,
+    /// The operating system's random source failed.
+    IDMINT_RANDOM_SOURCE = 12,
+    /// A pointer argument that must not be NULL was NULL.
+    IDMINT_NULL_POINTER = 100,
+    /// An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
+    /// pointer, a length or constant out of range.
+    IDMINT_INVALID_ARGUMENT = 101,
+    /// A bug: idmint panicked. The panic was caught and did not unwind into C.
+    IDMINT_PANIC = 102,
+    /// An error kind newer than this binding (never returned by a matching core).
+    IDMINT_UNKNOWN_ERROR = 199,
+}
+
+use idmint_status::*;
+
+impl idmint_status {
+    /// Every status, in numeric order.
+    pub(crate) const ALL: [idmint_status; 17] = [
+        IDMINT_OK,
+        IDMINT_INVALID_LAYOUT,
+        IDMINT_LAYOUT_EXPIRED,
+        IDMINT_BEFORE_EPOCH,
+        IDMINT_OUT_OF_RANGE,
+        IDMINT_CLOCK_BACKWARDS,
+        IDMINT_SEQUENCE_EXHAUSTED,
+        IDMINT_WOULD_BLOCK,
+        IDMINT_FORKED,
+        IDMINT_INVALID_CONFIG,
+        IDMINT_INVALID_ENCODING,
+        IDMINT_BUFFER_TOO_SMALL,
+        IDMINT_RANDOM_SOURCE,
+        IDMINT_NULL_POINTER,
+        IDMINT_INVALID_ARGUMENT,
+        IDMINT_PANIC,
+        IDMINT_UNKNOWN_ERROR,
+    ];
+
+    /// The status for a core error kind: the same number.
+    pub(crate) fn from_kind(kind: ErrorKind) -> idmint_status {
+        match kind {
+            ErrorKind::InvalidLayout => IDMINT_INVALID_LAYOUT,
+            ErrorKind::LayoutExpired => IDMINT_LAYOUT_EXPIRED,
+            ErrorKind::BeforeEpoch => IDMINT_BEFORE_EPOCH,
+            ErrorKind::OutOfRange => IDMINT_OUT_OF_RANGE,
+            ErrorKind::ClockBackwards => IDMINT_CLOCK_BACKWARDS,
+            ErrorKind::SequenceExhausted => IDMINT_SEQUENCE_EXHAUSTED,
+            ErrorKind::WouldBlock => IDMINT_WOULD_BLOCK,
+            ErrorKind::Forked => IDMINT_FORKED,
+            ErrorKind::InvalidConfig => IDMINT_INVALID_CONFIG,
+            ErrorKind::InvalidEncoding => IDMINT_INVALID_ENCODING,
+            ErrorKind::BufferTooSmall => IDMINT_BUFFER_TOO_SMALL,
+            ErrorKind::RandomSource => IDMINT_RANDOM_SOURCE,
+            _ => IDMINT_UNKNOWN_ERROR,
+        }
+    }
+
+    fn from_i32(n: i32) -> Option<idmint_status> {
+        Self::ALL.into_iter().find(|s| *s as i32 == n)
+    }
+
+    /// The stable code string: the core's `ERR_...` code for core kinds.
+    fn code(self) -> &'static [u8] {
+        match self {
+            IDMINT_OK => b"OK\0",
+            IDMINT_INVALID_LAYOUT => b"ERR_INVALID_LAYOUT\0",
+            IDMINT_LAYOUT_EXPIRED => b"ERR_LAYOUT_EXPIRED\0",
+            IDMINT_BEFORE_EPOCH => b"ERR_BEFORE_EPOCH\0",
+            IDMINT_OUT_OF_RANGE => b"ERR_OUT_OF_RANGE\0",
+            IDMINT_CLOCK_BACKWARDS => b"ERR_CLOCK_BACKWARDS\0",
+            IDMINT_SEQUENCE_EXHAUSTED => b"ERR_SEQUENCE_EXHAUSTED\0",
+            IDMINT_WOULD_BLOCK => b"ERR_WOULD_BLOCK\0",
+            IDMINT_FORKED => b"ERR_FORKED\0",
+            IDMINT_INVALID_CONFIG => b"ERR_INVALID_CONFIG\0",
+            IDMINT_INVALID_ENCODING => b"ERR_INVALID_ENCODING\0",
+            IDMINT_BUFFER_TOO_SMALL => b"ERR_BUFFER_TOO_SMALL\0",
+            IDMINT_RANDOM_SOURCE => b"ERR_RANDOM_SOURCE\0",
+            IDMINT_NULL_POINTER => b"ERR_NULL_POINTER\0",
+            IDMINT_INVALID_ARGUMENT => b"ERR_INVALID_ARGUMENT\0",
+            IDMINT_PANIC => b"ERR_PANIC\0",
+            IDMINT_UNKNOWN_ERROR => b"ERR_UNKNOWN\0",
+        }
+    }
+
+    fn message(self) -> &'static [u8] {
+        match self {
+            IDMINT_OK => b"success\0",
+            IDMINT_INVALID_LAYOUT => b"invalid layout or layout spec\0",
+            IDMINT_LAYOUT_EXPIRED => b"layout expired: its time field has overflowed\0",
+            IDMINT_BEFORE_EPOCH => b"time is before the layout epoch\0",
+            IDMINT_OUT_OF_RANGE => b"value does not fit its field\0",
+            IDMINT_CLOCK_BACKWARDS => b"clock moved backwards beyond what the policy allows\0",
+            IDMINT_SEQUENCE_EXHAUSTED => b"sequence exhausted in the current tick\0",
+            IDMINT_WOULD_BLOCK => b"would block: call again at the time given\0",
+            IDMINT_FORKED => {
+                b"generator was inherited across fork(); give the child its own node\0"
+            }
+            IDMINT_INVALID_CONFIG => b"invalid generator config\0",
+            IDMINT_INVALID_ENCODING => b"text cannot be decoded\0",
+            IDMINT_BUFFER_TOO_SMALL => b"output buffer too small\0",
+            IDMINT_RANDOM_SOURCE => b"random source failed\0",
+            IDMINT_NULL_POINTER => b"NULL pointer argument\0",
+            IDMINT_INVALID_ARGUMENT => b"invalid argument\0",
+            IDMINT_PANIC => b"internal error (panic caught inside idmint)\0",
+            IDMINT_UNKNOWN_ERROR => b"unknown error kind\0",
+        }
+    }
+}
+
+/// Why a call failed: a core error, or something only the C boundary can get wrong.
+#[derive(Debug)]
+pub(crate) enum Fail {
+    /// An error from the core, reported with its own kind and text.
+    Core(Error),
+    /// A required pointer argument was NULL.
+    Null(&'static str),
+    /// A pointer argument is not aligned for its type.
+    Misaligned(&'static str),
+    /// A string argument is not valid UTF-8.
+    Utf8 { arg: &'static str, at: usize },
+    /// Any other invalid argument; the text is the whole explanation.
+    Arg(&'static str),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Core(e)
+    }
+}
+
+impl Fail {
+    fn status(&self) -> idmint_status {
+        match self {
+            Fail::Core(e) => idmint_status::from_kind(e.kind()),
+            Fail::Null(_) => IDMINT_NULL_POINTER,
+            Fail::Misaligned(_) | Fail::Utf8 { .. } | Fail::Arg(_) => IDMINT_INVALID_ARGUMENT,
+        }
+    }
+}
+
+impl fmt::Display for Fail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fail::Core(e) => write!(f, "{e}"),
+            Fail::Null(arg) => write!(f, "null pointer: `{arg}` must not be NULL"),
+            Fail::Misaligned(arg) => {
+                write!(f, "invalid argument: `{arg}` is not aligned for its type")
+            }
+            Fail::Utf8 { arg, at } => {
+                write!(
+                    f,
+                    "invalid argument: `{arg}` is not valid UTF-8 (at byte {at})"
+                )
+            }
+            Fail::Arg(why) => write!(f, "invalid argument: {why}"),
+        }
+    }
+}
+
+/// Room for the last error message, NUL included. Core messages are well under 300 bytes;
+/// longer texts (only panic messages can be) are cut at a character boundary.
+const MSG_CAP: usize = 512;
+
+thread_local! {
+    static LAST: RefCell<[u8; MSG_CAP]> = const { RefCell::new([0; MSG_CAP]) };
+}
+
+/// Writes into a fixed buffer, dropping what does not fit (whole characters only) and always
+/// leaving room for the terminating NUL.
+struct Truncating<'a> {
+    buf: &'a mut [u8; MSG_CAP],
+    len: usize,
+}
+
+impl Write for Truncating<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let room = MSG_CAP - 1 - self.len;
+        let mut n = s.len().min(room);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// Records `msg` as this thread's last error.
+fn set_last(msg: fmt::Arguments<'_>) {
+    LAST.with(|cell| {
+        // A failed borrow would mean re-entry while recording, which cannot happen; then the
+        // older message simply stays.
+        if let Ok(mut buf) = cell.try_borrow_mut() {
+            let mut w = Truncating {
+                buf: &mut buf,
+                len: 0,
+            };
+            let _ = w.write_fmt(msg);
+            let end = w.len;
+            buf[end] = 0;
+        }
+    });
+}
+
+#[cold]
+#[inline(never)]
+fn failed(e: Fail) -> idmint_status {
+    set_last(format_args!("{e}"));
+    e.status()
+}
+
+#[cold]
+#[inline(never)]
+fn panicked(payload: Box<dyn std::any::Any + Send>) -> idmint_status {
+    let what = if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.as_str()
+    } else {
+        "(no message)"
+    };
+    set_last(format_args!("panic inside idmint: {what}"));
+    IDMINT_PANIC
+}
+
+/// Runs the body of an entry point: turns its error into a status (recording the message) and
+/// catches any panic so that none unwinds into C.
+#[inline(always)]
+pub(crate) fn guard(body: impl FnOnce() -> Result<(), Fail>) -> idmint_status {
+    match panic::catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => IDMINT_OK,
+        Ok(Err(e)) => failed(e),
+        Err(payload) => panicked(payload),
+    }
+}
+
+/// Like [`guard`] for entry points that return a value rather than a status: `fallback` if the
+/// body panics.
+#[inline(always)]
+pub(crate) fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    match panic::catch_unwind(AssertUnwindSafe(body)) {
+        Ok(v) => v,
+        Err(payload) => {
+            panicked(payload);
+            fallback
+        }
+    }
+}
+
+fn static_str(bytes: &'static [u8]) -> *const c_char {
+    bytes.as_ptr().cast()
+}
+
+/// @brief The library version, `"MAJOR.MINOR.PATCH"` (equal to `IDMINT_VERSION` of a matching
+/// header).
+///
+/// @return A static NUL-terminated string; never NULL, never freed.
+#[no_mangle]
+pub extern "C" fn idmint_version() -> *const c_char {
+    static_str(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes())
+}
+
+/// @brief A fixed, human-readable description of a status.
+///
+/// @param status A value of #idmint_status (any integer is accepted).
+/// @return A static NUL-terminated string; `"unknown status"` for numbers that are not a
+///         status. Never NULL, never freed.
+#[no_mangle]
+pub extern "C" fn idmint_status_message(status: i32) -> *const c_char {
+    guard_value(static_str(b"unknown status\0"), || {
+        static_str(idmint_status::from_i32(status).map_or(b"unknown status\0", |s| s.message()))
+    })
+}
+
+/// @brief The stable code string of a status, the same on every idmint surface: `"OK"`,
+/// `"ERR_CLOCK_BACKWARDS"`, ..., and `"ERR_NULL_POINTER"`, `"ERR_INVALID_ARGUMENT"`,
+/// `"ERR_PANIC"` for the C-only statuses.
+///
+/// @param status A value of #idmint_status (any integer is accepted).
+/// @return A static NUL-terminated string; `"ERR_UNKNOWN"` for numbers that are not a status.
+#[no_mangle]
+pub extern "C" fn idmint_status_code(status: i32) -> *const c_char {
+    guard_value(static_str(b"ERR_UNKNOWN\0"), || {
+        static_str(idmint_status::from_i32(status).map_or(b"ERR_UNKNOWN\0", |s| s.code()))
+    })
+}
+
+/// @brief The full message of the last failure on the calling thread.
+///
+/// Every call that returns a status other than `IDMINT_OK` records its message here, for
+/// example `"invalid spec at byte 26: expected a number of bits"` or `"would block until
+/// 1700000000004 ms"`. Successful calls leave it unchanged (like `errno`).
+///
+/// @return A NUL-terminated string owned by the library, valid on this thread until its next
+///         failing idmint call; `""` before the first failure. Never NULL, never freed.
+#[no_mangle]
+pub extern "C" fn idmint_last_error_message() -> *const c_char {
+    guard_value(static_str(b"\0"), || {
+        LAST.with(|cell| cell.as_ptr().cast::<c_char>().cast_const())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn last() -> String {
+        // SAFETY: the function returns a NUL-terminated string that lives as long as the thread.
+        unsafe { CStr::from_ptr(idmint_last_error_message()) }
+            .to_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[test]
+    fn core_kinds_keep_their_numbers() {
+        for kind in ErrorKind::ALL {
+            let s = idmint_status::from_kind(kind);
+            assert_eq!(s as i32, kind as u8 as i32, "{kind:?}");
+            assert_eq!(
+                // SAFETY: static NUL-terminated string.
+                unsafe { CStr::from_ptr(idmint_status_code(s as i32)) }.to_bytes(),
+                kind.code().as_bytes()
+            );
+        }
+    }
+
+    #[test]
+    fn every_status_has_text() {
+        for s in idmint_status::ALL {
+            assert_eq!(idmint_status::from_i32(s as i32), Some(s));
+            assert!(s.message().ends_with(b"\0") && s.message().len() > 1);
+            assert!(s.code().ends_with(b"\0"));
+        }
+        assert_eq!(idmint_status::from_i32(-1), None);
+    }
+
+    #[test]
+    fn panics_become_a_status() {
+        let s = guard(|| panic!("boom {}", 42));
+        assert_eq!(s, IDMINT_PANIC);
+        assert_eq!(last(), "panic inside idmint: boom 42");
+        assert_eq!(guard_value(7, || panic!("static")), 7);
+        assert_eq!(last(), "panic inside idmint: static");
+    }
+
+    #[test]
+    fn long_messages_are_cut_at_a_char_boundary() {
+        let long = "é".repeat(MSG_CAP);
+        set_last(format_args!("{long}"));
+        let got = last();
+        assert!(got.len() < MSG_CAP && got.len() >= MSG_CAP - 3);
+        assert!(got.chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn errors_record_their_display() {
+        let s = guard(|| Err(Error::WouldBlock { until_ms: 5 }.into()));
+        assert_eq!(s, IDMINT_WOULD_BLOCK);
+        assert_eq!(last(), "would block until 5 ms");
+        assert_eq!(guard(|| Ok(())), IDMINT_OK);
+        assert_eq!(last(), "would block until 5 ms");
+        let s = guard(|| Err(Fail::Utf8 { arg: "spec", at: 3 }));
+        assert_eq!(s, IDMINT_INVALID_ARGUMENT);
+        assert_eq!(
+            last(),
+            "invalid argument: `spec` is not valid UTF-8 (at byte 3)"
+        );
+    }
+}

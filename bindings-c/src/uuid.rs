@@ -1,0 +1,465 @@
+//! UUIDs (RFC 9562): v4 and v7 from the OS, sans-IO v4/v7 from given bytes, name-based v3/v5,
+//! a monotonic v7 generator, parsing, formatting and inspection.
+
+use std::ffi::c_char;
+use std::sync::Mutex;
+
+use idmint_core::uuids::{self, Uuid, V7Generator};
+use idmint_core::{os_random_fill, Clock, SystemClock};
+
+use crate::ffi::{arg, bytes, c_str, free_handle, new_handle, out, Out};
+use crate::status::{guard, idmint_status, Fail};
+
+/// Size of a UUID's hyphenated text plus its NUL (36 + 1).
+pub const IDMINT_UUID_STR_SIZE: usize = 37;
+
+/// @brief A UUID: 16 bytes in network (big-endian) order, as RFC 9562 lays them out.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct idmint_uuid {
+    /// The bytes, most significant first.
+    pub bytes: [u8; 16],
+}
+
+/// @brief The variant field of a UUID.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum idmint_uuid_variant {
+    /// Reserved, NCS backward compatibility (includes the nil UUID).
+    IDMINT_UUID_VARIANT_NCS = 0,
+    /// The RFC 9562 (RFC 4122) variant of every standard UUID version.
+    IDMINT_UUID_VARIANT_RFC9562 = 1,
+    /// Reserved, Microsoft backward compatibility.
+    IDMINT_UUID_VARIANT_MICROSOFT = 2,
+    /// Reserved for the future (includes the max UUID).
+    IDMINT_UUID_VARIANT_FUTURE = 3,
+}
+
+/// @brief What a UUID says about itself, from #idmint_uuid_inspect.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct idmint_uuid_info {
+    /// The version nibble, 0 to 15 (1 to 8 are defined for the RFC 9562 variant).
+    pub version: u32,
+    /// The variant.
+    pub variant: idmint_uuid_variant,
+    /// The variant's name: `"ncs"`, `"rfc9562"`, `"microsoft"` or `"future"` (static string).
+    pub variant_name: *const c_char,
+    /// Whether `unix_ms` holds a time: RFC 9562 versions 1, 6 and 7 (and v1/v6 not before 1970).
+    pub has_unix_ms: bool,
+    /// Creation time, ms since the Unix epoch (rounded down); 0 when `has_unix_ms` is false.
+    pub unix_ms: u64,
+}
+
+/// @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2, method 1):
+/// every UUID it issues is greater than the one before, even within one millisecond or when the
+/// clock steps back. Thread-safe (calls are serialised by a lock). Freed by
+/// #idmint_uuid_v7_generator_free.
+pub struct idmint_uuid_v7_generator(Mutex<V7Generator>);
+
+impl idmint_uuid_v7_generator {
+    fn with<T>(&self, f: impl FnOnce(&mut V7Generator) -> T) -> T {
+        // The state is plain data that a panic cannot leave half-written: recover from poison.
+        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut g)
+    }
+}
+
+fn put(dst: Out<idmint_uuid>, u: Uuid) {
+    dst.write(idmint_uuid {
+        bytes: *u.as_bytes(),
+    });
+}
+
+fn get(u: &idmint_uuid) -> Uuid {
+    Uuid::from_bytes(u.bytes)
+}
+
+/// Exactly `N` bytes from the caller.
+///
+/// # Safety
+/// As [`bytes`].
+unsafe fn fixed<const N: usize>(
+    p: *const u8,
+    len: usize,
+    name: &'static str,
+    why: &'static str,
+) -> Result<[u8; N], Fail> {
+    // SAFETY: forwarded contract.
+    let b = unsafe { bytes(p, len, name) }?;
+    b.try_into().map_err(|_| Fail::Arg(why))
+}
+
+fn now_ms() -> u64 {
+    SystemClock::new().now_ms()
+}
+
+fn random<const N: usize>() -> Result<[u8; N], Fail> {
+    let mut b = [0u8; N];
+    os_random_fill(&mut b)?;
+    Ok(b)
+}
+
+/// @brief A version 4 (random) UUID from the operating system's random source.
+///
+/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_uuid, "out_uuid") }?;
+        put(dst, uuids::v4(random()?));
+        Ok(())
+    })
+}
+
+/// @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
+///
+/// @param random Exactly 16 bytes (`random_len` must be 16). Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
+    random: *const u8,
+    random_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_uuid, "out_uuid") }?;
+        // SAFETY: the caller's contract.
+        let r = unsafe {
+            fixed(
+                random,
+                random_len,
+                "random",
+                "v4 takes exactly 16 random bytes",
+            )
+        }?;
+        put(dst, uuids::v4(r));
+        Ok(())
+    })
+}
+
+/// @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source.
+/// UUIDs from different milliseconds sort by time; for strictly increasing UUIDs within one
+/// millisecond use #idmint_uuid_v7_generator.
+///
+/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_uuid, "out_uuid") }?;
+        put(dst, uuids::v7(now_ms(), random()?));
+        Ok(())
+    })
+}
+
+/// @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
+///
+/// @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
+/// @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_at(
+    unix_ms: u64,
+    random: *const u8,
+    random_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_uuid, "out_uuid") }?;
+        // SAFETY: the caller's contract.
+        let r = unsafe {
+            fixed(
+                random,
+                random_len,
+                "random",
+                "v7 takes exactly 10 random bytes",
+            )
+        }?;
+        put(dst, uuids::v7(unix_ms, r));
+        Ok(())
+    })
+}
+
+/// Shared body of v3 and v5.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+unsafe fn name_based(
+    f: fn(&Uuid, &[u8]) -> Uuid,
+    ns: *const idmint_uuid,
+    name: *const u8,
+    name_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (ns, name, dst) = unsafe {
+            (
+                arg(ns, "ns")?,
+                bytes(name, name_len, "name")?,
+                out(out_uuid, "out_uuid")?,
+            )
+        };
+        put(dst, f(&get(ns), name));
+        Ok(())
+    })
+}
+
+/// @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
+/// UUID. Prefer v5 for new designs.
+///
+/// @param ns The namespace UUID (see #idmint_uuid_namespace). Must not be NULL.
+/// @param name The name's bytes (usually UTF-8). May be NULL only if `name_len` is 0.
+/// @param name_len Length of `name` in bytes.
+/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`name` for `name_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v3(
+    ns: *const idmint_uuid,
+    name: *const u8,
+    name_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe { name_based(uuids::v3, ns, name, name_len, out_uuid) }
+}
+
+/// @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
+/// same UUID, so independent systems agree on an ID without talking to each other.
+///
+/// Arguments and results as #idmint_uuid_v3.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`name` for `name_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v5(
+    ns: *const idmint_uuid,
+    name: *const u8,
+    name_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe { name_based(uuids::v5, ns, name, name_len, out_uuid) }
+}
+
+/// @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
+///
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_namespace(
+    name: *const c_char,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (name, dst) = unsafe { (c_str(name, "name")?, out(out_uuid, "out_uuid")?) };
+        let ns = match name {
+            "dns" => uuids::NAMESPACE_DNS,
+            "url" => uuids::NAMESPACE_URL,
+            "oid" => uuids::NAMESPACE_OID,
+            "x500" => uuids::NAMESPACE_X500,
+            _ => return Err(Fail::Arg("namespace is dns, url, oid or x500")),
+        };
+        put(dst, ns);
+        Ok(())
+    })
+}
+
+/// @brief Parses a UUID: hyphenated, 32 bare hex digits, `{braced}` or `urn:uuid:`-prefixed,
+/// in either case.
+///
+/// @param text NUL-terminated UTF-8. Must not be NULL.
+/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
+///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_parse(
+    text: *const c_char,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (text, dst) = unsafe { (c_str(text, "text")?, out(out_uuid, "out_uuid")?) };
+        put(dst, uuids::parse(text)?);
+        Ok(())
+    })
+}
+
+/// @brief Writes the lower-case hyphenated form (36 characters and a NUL).
+///
+/// @param uuid Must not be NULL.
+/// @param buf Output buffer of `buf_len` bytes. Must not be NULL.
+/// @param buf_len At least `IDMINT_UUID_STR_SIZE` (37).
+/// @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
+///         `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_format(
+    uuid: *const idmint_uuid,
+    buf: *mut c_char,
+    buf_len: usize,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let u = unsafe { arg(uuid, "uuid") }?;
+        let mut text = [0u8; uuids::HYPHENATED_LEN];
+        uuids::encode_hyphenated_into(&get(u), &mut text)?;
+        let text = std::str::from_utf8(&text).map_err(|_| Fail::Arg("UUID text is ASCII"))?;
+        // SAFETY: the caller's contract.
+        unsafe { crate::ffi::write_text(text, buf, buf_len, std::ptr::null_mut(), "buf") }
+    })
+}
+
+/// @brief Reads a UUID's version, variant and (for v1, v6 and v7) embedded time.
+///
+/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_inspect(
+    uuid: *const idmint_uuid,
+    out_info: *mut idmint_uuid_info,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (u, dst) = unsafe { (arg(uuid, "uuid")?, out(out_info, "out_info")?) };
+        let info = uuids::inspect(&get(u));
+        let (variant, name): (_, &'static [u8]) = match info.variant {
+            "ncs" => (idmint_uuid_variant::IDMINT_UUID_VARIANT_NCS, b"ncs\0"),
+            "rfc9562" => (
+                idmint_uuid_variant::IDMINT_UUID_VARIANT_RFC9562,
+                b"rfc9562\0",
+            ),
+            "microsoft" => (
+                idmint_uuid_variant::IDMINT_UUID_VARIANT_MICROSOFT,
+                b"microsoft\0",
+            ),
+            _ => (idmint_uuid_variant::IDMINT_UUID_VARIANT_FUTURE, b"future\0"),
+        };
+        dst.write(idmint_uuid_info {
+            version: u32::from(info.version),
+            variant,
+            variant_name: name.as_ptr().cast(),
+            has_unix_ms: info.unix_ms.is_some(),
+            unix_ms: info.unix_ms.unwrap_or(0),
+        });
+        Ok(())
+    })
+}
+
+/// @brief Makes a monotonic v7 generator.
+///
+/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free). Must not
+///        be NULL.
+/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
+    out_gen: *mut *mut idmint_uuid_v7_generator,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_gen, "out_gen") }?;
+        new_handle(dst, || {
+            Ok(idmint_uuid_v7_generator(Mutex::new(V7Generator::new())))
+        })
+    })
+}
+
+/// @brief Frees a v7 generator. NULL is ignored.
+///
+/// # Safety
+/// `gen` must be NULL or a generator from this library that is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_free(gen: *mut idmint_uuid_v7_generator) {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe {
+        free_handle(gen);
+        Ok(())
+    });
+}
+
+/// @brief The next UUID, from the system clock and the OS random source.
+///
+/// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
+    gen: *const idmint_uuid_v7_generator,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_uuid, "out_uuid")?) };
+        let r = random()?;
+        put(dst, g.with(|g| g.next_at(now_ms(), r)));
+        Ok(())
+    })
+}
+
+/// @brief The next UUID at a given time with 10 given random bytes (sans-IO).
+///
+/// @param unix_ms Milliseconds since the Unix epoch.
+/// @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
+    gen: *const idmint_uuid_v7_generator,
+    unix_ms: u64,
+    random: *const u8,
+    random_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_uuid, "out_uuid")?) };
+        // SAFETY: the caller's contract.
+        let r = unsafe {
+            fixed(
+                random,
+                random_len,
+                "random",
+                "v7 takes exactly 10 random bytes",
+            )
+        }?;
+        put(dst, g.with(|g| g.next_at(unix_ms, r)));
+        Ok(())
+    })
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Every test of the C binding: lint, Rust unit tests, the libraries, header staleness and version
+# macros, the C tests (plain static and shared, under valgrind, with ASan/UBSan), the header as
+# C99 and C++, examples/c, and an install with pkg-config. Installs what it needs first.
+#   bash bindings-c/test.sh
+# The last line is "C tests: N passed, M failed" (N counts the checks of one run of test_idmint.c).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+target=${CARGO_TARGET_DIR:-$root/target}
+out=$target/idmint-c
+mkdir -p "$out"
+
+step() { printf '\n==> bindings-c: %s\n' "$*"; }
+
+step "setup"
+need=()
+command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "apt-get install ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# ASan/UBSan runtimes come with gcc on Debian (libasan, libubsan); say so early if missing.
+echo 'int main(void){return 0;}' >"$out/san.c"
+gcc -fsanitize=address,undefined "$out/san.c" -o "$out/san" || {
+  echo "gcc cannot link -fsanitize=address,undefined (libasan/libubsan missing)" >&2
+  exit 1
+}
+
+step "format and clippy (warnings are errors)"
+cargo fmt -p idmint-c -- --check
+cargo clippy --locked -q -p idmint-c --all-targets -- -D warnings
+cargo clippy --locked -q -p idmint-c --all-targets --features gen-header -- -D warnings
+
+step "Rust unit tests (statuses, panics, messages)"
+if ! cargo test --locked -q -p idmint-c >"$out/rust-tests.log" 2>&1; then
+  cat "$out/rust-tests.log"
+  exit 1
+fi
+grep -E '^test result' "$out/rust-tests.log" | head -n 1
+
+step "libraries: cargo build -p idmint-c --release"
+cargo build --locked -q -p idmint-c --release
+for f in libidmint.a libidmint.so; do
+  [ -f "$target/release/$f" ] || { echo "missing $target/release/$f" >&2; exit 1; }
+done
+ls -l "$target/release/libidmint.a" "$target/release/libidmint.so"
+
+step "include/idmint.h is up to date"
+bash bindings-c/gen-header.sh "$out/idmint.h" >/dev/null
+if ! diff -u include/idmint.h "$out/idmint.h"; then
+  echo "include/idmint.h is stale; regenerate it with: bash bindings-c/gen-header.sh" >&2
+  exit 1
+fi
+echo "include/idmint.h matches bindings-c/src"
+
+step "version macros match the workspace version"
+version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"$/\1/p' Cargo.toml)
+macro() { sed -n "s/^#define $1 \\(.*\\)$/\\1/p" include/idmint.h; }
+IFS=. read -r major minor patch <<<"${version%%[-+]*}"
+[ "$(macro IDMINT_VERSION)" = "\"$version\"" ] &&
+  [ "$(macro IDMINT_VERSION_MAJOR)" = "$major" ] &&
+  [ "$(macro IDMINT_VERSION_MINOR)" = "$minor" ] &&
+  [ "$(macro IDMINT_VERSION_PATCH)" = "$patch" ] || {
+  echo "header version macros differ from the workspace version $version" >&2
+  exit 1
+}
+echo "IDMINT_VERSION $version"
+
+step "C tables from vectors/*.json"
+python3 bindings-c/tests/gen_vectors.py "$out/vectors_gen.h" vectors
+
+step "header compiles as C99 and C++ (extern \"C\")"
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c -Iinclude include/idmint.h
+g++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude bindings-c/tests/header_check.cpp \
+  "$target/release/libidmint.a" -lpthread -ldl -lm -o "$out/header_check"
+"$out/header_check"
+
+cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I"$out")
+src=bindings-c/tests/test_idmint.c
+static_libs=("$target/release/libidmint.a" -lpthread -ldl -lm)
+
+# Runs one build of the C tests and checks its closing line.
+run_c_tests() {
+  local label=$1
+  shift
+  step "C tests: $label"
+  local log="$out/test-$label.log"
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "C tests ($label) failed" >&2
+    exit 1
+  fi
+  tail -n 1 "$log"
+  grep -qE '^C tests: [0-9]+ passed, 0 failed$' "$log" || { echo "no closing line" >&2; exit 1; }
+}
+
+gcc "${cflags[@]}" "$src" "${static_libs[@]}" -o "$out/test_idmint"
+run_c_tests static "$out/test_idmint"
+
+gcc "${cflags[@]}" "$src" -L"$target/release" -Wl,-rpath,"$target/release" -lidmint -lpthread \
+  -o "$out/test_idmint_shared"
+run_c_tests shared "$out/test_idmint_shared"
+
+run_c_tests valgrind valgrind -q --error-exitcode=1 --leak-check=full \
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+  "$out/test_idmint"
+
+gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer "$src" "${static_libs[@]}" -o "$out/test_idmint_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  run_c_tests asan-ubsan "$out/test_idmint_asan"
+
+step "examples/c (static and shared)"
+make -s -C examples/c clean
+make -s -C examples/c run LIBDIR="$target/release"
+make -s -C examples/c run-shared LIBDIR="$target/release" >/dev/null
+make -s -C examples/c clean
+
+step "install into a temporary prefix and build with pkg-config"
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+bash bindings-c/install.sh "$prefix"
+pc=(env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config)
+[ "$("${pc[@]}" --modversion idmint)" = "$version" ]
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Werror examples/c/example.c $("${pc[@]}" --cflags --libs idmint) \
+  -Wl,-rpath,"$prefix/lib" -o "$prefix/example"
+"$prefix/example" >/dev/null
+echo "pkg-config idmint $version: ok"
+
+echo
+tail -n 1 "$out/test-static.log"

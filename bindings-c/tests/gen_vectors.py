@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Turns the shared JSON test vectors (vectors/*.json) into C tables for test_idmint.c.
+
+    python3 bindings-c/tests/gen_vectors.py OUT.h [VECTORS_DIR]
+
+The output is a build artefact (bindings-c/test.sh writes it under target/), never committed:
+the JSON files are the single source of truth. Every string becomes a C literal with each byte
+outside printable ASCII octal-escaped, so names with NULs or UTF-8 pass through unchanged; u64
+values (decimal strings in JSON) become `UINT64_C(...)`. An expected error becomes its status
+constant (`ERR_WOULD_BLOCK` -> `IDMINT_WOULD_BLOCK`) plus the exact message.
+"""
+
+import json
+import os
+import sys
+
+
+def cstr(s):
+    """A C string literal for `s` (str or bytes), or NULL for None."""
+    if s is None:
+        return "NULL"
+    b = s.encode("utf-8") if isinstance(s, str) else s
+    out = []
+    for c in b:
+        if c in (0x22, 0x5C):  # " and backslash
+            out.append("\\" + chr(c))
+        elif 0x20 <= c < 0x7F and c != 0x3F:  # printable, but not '?' (trigraphs)
+            out.append(chr(c))
+        else:
+            out.append("\\%03o" % c)
+    return '"' + "".join(out) + '"'
+
+
+def blen(s):
+    return len(s.encode("utf-8")) if isinstance(s, str) else len(s)
+
+
+def u64(v):
+    return "UINT64_C(%d)" % int(v)
+
+
+def status(expect):
+    """(status constant, message literal) of an expect object."""
+    if "error" in expect:
+        code = expect["error"]
+        assert code.startswith("ERR_"), code
+        return "IDMINT_" + code[4:], cstr(expect["message"])
+    return "IDMINT_OK", "NULL"
+
+
+class Out:
+    def __init__(self):
+        self.lines = []
+        self.n = 0
+
+    def emit(self, s=""):
+        self.lines.append(s)
+
+    def name(self, prefix):
+        self.n += 1
+        return "%s_%d" % (prefix, self.n)
+
+    def array(self, ctype, prefix, items):
+        """Emits a static array and returns (name, count); NULL for an empty one."""
+        if not items:
+            return "NULL", 0
+        name = self.name(prefix)
+        self.emit("static const %s %s[] = {" % (ctype, name))
+        for it in items:
+            self.emit("    %s," % it)
+        self.emit("};")
+        return name, len(items)
+
+
+def hexbytes(h):
+    return bytes.fromhex(h)
+
+
+def layouts(o, d):
+    kinds = {"time": "IDMINT_FIELD_TIME", "node": "IDMINT_FIELD_NODE",
+             "sequence": "IDMINT_FIELD_SEQUENCE", "rollback": "IDMINT_FIELD_ROLLBACK"}
+    rows = []
+    for l in d["layouts"]:
+        fields, nf = o.array("v_field", "lf", [
+            "{%s, %s, %d, %d}" % (cstr(f["name"]), kinds[f["kind"]], f["bits"], f["shift"])
+            for f in l["fields"]])
+        comps = []
+        for c in l["compose"]:
+            st, msg = status(c["expect"])
+            p = c["parts"]
+            e = c["expect"]
+            names, nn = o.array("char *const", "nfn",
+                                [cstr(x["name"]) for x in e.get("node_fields", [])])
+            vals, _ = o.array("uint64_t", "nfv",
+                              [u64(x["value"]) for x in e.get("node_fields", [])])
+            comps.append("{%s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s}" % (
+                u64(p["time"]), u64(p["node"]), u64(p["sequence"]), u64(p["rollback"]),
+                st, msg, u64(e.get("id", 0)), u64(e.get("timestamp_ms", 0)), nn,
+                names, vals))
+        comp, ncomp = o.array("v_compose", "lc", comps)
+        decs = []
+        for c in l["decompose"]:
+            st, msg = status(c["expect"])
+            e = c["expect"]
+            decs.append("{%s, %s, %s, %s, %s, %s, %s}" % (
+                u64(c["id"]), st, msg, u64(e.get("time", 0)), u64(e.get("node", 0)),
+                u64(e.get("sequence", 0)), u64(e.get("rollback", 0))))
+        dec, ndec = o.array("v_decompose", "ld", decs)
+        ticks = []
+        for c in l["tick_at"]:
+            st, msg = status(c["expect"])
+            ticks.append("{%s, %s, %s, %s}" % (u64(c["now_ms"]), st, msg,
+                                               u64(c["expect"].get("tick", 0))))
+        tick, ntick = o.array("v_tick", "lt", ticks)
+        rows.append(
+            "{%s, %s, %s, %d, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %d, %s, %d, %s, %d, %s}"
+            % (cstr(l["spec"]), cstr(l["canonical"]), cstr(l["preset"] or ""), l["width"],
+               "true" if l["is_js_safe"] else "false", u64(l["epoch_ms"]), u64(l["tick_ms"]),
+               u64(l["lifetime_end_ms"]), u64(l["capacity_per_second"]), u64(l["max_id"]),
+               u64(l["max_node"]), u64(l["max_sequence"]), u64(l["max_time"]),
+               nf, fields, ncomp, comp, ndec, dec, ntick, tick))
+    o.array("v_layout", "layouts", rows)
+    o.emit("#define V_LAYOUTS layouts_%d" % o.n)
+    o.emit("#define V_N_LAYOUTS %d" % len(rows))
+    inv = []
+    for c in d["invalid"]:
+        st, msg = status(c["expect"])
+        inv.append("{%s, %s, %s}" % (cstr(c["spec"]), st, msg))
+    o.array("v_invalid", "invalid_layouts", inv)
+    o.emit("#define V_INVALID_LAYOUTS invalid_layouts_%d" % o.n)
+    o.emit("#define V_N_INVALID_LAYOUTS %d" % len(inv))
+
+
+def generators(o, d):
+    cases = []
+    for c in d["cases"]:
+        steps = []
+        for s in c["steps"]:
+            e = s["expect"]
+            st, msg = status(e)
+            if "reserve" in s:
+                kind, n = "V_RESERVE", s["reserve"]
+            elif "next_ids" in s:
+                kind, n = "V_NEXT_IDS", s["next_ids"]
+            else:
+                kind, n = "V_NEXT", 0
+            ids, nids = o.array("uint64_t", "ids", [u64(x) for x in e.get("ids", [])])
+            steps.append("{%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s}" % (
+                kind, u64(s["now_ms"]), u64(n), st, msg, u64(e.get("until_ms", 0)),
+                u64(e.get("id", 0)), u64(e.get("first", 0)), u64(e.get("count", 0)),
+                u64(e.get("stride", 0)), nids, ids))
+        arr, nsteps = o.array("v_step", "steps", steps)
+        st = c["stats"]
+        fence = c["fence_ms"]
+        cases.append("{%s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s}" % (
+            cstr(c["name"]), cstr(c["layout"]), u64(c["node"]), cstr(c["on_backwards"]),
+            cstr(c["on_exhausted"]), cstr(c["sequence_start"]), u64(c["seed"]),
+            "false" if fence is None else "true", u64(fence or 0), nsteps, arr,
+            u64(st["rollbacks"]), u64(st["wait_ms"]), u64(st["max_ahead_ms"]),
+            u64(st["exhaustions"])))
+    o.array("v_gen_case", "gen_cases", cases)
+    o.emit("#define V_GEN_CASES gen_cases_%d" % o.n)
+    o.emit("#define V_N_GEN_CASES %d" % len(cases))
+    inv = []
+    for c in d["invalid_configs"]:
+        st, msg = status(c["expect"])
+        inv.append("{%s, %s, %s, %s, %s, %s, %s}" % (
+            cstr(c["layout"]), u64(c["node"]), cstr(c["on_backwards"]), cstr(c["on_exhausted"]),
+            cstr(c["sequence_start"]), st, msg))
+    o.array("v_invalid_config", "invalid_configs", inv)
+    o.emit("#define V_INVALID_CONFIGS invalid_configs_%d" % o.n)
+    o.emit("#define V_N_INVALID_CONFIGS %d" % len(inv))
+    pts = []
+    for p in d["policy_texts"]:
+        st, msg = status(p["expect"])
+        pts.append("{%s, %s, %s, %s, %s}" % (cstr(p["policy"]), cstr(p["text"]),
+                                             cstr(p["expect"].get("canonical")), st, msg))
+    o.array("v_policy_text", "policy_texts", pts)
+    o.emit("#define V_POLICY_TEXTS policy_texts_%d" % o.n)
+    o.emit("#define V_N_POLICY_TEXTS %d" % len(pts))
+
+
+def codecs(o, d):
+    enc = ["{%s, %s, %s, %s, %s}" % (u64(e["id"]), cstr(e["decimal"]), cstr(e["hex"]),
+                                      cstr(e["base32"]), cstr(e["base62"])) for e in d["encode"]]
+    o.array("v_encode", "encodes", enc)
+    o.emit("#define V_ENCODES encodes_%d" % o.n)
+    o.emit("#define V_N_ENCODES %d" % len(enc))
+    dec = []
+    for c in d["decode"]:
+        st, msg = status(c["expect"])
+        dec.append("{%s, %s, %d, %s, %s, %s}" % (cstr(c["decoder"]), cstr(c["text"]),
+                                                  blen(c["text"]), st, msg,
+                                                  u64(c["expect"].get("id", 0))))
+    o.array("v_decode", "decodes", dec)
+    o.emit("#define V_DECODES decodes_%d" % o.n)
+    o.emit("#define V_N_DECODES %d" % len(dec))
+
+
+def inspect(i):
+    ms = i["unix_ms"]
+    return "{%d, %s, %s, %s}" % (i["version"], cstr(i["variant"]),
+                                 "false" if ms is None else "true", u64(ms or 0))
+
+
+def uuids(o, d):
+    nb = []
+    for c in d["name_based"]:
+        e = c["expect"]
+        nb.append("{%d, %s, %s, %d, %s, %s}" % (c["version"], cstr(c["namespace"]),
+                                                cstr(c["name"]), blen(c["name"]),
+                                                cstr(e["uuid"]), inspect(e["inspect"])))
+    o.array("v_name_based", "name_based", nb)
+    o.emit("#define V_NAME_BASED name_based_%d" % o.n)
+    o.emit("#define V_N_NAME_BASED %d" % len(nb))
+    v4 = ["{%s, %d, %s, %s}" % (cstr(hexbytes(c["random"])), len(hexbytes(c["random"])),
+                                cstr(c["expect"]["uuid"]), inspect(c["expect"]["inspect"]))
+          for c in d["v4"]]
+    o.array("v_v4", "v4s", v4)
+    o.emit("#define V_V4 v4s_%d" % o.n)
+    o.emit("#define V_N_V4 %d" % len(v4))
+    v7 = ["{%s, %s, %d, %s, %s}" % (u64(c["unix_ms"]), cstr(hexbytes(c["random"])),
+                                    len(hexbytes(c["random"])), cstr(c["expect"]["uuid"]),
+                                    inspect(c["expect"]["inspect"])) for c in d["v7"]]
+    o.array("v_v7", "v7s", v7)
+    o.emit("#define V_V7 v7s_%d" % o.n)
+    o.emit("#define V_N_V7 %d" % len(v7))
+    gens = []
+    for g in d["v7_generator"]:
+        steps, n = o.array("v_v7", "v7g", [
+            "{%s, %s, %d, %s, %s}" % (u64(s["unix_ms"]), cstr(hexbytes(s["random"])),
+                                      len(hexbytes(s["random"])), cstr(s["expect"]["uuid"]),
+                                      inspect(s["expect"]["inspect"])) for s in g["steps"]])
+        gens.append("{%s, %d, %s}" % (cstr(g["name"]), n, steps))
+    o.array("v_v7_gen", "v7gens", gens)
+    o.emit("#define V_V7_GENS v7gens_%d" % o.n)
+    o.emit("#define V_N_V7_GENS %d" % len(gens))
+    ps = []
+    for c in d["parse"]:
+        st, msg = status(c["expect"])
+        ps.append("{%s, %s, %s, %s}" % (cstr(c["text"]), st, msg, cstr(c["expect"].get("uuid"))))
+    o.array("v_uuid_parse", "uuid_parses", ps)
+    o.emit("#define V_UUID_PARSES uuid_parses_%d" % o.n)
+    o.emit("#define V_N_UUID_PARSES %d" % len(ps))
+    ins = ["{%s, %s}" % (cstr(c["uuid"]), inspect(c["inspect"])) for c in d["inspect"]]
+    o.array("v_uuid_inspect", "uuid_inspects", ins)
+    o.emit("#define V_UUID_INSPECTS uuid_inspects_%d" % o.n)
+    o.emit("#define V_N_UUID_INSPECTS %d" % len(ins))
+
+
+def obfuscation(o, d):
+    def cases(cs):
+        rows = []
+        for c in cs:
+            st, msg = status(c["expect"])
+            rows.append("{%s, %s, %s, %s}" % (u64(c["input"]), st, msg,
+                                              u64(c["expect"].get("output", 0))))
+        return o.array("v_obf_case", "obc", rows)
+
+    rows = []
+    for f in d["full"]:
+        arr, n = cases(f["cases"])
+        rows.append("{%s, %d, NULL, %d, %s}" % (cstr(hexbytes(f["key_hex"])), f["bits"], n, arr))
+    for s in d["sortable"]:
+        arr, n = cases(s["cases"])
+        rows.append("{%s, %d, %s, %d, %s}" % (cstr(hexbytes(s["key_hex"])), s["low_bits"],
+                                              cstr(s["layout"]), n, arr))
+    o.array("v_obf", "obfs", rows)
+    o.emit("#define V_OBFS obfs_%d" % o.n)
+    o.emit("#define V_N_OBFS %d" % len(rows))
+    inv = []
+    for c in d["invalid"]:
+        st, msg = status(c["expect"])
+        inv.append("{%s, %d, %s, %s, %s}" % (cstr(hexbytes(c["key_hex"])), c.get("bits", 0),
+                                             cstr(c.get("layout")), st, msg))
+    o.array("v_obf_invalid", "obf_invalid", inv)
+    o.emit("#define V_OBF_INVALID obf_invalid_%d" % o.n)
+    o.emit("#define V_N_OBF_INVALID %d" % len(inv))
+
+
+TYPES = r"""
+typedef struct { const char *name; idmint_field_kind kind; uint32_t bits, shift; } v_field;
+typedef struct {
+    uint64_t time, node, sequence, rollback;
+    idmint_status status; const char *message;
+    uint64_t id, timestamp_ms;
+    size_t n_node_fields; const char *const *nf_names; const uint64_t *nf_values;
+} v_compose;
+typedef struct {
+    uint64_t id; idmint_status status; const char *message;
+    uint64_t time, node, sequence, rollback;
+} v_decompose;
+typedef struct { uint64_t now_ms; idmint_status status; const char *message; uint64_t tick; } v_tick;
+typedef struct {
+    const char *spec, *canonical, *preset;
+    uint32_t width; bool is_js_safe;
+    uint64_t epoch_ms, tick_ms, lifetime_end_ms, capacity_per_second;
+    uint64_t max_id, max_node, max_sequence, max_time;
+    size_t n_fields; const v_field *fields;
+    size_t n_compose; const v_compose *compose;
+    size_t n_decompose; const v_decompose *decompose;
+    size_t n_tick_at; const v_tick *tick_at;
+} v_layout;
+typedef struct { const char *spec; idmint_status status; const char *message; } v_invalid;
+
+enum { V_NEXT, V_RESERVE, V_NEXT_IDS };
+typedef struct {
+    int kind; uint64_t now_ms, n;
+    idmint_status status; const char *message; uint64_t until_ms;
+    uint64_t id, first, count, stride;
+    size_t n_ids; const uint64_t *ids;
+} v_step;
+typedef struct {
+    const char *name, *layout; uint64_t node;
+    const char *on_backwards, *on_exhausted, *sequence_start;
+    uint64_t seed; bool has_fence; uint64_t fence_ms;
+    size_t n_steps; const v_step *steps;
+    uint64_t rollbacks, wait_ms, max_ahead_ms, exhaustions;
+} v_gen_case;
+typedef struct {
+    const char *layout; uint64_t node;
+    const char *on_backwards, *on_exhausted, *sequence_start;
+    idmint_status status; const char *message;
+} v_invalid_config;
+typedef struct {
+    const char *policy, *text, *canonical; idmint_status status; const char *message;
+} v_policy_text;
+
+typedef struct { uint64_t id; const char *decimal, *hex, *base32, *base62; } v_encode;
+typedef struct {
+    const char *decoder, *text; size_t text_len;
+    idmint_status status; const char *message; uint64_t id;
+} v_decode;
+
+typedef struct { uint32_t version; const char *variant; bool has_unix_ms; uint64_t unix_ms; } v_inspect;
+typedef struct {
+    uint32_t version; const char *ns, *name; size_t name_len; const char *uuid; v_inspect inspect;
+} v_name_based;
+typedef struct { const char *random; size_t random_len; const char *uuid; v_inspect inspect; } v_v4;
+typedef struct {
+    uint64_t unix_ms; const char *random; size_t random_len; const char *uuid; v_inspect inspect;
+} v_v7;
+typedef struct { const char *name; size_t n_steps; const v_v7 *steps; } v_v7_gen;
+typedef struct { const char *text; idmint_status status; const char *message; const char *uuid; } v_uuid_parse;
+typedef struct { const char *uuid; v_inspect inspect; } v_uuid_inspect;
+
+typedef struct { uint64_t input; idmint_status status; const char *message; uint64_t output; } v_obf_case;
+typedef struct {
+    const char *key; uint32_t bits; const char *layout; /* layout: sortable; bits = low_bits */
+    size_t n_cases; const v_obf_case *cases;
+} v_obf;
+typedef struct {
+    const char *key; uint32_t bits; const char *layout; idmint_status status; const char *message;
+} v_obf_invalid;
+"""
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    out_path = sys.argv[1]
+    vdir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "vectors")
+    load = lambda n: json.load(open(os.path.join(vdir, n), encoding="utf-8"))
+    o = Out()
+    o.emit("/* Generated by bindings-c/tests/gen_vectors.py from the JSON files in vectors/; do not edit. */")
+    o.emit("#ifndef IDMINT_VECTORS_GEN_H")
+    o.emit("#define IDMINT_VECTORS_GEN_H")
+    o.emit("#include <stdbool.h>")
+    o.emit("#include <stddef.h>")
+    o.emit("#include <stdint.h>")
+    o.emit('#include "idmint.h"')
+    o.emit(TYPES)
+    layouts(o, load("layouts.json"))
+    generators(o, load("generators.json"))
+    codecs(o, load("codecs.json"))
+    uuids(o, load("uuids.json"))
+    obfuscation(o, load("obfuscation.json"))
+    o.emit("#endif")
+    tmp = out_path + ".tmp"
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write("\n".join(o.lines) + "\n")
+    os.replace(tmp, out_path)
+
+
+if __name__ == "__main__":
+    main()

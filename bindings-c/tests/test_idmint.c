@@ -1,0 +1,1107 @@
+/*
+ * Tests of the idmint C API: every function with good and bad arguments, the shared JSON test
+ * vectors (through the tables gen_vectors.py makes), 4 threads minting 1,000,000 IDs with no
+ * duplicate, and fork() detection.
+ *
+ * Build and run: bash bindings-c/test.sh (plain, under valgrind, and with ASan/UBSan).
+ * The last line is "C tests: N passed, M failed"; the exit code is 0 only if M is 0.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "idmint.h"
+#include "vectors_gen.h"
+
+/* The core's error kinds keep their numbers on every surface. */
+_Static_assert(IDMINT_OK == 0, "OK is 0");
+_Static_assert(IDMINT_INVALID_LAYOUT == 1, "kind numbers");
+_Static_assert(IDMINT_WOULD_BLOCK == 7, "kind numbers");
+_Static_assert(IDMINT_FORKED == 8, "kind numbers");
+_Static_assert(IDMINT_RANDOM_SOURCE == 12, "kind numbers");
+_Static_assert(IDMINT_NULL_POINTER > 12 && IDMINT_INVALID_ARGUMENT > 12 && IDMINT_PANIC > 12,
+               "binding statuses are above the core range");
+
+static unsigned passed, failed;
+static char ctx[512];
+
+#define CTX(...) snprintf(ctx, sizeof ctx, __VA_ARGS__)
+#define CHECK(cond) check_impl((cond), #cond, __LINE__)
+#define EXPECT(call, want, msg) expect_impl((call), (want), (msg), #call, __LINE__)
+#define OK(call) EXPECT(call, IDMINT_OK, NULL)
+
+static bool check_impl(bool ok, const char *expr, int line) {
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        fprintf(stderr, "FAIL line %d [%s]: %s\n", line, ctx, expr);
+    }
+    return ok;
+}
+
+/* Checks a status and, if `msg` is not NULL, the last error message. */
+static bool expect_impl(idmint_status got, idmint_status want, const char *msg, const char *expr,
+                        int line) {
+    bool ok = got == want;
+    if (ok && msg != NULL && got != IDMINT_OK) ok = strcmp(idmint_last_error_message(), msg) == 0;
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        fprintf(stderr, "FAIL line %d [%s]: %s\n  got %s (%d) \"%s\"\n  want %s (%d) \"%s\"\n",
+                line, ctx, expr, idmint_status_code(got), (int)got,
+                got == IDMINT_OK ? "" : idmint_last_error_message(), idmint_status_code(want),
+                (int)want, msg ? msg : "");
+    }
+    return ok;
+}
+
+static bool last_is(const char *msg) { return strcmp(idmint_last_error_message(), msg) == 0; }
+
+static uint64_t wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static bool uuid_is(const idmint_uuid *u, const char *text) {
+    char buf[IDMINT_UUID_STR_SIZE];
+    if (idmint_uuid_format(u, buf, sizeof buf) != IDMINT_OK) return false;
+    return strcmp(buf, text) == 0;
+}
+
+static void check_inspect(const idmint_uuid *u, const v_inspect *want) {
+    idmint_uuid_info info;
+    if (!OK(idmint_uuid_inspect(u, &info))) return;
+    CHECK(info.version == want->version);
+    CHECK(strcmp(info.variant_name, want->variant) == 0);
+    CHECK(info.has_unix_ms == want->has_unix_ms);
+    CHECK(info.unix_ms == want->unix_ms);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_version(void) {
+    CTX("version");
+    char v[64];
+    snprintf(v, sizeof v, "%d.%d.%d", IDMINT_VERSION_MAJOR, IDMINT_VERSION_MINOR,
+             IDMINT_VERSION_PATCH);
+    CHECK(strcmp(v, IDMINT_VERSION) == 0);
+    CHECK(strcmp(idmint_version(), IDMINT_VERSION) == 0);
+}
+
+static void *fresh_thread_last_error(void *arg) {
+    (void)arg;
+    bool empty = last_is("");
+    idmint_layout *l = NULL;
+    idmint_status s = idmint_layout_new("nope", &l);
+    bool set = s == IDMINT_INVALID_LAYOUT && last_is("invalid spec at byte 0: expected name=value");
+    return (void *)(uintptr_t)(empty && set);
+}
+
+static void test_status(void) {
+    static const idmint_status all[] = {
+        IDMINT_OK,
+        IDMINT_INVALID_LAYOUT,
+        IDMINT_LAYOUT_EXPIRED,
+        IDMINT_BEFORE_EPOCH,
+        IDMINT_OUT_OF_RANGE,
+        IDMINT_CLOCK_BACKWARDS,
+        IDMINT_SEQUENCE_EXHAUSTED,
+        IDMINT_WOULD_BLOCK,
+        IDMINT_FORKED,
+        IDMINT_INVALID_CONFIG,
+        IDMINT_INVALID_ENCODING,
+        IDMINT_BUFFER_TOO_SMALL,
+        IDMINT_RANDOM_SOURCE,
+        IDMINT_NULL_POINTER,
+        IDMINT_INVALID_ARGUMENT,
+        IDMINT_PANIC,
+        IDMINT_UNKNOWN_ERROR,
+    };
+    CTX("status texts");
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const char *m = idmint_status_message(all[i]);
+        CHECK(m != NULL && m[0] != '\0' && strcmp(m, "unknown status") != 0);
+        const char *c = idmint_status_code(all[i]);
+        CHECK(c != NULL && (all[i] == IDMINT_OK ? strcmp(c, "OK") == 0 : strncmp(c, "ERR_", 4) == 0));
+    }
+    CHECK(strcmp(idmint_status_code(IDMINT_CLOCK_BACKWARDS), "ERR_CLOCK_BACKWARDS") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_NULL_POINTER), "ERR_NULL_POINTER") == 0);
+    CHECK(strcmp(idmint_status_message(-1), "unknown status") == 0);
+    CHECK(strcmp(idmint_status_message(13), "unknown status") == 0);
+    CHECK(strcmp(idmint_status_code(99999), "ERR_UNKNOWN") == 0);
+
+    CTX("last error is per thread");
+    idmint_layout *l = NULL;
+    EXPECT(idmint_layout_new("twitter,", &l), IDMINT_INVALID_LAYOUT, NULL);
+    char mine[256];
+    snprintf(mine, sizeof mine, "%s", idmint_last_error_message());
+    pthread_t t;
+    void *res = NULL;
+    CHECK(pthread_create(&t, NULL, fresh_thread_last_error, NULL) == 0);
+    CHECK(pthread_join(t, &res) == 0);
+    CHECK(res == (void *)(uintptr_t)1);
+    CHECK(last_is(mine));
+    /* Success leaves the message alone. */
+    OK(idmint_layout_new("twitter", &l));
+    CHECK(last_is(mine));
+    idmint_layout_free(l);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_layout_vectors(void) {
+    for (size_t i = 0; i < V_N_LAYOUTS; i++) {
+        const v_layout *v = &V_LAYOUTS[i];
+        CTX("layout '%s'", v->spec);
+        idmint_layout *l = NULL;
+        if (!OK(idmint_layout_new(v->spec, &l))) continue;
+
+        char buf[256];
+        size_t len = 0;
+        OK(idmint_layout_spec(l, buf, sizeof buf, &len));
+        CHECK(strcmp(buf, v->canonical) == 0 && len == strlen(v->canonical));
+        OK(idmint_layout_preset_name(l, buf, sizeof buf, &len));
+        CHECK(strcmp(buf, v->preset) == 0 && len == strlen(v->preset));
+
+        idmint_layout_info info;
+        OK(idmint_layout_get_info(l, &info));
+        CHECK(info.width == v->width);
+        CHECK(info.is_js_safe == v->is_js_safe);
+        CHECK(info.epoch_ms == v->epoch_ms);
+        CHECK(info.tick_ms == v->tick_ms);
+        CHECK(info.lifetime_end_ms == v->lifetime_end_ms);
+        CHECK(info.capacity_per_second == v->capacity_per_second);
+        CHECK(info.max_id == v->max_id);
+        CHECK(info.max_node == v->max_node);
+        CHECK(info.max_sequence == v->max_sequence);
+        CHECK(info.max_time == v->max_time);
+        CHECK(info.field_count == v->n_fields);
+
+        uint32_t width = 0;
+        bool js = !v->is_js_safe;
+        uint64_t end = 0, cap = 0;
+        OK(idmint_layout_width(l, &width));
+        OK(idmint_layout_is_js_safe(l, &js));
+        OK(idmint_layout_lifetime_end_ms(l, &end));
+        OK(idmint_layout_capacity_per_second(l, &cap));
+        CHECK(width == v->width && js == v->is_js_safe && end == v->lifetime_end_ms &&
+              cap == v->capacity_per_second);
+
+        /* Fields, and the node sub-field names in order (for the compose cases). */
+        const char *node_names[8];
+        size_t n_node = 0;
+        uint32_t node_bits = 0;
+        for (size_t f = 0; f < v->n_fields; f++) {
+            idmint_field fld;
+            if (!OK(idmint_layout_field(l, f, &fld))) continue;
+            CHECK(strcmp(fld.name, v->fields[f].name) == 0);
+            CHECK(fld.kind == v->fields[f].kind);
+            CHECK(fld.bits == v->fields[f].bits);
+            CHECK(fld.shift == v->fields[f].shift);
+            CHECK(fld.max == (fld.bits >= 64 ? UINT64_MAX : (UINT64_C(1) << fld.bits) - 1));
+            if (fld.kind == IDMINT_FIELD_NODE && n_node < 8) {
+                node_names[n_node++] = v->fields[f].name;
+                node_bits += fld.bits;
+            }
+        }
+        CHECK(info.node_bits == node_bits);
+
+        for (size_t c = 0; c < v->n_compose; c++) {
+            const v_compose *vc = &v->compose[c];
+            CTX("layout '%s' compose #%zu", v->spec, c);
+            idmint_parts p = {vc->time, vc->node, vc->sequence, vc->rollback};
+            uint64_t id = 0;
+            if (!EXPECT(idmint_layout_compose(l, &p, &id), vc->status, vc->message)) continue;
+            if (vc->status != IDMINT_OK) continue;
+            CHECK(id == vc->id);
+            uint64_t ts = 0;
+            OK(idmint_layout_timestamp_ms(l, id, &ts));
+            CHECK(ts == vc->timestamp_ms);
+            uint64_t vals[8] = {0};
+            size_t count = 99;
+            OK(idmint_layout_split_node(l, vc->node, vals, 8, &count));
+            CHECK(count == vc->n_node_fields && count == n_node);
+            for (size_t k = 0; k < vc->n_node_fields && k < 8; k++) {
+                CHECK(vals[k] == vc->nf_values[k]);
+                CHECK(k < n_node && strcmp(node_names[k], vc->nf_names[k]) == 0);
+            }
+            uint64_t node = ~UINT64_C(0);
+            OK(idmint_layout_join_node(l, vc->nf_values, vc->n_node_fields, &node));
+            CHECK(node == vc->node);
+        }
+        for (size_t c = 0; c < v->n_decompose; c++) {
+            const v_decompose *vd = &v->decompose[c];
+            CTX("layout '%s' decompose #%zu", v->spec, c);
+            idmint_parts p;
+            if (!EXPECT(idmint_layout_decompose(l, vd->id, &p), vd->status, vd->message)) continue;
+            if (vd->status != IDMINT_OK) continue;
+            CHECK(p.time == vd->time && p.node == vd->node && p.sequence == vd->sequence &&
+                  p.rollback == vd->rollback);
+        }
+        for (size_t c = 0; c < v->n_tick_at; c++) {
+            const v_tick *vt = &v->tick_at[c];
+            CTX("layout '%s' tick_at #%zu", v->spec, c);
+            uint64_t tick = 0;
+            if (EXPECT(idmint_layout_tick_at(l, vt->now_ms, &tick), vt->status, vt->message) &&
+                vt->status == IDMINT_OK)
+                CHECK(tick == vt->tick);
+        }
+
+        /* The canonical spec parses back to the same layout. */
+        CTX("layout '%s' canonical round trip", v->spec);
+        idmint_layout *again = NULL;
+        if (OK(idmint_layout_new(v->canonical, &again))) {
+            OK(idmint_layout_spec(again, buf, sizeof buf, NULL));
+            CHECK(strcmp(buf, v->canonical) == 0);
+        }
+        idmint_layout_free(again);
+        idmint_layout_free(l);
+    }
+    for (size_t i = 0; i < V_N_INVALID_LAYOUTS; i++) {
+        const v_invalid *v = &V_INVALID_LAYOUTS[i];
+        CTX("invalid layout '%s'", v->spec);
+        idmint_layout *l = (idmint_layout *)&ctx; /* any non-NULL value: must become NULL */
+        EXPECT(idmint_layout_new(v->spec, &l), v->status, v->message);
+        CHECK(l == NULL);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static idmint_config case_config(const v_gen_case *v) {
+    idmint_config cfg = {0};
+    cfg.layout = v->layout;
+    cfg.node = v->node;
+    cfg.on_backwards = v->on_backwards;
+    cfg.on_exhausted = v->on_exhausted;
+    cfg.sequence_start = v->sequence_start;
+    cfg.seed = v->seed;
+    cfg.has_fence = v->has_fence;
+    cfg.fence_ms = v->fence_ms;
+    return cfg;
+}
+
+static void check_stats(const idmint_stats *s, const v_gen_case *v) {
+    CHECK(s->rollbacks == v->rollbacks);
+    CHECK(s->wait_ms == v->wait_ms);
+    CHECK(s->max_ahead_ms == v->max_ahead_ms);
+    CHECK(s->exhaustions == v->exhaustions);
+}
+
+static void test_generator_vectors(void) {
+    size_t on_snowflake = 0, snowflake_refused = 0;
+    for (size_t i = 0; i < V_N_GEN_CASES; i++) {
+        const v_gen_case *v = &V_GEN_CASES[i];
+        idmint_config cfg = case_config(v);
+        bool only_next = true;
+
+        /* The sans-IO generator replays every step. */
+        CTX("generator '%s' (atomic)", v->name);
+        idmint_atomic_snowflake *g = NULL;
+        if (!OK(idmint_atomic_snowflake_new(&cfg, &g))) continue;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_step *s = &v->steps[k];
+            CTX("generator '%s' (atomic) step %zu", v->name, k);
+            uint64_t until = 12345;
+            if (s->kind == V_NEXT) {
+                uint64_t id = 0;
+                if (!EXPECT(idmint_atomic_snowflake_next_at(g, s->now_ms, &id, &until), s->status,
+                            s->message))
+                    continue;
+                if (s->status == IDMINT_OK) CHECK(id == s->id);
+                CHECK(until == s->until_ms);
+            } else if (s->kind == V_RESERVE) {
+                only_next = false;
+                idmint_run run = {0, 0, 0};
+                if (!EXPECT(idmint_atomic_snowflake_reserve_at(g, s->now_ms, s->n, &run, &until),
+                            s->status, s->message))
+                    continue;
+                if (s->status == IDMINT_OK)
+                    CHECK(run.first == s->first && run.count == s->count && run.stride == s->stride);
+                CHECK(until == s->until_ms);
+            } else {
+                only_next = false;
+                uint64_t *ids = malloc((size_t)s->n * sizeof *ids);
+                size_t written = 99;
+                if (EXPECT(idmint_atomic_snowflake_next_n_at(g, s->now_ms, ids, (size_t)s->n,
+                                                             &written, &until),
+                           s->status, s->message)) {
+                    CHECK(written == s->n_ids);
+                    for (size_t j = 0; j < s->n_ids && j < written; j++) CHECK(ids[j] == s->ids[j]);
+                    CHECK(until == s->until_ms);
+                }
+                free(ids);
+            }
+        }
+        CTX("generator '%s' (atomic) stats", v->name);
+        idmint_stats st;
+        if (OK(idmint_atomic_snowflake_stats(g, &st))) check_stats(&st, v);
+        uint64_t node = 0;
+        OK(idmint_atomic_snowflake_node(g, &node));
+        CHECK(node == v->node);
+        idmint_atomic_snowflake_free(g);
+
+        /* The clocked generator's sans-IO call gives the same results (its layout must be able
+         * to represent the current time, which an expired test layout cannot). */
+        if (!only_next) continue;
+        CTX("generator '%s' (snowflake)", v->name);
+        idmint_snowflake *sf = NULL;
+        idmint_status s0 = idmint_snowflake_new(&cfg, &sf);
+        if (s0 == IDMINT_LAYOUT_EXPIRED) {
+            snowflake_refused++;
+            CHECK(sf == NULL);
+            continue;
+        }
+        if (!OK(s0)) continue;
+        on_snowflake++;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_step *s = &v->steps[k];
+            CTX("generator '%s' (snowflake) step %zu", v->name, k);
+            uint64_t id = 0, until = 12345;
+            if (!EXPECT(idmint_snowflake_next_at(sf, s->now_ms, &id, &until), s->status, s->message))
+                continue;
+            if (s->status == IDMINT_OK) CHECK(id == s->id);
+            CHECK(until == s->until_ms);
+        }
+        CTX("generator '%s' (snowflake) stats", v->name);
+        if (OK(idmint_snowflake_stats(sf, &st))) check_stats(&st, v);
+        idmint_snowflake_free(sf);
+    }
+    CTX("generator vectors on the clocked generator");
+    CHECK(on_snowflake >= V_N_GEN_CASES / 2);
+    CHECK(snowflake_refused <= 1);
+
+    for (size_t i = 0; i < V_N_INVALID_CONFIGS; i++) {
+        const v_invalid_config *v = &V_INVALID_CONFIGS[i];
+        CTX("invalid config #%zu (%s, %s, %s, %s)", i, v->layout, v->on_backwards, v->on_exhausted,
+            v->sequence_start);
+        idmint_config cfg = {0};
+        cfg.layout = v->layout;
+        cfg.node = v->node;
+        cfg.on_backwards = v->on_backwards;
+        cfg.on_exhausted = v->on_exhausted;
+        cfg.sequence_start = v->sequence_start;
+        idmint_atomic_snowflake *g = (idmint_atomic_snowflake *)&ctx;
+        EXPECT(idmint_atomic_snowflake_new(&cfg, &g), v->status, v->message);
+        CHECK(g == NULL);
+        idmint_snowflake *sf = (idmint_snowflake *)&ctx;
+        EXPECT(idmint_snowflake_new(&cfg, &sf), v->status, v->message);
+        CHECK(sf == NULL);
+    }
+    for (size_t i = 0; i < V_N_POLICY_TEXTS; i++) {
+        const v_policy_text *v = &V_POLICY_TEXTS[i];
+        CTX("policy %s '%s'", v->policy, v->text);
+        char buf[64];
+        if (EXPECT(idmint_policy_normalize(v->policy, v->text, buf, sizeof buf, NULL), v->status,
+                   v->message) &&
+            v->status == IDMINT_OK)
+            CHECK(strcmp(buf, v->canonical) == 0);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_codec_vectors(void) {
+    static const idmint_codec codecs[4] = {IDMINT_CODEC_DECIMAL, IDMINT_CODEC_HEX,
+                                           IDMINT_CODEC_BASE32, IDMINT_CODEC_BASE62};
+    for (size_t i = 0; i < V_N_ENCODES; i++) {
+        const v_encode *v = &V_ENCODES[i];
+        const char *want[4] = {v->decimal, v->hex, v->base32, v->base62};
+        CTX("encode %" PRIu64, v->id);
+        for (int c = 0; c < 4; c++) {
+            char buf[IDMINT_ENCODE_BUF_SIZE];
+            size_t len = 0;
+            if (!OK(idmint_encode(v->id, codecs[c], buf, sizeof buf, &len))) continue;
+            CHECK(strcmp(buf, want[c]) == 0 && len == strlen(want[c]));
+            uint64_t back = 0;
+            OK(idmint_decode(want[c], codecs[c], &back));
+            CHECK(back == v->id);
+        }
+    }
+    for (size_t i = 0; i < V_N_DECODES; i++) {
+        const v_decode *v = &V_DECODES[i];
+        CTX("decode %s '%s'", v->decoder, v->text);
+        idmint_codec c = 99;
+        if (!OK(idmint_codec_from_name(v->decoder, &c))) continue;
+        uint64_t id = 0;
+        if (EXPECT(idmint_decode_n(v->text, v->text_len, c, &id), v->status, v->message) &&
+            v->status == IDMINT_OK)
+            CHECK(id == v->id);
+        if (strlen(v->text) == v->text_len) {
+            id = 0;
+            if (EXPECT(idmint_decode(v->text, c, &id), v->status, v->message) &&
+                v->status == IDMINT_OK)
+                CHECK(id == v->id);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_uuid_vectors(void) {
+    for (size_t i = 0; i < V_N_NAME_BASED; i++) {
+        const v_name_based *v = &V_NAME_BASED[i];
+        CTX("uuid v%u '%s'", v->version, v->name);
+        idmint_uuid ns, u;
+        if (!OK(idmint_uuid_parse(v->ns, &ns))) continue;
+        const uint8_t *name = (const uint8_t *)v->name;
+        if (!OK(v->version == 3 ? idmint_uuid_v3(&ns, name, v->name_len, &u)
+                                : idmint_uuid_v5(&ns, name, v->name_len, &u)))
+            continue;
+        CHECK(uuid_is(&u, v->uuid));
+        check_inspect(&u, &v->inspect);
+    }
+    for (size_t i = 0; i < V_N_V4; i++) {
+        const v_v4 *v = &V_V4[i];
+        CTX("uuid v4 #%zu", i);
+        idmint_uuid u;
+        if (!OK(idmint_uuid_v4_from_bytes((const uint8_t *)v->random, v->random_len, &u))) continue;
+        CHECK(uuid_is(&u, v->uuid));
+        check_inspect(&u, &v->inspect);
+    }
+    for (size_t i = 0; i < V_N_V7; i++) {
+        const v_v7 *v = &V_V7[i];
+        CTX("uuid v7 #%zu", i);
+        idmint_uuid u;
+        if (!OK(idmint_uuid_v7_at(v->unix_ms, (const uint8_t *)v->random, v->random_len, &u)))
+            continue;
+        CHECK(uuid_is(&u, v->uuid));
+        check_inspect(&u, &v->inspect);
+    }
+    for (size_t i = 0; i < V_N_V7_GENS; i++) {
+        const v_v7_gen *v = &V_V7_GENS[i];
+        idmint_uuid_v7_generator *g = NULL;
+        CTX("uuid v7 generator '%s'", v->name);
+        if (!OK(idmint_uuid_v7_generator_new(&g))) continue;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_v7 *s = &v->steps[k];
+            CTX("uuid v7 generator '%s' step %zu", v->name, k);
+            idmint_uuid u;
+            if (!OK(idmint_uuid_v7_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
+                                                      s->random_len, &u)))
+                continue;
+            CHECK(uuid_is(&u, s->uuid));
+            check_inspect(&u, &s->inspect);
+        }
+        idmint_uuid_v7_generator_free(g);
+    }
+    for (size_t i = 0; i < V_N_UUID_PARSES; i++) {
+        const v_uuid_parse *v = &V_UUID_PARSES[i];
+        CTX("uuid parse '%s'", v->text);
+        idmint_uuid u;
+        if (EXPECT(idmint_uuid_parse(v->text, &u), v->status, v->message) && v->status == IDMINT_OK)
+            CHECK(uuid_is(&u, v->uuid));
+    }
+    for (size_t i = 0; i < V_N_UUID_INSPECTS; i++) {
+        const v_uuid_inspect *v = &V_UUID_INSPECTS[i];
+        CTX("uuid inspect '%s'", v->uuid);
+        idmint_uuid u;
+        if (OK(idmint_uuid_parse(v->uuid, &u))) check_inspect(&u, &v->inspect);
+    }
+}
+
+static void test_obfuscation_vectors(void) {
+    for (size_t i = 0; i < V_N_OBFS; i++) {
+        const v_obf *v = &V_OBFS[i];
+        CTX("obfuscator #%zu (%s)", i, v->layout ? v->layout : "full");
+        idmint_obfuscator *o = NULL;
+        idmint_layout *l = NULL;
+        if (v->layout) {
+            if (!OK(idmint_layout_new(v->layout, &l))) continue;
+            OK(idmint_obfuscator_new_sortable((const uint8_t *)v->key, 16, l, &o));
+        } else {
+            OK(idmint_obfuscator_new((const uint8_t *)v->key, 16, v->bits, &o));
+        }
+        for (size_t k = 0; o && k < v->n_cases; k++) {
+            const v_obf_case *c = &v->cases[k];
+            CTX("obfuscator #%zu case %" PRIu64, i, c->input);
+            uint64_t out = 0, back = 0;
+            if (!EXPECT(idmint_obfuscator_encode(o, c->input, &out), c->status, c->message))
+                continue;
+            if (c->status == IDMINT_OK) {
+                CHECK(out == c->output);
+                OK(idmint_obfuscator_decode(o, out, &back));
+                CHECK(back == c->input);
+            } else {
+                EXPECT(idmint_obfuscator_decode(o, c->input, &back), c->status, c->message);
+            }
+        }
+        idmint_obfuscator_free(o);
+        idmint_layout_free(l);
+    }
+    for (size_t i = 0; i < V_N_OBF_INVALID; i++) {
+        const v_obf_invalid *v = &V_OBF_INVALID[i];
+        CTX("invalid obfuscator #%zu", i);
+        idmint_obfuscator *o = (idmint_obfuscator *)&ctx;
+        if (v->layout) {
+            idmint_layout *l = NULL;
+            if (OK(idmint_layout_new(v->layout, &l)))
+                EXPECT(idmint_obfuscator_new_sortable((const uint8_t *)v->key, 16, l, &o), v->status,
+                       v->message);
+            idmint_layout_free(l);
+        } else {
+            EXPECT(idmint_obfuscator_new((const uint8_t *)v->key, 16, v->bits, &o), v->status,
+                   v->message);
+        }
+        CHECK(o == NULL);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+/* Every function with NULLs, bad UTF-8, short buffers, bad constants and misaligned pointers. */
+static void test_bad_arguments(void) {
+    static const char bad_utf8[] = {'t', 'w', (char)0xff, 'x', 0};
+    const char *null_msg_layout = "null pointer: `layout` must not be NULL";
+    idmint_layout *l = NULL;
+    uint64_t u = 0;
+    uint64_t arr[4] = {0};
+    size_t n = 0;
+    char buf[64];
+
+    CTX("layout arguments");
+    EXPECT(idmint_layout_new(NULL, &l), IDMINT_NULL_POINTER,
+           "null pointer: `preset_or_spec` must not be NULL");
+    CHECK(l == NULL);
+    EXPECT(idmint_layout_new("twitter", NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_layout` must not be NULL");
+    EXPECT(idmint_layout_new(bad_utf8, &l), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `preset_or_spec` is not valid UTF-8 (at byte 2)");
+    EXPECT(idmint_layout_new("martian", &l), IDMINT_INVALID_LAYOUT, NULL);
+    EXPECT(idmint_layout_new("time=41@1ms,worker=10,seq=x", &l), IDMINT_INVALID_LAYOUT,
+           "invalid spec at byte 26: expected a number of bits");
+    idmint_layout_free(NULL);
+    if (!OK(idmint_layout_new("twitter", &l))) return;
+
+    idmint_layout_info info;
+    idmint_parts parts = {1, 2, 3, 0};
+    idmint_field fld;
+    EXPECT(idmint_layout_get_info(NULL, &info), IDMINT_NULL_POINTER, null_msg_layout);
+    EXPECT(idmint_layout_get_info(l, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_width(NULL, (uint32_t *)&u), IDMINT_NULL_POINTER, null_msg_layout);
+    EXPECT(idmint_layout_width(l, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_is_js_safe(NULL, (bool *)buf), IDMINT_NULL_POINTER, null_msg_layout);
+    EXPECT(idmint_layout_is_js_safe(l, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_lifetime_end_ms(NULL, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_lifetime_end_ms(l, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_capacity_per_second(NULL, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_capacity_per_second(l, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_compose(NULL, &parts, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_compose(l, NULL, &u), IDMINT_NULL_POINTER,
+           "null pointer: `parts` must not be NULL");
+    EXPECT(idmint_layout_compose(l, &parts, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_id` must not be NULL");
+    parts.node = 1024;
+    EXPECT(idmint_layout_compose(l, &parts, &u), IDMINT_OUT_OF_RANGE,
+           "value 1024 does not fit field `node` (max 1023)");
+    EXPECT(idmint_layout_decompose(NULL, 1, &parts), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_decompose(l, 1, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_decompose(l, UINT64_MAX, &parts), IDMINT_OUT_OF_RANGE, NULL);
+    EXPECT(idmint_layout_timestamp_ms(NULL, 1, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_timestamp_ms(l, 1, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_tick_at(NULL, 1, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_tick_at(l, 1, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_field(NULL, 0, &fld), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_field(l, 0, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_field(l, 4, &fld), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: field index is not below the layout's field count");
+    EXPECT(idmint_layout_field(l, SIZE_MAX, &fld), IDMINT_INVALID_ARGUMENT, NULL);
+    /* Text output: NULL layout, size query, short buffer, exact fit. */
+    EXPECT(idmint_layout_spec(NULL, buf, sizeof buf, &n), IDMINT_NULL_POINTER, null_msg_layout);
+    n = 0;
+    EXPECT(idmint_layout_spec(l, NULL, 0, &n), IDMINT_BUFFER_TOO_SMALL, NULL);
+    size_t need = n;
+    CHECK(need == strlen("time=41@1ms,datacenter=5,worker=5,seq=12,epoch=2010-11-04T01:42:54.657Z"));
+    char want_msg[64];
+    snprintf(want_msg, sizeof want_msg, "buffer too small: need %zu bytes", need + 1);
+    CHECK(last_is(want_msg));
+    EXPECT(idmint_layout_spec(l, NULL, 10, &n), IDMINT_NULL_POINTER,
+           "null pointer: `buf` must not be NULL");
+    memset(buf, 'x', sizeof buf);
+    EXPECT(idmint_layout_spec(l, buf, need, &n), IDMINT_BUFFER_TOO_SMALL, want_msg);
+    CHECK(buf[0] == '\0' && buf[1] == 'x' && n == need);
+    char *exact = malloc(need + 1);
+    OK(idmint_layout_spec(l, exact, need + 1, NULL));
+    CHECK(strlen(exact) == need);
+    free(exact);
+    EXPECT(idmint_layout_preset_name(NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_preset_name(l, buf, 7, NULL), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 8 bytes");
+    OK(idmint_layout_preset_name(l, buf, 8, NULL));
+    CHECK(strcmp(buf, "twitter") == 0);
+    /* Node helpers. */
+    EXPECT(idmint_layout_split_node(NULL, 0, arr, 4, &n), IDMINT_NULL_POINTER, NULL);
+    n = 0;
+    EXPECT(idmint_layout_split_node(l, 33, arr, 1, &n), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 16 bytes");
+    CHECK(n == 2);
+    EXPECT(idmint_layout_split_node(l, 33, NULL, 2, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_values` must not be NULL");
+    EXPECT(idmint_layout_split_node(l, 1024, arr, 4, NULL), IDMINT_OUT_OF_RANGE,
+           "value 1024 does not fit field `node` (max 1023)");
+    OK(idmint_layout_split_node(l, 33, arr, 2, NULL));
+    CHECK(arr[0] == 1 && arr[1] == 1);
+    EXPECT(idmint_layout_split_node(l, 33, (uint64_t *)((char *)arr + 1), 2, NULL),
+           IDMINT_INVALID_ARGUMENT, "invalid argument: `out_values` is not aligned for its type");
+    uint64_t dcw[2] = {3, 7};
+    EXPECT(idmint_layout_join_node(NULL, dcw, 2, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_join_node(l, NULL, 2, &u), IDMINT_NULL_POINTER,
+           "null pointer: `values` must not be NULL");
+    EXPECT(idmint_layout_join_node(l, dcw, 2, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_layout_join_node(l, dcw, 1, &u), IDMINT_INVALID_CONFIG,
+           "invalid config: give one value per node sub-field");
+    EXPECT(idmint_layout_join_node(l, NULL, 0, &u), IDMINT_INVALID_CONFIG, NULL);
+    dcw[1] = 32;
+    EXPECT(idmint_layout_join_node(l, dcw, 2, &u), IDMINT_OUT_OF_RANGE,
+           "value 32 does not fit field `worker` (max 31)");
+    dcw[1] = 7;
+    OK(idmint_layout_join_node(l, dcw, 2, &u));
+    CHECK(u == (3u << 5 | 7u));
+
+    CTX("generator arguments");
+    idmint_config cfg = {0};
+    idmint_snowflake *g = NULL;
+    idmint_atomic_snowflake *a = NULL;
+    idmint_stats st;
+    idmint_run run;
+    const char *null_gen = "null pointer: `gen` must not be NULL";
+    EXPECT(idmint_snowflake_new(NULL, &g), IDMINT_NULL_POINTER,
+           "null pointer: `config` must not be NULL");
+    EXPECT(idmint_snowflake_new(&cfg, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_gen` must not be NULL");
+    cfg.layout = bad_utf8;
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `config->layout` is not valid UTF-8 (at byte 2)");
+    cfg.layout = "martian";
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_LAYOUT, NULL);
+    cfg.layout = NULL;
+    cfg.on_backwards = bad_utf8;
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `config->on_backwards` is not valid UTF-8 (at byte 2)");
+    cfg.on_backwards = "sometimes";
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_CONFIG,
+           "invalid config: on_backwards is fail, wait[:MS], logical[:MS], rollback_counter or "
+           "ring[:TICKS]");
+    cfg.on_backwards = NULL;
+    cfg.on_exhausted = "never";
+    EXPECT(idmint_atomic_snowflake_new(&cfg, &a), IDMINT_INVALID_CONFIG, NULL);
+    cfg.on_exhausted = NULL;
+    cfg.sequence_start = "one";
+    EXPECT(idmint_atomic_snowflake_new(&cfg, &a), IDMINT_INVALID_CONFIG, NULL);
+    cfg.sequence_start = NULL;
+    cfg.node = 1024;
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_OUT_OF_RANGE,
+           "value 1024 does not fit field `node` (max 1023)");
+    cfg.node = 0;
+    cfg.layout = "baidu"; /* its 28-bit seconds ran out on 2024-11-20 */
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_LAYOUT_EXPIRED, NULL);
+    CHECK(strstr(idmint_last_error_message(), "2024-11-20") != NULL);
+    cfg.layout = "time=41@1ms,worker=10,seq=12,epoch=2999-01-01";
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_BEFORE_EPOCH, NULL);
+    cfg.layout = NULL;
+    EXPECT(idmint_atomic_snowflake_new(NULL, &a), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_new(&cfg, NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_snowflake_free(NULL);
+    idmint_atomic_snowflake_free(NULL);
+    if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_atomic_snowflake_new(&cfg, &a))) return;
+
+    EXPECT(idmint_snowflake_next(NULL, &u), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_next(g, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_id` must not be NULL");
+    EXPECT(idmint_snowflake_next(g, (uint64_t *)((char *)arr + 4)), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `out_id` is not aligned for its type");
+    EXPECT(idmint_snowflake_try_next(NULL, &u, NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_try_next(g, NULL, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_next_n(NULL, arr, 4), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_next_n(g, NULL, 4), IDMINT_NULL_POINTER,
+           "null pointer: `out_ids` must not be NULL");
+    EXPECT(idmint_snowflake_next_n(g, arr, SIZE_MAX), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: a length is larger than any buffer can be");
+    OK(idmint_snowflake_next_n(g, NULL, 0));
+    EXPECT(idmint_snowflake_reserve(NULL, 1, &run), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_reserve(g, 1, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_reserve(g, 0, &run), IDMINT_INVALID_CONFIG,
+           "invalid config: reserve at least one ID");
+    EXPECT(idmint_snowflake_next_at(NULL, 1, &u, NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_next_at(g, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_next_at(g, 1, &u, NULL), IDMINT_BEFORE_EPOCH,
+           "time 1 ms is before the layout epoch 1288834974657 ms (2010-11-04T01:42:54.657Z)");
+    EXPECT(idmint_snowflake_set_node(NULL, 1), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_set_node(g, 5000), IDMINT_OUT_OF_RANGE,
+           "value 5000 does not fit field `node` (max 1023)");
+    EXPECT(idmint_snowflake_node(NULL, &u), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_node(g, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_stats(NULL, &st), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_stats(g, NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_layout *l2 = l;
+    EXPECT(idmint_snowflake_layout(NULL, &l2), IDMINT_NULL_POINTER, null_gen);
+    CHECK(l2 == NULL); /* out-handles are set to NULL on failure */
+    EXPECT(idmint_snowflake_layout(g, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_resync_clock(NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_atomic_snowflake_next_at(NULL, 1, &u, NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_atomic_snowflake_next_at(a, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_reserve_at(NULL, 1, 1, &run, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_reserve_at(a, 1, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
+    n = 99;
+    EXPECT(idmint_atomic_snowflake_next_n_at(NULL, 1, arr, 4, &n, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_next_n_at(a, 1, arr, 4, NULL, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_written` must not be NULL");
+    EXPECT(idmint_atomic_snowflake_next_n_at(a, 1, NULL, 4, &n, NULL), IDMINT_NULL_POINTER, NULL);
+    CHECK(n == 0);
+    OK(idmint_atomic_snowflake_next_n_at(a, 1, NULL, 0, &n, NULL));
+    CHECK(n == 0);
+    EXPECT(idmint_atomic_snowflake_set_node(NULL, 1), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_set_node(a, 1024), IDMINT_OUT_OF_RANGE, NULL);
+    EXPECT(idmint_atomic_snowflake_node(NULL, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_node(a, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_stats(NULL, &st), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_stats(a, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_policy_normalize(NULL, "fail", buf, sizeof buf, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_policy_normalize("on_backwards", NULL, buf, sizeof buf, NULL),
+           IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_policy_normalize("on_sundays", "fail", buf, sizeof buf, NULL),
+           IDMINT_INVALID_ARGUMENT,
+           "invalid argument: policy is on_backwards, on_exhausted or sequence_start");
+    EXPECT(idmint_policy_normalize("on_backwards", bad_utf8, buf, sizeof buf, NULL),
+           IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_policy_normalize("on_backwards", "wait", buf, 9, &n), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 10 bytes");
+    CHECK(n == 9);
+    idmint_snowflake_free(g);
+    idmint_atomic_snowflake_free(a);
+
+    CTX("codec arguments");
+    idmint_codec c = 0;
+    EXPECT(idmint_codec_from_name(NULL, &c), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_codec_from_name("hex", NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_codec_from_name("base64", &c), IDMINT_INVALID_CONFIG,
+           "invalid config: unknown codec (decimal, hex, base32, base62)");
+    EXPECT(idmint_codec_from_name(bad_utf8, &c), IDMINT_INVALID_ARGUMENT, NULL);
+    OK(idmint_codec_from_name("DEC", &c));
+    CHECK(c == IDMINT_CODEC_DECIMAL);
+    OK(idmint_codec_from_name("Auto", &c));
+    CHECK(c == IDMINT_CODEC_AUTO);
+    EXPECT(idmint_encode(1, 99, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: unknown codec constant (use IDMINT_CODEC_*)");
+    EXPECT(idmint_encode(1, IDMINT_CODEC_AUTO, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: IDMINT_CODEC_AUTO only decodes");
+    n = 0;
+    EXPECT(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, NULL, 0, &n), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 21 bytes");
+    CHECK(n == 20);
+    EXPECT(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, buf, 20, NULL), IDMINT_BUFFER_TOO_SMALL,
+           NULL);
+    CHECK(buf[0] == '\0');
+    EXPECT(idmint_encode(1, IDMINT_CODEC_HEX, NULL, 5, NULL), IDMINT_NULL_POINTER, NULL);
+    OK(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, buf, 21, NULL));
+    CHECK(strcmp(buf, "18446744073709551615") == 0);
+    EXPECT(idmint_decode(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
+           "null pointer: `text` must not be NULL");
+    EXPECT(idmint_decode("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_decode("ff", 7, &u), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_decode(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `text` is not valid UTF-8 (at byte 2)");
+    EXPECT(idmint_decode("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
+           "cannot decode hex string at character 2: no digits after the 0x prefix");
+    EXPECT(idmint_decode_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_decode_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_decode_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_decode_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
+           "cannot decode decimal string at character 0: empty input");
+    OK(idmint_decode_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
+    CHECK(u == 255);
+
+    CTX("uuid arguments");
+    idmint_uuid uu, ns;
+    idmint_uuid_info ui;
+    idmint_uuid_v7_generator *vg = NULL;
+    static const uint8_t rnd[16] = {0};
+    OK(idmint_uuid_namespace("dns", &ns));
+    CHECK(uuid_is(&ns, "6ba7b810-9dad-11d1-80b4-00c04fd430c8"));
+    OK(idmint_uuid_namespace("url", &ns));
+    CHECK(uuid_is(&ns, "6ba7b811-9dad-11d1-80b4-00c04fd430c8"));
+    OK(idmint_uuid_namespace("oid", &ns));
+    OK(idmint_uuid_namespace("x500", &ns));
+    CHECK(uuid_is(&ns, "6ba7b814-9dad-11d1-80b4-00c04fd430c8"));
+    EXPECT(idmint_uuid_namespace("DNS", &ns), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: namespace is dns, url, oid or x500");
+    EXPECT(idmint_uuid_namespace(NULL, &ns), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_namespace("dns", NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v4(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid_v7(NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v4_from_bytes(rnd, 15, &uu), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: v4 takes exactly 16 random bytes");
+    EXPECT(idmint_uuid_v4_from_bytes(NULL, 16, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v4_from_bytes(rnd, 16, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v7_at(1, rnd, 16, &uu), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: v7 takes exactly 10 random bytes");
+    EXPECT(idmint_uuid_v7_at(1, NULL, 10, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v7_at(1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v3(NULL, rnd, 1, &uu), IDMINT_NULL_POINTER,
+           "null pointer: `ns` must not be NULL");
+    EXPECT(idmint_uuid_v5(&ns, NULL, 1, &uu), IDMINT_NULL_POINTER,
+           "null pointer: `name` must not be NULL");
+    EXPECT(idmint_uuid_v5(&ns, rnd, 1, NULL), IDMINT_NULL_POINTER, NULL);
+    OK(idmint_uuid_v5(&ns, NULL, 0, &uu)); /* empty name */
+    EXPECT(idmint_uuid_parse(NULL, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_parse("886313e1-3b8a-5372-9b90-0c9aee199e5d", NULL), IDMINT_NULL_POINTER,
+           NULL);
+    EXPECT(idmint_uuid_parse(bad_utf8, &uu), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_uuid_parse("886313e1-3b8a-5372-9b90-0c9aee199e5x", &uu), IDMINT_INVALID_ENCODING,
+           "cannot decode uuid string at character 35: not a hexadecimal digit");
+    EXPECT(idmint_uuid_format(NULL, buf, sizeof buf), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_format(&uu, NULL, 37), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_format(&uu, buf, 36), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 37 bytes");
+    CHECK(buf[0] == '\0');
+    EXPECT(idmint_uuid_inspect(NULL, &ui), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_inspect(&uu, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v7_generator_new(NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_uuid_v7_generator_free(NULL);
+    if (OK(idmint_uuid_v7_generator_new(&vg))) {
+        EXPECT(idmint_uuid_v7_generator_next(NULL, &uu), IDMINT_NULL_POINTER, null_gen);
+        EXPECT(idmint_uuid_v7_generator_next(vg, NULL), IDMINT_NULL_POINTER, NULL);
+        EXPECT(idmint_uuid_v7_generator_next_at(NULL, 1, rnd, 10, &uu), IDMINT_NULL_POINTER, NULL);
+        EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 9, &uu), IDMINT_INVALID_ARGUMENT, NULL);
+        EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
+        idmint_uuid_v7_generator_free(vg);
+    }
+
+    CTX("obfuscator arguments");
+    idmint_obfuscator *o = NULL;
+    static const uint8_t key[16] = {1};
+    EXPECT(idmint_obfuscator_new(NULL, 16, 53, &o), IDMINT_NULL_POINTER,
+           "null pointer: `key` must not be NULL");
+    EXPECT(idmint_obfuscator_new(key, 15, 53, &o), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: an obfuscation key is exactly 16 bytes");
+    EXPECT(idmint_obfuscator_new(key, 16, 53, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_obfuscator_new(key, 16, 4096, &o), IDMINT_INVALID_CONFIG,
+           "invalid config: obfuscation needs a width of 2..=64 bits");
+    EXPECT(idmint_obfuscator_new_sortable(key, 16, NULL, &o), IDMINT_NULL_POINTER,
+           null_msg_layout);
+    EXPECT(idmint_obfuscator_new_sortable(key, 16, l, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_obfuscator_new_sortable(key, 0, l, &o), IDMINT_INVALID_ARGUMENT, NULL);
+    idmint_obfuscator_free(NULL);
+    if (OK(idmint_obfuscator_new_sortable(key, 16, l, &o))) {
+        EXPECT(idmint_obfuscator_encode(NULL, 1, &u), IDMINT_NULL_POINTER,
+               "null pointer: `obfuscator` must not be NULL");
+        EXPECT(idmint_obfuscator_encode(o, 1, NULL), IDMINT_NULL_POINTER, NULL);
+        EXPECT(idmint_obfuscator_decode(NULL, 1, &u), IDMINT_NULL_POINTER, NULL);
+        EXPECT(idmint_obfuscator_decode(o, 1, NULL), IDMINT_NULL_POINTER, NULL);
+        idmint_obfuscator_free(o);
+    }
+    idmint_layout_free(l);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+/* The clocked generator and the OS-backed UUIDs against the real clock. */
+static void test_clocked(void) {
+    CTX("snowflake on the system clock");
+    idmint_config cfg = {0};
+    cfg.node = 1;
+    idmint_snowflake *g = NULL;
+    idmint_layout *l = NULL;
+    if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_snowflake_layout(g, &l))) return;
+    char buf[64];
+    OK(idmint_layout_preset_name(l, buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "twitter") == 0); /* the default layout */
+
+    uint64_t before = wall_ms(), id = 0, ts = 0;
+    OK(idmint_snowflake_next(g, &id));
+    uint64_t after = wall_ms();
+    OK(idmint_layout_timestamp_ms(l, id, &ts));
+    /* The hot path reads a coarse clock: at most a few ms early, never late. */
+    CHECK(ts + 20 >= before && ts <= after + 1);
+    idmint_parts p;
+    OK(idmint_layout_decompose(l, id, &p));
+    CHECK(p.node == 1);
+
+    enum { N = 10000 };
+    uint64_t *ids = malloc(N * sizeof *ids);
+    OK(idmint_snowflake_next_n(g, ids, N));
+    bool increasing = ids[0] > id;
+    for (size_t i = 1; i < N; i++) increasing = increasing && ids[i] > ids[i - 1];
+    CHECK(increasing);
+    idmint_run run;
+    OK(idmint_snowflake_reserve(g, 100, &run));
+    CHECK(run.count >= 1 && run.count <= 100 && run.stride == 1 && run.first > ids[N - 1]);
+    free(ids);
+    uint64_t until = 1;
+    idmint_status s = idmint_snowflake_try_next(g, &id, &until);
+    CHECK(s == IDMINT_OK ? until == 0 : (s == IDMINT_WOULD_BLOCK && until > 0));
+    OK(idmint_snowflake_set_node(g, 1023));
+    uint64_t node = 0;
+    OK(idmint_snowflake_node(g, &node));
+    CHECK(node == 1023);
+    OK(idmint_snowflake_next(g, &id));
+    OK(idmint_layout_decompose(l, id, &p));
+    CHECK(p.node == 1023);
+    OK(idmint_snowflake_resync_clock(g));
+    OK(idmint_snowflake_next(g, &id));
+    idmint_stats st;
+    OK(idmint_snowflake_stats(g, &st));
+    idmint_snowflake_free(g);
+    idmint_layout_free(l);
+
+    CTX("snowflake with random sequence starts seeded by the OS");
+    cfg.sequence_start = "random";
+    cfg.on_exhausted = "fail";
+    if (OK(idmint_snowflake_new(&cfg, &g))) {
+        OK(idmint_snowflake_next(g, &id));
+        idmint_snowflake_free(g);
+    }
+
+    CTX("uuids from the OS");
+    idmint_uuid a, b;
+    idmint_uuid_info info;
+    OK(idmint_uuid_v4(&a));
+    OK(idmint_uuid_v4(&b));
+    CHECK(memcmp(&a, &b, sizeof a) != 0);
+    OK(idmint_uuid_inspect(&a, &info));
+    CHECK(info.version == 4 && info.variant == IDMINT_UUID_VARIANT_RFC9562 && !info.has_unix_ms);
+    before = wall_ms();
+    OK(idmint_uuid_v7(&a));
+    after = wall_ms();
+    OK(idmint_uuid_inspect(&a, &info));
+    CHECK(info.version == 7 && info.has_unix_ms && info.unix_ms + 5 >= before &&
+          info.unix_ms <= after + 5);
+    idmint_uuid_v7_generator *vg = NULL;
+    if (OK(idmint_uuid_v7_generator_new(&vg))) {
+        bool inc = true;
+        OK(idmint_uuid_v7_generator_next(vg, &a));
+        for (int i = 0; i < 1000; i++) {
+            if (idmint_uuid_v7_generator_next(vg, &b) != IDMINT_OK) inc = false;
+            inc = inc && memcmp(b.bytes, a.bytes, 16) > 0;
+            a = b;
+        }
+        CHECK(inc);
+        idmint_uuid_v7_generator_free(vg);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+enum { THREADS = 4, PER_THREAD = 250000 };
+
+typedef struct {
+    const idmint_snowflake *gen;
+    uint64_t *out;
+    int ok;
+} mint_job;
+
+static void *mint(void *arg) {
+    mint_job *job = arg;
+    job->ok = 1;
+    for (size_t i = 0; i < PER_THREAD; i++) {
+        if (idmint_snowflake_next(job->gen, &job->out[i]) != IDMINT_OK) {
+            job->ok = 0;
+            return NULL;
+        }
+        if (i > 0 && job->out[i] <= job->out[i - 1]) job->ok = 0;
+    }
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_threads(void) {
+    CTX("%d threads x %d IDs", THREADS, PER_THREAD);
+    idmint_config cfg = {0};
+    cfg.node = 3;
+    idmint_snowflake *g = NULL;
+    if (!OK(idmint_snowflake_new(&cfg, &g))) return;
+    uint64_t *all = malloc((size_t)THREADS * PER_THREAD * sizeof *all);
+    pthread_t t[THREADS];
+    mint_job jobs[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i] = (mint_job){g, all + (size_t)i * PER_THREAD, 0};
+        CHECK(pthread_create(&t[i], NULL, mint, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(jobs[i].ok == 1); /* every call succeeded; each thread's IDs increase */
+    }
+    qsort(all, (size_t)THREADS * PER_THREAD, sizeof *all, cmp_u64);
+    size_t dups = 0;
+    for (size_t i = 1; i < (size_t)THREADS * PER_THREAD; i++) dups += all[i] == all[i - 1];
+    CHECK(dups == 0);
+    free(all);
+    idmint_snowflake_free(g);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_fork(void) {
+    CTX("fork");
+    idmint_config cfg = {0};
+    cfg.node = 1;
+    idmint_snowflake *g = NULL;
+    uint64_t id = 0, until = 0;
+    if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_snowflake_next(g, &id))) return;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* Child: every minting call refuses until the child has a node of its own. */
+        int bad = 0;
+        uint64_t ids[4];
+        idmint_run run;
+        bad |= (idmint_snowflake_next(g, &id) != IDMINT_FORKED) << 0;
+        bad |= (!last_is("generator was inherited across fork(); give the child its own node "
+                         "before minting"))
+               << 1;
+        bad |= (idmint_snowflake_next_n(g, ids, 4) != IDMINT_FORKED) << 2;
+        bad |= (idmint_snowflake_reserve(g, 4, &run) != IDMINT_FORKED) << 3;
+        bad |= (idmint_snowflake_try_next(g, &id, &until) != IDMINT_FORKED) << 4;
+        bad |= (idmint_snowflake_next_at(g, wall_ms(), &id, &until) != IDMINT_FORKED) << 5;
+        bad |= (idmint_snowflake_set_node(g, 7) != IDMINT_OK) << 6;
+        bad |= (idmint_snowflake_next(g, &id) != IDMINT_OK) << 7;
+        bad |= ((id >> 12 & 1023) != 7) << 8;
+        idmint_snowflake_free(g);
+        _exit(bad);
+    }
+    if (!CHECK(pid > 0)) {
+        idmint_snowflake_free(g);
+        return;
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    if (!CHECK(WEXITSTATUS(status) == 0))
+        fprintf(stderr, "  child's failed checks (bit mask): %#x\n", WEXITSTATUS(status));
+    /* The parent carries on unaffected. */
+    uint64_t next = 0;
+    OK(idmint_snowflake_next(g, &next));
+    CHECK(next > id);
+    idmint_snowflake_free(g);
+}
+
+int main(void) {
+    test_version();
+    test_status();
+    test_layout_vectors();
+    test_generator_vectors();
+    test_codec_vectors();
+    test_uuid_vectors();
+    test_obfuscation_vectors();
+    test_bad_arguments();
+    test_clocked();
+    test_threads();
+    test_fork();
+    printf("C tests: %u passed, %u failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
