@@ -175,4 +175,17 @@ impl<C: Clock> Snowflake<C> {
         self.check_fork()?;
         self.gen.next_id_at(now_ms)
     }
+
+    /// Sans-IO [`reserve`](Self::reserve): a run of up to `max` IDs at `now_ms`, never waits.
+    pub fn reserve_at(&self, now_ms: u64, max: u64) -> Result<Run> {
+        self.check_fork()?;
+        self.gen.reserve_at(now_ms, max)
+    }
+
+    /// Sans-IO [`next_ids`](Self::next_ids): fills `out` at `now_ms` and returns how many were
+    /// written (fewer when the policy asks to wait); fails only if none could be issued.
+    pub fn next_ids_at(&self, now_ms: u64, out: &mut [u64]) -> Result<usize> {
+        self.check_fork()?;
+        self.gen.next_ids_at(now_ms, out)
+    }
 }
