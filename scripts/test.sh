@@ -39,6 +39,9 @@ cargo build --locked -p idmint-bench --benches
 step "C library and header (bindings-c/test.sh)"
 bash bindings-c/test.sh
 
+step "Python package (bindings-python/test.sh)"
+bash bindings-python/test.sh
+
 step "examples/rust runs"
 cargo run --locked -q -p idmint-example-rust
 

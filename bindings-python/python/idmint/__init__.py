@@ -1,0 +1,100 @@
+"""Unique, roughly time-ordered 64-bit IDs (the Snowflake family done carefully), UUIDs,
+sortable string codecs and keyed obfuscation, from the idmint Rust core.
+
+>>> import idmint
+>>> gen = idmint.Snowflake("twitter", node=42)
+>>> id_ = gen.next_id()
+>>> gen.decode(id_).node
+42
+
+Everything is implemented in the private extension module ``idmint._native``; this package
+re-exports it. See README.md for the guide.
+"""
+
+from __future__ import annotations
+
+from ._native import (
+    CODECS,
+    PRESETS,
+    AtomicSnowflake,
+    BeforeEpoch,
+    BufferTooSmall,
+    ClockMovedBackwards,
+    Field,
+    ForkedGenerator,
+    IdmintError,
+    InvalidConfig,
+    InvalidEncoding,
+    InvalidLayout,
+    Layout,
+    LayoutExpired,
+    Obfuscator,
+    OutOfRange,
+    Parts,
+    RandomSource,
+    Run,
+    SequenceExhausted,
+    Snowflake,
+    SortableObfuscator,
+    Stats,
+    UuidGenerator,
+    UuidInfo,
+    WouldBlock,
+    __version__,
+    decode_str,
+    encode,
+    from_config,
+    parse_uuid,
+    uuid1,
+    uuid1_at,
+    uuid1_random_node,
+    uuid3,
+    uuid4,
+    uuid5,
+    uuid7,
+    uuid7_at,
+    uuid_info,
+)
+
+__all__ = [
+    "CODECS",
+    "PRESETS",
+    "AtomicSnowflake",
+    "BeforeEpoch",
+    "BufferTooSmall",
+    "ClockMovedBackwards",
+    "Field",
+    "ForkedGenerator",
+    "IdmintError",
+    "InvalidConfig",
+    "InvalidEncoding",
+    "InvalidLayout",
+    "Layout",
+    "LayoutExpired",
+    "Obfuscator",
+    "OutOfRange",
+    "Parts",
+    "RandomSource",
+    "Run",
+    "SequenceExhausted",
+    "Snowflake",
+    "SortableObfuscator",
+    "Stats",
+    "UuidGenerator",
+    "UuidInfo",
+    "WouldBlock",
+    "__version__",
+    "decode_str",
+    "encode",
+    "from_config",
+    "parse_uuid",
+    "uuid1",
+    "uuid1_at",
+    "uuid1_random_node",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "uuid7",
+    "uuid7_at",
+    "uuid_info",
+]

@@ -1,0 +1,468 @@
+"""Type stubs of the native module `idmint._native` (re-exported by `idmint`).
+
+Checked against the built module by `python -m mypy.stubtest idmint` (see test.sh).
+"""
+
+import array
+import datetime as _dt
+import uuid as _uuid
+from collections.abc import Callable, Iterator, Mapping
+from typing import final
+
+from typing_extensions import Self, TypeAlias
+
+__all__ = [
+    "__version__",
+    "IdmintError",
+    "InvalidLayout",
+    "LayoutExpired",
+    "BeforeEpoch",
+    "OutOfRange",
+    "ClockMovedBackwards",
+    "SequenceExhausted",
+    "WouldBlock",
+    "ForkedGenerator",
+    "InvalidConfig",
+    "InvalidEncoding",
+    "BufferTooSmall",
+    "RandomSource",
+    "Layout",
+    "Field",
+    "Parts",
+    "PRESETS",
+    "Snowflake",
+    "AtomicSnowflake",
+    "Stats",
+    "Run",
+    "encode",
+    "decode_str",
+    "CODECS",
+    "Obfuscator",
+    "SortableObfuscator",
+    "UuidGenerator",
+    "UuidInfo",
+    "uuid1",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "uuid7",
+    "uuid7_at",
+    "uuid1_at",
+    "uuid1_random_node",
+    "parse_uuid",
+    "uuid_info",
+    "from_config",
+    "_bench_floor",
+]
+
+__version__: str
+PRESETS: list[str]
+CODECS: list[str]
+
+_NodeValue: TypeAlias = int | Mapping[str, int]
+"""A whole node value, or node sub-field values by name (`{"datacenter": 1, "worker": 2}`)."""
+
+# ----------------------------------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------------------------------
+
+class IdmintError(Exception):
+    """Base class of every idmint error; `.code` is the stable code shared by all surfaces."""
+
+    code: str
+
+class InvalidLayout(IdmintError, ValueError):
+    """A layout spec, preset name or named-generator config is invalid."""
+
+    code: str  # "ERR_INVALID_LAYOUT"
+    at: int | None
+    reason: str
+
+class LayoutExpired(IdmintError):
+    """The layout's time field cannot represent the time any more."""
+
+    code: str  # "ERR_LAYOUT_EXPIRED"
+    end_ms: int
+
+class BeforeEpoch(IdmintError):
+    """A time before the layout's epoch."""
+
+    code: str  # "ERR_BEFORE_EPOCH"
+    now_ms: int
+    epoch_ms: int
+
+class OutOfRange(IdmintError, ValueError):
+    """A value does not fit its field. Ints outside 0..2**64 raise OverflowError instead."""
+
+    code: str  # "ERR_OUT_OF_RANGE"
+    field: str
+    value: int
+    max: int
+
+class ClockMovedBackwards(IdmintError):
+    """The clock went back further than the on_backwards policy allows."""
+
+    code: str  # "ERR_CLOCK_BACKWARDS"
+    by_ms: int
+    last_ms: int
+
+class SequenceExhausted(IdmintError):
+    """Every sequence value of the tick is used and on_exhausted is 'fail'."""
+
+    code: str  # "ERR_SEQUENCE_EXHAUSTED"
+    tick_ms: int
+
+class WouldBlock(IdmintError):
+    """Not a failure: no ID can be issued before `until_ms` (sans-IO calls)."""
+
+    code: str  # "ERR_WOULD_BLOCK"
+    until_ms: int
+
+class ForkedGenerator(IdmintError):
+    """The generator was created before os.fork(); call set_node(new_node) in the child."""
+
+    code: str  # "ERR_FORKED"
+
+class InvalidConfig(IdmintError, ValueError):
+    """A generator, policy, codec or obfuscation configuration is invalid."""
+
+    code: str  # "ERR_INVALID_CONFIG"
+    reason: str
+
+class InvalidEncoding(IdmintError, ValueError):
+    """Text could not be decoded."""
+
+    code: str  # "ERR_INVALID_ENCODING"
+    codec: str
+    at: int
+    reason: str
+
+class BufferTooSmall(IdmintError):
+    """An output buffer is too small (not raised by the Python API)."""
+
+    code: str  # "ERR_BUFFER_TOO_SMALL"
+    needed: int
+
+class RandomSource(IdmintError):
+    """The operating system's random source failed."""
+
+    code: str  # "ERR_RANDOM_SOURCE"
+
+# ----------------------------------------------------------------------------------------------
+# Layouts
+# ----------------------------------------------------------------------------------------------
+
+@final
+class Field:
+    """One bit field of a layout."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str:
+        """`time`, `node`, `sequence` or `rollback`."""
+    @property
+    def bits(self) -> int: ...
+    @property
+    def shift(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+
+@final
+class Parts:
+    """The field values of one ID."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+    @property
+    def time(self) -> int:
+        """Ticks since the layout's epoch."""
+    @property
+    def node(self) -> int:
+        """The whole node value."""
+    @property
+    def sequence(self) -> int: ...
+    @property
+    def rollback(self) -> int: ...
+    @property
+    def timestamp_ms(self) -> int:
+        """Start of the ID's tick, ms since the Unix epoch."""
+    @property
+    def node_fields(self) -> dict[str, int]:
+        """The node split into its named sub-fields, in layout order."""
+    @property
+    def datetime(self) -> _dt.datetime:
+        """Start of the ID's tick, aware UTC."""
+
+@final
+class Layout:
+    """A validated ID layout: a preset name or a text spec such as
+    `time=41@1ms,worker=10,seq=12,epoch=2020-01-01`."""
+
+    def __new__(cls, spec: str) -> Self: ...
+    @staticmethod
+    def parse(spec: str) -> Layout: ...
+    @staticmethod
+    def preset(name: str) -> Layout: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def preset_name(self) -> str | None: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def epoch_ms(self) -> int: ...
+    @property
+    def epoch(self) -> _dt.datetime: ...
+    @property
+    def tick_ms(self) -> int: ...
+    @property
+    def max_id(self) -> int: ...
+    @property
+    def max_node(self) -> int: ...
+    @property
+    def max_sequence(self) -> int: ...
+    @property
+    def max_time(self) -> int: ...
+    @property
+    def node_bits(self) -> int: ...
+    @property
+    def is_js_safe(self) -> bool: ...
+    @property
+    def capacity_per_second(self) -> int: ...
+    @property
+    def lifetime_end_ms(self) -> int: ...
+    @property
+    def lifetime_end(self) -> _dt.datetime:
+        """Aware UTC; raises OverflowError past year 9999 (use lifetime_end_ms)."""
+    @property
+    def fields(self) -> tuple[Field, ...]: ...
+    @property
+    def node_names(self) -> list[str]: ...
+    def compose(
+        self, *, time: int = 0, node: _NodeValue = 0, sequence: int = 0, rollback: int = 0
+    ) -> int: ...
+    def decompose(self, id: int) -> Parts: ...
+    def timestamp_ms(self, id: int) -> int: ...
+    def datetime(self, id: int) -> _dt.datetime: ...
+    def tick_at(self, now_ms: int) -> int: ...
+    def tick_start_ms(self, tick: int) -> int: ...
+    def is_expired_at(self, now_ms: int) -> bool: ...
+    def split_node(self, node: int) -> dict[str, int]: ...
+    def join_node(self, values: Mapping[str, int]) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[type[Layout], tuple[str]]: ...
+
+# ----------------------------------------------------------------------------------------------
+# Generators
+# ----------------------------------------------------------------------------------------------
+
+@final
+class Stats:
+    """A generator's counters."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+    @property
+    def rollbacks(self) -> int: ...
+    @property
+    def wait_ms(self) -> int: ...
+    @property
+    def max_ahead_ms(self) -> int: ...
+    @property
+    def exhaustions(self) -> int: ...
+    def as_dict(self) -> dict[str, int]: ...
+
+@final
+class Run:
+    """A run of IDs reserved with one swap: first, first + stride, ... (count of them)."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+    @property
+    def first(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def stride(self) -> int: ...
+    @property
+    def last(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: int, /) -> int: ...
+    def __iter__(self) -> Iterator[int]: ...
+    def to_list(self) -> list[int]: ...
+
+@final
+class Snowflake:
+    """A thread-safe, fork-safe Snowflake generator on the system clock.
+
+    After os.fork() the child's copy raises ForkedGenerator until given a node of its own
+    with set_node(); the parent carries on.
+    """
+
+    def __new__(
+        cls,
+        layout: Layout | str = "twitter",
+        node: _NodeValue = 0,
+        on_backwards: str = "wait:1000",
+        on_exhausted: str = "wait",
+        sequence_start: str = "zero",
+        seed: int | None = None,
+        fence_ms: int | None = None,
+    ) -> Self: ...
+    @staticmethod
+    def from_config(config: str) -> Snowflake: ...
+    def next_id(self) -> int: ...
+    def try_next_id(self) -> int: ...
+    def next_ids(self, n: int) -> array.array[int]: ...
+    def next_ids_list(self, n: int) -> list[int]: ...
+    def reserve(self, max: int) -> Run: ...
+    def next_id_at(self, now_ms: int) -> int: ...
+    def reserve_at(self, now_ms: int, max: int) -> Run: ...
+    def next_ids_at(self, now_ms: int, n: int) -> array.array[int]: ...
+    def decode(self, id: int) -> Parts: ...
+    def stats(self) -> Stats: ...
+    def set_node(self, node: _NodeValue) -> None: ...
+    @property
+    def node(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def config(self) -> str: ...
+    @property
+    def on_backwards(self) -> str: ...
+    @property
+    def on_exhausted(self) -> str: ...
+    @property
+    def sequence_start(self) -> str: ...
+    @property
+    def fence_ms(self) -> int | None: ...
+    @property
+    def kind(self) -> str: ...
+    def __iter__(self) -> Snowflake: ...
+    def __next__(self) -> int: ...
+
+@final
+class AtomicSnowflake:
+    """The lock-free, sans-IO generator: pass now_ms; no clock, no waiting, no fork check."""
+
+    def __new__(
+        cls,
+        layout: Layout | str = "twitter",
+        node: _NodeValue = 0,
+        on_backwards: str = "wait:1000",
+        on_exhausted: str = "wait",
+        sequence_start: str = "zero",
+        seed: int | None = None,
+        fence_ms: int | None = None,
+    ) -> Self: ...
+    @staticmethod
+    def from_config(config: str) -> AtomicSnowflake: ...
+    def next_id_at(self, now_ms: int) -> int: ...
+    def reserve_at(self, now_ms: int, max: int) -> Run: ...
+    def next_ids_at(self, now_ms: int, n: int) -> array.array[int]: ...
+    def decode(self, id: int) -> Parts: ...
+    def stats(self) -> Stats: ...
+    def set_node(self, node: _NodeValue) -> None: ...
+    @property
+    def node(self) -> int: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def config(self) -> str: ...
+    @property
+    def max_rollback_ticks(self) -> int | None: ...
+
+def from_config(config: str) -> Snowflake | UuidGenerator:
+    """The clocked generator a named config describes (`type=snowflake,...`, `type=uuid7`, JSON)."""
+
+# ----------------------------------------------------------------------------------------------
+# Codecs and obfuscation
+# ----------------------------------------------------------------------------------------------
+
+def encode(id: int, codec: str = "decimal") -> str: ...
+def decode_str(text: str, codec: str | None = None) -> int: ...
+@final
+class Obfuscator:
+    """A keyed permutation of [0, 2**bits). Obfuscation, not encryption."""
+
+    def __new__(cls, key: int, bits: int) -> Self: ...
+    @staticmethod
+    def for_layout(key: int, layout: Layout | str) -> Obfuscator: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+    def encode(self, x: int) -> int: ...
+    def decode(self, y: int) -> int: ...
+
+@final
+class SortableObfuscator:
+    """Obfuscates the bits below a layout's time field; IDs stay time-sorted."""
+
+    def __new__(cls, key: int, layout: Layout | str) -> Self: ...
+    @property
+    def low_bits(self) -> int: ...
+    def encode(self, id: int) -> int: ...
+    def decode(self, id: int) -> int: ...
+
+# ----------------------------------------------------------------------------------------------
+# UUIDs
+# ----------------------------------------------------------------------------------------------
+
+@final
+class UuidInfo:
+    """What a UUID says about itself."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def variant(self) -> str:
+        """`ncs`, `rfc9562`, `microsoft` or `future`."""
+    @property
+    def unix_ms(self) -> int | None: ...
+
+@final
+class UuidGenerator:
+    """A clocked UUID generator (version 1, 4 or 7) with a sans-IO next_at for replays."""
+
+    def __new__(cls, version: int = 7) -> Self: ...
+    @staticmethod
+    def from_config(config: str) -> UuidGenerator: ...
+    def next(self) -> _uuid.UUID: ...
+    def next_at(
+        self, now_ms: int, random: Callable[[int], bytes] | None = None
+    ) -> _uuid.UUID: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def config(self) -> str: ...
+    def __iter__(self) -> UuidGenerator: ...
+    def __next__(self) -> _uuid.UUID: ...
+
+def uuid1() -> _uuid.UUID: ...
+def uuid3(namespace: _uuid.UUID | str, name: str | bytes) -> _uuid.UUID: ...
+def uuid4(random: bytes | None = None) -> _uuid.UUID: ...
+def uuid5(namespace: _uuid.UUID | str, name: str | bytes) -> _uuid.UUID: ...
+def uuid7() -> _uuid.UUID: ...
+def uuid7_at(unix_ms: int, random: bytes) -> _uuid.UUID: ...
+def uuid1_at(ticks: int, clock_seq: int, node: bytes) -> _uuid.UUID: ...
+def uuid1_random_node(
+    unix_ms: int, ticks_100ns_extra: int, clock_seq: int, node: bytes
+) -> _uuid.UUID: ...
+def parse_uuid(text: str) -> _uuid.UUID: ...
+def uuid_info(u: _uuid.UUID | str) -> UuidInfo: ...
+def _bench_floor() -> int:
+    """Benchmark only: an empty call returning an int. Not part of the API."""

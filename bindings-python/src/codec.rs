@@ -1,0 +1,25 @@
+//! Text codecs (`idmint::codec`): `encode(id, codec)` and `decode_str(text, codec=None)`.
+
+use idmint::codec::{decode_any, Codec};
+use pyo3::prelude::*;
+
+use crate::errors::IntoPyResult;
+
+/// Encodes `id` as text: `decimal` (default), `hex`, `base32` (13 chars, sortable) or
+/// `base62` (11 chars, sortable).
+#[pyfunction]
+#[pyo3(signature = (id, codec = "decimal"))]
+pub fn encode(id: u64, codec: &str) -> PyResult<String> {
+    Ok(Codec::parse(codec).py()?.format(id).as_str().to_owned())
+}
+
+/// Decodes text to an ID. `codec=None` (or `"auto"`) guesses it from the shape: digits are
+/// decimal, a `0x` prefix hex, 13 characters base32, 11 characters base62.
+#[pyfunction]
+#[pyo3(signature = (text, codec = None))]
+pub fn decode_str(text: &str, codec: Option<&str>) -> PyResult<u64> {
+    match codec {
+        None | Some("auto") => decode_any(text).py(),
+        Some(name) => Codec::parse(name).py()?.decode(text).py(),
+    }
+}

@@ -1,0 +1,210 @@
+//! The core's one error type as Python exceptions: one class per [`ErrorKind`], all under
+//! `idmint.IdmintError`, each instance carrying `.code` (the core's `Error::code()`) and the
+//! variant's fields as attributes (`until_ms`, `at`, `reason`, ...). `str(exc)` is the core's
+//! `Display` text.
+//!
+//! The classes are made with `type(name, bases, namespace)` so that the value-like kinds can
+//! also subclass `ValueError`, which `create_exception!` (one base) cannot express.
+
+use idmint::{Error, ErrorKind};
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+
+/// Exception class names, in the order of [`ErrorKind::ALL`], with whether each also subclasses
+/// `ValueError` and its docstring.
+const KINDS: [(&str, bool, &str); 12] = [
+    (
+        "InvalidLayout",
+        true,
+        "A layout spec, preset name or named-generator config is invalid (`at` is the byte offset for text errors, else None).",
+    ),
+    (
+        "LayoutExpired",
+        false,
+        "The layout's time field cannot represent the time any more (`end_ms`: its first unrepresentable instant).",
+    ),
+    (
+        "BeforeEpoch",
+        false,
+        "A time before the layout's epoch (`now_ms`, `epoch_ms`).",
+    ),
+    (
+        "OutOfRange",
+        true,
+        "A value does not fit its field (`field`, `value`, `max`); a ValueError. Integers outside 0..2**64 raise the built-in OverflowError before reaching the core.",
+    ),
+    (
+        "ClockMovedBackwards",
+        false,
+        "The clock went back further than the generator's on_backwards policy allows (`by_ms`, `last_ms`).",
+    ),
+    (
+        "SequenceExhausted",
+        false,
+        "Every sequence value of the tick is used and on_exhausted is 'fail' (`tick_ms`).",
+    ),
+    (
+        "WouldBlock",
+        false,
+        "Not a failure: no ID can be issued before `until_ms` (sans-IO calls); call again then.",
+    ),
+    (
+        "ForkedGenerator",
+        false,
+        "The generator was created before os.fork(); call set_node(new_node) in the child to re-arm it.",
+    ),
+    (
+        "InvalidConfig",
+        true,
+        "A generator, policy, codec or obfuscation configuration is invalid (`reason`).",
+    ),
+    (
+        "InvalidEncoding",
+        true,
+        "Text could not be decoded (`codec`, `at`: character index, `reason`).",
+    ),
+    (
+        "BufferTooSmall",
+        false,
+        "An output buffer is too small (`needed` bytes); not raised by the Python API.",
+    ),
+    (
+        "RandomSource",
+        false,
+        "The operating system's random source failed.",
+    ),
+];
+
+struct Classes {
+    base: Py<PyType>,
+    kinds: Vec<Py<PyType>>,
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+fn make_class<'py>(
+    py: Python<'py>,
+    name: &str,
+    bases: Bound<'py, PyTuple>,
+    doc: &str,
+    code: Option<&str>,
+) -> PyResult<Bound<'py, PyType>> {
+    let ns = PyDict::new(py);
+    ns.set_item("__module__", "idmint")?;
+    ns.set_item("__doc__", doc)?;
+    if let Some(code) = code {
+        ns.set_item("code", code)?;
+    }
+    let ty = py.get_type::<PyType>();
+    Ok(ty.call1((name, bases, ns))?.cast_into::<PyType>()?)
+}
+
+fn classes(py: Python<'_>) -> PyResult<&Classes> {
+    CLASSES.get_or_try_init(py, || {
+        let exc = py.get_type::<PyException>();
+        let value_error = py.get_type::<PyValueError>();
+        let base = make_class(
+            py,
+            "IdmintError",
+            PyTuple::new(py, [exc])?,
+            "Base class of every idmint error; `.code` is the stable code shared by all surfaces (ERR_...).",
+            None,
+        )?;
+        let mut kinds = Vec::with_capacity(KINDS.len());
+        for ((name, is_value, doc), kind) in KINDS.iter().zip(ErrorKind::ALL) {
+            let bases = if *is_value {
+                PyTuple::new(py, [base.clone(), value_error.clone()])?
+            } else {
+                PyTuple::new(py, [base.clone()])?
+            };
+            kinds.push(make_class(py, name, bases, doc, Some(kind.code()))?.unbind());
+        }
+        Ok(Classes {
+            base: base.unbind(),
+            kinds,
+        })
+    })
+}
+
+/// Adds `IdmintError` and one class per kind to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let c = classes(py)?;
+    m.add("IdmintError", c.base.bind(py))?;
+    for ((name, _, _), cls) in KINDS.iter().zip(&c.kinds) {
+        m.add(*name, cls.bind(py))?;
+    }
+    Ok(())
+}
+
+fn class_for<'py>(py: Python<'py>, kind: ErrorKind) -> PyResult<Bound<'py, PyType>> {
+    let c = classes(py)?;
+    let i = ErrorKind::ALL.iter().position(|k| *k == kind);
+    Ok(match i.and_then(|i| c.kinds.get(i)) {
+        Some(cls) => cls.bind(py).clone(),
+        None => c.base.bind(py).clone(),
+    })
+}
+
+fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
+    let cls = class_for(py, e.kind())?;
+    let inst = cls.call1((e.to_string(),))?;
+    inst.setattr("code", e.code())?;
+    match *e {
+        Error::InvalidLayout { reason } => {
+            inst.setattr("at", py.None())?;
+            inst.setattr("reason", reason)?;
+        }
+        Error::InvalidSpec { at, reason } => {
+            inst.setattr("at", at)?;
+            inst.setattr("reason", reason)?;
+        }
+        Error::LayoutExpired { end_ms } => inst.setattr("end_ms", end_ms)?,
+        Error::BeforeEpoch { now_ms, epoch_ms } => {
+            inst.setattr("now_ms", now_ms)?;
+            inst.setattr("epoch_ms", epoch_ms)?;
+        }
+        Error::FieldOverflow { field, value, max } => {
+            inst.setattr("field", field.as_str())?;
+            inst.setattr("value", value)?;
+            inst.setattr("max", max)?;
+        }
+        Error::ClockMovedBackwards { by_ms, last_ms } => {
+            inst.setattr("by_ms", by_ms)?;
+            inst.setattr("last_ms", last_ms)?;
+        }
+        Error::SequenceExhausted { tick_ms } => inst.setattr("tick_ms", tick_ms)?,
+        Error::WouldBlock { until_ms } => inst.setattr("until_ms", until_ms)?,
+        Error::InvalidConfig { reason } => inst.setattr("reason", reason)?,
+        Error::InvalidEncoding { codec, at, reason } => {
+            inst.setattr("codec", codec)?;
+            inst.setattr("at", at)?;
+            inst.setattr("reason", reason)?;
+        }
+        Error::BufferTooSmall { needed } => inst.setattr("needed", needed)?,
+        // Forked and RandomSource carry no fields; kinds added to the core later still get
+        // their code and message through the base class.
+        _ => {}
+    }
+    Ok(PyErr::from_value(inst))
+}
+
+/// Converts a core error to the matching Python exception.
+pub fn to_py(e: Error) -> PyErr {
+    Python::attach(|py| build(py, &e).unwrap_or_else(|err| err))
+}
+
+/// `Result<T, idmint::Error>` → `PyResult<T>`.
+pub trait IntoPyResult<T> {
+    /// Maps the core error with [`to_py`].
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for Result<T, Error> {
+    #[inline]
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}

@@ -1,0 +1,555 @@
+//! UUIDs (`idmint::uuids`, `idmint::named`) as stdlib `uuid.UUID` objects: module-level
+//! `uuid1/3/4/5/7`, the sans-IO constructors (`uuid4(random)`, `uuid7_at`, `uuid1_at`, ...),
+//! `parse_uuid`, `uuid_info`, and `UuidGenerator` (clocked, with a sans-IO `next_at`).
+//!
+//! Time comes from the core's `SystemClock`, randomness from the OS (`idmint::os_random_fill`,
+//! drawn 4 KiB at a time: see [`random_fill`]).
+//!
+//! Fork: the core's UUID generators are plain data, so a child process would continue the
+//! parent's state (for v1: the same node, clock sequence and 100 ns counter, i.e. the same
+//! UUIDs). Every generator here remembers the fork generation it was built in (bumped by an
+//! `os.register_at_fork(after_in_child=...)` hook) and starts afresh in a new one.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock};
+
+use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, NamedType};
+use idmint::uuids::{self, Uuid};
+use idmint::{os_random_fill, Clock, Error, SystemClock};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyString, PyType};
+use pyo3::{ffi, intern};
+
+use crate::errors::{to_py, IntoPyResult};
+
+// ---------------------------------------------------------------------------------------------
+// uuid.UUID objects
+// ---------------------------------------------------------------------------------------------
+
+static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static SAFE_UNKNOWN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn uuid_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    UUID_TYPE.import(py, "uuid", "UUID")
+}
+
+fn generic_setattr(
+    obj: &Bound<'_, PyAny>,
+    name: &Bound<'_, PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    // SAFETY: all three are valid, live objects; PyObject_GenericSetAttr (stable ABI) stores a
+    // slot attribute the way `object.__setattr__` does, bypassing UUID's read-only __setattr__.
+    let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(PyErr::fetch(obj.py()))
+    }
+}
+
+/// A stdlib `uuid.UUID` holding `u`, built the way CPython's own `UUID._from_int` does: a bare
+/// instance plus its two slots (`int`, `is_safe`), skipping `UUID.__init__`'s argument parsing.
+pub fn to_uuid_obj<'py>(py: Python<'py>, u: &Uuid) -> PyResult<Bound<'py, PyAny>> {
+    let cls = uuid_type(py)?;
+    let obj = bare_instance(cls)?;
+    let int = u.as_u128().into_pyobject(py)?;
+    generic_setattr(&obj, intern!(py, "int"), int.as_any())?;
+    let safe = SAFE_UNKNOWN.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py
+            .import("uuid")?
+            .getattr("SafeUUID")?
+            .getattr("unknown")?
+            .unbind())
+    })?;
+    generic_setattr(&obj, intern!(py, "is_safe"), safe.bind(py))?;
+    Ok(obj)
+}
+
+/// `object.__new__(cls)` for the pure-Python class `uuid.UUID`: its `tp_alloc` (a heap type's
+/// slot, readable through the stable ABI), which is all `object.__new__` does for a class
+/// without abstract methods, or the `__new__` call when the slot is not there.
+fn bare_instance<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    // SAFETY: `cls` is a live type object; PyType_GetSlot returns its tp_alloc slot or NULL.
+    let slot = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_alloc) };
+    if slot.is_null() {
+        return cls.call_method1(intern!(py, "__new__"), (cls,));
+    }
+    // SAFETY: the Py_tp_alloc slot holds an `allocfunc`; calling it with the type it belongs to
+    // and 0 items returns a new reference to a zero-initialised instance, or NULL with an
+    // exception set.
+    unsafe {
+        let alloc: ffi::allocfunc = std::mem::transmute(slot);
+        let obj = alloc(cls.as_type_ptr(), 0);
+        Bound::from_owned_ptr_or_err(py, obj)
+    }
+}
+
+/// A UUID argument: a `uuid.UUID` or its text in any usual form.
+pub struct UuidArg(pub Uuid);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for UuidArg {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(UuidArg(uuids::parse(&s.to_cow()?).py()?));
+        }
+        if obj.is_instance(uuid_type(py)?)? {
+            let v: u128 = obj.getattr(intern!(py, "int"))?.extract()?;
+            return Ok(UuidArg(Uuid::from_u128(v)));
+        }
+        Err(PyTypeError::new_err(format!(
+            "expected a uuid.UUID or a str, not {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+/// A name for v3/v5: `str` (UTF-8 encoded, as the standard library does) or `bytes`.
+pub struct NameArg(Vec<u8>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for NameArg {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(NameArg(s.to_cow()?.as_bytes().to_vec()));
+        }
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            return Ok(NameArg(b.as_bytes().to_vec()));
+        }
+        Err(PyTypeError::new_err(format!(
+            "name must be str or bytes, not {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+fn fixed<const N: usize>(b: &[u8], what: &str) -> PyResult<[u8; N]> {
+    <[u8; N]>::try_from(b).map_err(|_| {
+        PyValueError::new_err(format!("{what} must be exactly {N} bytes, got {}", b.len()))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clock and fork generation
+// ---------------------------------------------------------------------------------------------
+
+static CLOCK: OnceLock<SystemClock> = OnceLock::new();
+
+fn now_ms() -> u64 {
+    CLOCK.get_or_init(SystemClock::new).now_ms()
+}
+
+/// Bumped in the child after every `os.fork()` (hook registered at import).
+static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Random bytes for UUIDs: OS randomness (`idmint::os_random_fill`) drawn 4 KiB at a time, so
+/// a UUID costs a memcpy instead of a `getrandom` syscall. Consumed bytes are wiped and never
+/// handed out twice; a forked child discards the pool it inherited (the parent may still hand
+/// out those bytes).
+struct Pool {
+    born: u64,
+    pos: usize,
+    buf: [u8; POOL_BYTES],
+}
+
+const POOL_BYTES: usize = 4096;
+
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    born: 0,
+    pos: POOL_BYTES,
+    buf: [0; POOL_BYTES],
+});
+
+/// Fills `out` with OS randomness through the pool.
+pub fn random_fill(out: &mut [u8]) -> Result<(), Error> {
+    if out.len() > POOL_BYTES / 16 {
+        return os_random_fill(out);
+    }
+    let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let now = FORK_GENERATION.load(Relaxed);
+    if p.born != now {
+        p.born = now;
+        p.pos = POOL_BYTES;
+    }
+    if POOL_BYTES - p.pos < out.len() {
+        os_random_fill(&mut p.buf)?;
+        p.pos = 0;
+    }
+    let start = p.pos;
+    let end = start + out.len();
+    let src = &mut p.buf[start..end];
+    out.copy_from_slice(src);
+    src.fill(0);
+    p.pos = end;
+    Ok(())
+}
+
+/// The `after_in_child` fork hook.
+#[pyfunction]
+pub fn _after_fork_in_child() {
+    FORK_GENERATION.fetch_add(1, Relaxed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generators
+// ---------------------------------------------------------------------------------------------
+
+struct Slot {
+    born: u64,
+    /// Bumped on every state change, so a `next_at` that ran without the lock (it calls back
+    /// into Python for random bytes) can tell whether it raced with another call.
+    version: u64,
+    gen: NamedGenerator,
+}
+
+/// One UUID generator's state behind a lock (critical sections never call into Python).
+struct UuidState {
+    cfg: NamedConfig,
+    slot: Mutex<Slot>,
+}
+
+impl UuidState {
+    fn new(cfg: NamedConfig) -> Result<Self, Error> {
+        Ok(UuidState {
+            slot: Mutex::new(Slot {
+                born: FORK_GENERATION.load(Relaxed),
+                version: 0,
+                gen: NamedGenerator::new(&cfg)?,
+            }),
+            cfg,
+        })
+    }
+
+    /// The locked slot, started afresh if the process forked since it was last used.
+    fn lock(&self) -> Result<MutexGuard<'_, Slot>, Error> {
+        let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let now = FORK_GENERATION.load(Relaxed);
+        if g.born != now {
+            g.gen = NamedGenerator::new(&self.cfg)?;
+            g.born = now;
+            g.version = g.version.wrapping_add(1);
+        }
+        Ok(g)
+    }
+
+    /// The next UUID on the system clock with OS randomness.
+    fn next(&self) -> Result<Uuid, Error> {
+        let now = now_ms();
+        let mut g = self.lock()?;
+        g.version = g.version.wrapping_add(1);
+        match g.gen.next_at(now, random_fill)? {
+            GeneratedId::Uuid(u) => Ok(u),
+            GeneratedId::U64(_) => Err(Error::InvalidConfig {
+                reason: "not a UUID generator",
+            }),
+        }
+    }
+}
+
+fn uuid_config(version: u8) -> Result<NamedConfig, Error> {
+    match version {
+        1 => Ok(NamedConfig::Uuid1),
+        4 => Ok(NamedConfig::Uuid4),
+        7 => Ok(NamedConfig::Uuid7),
+        _ => Err(Error::InvalidConfig {
+            reason: "UUID generators are version 1, 4 or 7",
+        }),
+    }
+}
+
+static MODULE_V1: LazyLock<Result<UuidState, Error>> =
+    LazyLock::new(|| UuidState::new(NamedConfig::Uuid1));
+static MODULE_V7: LazyLock<Result<UuidState, Error>> =
+    LazyLock::new(|| UuidState::new(NamedConfig::Uuid7));
+
+fn module_next(state: &'static Result<UuidState, Error>) -> Result<Uuid, Error> {
+    match state {
+        Ok(s) => s.next(),
+        Err(e) => Err(*e),
+    }
+}
+
+/// A clocked UUID generator (`version` 1, 4 or 7) with a sans-IO `next_at` for replays.
+/// v7 UUIDs of one generator are strictly increasing (RFC 9562 method 1, 42-bit counter).
+#[pyclass(frozen, module = "idmint", name = "UuidGenerator")]
+pub struct PyUuidGenerator {
+    state: UuidState,
+}
+
+impl PyUuidGenerator {
+    /// The generator for a parsed config (refuses snowflake configs).
+    pub fn from_named(cfg: NamedConfig) -> PyResult<Self> {
+        if cfg.kind() == NamedType::Snowflake {
+            return Err(to_py(Error::InvalidConfig {
+                reason: "a snowflake config; use Snowflake.from_config or idmint.from_config",
+            }));
+        }
+        Ok(PyUuidGenerator {
+            state: UuidState::new(cfg).py()?,
+        })
+    }
+}
+
+#[pymethods]
+impl PyUuidGenerator {
+    #[new]
+    #[pyo3(signature = (version = 7))]
+    fn new(version: u8) -> PyResult<Self> {
+        Ok(PyUuidGenerator {
+            state: UuidState::new(uuid_config(version).py()?).py()?,
+        })
+    }
+
+    /// A generator from a named config (`type=uuid7`, `{"type":"uuid4"}`, ...).
+    #[staticmethod]
+    fn from_config(config: &str) -> PyResult<Self> {
+        Self::from_named(NamedConfig::parse(config).py()?)
+    }
+
+    /// The next UUID (system clock, OS randomness).
+    fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let u = self.state.next().py()?;
+        to_uuid_obj(py, &u)
+    }
+
+    /// Sans-IO: the next UUID at `now_ms` (ms since the Unix epoch). `random(n)` must return
+    /// `n` random bytes (uuid4: 16 per call, uuid7: 10, uuid1: 8 on the first call only);
+    /// None draws them from the OS.
+    #[pyo3(signature = (now_ms, random = None))]
+    fn next_at<'py>(
+        &self,
+        py: Python<'py>,
+        now_ms: u64,
+        random: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(random) = random else {
+            let mut g = self.state.lock().py()?;
+            g.version = g.version.wrapping_add(1);
+            let id = g.gen.next_at(now_ms, random_fill).py()?;
+            drop(g);
+            return generated(py, id);
+        };
+        if !random.is_callable() {
+            return Err(PyTypeError::new_err(
+                "random must be a callable taking a byte count and returning bytes, or None",
+            ));
+        }
+        loop {
+            // Work on a copy without the lock (the callback is Python code, which may block or
+            // re-enter), then store it back unless another call changed the state meanwhile.
+            let (mut gen, version) = {
+                let g = self.state.lock().py()?;
+                (g.gen.clone(), g.version)
+            };
+            let mut failure: Option<PyErr> = None;
+            let r = gen.next_at(now_ms, |buf: &mut [u8]| {
+                let got = random.call1((buf.len(),)).and_then(|b| {
+                    let b = b
+                        .cast_into::<PyBytes>()
+                        .map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
+                    let bytes = b.as_bytes();
+                    if bytes.len() != buf.len() {
+                        return Err(PyValueError::new_err(format!(
+                            "random(n) returned {} bytes, expected {}",
+                            bytes.len(),
+                            buf.len()
+                        )));
+                    }
+                    buf.copy_from_slice(bytes);
+                    Ok(())
+                });
+                got.map_err(|e| {
+                    failure = Some(e);
+                    Error::RandomSource
+                })
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            let id = r.py()?;
+            let mut g = self.state.lock().py()?;
+            if g.version == version {
+                g.gen = gen;
+                g.version = g.version.wrapping_add(1);
+                drop(g);
+                return generated(py, id);
+            }
+        }
+    }
+
+    /// The type name: `uuid1`, `uuid4` or `uuid7`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.state.cfg.kind().name()
+    }
+
+    /// The UUID version (1, 4 or 7).
+    #[getter]
+    fn version(&self) -> u8 {
+        match self.state.cfg.kind() {
+            NamedType::Uuid1 => 1,
+            NamedType::Uuid4 => 4,
+            _ => 7,
+        }
+    }
+
+    /// The canonical named config (`type=uuid7`).
+    #[getter]
+    fn config(&self) -> String {
+        self.state.cfg.to_string()
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.next(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<UuidGenerator {}>", self.state.cfg)
+    }
+}
+
+fn generated<'py>(py: Python<'py>, id: GeneratedId) -> PyResult<Bound<'py, PyAny>> {
+    match id {
+        GeneratedId::Uuid(u) => to_uuid_obj(py, &u),
+        GeneratedId::U64(v) => Ok(v.into_pyobject(py)?.into_any()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+// ---------------------------------------------------------------------------------------------
+
+/// A version 1 UUID (time-based) with a random multicast node, never a MAC address.
+#[pyfunction]
+pub fn uuid1(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_uuid_obj(py, &module_next(&MODULE_V1).py()?)
+}
+
+/// A version 3 (MD5) UUID of `namespace` and `name`; equal to `uuid.uuid3`.
+#[pyfunction]
+pub fn uuid3(py: Python<'_>, namespace: UuidArg, name: NameArg) -> PyResult<Bound<'_, PyAny>> {
+    to_uuid_obj(py, &uuids::v3(&namespace.0, &name.0))
+}
+
+/// A version 4 (random) UUID from the OS, or from exactly 16 given `random` bytes.
+#[pyfunction]
+#[pyo3(signature = (random = None))]
+pub fn uuid4<'py>(py: Python<'py>, random: Option<&[u8]>) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = match random {
+        Some(b) => fixed::<16>(b, "random")?,
+        None => {
+            let mut b = [0u8; 16];
+            random_fill(&mut b).py()?;
+            b
+        }
+    };
+    to_uuid_obj(py, &uuids::v4(bytes))
+}
+
+/// A version 5 (SHA-1) UUID of `namespace` and `name`; equal to `uuid.uuid5`.
+#[pyfunction]
+pub fn uuid5(py: Python<'_>, namespace: UuidArg, name: NameArg) -> PyResult<Bound<'_, PyAny>> {
+    to_uuid_obj(py, &uuids::v5(&namespace.0, &name.0))
+}
+
+/// A version 7 UUID from the module's monotonic generator: strictly increasing within the
+/// process (all threads share it), restarted in a forked child.
+#[pyfunction]
+pub fn uuid7(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_uuid_obj(py, &module_next(&MODULE_V7).py()?)
+}
+
+/// Sans-IO version 7 UUID from `unix_ms` and 10 `random` bytes (not monotonic by itself).
+#[pyfunction]
+pub fn uuid7_at<'py>(py: Python<'py>, unix_ms: u64, random: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    to_uuid_obj(py, &uuids::v7(unix_ms, fixed::<10>(random, "random")?))
+}
+
+/// Sans-IO version 1 UUID from 100 ns ticks since 1582-10-15, a clock sequence (14 bits
+/// used) and a 6-byte random node (its multicast bit is forced on).
+#[pyfunction]
+pub fn uuid1_at<'py>(
+    py: Python<'py>,
+    ticks: u64,
+    clock_seq: u16,
+    node: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    to_uuid_obj(py, &uuids::v1(ticks, clock_seq, fixed::<6>(node, "node")?))
+}
+
+/// Sans-IO version 1 UUID at `unix_ms` plus `ticks_100ns_extra` (clamped to 9999) 100 ns
+/// ticks, with a clock sequence and a 6-byte random node.
+#[pyfunction]
+pub fn uuid1_random_node<'py>(
+    py: Python<'py>,
+    unix_ms: u64,
+    ticks_100ns_extra: u16,
+    clock_seq: u16,
+    node: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    to_uuid_obj(
+        py,
+        &uuids::v1_random_node(
+            unix_ms,
+            ticks_100ns_extra,
+            clock_seq,
+            fixed::<6>(node, "node")?,
+        ),
+    )
+}
+
+/// Parses a UUID (hyphenated, 32 hex digits, braced or urn:uuid:, either case); errors are
+/// InvalidEncoding with the character index.
+#[pyfunction]
+pub fn parse_uuid<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    to_uuid_obj(py, &uuids::parse(text).py()?)
+}
+
+/// What a UUID says about itself.
+#[pyclass(frozen, eq, hash, module = "idmint", name = "UuidInfo")]
+#[derive(PartialEq, Eq, Hash)]
+pub struct PyUuidInfo {
+    /// The version nibble (0-15).
+    #[pyo3(get)]
+    version: u8,
+    /// `ncs`, `rfc9562`, `microsoft` or `future`.
+    #[pyo3(get)]
+    variant: &'static str,
+    /// Creation time (ms since the Unix epoch) for versions 1, 6 and 7, else None.
+    #[pyo3(get)]
+    unix_ms: Option<u64>,
+}
+
+#[pymethods]
+impl PyUuidInfo {
+    fn __repr__(&self) -> String {
+        let ms = match self.unix_ms {
+            Some(v) => v.to_string(),
+            None => "None".to_owned(),
+        };
+        format!(
+            "UuidInfo(version={}, variant='{}', unix_ms={ms})",
+            self.version, self.variant
+        )
+    }
+}
+
+/// Version, variant and (v1, v6, v7) creation time of a UUID or UUID text.
+#[pyfunction]
+pub fn uuid_info(u: UuidArg) -> PyUuidInfo {
+    let i = uuids::inspect(&u.0);
+    PyUuidInfo {
+        version: i.version,
+        variant: i.variant,
+        unix_ms: i.unix_ms,
+    }
+}

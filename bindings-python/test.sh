@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Python binding: builds the abi3 wheel, installs it into a venv, and runs pytest (vectors,
+# stdlib parity, threads, fork, bad inputs, versions), mypy --strict on the example,
+# mypy.stubtest of the stubs against the built module, and the example itself.
+# Installs what it needs (idempotently): a venv with pinned maturin, pytest and mypy.
+#
+#   bash bindings-python/test.sh            # from the repository root or anywhere
+#   IDMINT_PY_VENV=/path/to/venv bash ...   # another venv (default: target/py-venv)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+venv="${IDMINT_PY_VENV:-$root/target/py-venv}"
+wheels="$root/target/python-wheels"
+python="${PYTHON:-python3}"
+
+MATURIN_VERSION=1.16.0
+PYTEST_VERSION=9.2.0
+MYPY_VERSION=2.4.1
+
+step() { printf '\n==> python: %s\n' "$*"; }
+
+step "venv ($venv) with maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, mypy $MYPY_VERSION"
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
+fi
+py="$venv/bin/python"
+"$py" -m pip install -q --disable-pip-version-check \
+  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "mypy==$MYPY_VERSION"
+
+step "build the abi3 wheel (release, Cargo.lock must be up to date)"
+# A module left in the source tree by `maturin develop` must not shadow or enter the wheel.
+rm -f "$here"/python/idmint/_native*.so
+rm -rf "$wheels"
+"$venv/bin/maturin" build --release --locked --manifest-path "$here/Cargo.toml" \
+  --interpreter "$py" --out "$wheels"
+wheel=$(ls "$wheels"/idmint-*-abi3-*.whl)
+"$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+
+step "pytest"
+cd "$here"
+set +e
+"$py" -m pytest -p no:cacheprovider tests
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "pytest collected no tests: that is a failure" >&2
+  exit 1
+elif [ "$rc" -ne 0 ]; then
+  exit "$rc"
+fi
+
+step "mypy --strict on examples/python/example.py (against the installed stubs)"
+export MYPY_CACHE_DIR="$root/target/mypy-cache"  # keep caches out of the source tree
+"$py" -m mypy --strict "$root/examples/python/example.py"
+
+step "stubtest: python/idmint/_native.pyi against the built module"
+# (run from target/ so that its mypy cache stays out of the source tree)
+mkdir -p "$root/target/stubtest"
+(cd "$root/target/stubtest" && "$py" -m mypy.stubtest idmint --allowlist "$here/stubtest-allowlist.txt")
+
+step "examples/python/example.py"
+"$py" "$root/examples/python/example.py"
+
+echo
+echo "python: all tests passed"

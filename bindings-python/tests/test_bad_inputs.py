@@ -1,0 +1,207 @@
+"""Bad input to every argument raises a clean exception (TypeError for wrong types,
+OverflowError for ints outside the Rust type, a ValueError subclass for bad values) and
+never a pyo3 PanicException (a BaseException)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable
+
+import pytest
+
+import idmint
+
+BAD_TYPES = ["1", 1.5, None, b"1", [1], object()]
+BAD_INTS = [-1, 2**64, 2**200]
+
+
+def raises(exc: type[BaseException] | tuple[type[BaseException], ...], fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except BaseException as e:  # noqa: BLE001 - a PanicException must fail the test here
+        assert isinstance(e, Exception), f"{type(e).__name__} is not an Exception: {e}"
+        assert type(e).__name__ != "PanicException", e
+        assert isinstance(e, exc), f"expected {exc}, got {type(e).__name__}: {e}"
+    else:
+        raise AssertionError(f"no exception from {fn}")
+
+
+def bad_u64(fn: Callable[[Any], Any], *, allow_none: bool = False) -> None:
+    for v in BAD_TYPES:
+        if v is None and allow_none:
+            continue
+        raises(TypeError, lambda v=v: fn(v))
+    for v in BAD_INTS:
+        raises(OverflowError, lambda v=v: fn(v))
+
+
+GEN = idmint.Snowflake("twitter", node=1)
+ATOMIC = idmint.AtomicSnowflake("twitter", node=1)
+LAYOUT = idmint.Layout("twitter")
+
+
+def test_layout_arguments() -> None:
+    for v in [1, None, b"twitter", 1.5, object()]:
+        raises(TypeError, lambda v=v: idmint.Layout(v))
+        raises(TypeError, lambda v=v: idmint.Layout.parse(v))
+        raises(TypeError, lambda v=v: idmint.Layout.preset(v))
+    for spec in ["", "nope", "time=41@1ms", "\x00", "time=99999999999999999999@1ms,seq=1,epoch=0", "é" * 100]:
+        raises((idmint.InvalidLayout, ValueError), lambda spec=spec: idmint.Layout(spec))
+    for meth in (LAYOUT.decompose, LAYOUT.timestamp_ms, LAYOUT.datetime, LAYOUT.tick_at,
+                 LAYOUT.tick_start_ms, LAYOUT.is_expired_at, LAYOUT.split_node):
+        bad_u64(meth)
+    for key in ("time", "sequence", "rollback"):
+        bad_u64(lambda v, key=key: LAYOUT.compose(**{key: v}))
+    for v in ["1", 1.5, b"1", [1], object()]:
+        raises(TypeError, lambda v=v: LAYOUT.compose(node=v))
+    raises(TypeError, lambda: LAYOUT.compose(node=None))
+    for v in BAD_INTS:
+        raises(OverflowError, lambda v=v: LAYOUT.compose(node=v))
+    raises(TypeError, lambda: LAYOUT.compose(5))  # keyword-only
+    raises(TypeError, lambda: LAYOUT.compose(bogus=1))
+    raises(idmint.OutOfRange, lambda: LAYOUT.compose(time=2**41))
+    raises(idmint.OutOfRange, lambda: LAYOUT.compose(rollback=1))
+    raises(TypeError, lambda: LAYOUT.compose(node={"datacenter": "1", "worker": 1}))
+    raises(OverflowError, lambda: LAYOUT.compose(node={"datacenter": -1, "worker": 1}))
+    raises(KeyError, lambda: LAYOUT.join_node({}))
+    raises(TypeError, lambda: LAYOUT.join_node(5))
+    raises(KeyError, lambda: LAYOUT.join_node({1: 2}))
+    raises(OverflowError, lambda: idmint.Layout("time=41@1ms,seq=12,epoch=253402300800000").lifetime_end)
+    huge = idmint.Layout("time=50@1s,seq=12,epoch=0")
+    raises(OverflowError, lambda: huge.datetime(huge.max_id))
+
+
+def _ctor_variants() -> list[Callable[..., Any]]:
+    return [idmint.Snowflake, idmint.AtomicSnowflake]
+
+
+def test_generator_constructor_arguments() -> None:
+    for cls in _ctor_variants():
+        for v in [1, b"twitter", 1.5, object(), None]:
+            raises(TypeError, lambda v=v, cls=cls: cls(layout=v))
+        raises(idmint.InvalidLayout, lambda cls=cls: cls(layout="nope"))
+        for v in ["1", 1.5, b"1", [1], None, object()]:
+            raises(TypeError, lambda v=v, cls=cls: cls(node=v))
+        for v in BAD_INTS:
+            raises(OverflowError, lambda v=v, cls=cls: cls(node=v))
+        raises(idmint.OutOfRange, lambda cls=cls: cls(node=1024))
+        raises(KeyError, lambda cls=cls: cls(node={"worker": 1}))
+        for key in ("on_backwards", "on_exhausted", "sequence_start"):
+            for v in [1, None, b"wait", 1.5]:
+                raises(TypeError, lambda v=v, key=key, cls=cls: cls(**{key: v}))
+            for v in ["", "wait:-1", "borrow:x", "vibrate:256", "wait:99999999999999999999999", "\x00"]:
+                raises(idmint.InvalidConfig, lambda v=v, key=key, cls=cls: cls(**{key: v}))
+        for key in ("seed", "fence_ms"):
+            bad_u64(lambda v, key=key, cls=cls: cls(**{key: v}), allow_none=True)
+        raises(TypeError, lambda cls=cls: cls(bogus=1))
+        raises(TypeError, lambda cls=cls: cls("twitter", 0, "wait", "wait", "zero", None, None, 1))
+        for v in [1, None, b"x"]:
+            raises(TypeError, lambda v=v, cls=cls: cls.from_config(v))  # type: ignore[attr-defined]
+        for v in ["", "type=snowflake", "type=snowflake,layout=twitter,node=-1", "{", "type=uuid7"]:
+            raises((idmint.InvalidLayout, idmint.InvalidConfig), lambda v=v, cls=cls: cls.from_config(v))  # type: ignore[attr-defined]
+
+
+def test_generator_method_arguments() -> None:
+    for fn in (GEN.next_ids, GEN.next_ids_list, GEN.reserve, GEN.next_id_at, GEN.decode,
+               lambda v: GEN.reserve_at(v, 1), lambda v: GEN.reserve_at(2_000_000_000_000, v),
+               lambda v: GEN.next_ids_at(v, 1), lambda v: GEN.next_ids_at(2_000_000_000_000, v)):
+        bad_u64(fn)
+    for fn in (ATOMIC.next_id_at, ATOMIC.decode, lambda v: ATOMIC.reserve_at(v, 1),
+               lambda v: ATOMIC.reserve_at(1_700_000_000_000, v),
+               lambda v: ATOMIC.next_ids_at(v, 1), lambda v: ATOMIC.next_ids_at(1_700_000_000_000, v)):
+        bad_u64(fn)
+    for g in (GEN, ATOMIC):
+        for v in ["1", 1.5, None, b"1"]:
+            raises(TypeError, lambda v=v, g=g: g.set_node(v))
+        for v in BAD_INTS:
+            raises(OverflowError, lambda v=v, g=g: g.set_node(v))
+        raises(idmint.OutOfRange, lambda g=g: g.set_node(1024))
+        raises(idmint.OutOfRange, lambda g=g: g.decode(2**63))
+    raises(idmint.InvalidConfig, lambda: GEN.reserve(0))
+    raises(idmint.InvalidConfig, lambda: ATOMIC.reserve_at(1_700_000_000_000, 0))
+    raises(MemoryError, lambda: GEN.next_ids(2**62))
+    raises((MemoryError, OverflowError), lambda: GEN.next_ids_list(2**62))
+    raises((MemoryError, OverflowError), lambda: ATOMIC.next_ids_at(1_700_000_000_000, 2**62))
+    raises(TypeError, lambda: GEN.next_id(1))
+    raises(TypeError, lambda: GEN.next_ids())
+    raises(IndexError, lambda: GEN.reserve(1)[5])
+    raises(TypeError, lambda: GEN.reserve(1)["0"])
+
+
+def test_codec_arguments() -> None:
+    bad_u64(idmint.encode)
+    for v in [1, None, b"hex"]:
+        raises(TypeError, lambda v=v: idmint.encode(1, v))
+    raises(idmint.InvalidConfig, lambda: idmint.encode(1, "base64"))
+    for v in [1, None, b"12"]:
+        raises(TypeError, lambda v=v: idmint.decode_str(v))
+    raises(TypeError, lambda: idmint.decode_str("12", 5))
+    raises(idmint.InvalidConfig, lambda: idmint.decode_str("12", "base64"))
+    for text in ["", "x", "-1", "18446744073709551616", "0x", "\x00", "é", "😀" * 13, " 1"]:
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.decode_str(text))
+    for codec in ("decimal", "hex", "base32", "base62"):
+        for text in ["", "-", "😀", "z" * 30]:
+            raises(idmint.InvalidEncoding, lambda text=text, codec=codec: idmint.decode_str(text, codec))
+
+
+def test_obfuscation_arguments() -> None:
+    for v in ["1", 1.5, None, b"1"]:
+        raises(TypeError, lambda v=v: idmint.Obfuscator(v, 32))
+        raises(TypeError, lambda v=v: idmint.Obfuscator(1, v))
+        raises(TypeError, lambda v=v: idmint.SortableObfuscator(v, "twitter"))
+        raises(TypeError, lambda v=v: idmint.Obfuscator.for_layout(v, "twitter"))
+    for v in [-1, 2**128]:
+        raises(OverflowError, lambda v=v: idmint.Obfuscator(v, 32))
+        raises(OverflowError, lambda v=v: idmint.SortableObfuscator(v, "twitter"))
+    raises(OverflowError, lambda: idmint.Obfuscator(1, 256))
+    raises(OverflowError, lambda: idmint.Obfuscator(1, -1))
+    raises(idmint.InvalidConfig, lambda: idmint.Obfuscator(1, 65))
+    raises(TypeError, lambda: idmint.SortableObfuscator(1, 5))
+    raises(TypeError, lambda: idmint.Obfuscator.for_layout(1, 5))
+    raises(idmint.InvalidLayout, lambda: idmint.Obfuscator.for_layout(1, "nope"))
+    raises(idmint.InvalidLayout, lambda: idmint.SortableObfuscator(1, "nope"))
+    ob = idmint.Obfuscator(2**128 - 1, 16)
+    so = idmint.SortableObfuscator(0, "twitter")
+    for fn in (ob.encode, ob.decode, so.encode, so.decode):
+        bad_u64(fn)
+    raises(idmint.OutOfRange, lambda: ob.encode(2**16))
+    raises(idmint.OutOfRange, lambda: so.decode(2**63))
+
+
+def test_uuid_arguments() -> None:
+    for fn in (idmint.uuid3, idmint.uuid5):
+        for v in [1, None, b"\x00" * 16, 1.5]:
+            raises(TypeError, lambda v=v, fn=fn: fn(v, "x"))
+        raises(idmint.InvalidEncoding, lambda fn=fn: fn("not-a-uuid", "x"))
+        for v in [1, None, 1.5, ["x"]]:
+            raises(TypeError, lambda v=v, fn=fn: fn(uuid.NAMESPACE_DNS, v))
+        raises(UnicodeEncodeError, lambda fn=fn: fn(uuid.NAMESPACE_DNS, "\ud800"))
+    for v in ["x" * 16, 1, 1.5, bytearray(16)]:
+        raises(TypeError, lambda v=v: idmint.uuid4(v))
+    for n in (0, 15, 17):
+        raises(ValueError, lambda n=n: idmint.uuid4(bytes(n)))
+    bad_u64(lambda v: idmint.uuid7_at(v, bytes(10)))
+    raises(ValueError, lambda: idmint.uuid7_at(0, bytes(9)))
+    raises(TypeError, lambda: idmint.uuid7_at(0, None))
+    bad_u64(lambda v: idmint.uuid1_at(v, 0, bytes(6)))
+    for v in [-1, 2**16]:
+        raises(OverflowError, lambda v=v: idmint.uuid1_at(0, v, bytes(6)))
+        raises(OverflowError, lambda v=v: idmint.uuid1_random_node(0, v, 0, bytes(6)))
+        raises(OverflowError, lambda v=v: idmint.uuid1_random_node(0, 0, v, bytes(6)))
+    raises(ValueError, lambda: idmint.uuid1_at(0, 0, bytes(5)))
+    raises(ValueError, lambda: idmint.uuid1_random_node(0, 0, 0, bytes(7)))
+    bad_u64(lambda v: idmint.uuid1_random_node(v, 0, 0, bytes(6)))
+    for v in [1, None, b"x"]:
+        raises(TypeError, lambda v=v: idmint.parse_uuid(v))
+        raises(TypeError, lambda v=v: idmint.uuid_info(v))
+    raises(idmint.InvalidEncoding, lambda: idmint.uuid_info("zz"))
+    for v in [0, 2, 8, 256, -1]:
+        raises((idmint.InvalidConfig, OverflowError), lambda v=v: idmint.UuidGenerator(v))
+    raises(TypeError, lambda: idmint.UuidGenerator("7"))
+    g = idmint.UuidGenerator(7)
+    bad_u64(lambda v: g.next_at(v))
+    raises(TypeError, lambda: g.next_at(0, 5))
+    for v in [1, None]:
+        raises(TypeError, lambda v=v: idmint.UuidGenerator.from_config(v))
+        raises(TypeError, lambda v=v: idmint.from_config(v))
+    raises(idmint.InvalidLayout, lambda: idmint.from_config("type=uuid9"))
