@@ -116,21 +116,32 @@ impl<C: Clock> Snowflake<C> {
     /// Mints one ID, waiting if the policy asks (sequence exhausted, short clock step back).
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
-        if fork::current() == self.born.load(Relaxed) {
-            let now = if self.lag_ticks > 0 {
-                self.clock.coarse_ms()
-            } else {
-                self.clock.now_ms()
-            };
-            if let Some(id) = self.gen.try_next_fast(now, self.lag_ticks) {
-                return Ok(id);
-            }
+        if let Some(id) = self.fast_id() {
+            return Ok(id);
         }
         self.reserve(1).map(|r| r.first)
     }
 
+    /// The single-ID fast path (fork check, one clock read, one swap), or `None` for the
+    /// general path.
+    #[inline(always)]
+    fn fast_id(&self) -> Option<u64> {
+        if fork::current() != self.born.load(Relaxed) {
+            return None;
+        }
+        let now = if self.lag_ticks > 0 {
+            self.clock.coarse_ms()
+        } else {
+            self.clock.now_ms()
+        };
+        self.gen.try_next_fast(now, self.lag_ticks)
+    }
+
     /// Mints one ID without waiting: returns [`Error::WouldBlock`] where [`next_id`](Self::next_id) would wait.
     pub fn try_next_id(&self) -> Result<u64> {
+        if let Some(id) = self.fast_id() {
+            return Ok(id);
+        }
         self.check_fork()?;
         self.try_reserve(1).map(|r| r.first)
     }
