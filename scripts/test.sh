@@ -42,6 +42,9 @@ bash bindings-c/test.sh
 step "Python package (bindings-python/test.sh)"
 bash bindings-python/test.sh
 
+step "Node.js package (bindings-node/test.sh)"
+bash bindings-node/test.sh
+
 step "examples/rust runs"
 cargo run --locked -q -p idmint-example-rust
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Every check of the Node.js binding: installs what it needs (npm ci), builds the addon in release
+# mode, checks the committed index.d.ts is not stale, lints the crate, type-checks the .d.ts,
+# runs the test suite and the example. Needs node 20+, npm, and a Rust toolchain (cargo 1.88+).
+#
+#   bash bindings-node/test.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+here=$PWD
+
+step() { printf '\n==> node: %s\n' "$*"; }
+
+for tool in node npm cargo; do
+  command -v "$tool" >/dev/null || { echo "test.sh: $tool not found" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+step "npm ci (@napi-rs/cli, typescript, tinybench and the benchmark peers, pinned by package-lock.json)"
+if ! npm ci --ignore-scripts --no-audit --no-fund 2>"$tmp/ci.err"; then
+  # npm 11's ci wants lock entries for every platform's optional packages (@napi-rs/cli's lzma,
+  # tar and wasm-tools binaries), and a registry mirror without the other platforms' builds
+  # cannot give them. Install from the same lock file instead, and insist it stays unchanged.
+  if grep -q 'Missing: .* from lock file' "$tmp/ci.err"; then
+    echo "npm ci refused the lock file (other platforms' optional packages); npm install from the same lock" >&2
+    cp package-lock.json "$tmp/package-lock.json"
+    npm install --ignore-scripts --no-audit --no-fund
+    if ! cmp -s package-lock.json "$tmp/package-lock.json"; then
+      diff -u "$tmp/package-lock.json" package-lock.json | head -40 >&2 || true
+      cp "$tmp/package-lock.json" package-lock.json
+      echo "test.sh: package-lock.json does not match package.json" >&2
+      exit 1
+    fi
+  else
+    cat "$tmp/ci.err" >&2
+    exit 1
+  fi
+fi
+
+step "build the addon (release) and check index.d.ts is not stale"
+# Touch the crate root so the #[napi] macros run again and the type definitions come from the
+# current source, not from napi's cache in target/.
+touch src/lib.rs
+node_modules/.bin/napi build --platform --release --no-js --dts index.d.ts --output-dir "$tmp" -- --locked
+if ! diff -u index.d.ts "$tmp/index.d.ts"; then
+  echo "index.d.ts is stale: run 'npm run build' in bindings-node and commit index.d.ts" >&2
+  exit 1
+fi
+cp "$tmp"/idmint.*.node .
+
+step "cargo fmt and clippy (the crate is outside the workspace; warnings are errors)"
+cargo fmt -- --check
+cargo clippy --release --locked -- -D warnings
+
+step "tsc --strict --noEmit: index.d.ts, a CommonJS-style and an ES-module usage file"
+node_modules/.bin/tsc --strict --noEmit --target es2022 --lib es2022 --module nodenext --moduleResolution nodenext \
+  index.d.ts tests/types/usage.ts tests/types/usage.mts
+
+step "node --test (vectors, API, threads and processes)"
+tap="$tmp/results.tap"
+node --test --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination="$tap" \
+  tests/vectors.test.mjs tests/api.test.mjs tests/node.test.mjs
+count() { sed -n "s/^# $1 \([0-9][0-9]*\)$/\1/p" "$tap" | tail -1; }
+tests=$(count tests); pass=$(count pass); fail=$(count fail)
+if [ -z "$tests" ] || [ "$tests" -eq 0 ]; then
+  echo "test.sh: the test runner ran no test" >&2
+  exit 1
+fi
+echo "node: ${pass} passed, ${fail} failed"
+
+step "examples/node runs"
+cd "$here/../examples/node"
+npm ci --no-audit --no-fund
+node example.mjs
+
+echo
+echo "node: all checks passed"

@@ -1,0 +1,525 @@
+// The JavaScript API beyond the vectors: BigInt edges, every argument's bad inputs, error
+// shapes, batches, JSON-safe forms. Runs against any implementation (see support/impl.mjs).
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+
+import m from './support/impl.mjs'
+import { throwsCode } from './support/check.mjs'
+
+const U63 = 2n ** 63n - 1n
+const U64 = 2n ** 64n - 1n
+const FULL = 'time=44@1ms,shard=8,seq=12,epoch=0' // 64 bits: max ID 2^64-1
+
+/** Bad values for a 64-bit integer argument, with what each must throw. */
+const BAD_U64 = [
+  ['abc', TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [null, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [undefined, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [{}, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [[1], TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [true, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [Symbol('x'), TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [() => 1, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [-1, RangeError, 'ERR_OUT_OF_RANGE'],
+  [-1n, RangeError, 'ERR_OUT_OF_RANGE'],
+  [-(2n ** 70n), RangeError, 'ERR_OUT_OF_RANGE'],
+  [1.5, RangeError, 'ERR_OUT_OF_RANGE'],
+  [NaN, RangeError, 'ERR_OUT_OF_RANGE'],
+  [Infinity, RangeError, 'ERR_OUT_OF_RANGE'],
+  [-Infinity, RangeError, 'ERR_OUT_OF_RANGE'],
+  [2 ** 53, RangeError, 'ERR_OUT_OF_RANGE'], // not a safe integer: pass a bigint
+  [2n ** 64n, RangeError, 'ERR_OUT_OF_RANGE'],
+  [2n ** 200n, RangeError, 'ERR_OUT_OF_RANGE'],
+]
+
+/** Bad values for an ID argument, which also takes decimal strings. */
+const BAD_ID = [
+  ...BAD_U64.filter(([v]) => typeof v !== 'string'),
+  ['abc', Error, 'ERR_INVALID_ENCODING'],
+  ['12a', Error, 'ERR_INVALID_ENCODING'],
+  ['-1', Error, 'ERR_INVALID_ENCODING'],
+  ['1.5', Error, 'ERR_INVALID_ENCODING'],
+  ['', Error, 'ERR_INVALID_ENCODING'],
+  [' 1', Error, 'ERR_INVALID_ENCODING'],
+  ['18446744073709551616', Error, 'ERR_INVALID_ENCODING'],
+  ['١٢', Error, 'ERR_INVALID_ENCODING'], // Arabic-Indic digits are not decimal digits here
+]
+
+/** Bad values for a string argument. */
+const BAD_STRING = [
+  [5, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [5n, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [null, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [undefined, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [{}, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  [['twitter'], TypeError, 'ERR_INVALID_ARG_TYPE'],
+]
+
+function each(cases, call, what) {
+  for (const [v, cls, code] of cases) {
+    const shown = typeof v === 'bigint' ? `${v}n` : typeof v === 'symbol' ? 'Symbol' : JSON.stringify(v) ?? String(v)
+    throwsCode(() => call(v), cls, code, `${what}(${shown})`)
+  }
+}
+
+const gen = () => new m.Snowflake({ layout: 'twitter', node: 1 })
+
+describe('BigInt round trips at the 2^63-1 and 2^64-1 edges', () => {
+  test('compose and decompose', () => {
+    const full = new m.Layout(FULL)
+    assert.equal(full.width, 64)
+    assert.equal(full.maxId, U64)
+    const max = { time: full.maxTime, node: full.maxNode, sequence: full.maxSequence }
+    assert.equal(full.compose(max), U64)
+    const p = full.decompose(U64)
+    assert.deepEqual([p.time, p.node, p.sequence, p.rollback], [full.maxTime, full.maxNode, full.maxSequence, 0])
+    assert.equal(full.decompose('18446744073709551615').time, full.maxTime)
+    assert.equal(full.compose(full.decompose(U64 - 1n)), U64 - 1n)
+    assert.equal(full.compose(full.decompose(2n ** 63n)), 2n ** 63n)
+
+    const tw = new m.Layout('twitter')
+    assert.equal(tw.maxId, U63)
+    assert.equal(tw.compose(tw.decompose(U63)), U63)
+    const e = throwsCode(() => tw.decompose(2n ** 63n), RangeError, 'ERR_OUT_OF_RANGE', 'above maxId')
+    assert.equal(e.field, 'id')
+    assert.equal(e.value, 2n ** 63n)
+    assert.equal(e.max, U63)
+    throwsCode(() => tw.decompose(U64), RangeError, 'ERR_OUT_OF_RANGE', 'u64 max on a 63-bit layout')
+  })
+
+  test('codecs', () => {
+    for (const id of [0n, 1n, U63 - 1n, U63, 2n ** 63n, U64 - 1n, U64]) {
+      for (const codec of ['decimal', 'hex', 'base32', 'base62']) {
+        const s = m.encode(id, codec)
+        assert.equal(m.decodeString(s, codec), id, `${codec} ${id}`)
+        // Automatic decoding: bare hex is ambiguous (auto needs the 0x), and all-digit text is
+        // always read as decimal.
+        const auto = codec === 'hex' ? `0x${s}` : s
+        if (codec === 'decimal' || !/^[0-9]+$/.test(auto)) assert.equal(m.decodeString(auto), id, `auto ${auto}`)
+      }
+    }
+    assert.equal(m.encode(U64), '18446744073709551615')
+    assert.equal(m.encode(U64, 'hex'), 'ffffffffffffffff')
+    assert.equal(m.encode(U63, 'hex'), '7fffffffffffffff')
+    assert.equal(m.encode(2 ** 53 - 1), '9007199254740991') // the largest safe number is accepted
+  })
+
+  test('obfuscation over the full 64 bits', () => {
+    const ob = new m.Obfuscator(2n ** 128n - 1n, 64)
+    assert.equal(ob.max, U64)
+    for (const x of [0n, U63, 2n ** 63n, U64]) assert.equal(ob.decode(ob.encode(x)), x)
+    const s = new m.SortableObfuscator(1n, 'twitter')
+    assert.equal(s.decode(s.encode(U63)), U63)
+    throwsCode(() => s.encode(2n ** 63n), RangeError, 'ERR_OUT_OF_RANGE', 'sortable above maxId')
+  })
+
+  test('node values and epochs as bigints', () => {
+    const wide = new m.Layout('time=2@1ms,node=60,seq=2,epoch=18446744073709551000')
+    assert.equal(wide.maxNode, 2n ** 60n - 1n)
+    assert.equal(wide.epochMs, 18446744073709551000n)
+    const id = wide.compose({ node: 2n ** 60n - 1n })
+    assert.equal(wide.decompose(id).node, 2n ** 60n - 1n)
+    assert.ok(Number.isNaN(wide.epoch.getTime()), 'an epoch past JavaScript Date range is an Invalid Date')
+  })
+})
+
+describe('Layout', () => {
+  test('construction, presets and text', () => {
+    assert.deepEqual(m.Layout.presets(), ['twitter', 'discord', 'instagram', 'sonyflake', 'baidu', 'shardingsphere', 'leaf', 'js53'])
+    const l = m.Layout.parse('twitter')
+    assert.ok(l.equals(new m.Layout(l.spec)))
+    assert.ok(l.equals(l.spec), 'a preset equals its own spec')
+    assert.ok(!l.equals('leaf'), 'leaf splits the node differently')
+    assert.equal(m.Layout.preset('js53').isJsSafe, true)
+    throwsCode(() => m.Layout.preset('time=41@1ms,seq=12,epoch=0'), Error, 'ERR_INVALID_LAYOUT', 'preset() takes names only')
+    assert.equal(JSON.stringify({ l }), JSON.stringify({ l: l.spec }))
+    assert.equal(`${l}`, l.spec)
+    assert.deepEqual(l.nodeNames, ['datacenter', 'worker'])
+    assert.equal(l.nodeBits, 10)
+  })
+
+  test('dates', () => {
+    const l = new m.Layout('twitter')
+    assert.ok(l.lifetimeEnd instanceof Date)
+    assert.equal(l.lifetimeEnd.getTime(), Number(l.lifetimeEndMs))
+    assert.equal(l.lifetimeEnd.toISOString(), '2080-07-10T17:30:30.209Z')
+    assert.equal(l.epoch.toISOString(), '2010-11-04T01:42:54.657Z')
+    const id = l.compose({ time: 1000n })
+    assert.equal(l.timestamp(id).getTime(), Number(l.timestampMs(id)))
+    assert.equal(l.timestampMs(id), l.epochMs + 1000n)
+    assert.equal(l.tickStartMs(1000), l.epochMs + 1000n)
+    assert.equal(l.isExpiredAt(l.lifetimeEndMs), true)
+    assert.equal(l.isExpiredAt(l.lifetimeEndMs - 1n), false)
+  })
+
+  test('node sub-fields by name', () => {
+    const l = new m.Layout('twitter')
+    assert.equal(l.joinNode({ datacenter: 1, worker: 2n }), 34n)
+    assert.deepEqual(l.splitNode(34), { datacenter: 1n, worker: 2n })
+    assert.equal(l.compose({ node: { datacenter: 1, worker: 2 } }), 34n << 12n)
+    throwsCode(() => l.joinNode({ worker: 2 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'missing sub-field')
+    throwsCode(() => l.joinNode({ datacenter: 1, worker: 2, rack: 3 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'unknown sub-field')
+    throwsCode(() => l.joinNode({ datacenter: 32, worker: 0 }), RangeError, 'ERR_OUT_OF_RANGE', 'sub-field too large')
+    throwsCode(() => l.splitNode(1024), RangeError, 'ERR_OUT_OF_RANGE', 'node too large')
+  })
+
+  test('bad arguments', () => {
+    const l = new m.Layout('twitter')
+    each(BAD_STRING, (v) => new m.Layout(v), 'new Layout')
+    each(BAD_STRING, (v) => m.Layout.parse(v), 'Layout.parse')
+    throwsCode(() => new m.Layout('twitter,'), Error, 'ERR_INVALID_LAYOUT', 'bad spec')
+    throwsCode(() => new m.Layout('time=41@1ms,worker=10,seq=x,epoch=0'), Error, 'ERR_INVALID_LAYOUT', 'bad bits')
+    each(BAD_ID, (v) => l.decompose(v), 'decompose')
+    each(BAD_ID, (v) => l.timestampMs(v), 'timestampMs')
+    each(BAD_U64, (v) => l.tickAt(v), 'tickAt')
+    each(BAD_U64, (v) => l.isExpiredAt(v), 'isExpiredAt')
+    each(BAD_U64, (v) => l.splitNode(v), 'splitNode')
+    for (const k of ['time', 'sequence', 'rollback']) {
+      each(BAD_U64.filter(([v]) => v !== undefined && v !== null), (v) => l.compose({ [k]: v }), `compose({${k}})`)
+    }
+    each([['x', TypeError, 'ERR_INVALID_ARG_TYPE'], [-1, RangeError, 'ERR_OUT_OF_RANGE']], (v) => l.compose({ node: v }), 'compose({node})')
+    each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], [null, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => l.compose(v), 'compose')
+    throwsCode(() => l.compose({ tyme: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'unknown key')
+    throwsCode(() => l.compose({ sequence: 4096 }), RangeError, 'ERR_OUT_OF_RANGE', 'sequence too large')
+    throwsCode(() => l.compose({ rollback: 1 }), RangeError, 'ERR_OUT_OF_RANGE', 'no rollback field')
+    each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], [{}, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => l.equals(v), 'equals')
+  })
+})
+
+describe('Snowflake', () => {
+  test('mints unique, increasing bigints and decodes them', () => {
+    const g = gen()
+    let prev = -1n
+    for (let i = 0; i < 10_000; i++) {
+      const id = g.nextId()
+      assert.equal(typeof id, 'bigint')
+      assert.ok(id > prev)
+      prev = id
+    }
+    const p = g.decode(prev)
+    assert.equal(p.node, 1n)
+    assert.deepEqual(p.nodeFields, { datacenter: 0n, worker: 1n })
+    assert.ok(Math.abs(Number(p.timestampMs) - Date.now()) < 60_000)
+    assert.deepEqual(g.decode(prev.toString()), p)
+    assert.equal(typeof g.tryNextId(), 'bigint')
+  })
+
+  test('nextIds(n) fills a BigUint64Array', () => {
+    const g = gen()
+    const ids = g.nextIds(100_000)
+    assert.ok(ids instanceof BigUint64Array)
+    assert.equal(ids.length, 100_000)
+    for (let i = 1; i < ids.length; i++) assert.ok(ids[i] > ids[i - 1], `at ${i}`)
+    assert.ok(g.nextId() > ids[ids.length - 1])
+    assert.equal(g.nextIds(0).length, 0)
+    each(
+      [
+        ['5', TypeError, 'ERR_INVALID_ARG_TYPE'],
+        [undefined, TypeError, 'ERR_INVALID_ARG_TYPE'],
+        [-1, RangeError, 'ERR_OUT_OF_RANGE'],
+        [1.5, RangeError, 'ERR_OUT_OF_RANGE'],
+        [NaN, RangeError, 'ERR_OUT_OF_RANGE'],
+        [2 ** 29, RangeError, 'ERR_OUT_OF_RANGE'],
+        [2n ** 64n, RangeError, 'ERR_OUT_OF_RANGE'],
+      ],
+      (v) => g.nextIds(v),
+      'nextIds'
+    )
+  })
+
+  test('reserve', () => {
+    const g = gen()
+    const r = g.reserve(10)
+    assert.equal(typeof r.first, 'bigint')
+    assert.ok(r.count >= 1 && r.count <= 10)
+    assert.equal(r.stride, 1n)
+    throwsCode(() => g.reserve(0), Error, 'ERR_INVALID_CONFIG', 'reserve(0)')
+    each(BAD_U64, (v) => g.reserve(v), 'reserve')
+  })
+
+  test('string and number forms', () => {
+    const g = gen()
+    const s = g.nextIdString()
+    assert.match(s, /^[1-9][0-9]*$/)
+    assert.ok(BigInt(s) < g.nextId())
+    // JSON: bigints do not serialise; the string form does, and decodes back.
+    assert.throws(() => JSON.stringify({ id: g.nextId() }), TypeError)
+    const json = JSON.stringify({ id: g.nextIdString() })
+    const back = BigInt(JSON.parse(json).id)
+    assert.equal(g.decode(JSON.parse(json).id).time, g.decode(back).time)
+
+    const e = throwsCode(() => g.nextIdNumber(), RangeError, 'ERR_NOT_JS_SAFE', 'nextIdNumber on twitter')
+    assert.equal(e.width, 63)
+    const safe = new m.Snowflake({ layout: 'js53', node: 3 })
+    const n = safe.nextIdNumber()
+    assert.equal(typeof n, 'number')
+    assert.ok(Number.isSafeInteger(n))
+    assert.equal(safe.decode(n).node, 3n)
+    assert.ok(BigInt(n) < safe.nextId())
+  })
+
+  test('sans-IO nextIdAt and WouldBlock', () => {
+    const g = new m.Snowflake({ layout: 'time=41@1ms,worker=10,seq=2,epoch=2020-01-01', node: 5, onBackwards: 'fail' })
+    const t = 1_700_000_000_000
+    for (let i = 0; i < 4; i++) g.nextIdAt(t)
+    const e = throwsCode(() => g.nextIdAt(BigInt(t)), Error, 'ERR_WOULD_BLOCK', 'exhausted tick')
+    assert.equal(e.untilMs, BigInt(t + 1))
+    assert.equal(e.message, `would block until ${t + 1} ms`)
+    const back = throwsCode(() => g.nextIdAt(t - 10), Error, 'ERR_CLOCK_BACKWARDS', 'clock behind')
+    assert.equal(back.byMs, 10n)
+    assert.equal(back.lastMs, BigInt(t))
+    assert.deepEqual(g.stats(), { rollbacks: 1n, waitMs: 1n, maxAheadMs: 0n, exhaustions: 1n })
+    each(BAD_U64, (v) => g.nextIdAt(v), 'nextIdAt')
+  })
+
+  test('policies that fail are errors with codes', () => {
+    const g = new m.AtomicSnowflake({ layout: 'time=41@1ms,worker=10,seq=2,epoch=2020-01-01', onExhausted: 'fail' })
+    for (let i = 0; i < 4; i++) g.nextIdAt(1_700_000_000_000)
+    const e = throwsCode(() => g.nextIdAt(1_700_000_000_000), Error, 'ERR_SEQUENCE_EXHAUSTED', 'fail policy')
+    assert.equal(e.tickMs, 1_700_000_000_000n)
+    const expired = new m.AtomicSnowflake({ layout: 'baidu' })
+    const x = throwsCode(() => expired.nextIdAt(Date.now()), Error, 'ERR_LAYOUT_EXPIRED', 'baidu')
+    assert.equal(x.endMs, 1_732_137_856_000n)
+    throwsCode(() => new m.Snowflake({ layout: 'baidu' }), Error, 'ERR_LAYOUT_EXPIRED', 'clocked baidu')
+    throwsCode(() => new m.Snowflake({ layout: 'time=41@1ms,seq=12,epoch=2999-01-01' }), Error, 'ERR_BEFORE_EPOCH', 'future epoch')
+  })
+
+  test('nodes', () => {
+    const g = gen()
+    assert.equal(g.node, 1n)
+    g.setNode({ datacenter: 2, worker: 3 })
+    assert.equal(g.node, 67n)
+    assert.deepEqual(g.decode(g.nextId()).nodeFields, { datacenter: 2n, worker: 3n })
+    g.setNode(5n)
+    assert.equal(g.decode(g.nextId()).node, 5n)
+    throwsCode(() => g.setNode(1024), RangeError, 'ERR_OUT_OF_RANGE', 'setNode too large')
+    each(BAD_U64.filter(([v]) => typeof v !== 'object' || v === null), (v) => g.setNode(v), 'setNode')
+    throwsCode(() => new m.Snowflake({ node: { datacenter: 1 } }), TypeError, 'ERR_INVALID_ARG_VALUE', 'missing sub-field')
+  })
+
+  test('options', () => {
+    const g = new m.Snowflake({
+      layout: new m.Layout('sonyflake'),
+      node: 7,
+      onBackwards: 'logical:500',
+      onExhausted: 'borrow',
+      sequenceStart: 'vibrate',
+      seed: 42n,
+      fenceMs: 1_700_000_000_000,
+    })
+    assert.equal(g.config, 'type=snowflake,layout=sonyflake,node=7,on_backwards=logical:500,on_exhausted=borrow:16,sequence_start=vibrate:1,seed=42,fence_ms=1700000000000')
+    assert.equal(g.layout.presetName, 'sonyflake')
+    assert.equal(new m.Snowflake().config, 'type=snowflake,layout=twitter,node=0,on_backwards=wait:1000,on_exhausted=wait,sequence_start=zero')
+    assert.equal(new m.Snowflake(null).node, 0n)
+    assert.equal(new m.Snowflake({ layout: undefined, node: null }).node, 0n)
+
+    each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], ['twitter', TypeError, 'ERR_INVALID_ARG_TYPE'], [true, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => new m.Snowflake(v), 'new Snowflake')
+    throwsCode(() => new m.Snowflake({ nodes: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'misspelt option')
+    each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], [{}, TypeError, 'ERR_INVALID_ARG_TYPE'], [gen(), TypeError, 'ERR_INVALID_ARG_TYPE'], ['nope', Error, 'ERR_INVALID_LAYOUT']], (v) => new m.Snowflake({ layout: v }), 'options.layout')
+    each(BAD_U64.filter(([v]) => v !== undefined && v !== null && typeof v !== 'object'), (v) => new m.Snowflake({ node: v }), 'options.node')
+    for (const key of ['onBackwards', 'onExhausted', 'sequenceStart']) {
+      each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], [{}, TypeError, 'ERR_INVALID_ARG_TYPE'], ['nope', Error, 'ERR_INVALID_CONFIG']], (v) => new m.Snowflake({ [key]: v }), `options.${key}`)
+    }
+    each(BAD_U64.filter(([v]) => v !== undefined && v !== null), (v) => new m.Snowflake({ seed: v }), 'options.seed')
+    each(BAD_U64.filter(([v]) => v !== undefined && v !== null), (v) => new m.Snowflake({ fenceMs: v }), 'options.fenceMs')
+    throwsCode(() => new m.Snowflake({ onBackwards: 'rollback_counter' }), Error, 'ERR_INVALID_CONFIG', 'rollback_counter without a rollback field')
+  })
+
+  test('a method called on another object throws a TypeError', () => {
+    const g = gen()
+    for (const name of ['nextId', 'nextIdString', 'nextIdNumber', 'tryNextId', 'nextIds', 'decode', 'stats']) {
+      assert.throws(() => m.Snowflake.prototype[name].call({}, 1), TypeError, name)
+      assert.throws(() => m.Snowflake.prototype[name].call(new m.Layout('twitter'), 1), TypeError, name)
+    }
+    // A detached method still mints from its own generator.
+    const next = g.nextId
+    assert.equal(g.decode(next()).node, 1n)
+  })
+
+  test('a JavaScript subclass keeps its overrides', () => {
+    class Tagged extends m.Snowflake {
+      nextId() {
+        return `id-${super.nextId()}`
+      }
+    }
+    const t = new Tagged({ node: 9 })
+    assert.match(t.nextId(), /^id-\d+$/)
+    assert.equal(t.decode(BigInt(t.nextId().slice(3))).node, 9n)
+    assert.equal(typeof t.nextIdString(), 'string')
+  })
+
+  test('fromConfig', () => {
+    const g = m.Snowflake.fromConfig('type=snowflake,layout=twitter,node=5')
+    assert.ok(g instanceof m.Snowflake)
+    assert.equal(g.decode(g.nextId()).node, 5n)
+    const any = m.fromConfig('{"type":"snowflake","layout":"leaf","node":6}')
+    assert.ok(any instanceof m.Snowflake)
+    assert.equal(any.node, 6n)
+    assert.ok(m.fromConfig('type=uuid7') instanceof m.UuidGenerator)
+    throwsCode(() => m.Snowflake.fromConfig('type=uuid7'), Error, 'ERR_INVALID_CONFIG', 'not a snowflake')
+    throwsCode(() => m.AtomicSnowflake.fromConfig('type=uuid4'), Error, 'ERR_INVALID_CONFIG', 'not a snowflake')
+    throwsCode(() => m.UuidGenerator.fromConfig('type=snowflake,layout=twitter'), Error, 'ERR_INVALID_CONFIG', 'not a uuid')
+    const bad = throwsCode(() => m.fromConfig('type=snowflake,layout=twitter,nod=5'), Error, 'ERR_INVALID_LAYOUT', 'typo')
+    assert.equal(bad.at, 30)
+    each(BAD_STRING, (v) => m.fromConfig(v), 'fromConfig')
+    each(BAD_STRING, (v) => m.Snowflake.fromConfig(v), 'Snowflake.fromConfig')
+    each(BAD_STRING, (v) => new m.NamedGenerator(v), 'new NamedGenerator')
+  })
+})
+
+describe('AtomicSnowflake', () => {
+  test('batches at a given time', () => {
+    const g = new m.AtomicSnowflake({ layout: 'twitter', node: 2 })
+    const ids = g.nextIdsAt(1_700_000_000_000, 5000)
+    assert.equal(ids.length, 4096, 'one tick holds 4096; the rest would wait')
+    assert.equal(new Set(ids).size, 4096)
+    const r = g.reserveAt(1_700_000_000_001, 100)
+    assert.deepEqual([r.count, r.stride], [100, 1n])
+    assert.equal(g.layout.presetName, 'twitter')
+    assert.equal(g.maxRollbackTicks, null)
+    each(BAD_U64, (v) => g.nextIdsAt(v, 1), 'nextIdsAt nowMs')
+    each([['1', TypeError, 'ERR_INVALID_ARG_TYPE'], [-1, RangeError, 'ERR_OUT_OF_RANGE']], (v) => g.nextIdsAt(1_700_000_000_002, v), 'nextIdsAt n')
+    each(BAD_U64, (v) => g.reserveAt(1_700_000_000_002, v), 'reserveAt max')
+    each(BAD_ID, (v) => g.decode(v), 'decode')
+  })
+})
+
+describe('codecs', () => {
+  test('bad arguments', () => {
+    each(BAD_U64, (v) => m.encode(v), 'encode')
+    each(BAD_U64, (v) => m.encode(v, 'hex'), 'encode hex')
+    throwsCode(() => m.encode(1n, 'base64'), Error, 'ERR_INVALID_CONFIG', 'unknown codec')
+    each(BAD_STRING.filter(([v]) => v !== undefined && v !== null), (v) => m.encode(1n, v), 'encode codec')
+    each(BAD_STRING, (v) => m.decodeString(v), 'decodeString')
+    each(BAD_STRING.filter(([v]) => v !== undefined && v !== null), (v) => m.decodeString('1', v), 'decodeString codec')
+    const e = throwsCode(() => m.decodeString('0000000000U0Z', 'base32'), Error, 'ERR_INVALID_ENCODING', 'base32 U')
+    assert.equal(e.codec, 'base32')
+    assert.equal(e.at, 10)
+    assert.equal(typeof e.reason, 'string')
+    assert.equal(m.decodeString('0x2A', 'auto'), 42n)
+  })
+})
+
+describe('obfuscation', () => {
+  test('keys and bad arguments', () => {
+    const key = new Uint8Array(16).fill(7)
+    const fromBytes = new m.Obfuscator(key, 20)
+    const fromBig = new m.Obfuscator(BigInt(`0x${'07'.repeat(16)}`), 20)
+    assert.equal(fromBytes.encode(12345), fromBig.encode(12345))
+    assert.equal(new m.Obfuscator(5, 8).encode(1), new m.Obfuscator(5n, 8).encode(1))
+    assert.equal(m.Obfuscator.forLayout(1n, 'sonyflake').bits, 63)
+    each(
+      [
+        [-1n, RangeError, 'ERR_OUT_OF_RANGE'],
+        [2n ** 128n, RangeError, 'ERR_OUT_OF_RANGE'],
+        [1.5, RangeError, 'ERR_OUT_OF_RANGE'],
+        [new Uint8Array(15), RangeError, 'ERR_OUT_OF_RANGE'],
+        [new Uint16Array(8), TypeError, 'ERR_INVALID_ARG_TYPE'],
+        ['key', TypeError, 'ERR_INVALID_ARG_TYPE'],
+        [null, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      ],
+      (v) => new m.Obfuscator(v, 16),
+      'Obfuscator key'
+    )
+    each(
+      [
+        ['16', TypeError, 'ERR_INVALID_ARG_TYPE'],
+        [-1, RangeError, 'ERR_OUT_OF_RANGE'],
+        [256, RangeError, 'ERR_OUT_OF_RANGE'],
+        [65, Error, 'ERR_INVALID_CONFIG'],
+        [1, Error, 'ERR_INVALID_CONFIG'],
+      ],
+      (v) => new m.Obfuscator(1n, v),
+      'Obfuscator bits'
+    )
+    const ob = new m.Obfuscator(1n, 16)
+    each(BAD_U64, (v) => ob.encode(v), 'encode')
+    each(BAD_U64, (v) => ob.decode(v), 'decode')
+    throwsCode(() => ob.encode(65536), RangeError, 'ERR_OUT_OF_RANGE', 'outside the domain')
+    each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], ['nope', Error, 'ERR_INVALID_LAYOUT']], (v) => new m.SortableObfuscator(1n, v), 'SortableObfuscator layout')
+    const so = new m.SortableObfuscator(1n, new m.Layout('twitter'))
+    assert.equal(so.lowBits, 22)
+    each(BAD_U64, (v) => so.encode(v), 'sortable encode')
+  })
+})
+
+describe('UUIDs', () => {
+  test('clocked helpers', () => {
+    const re = /^[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    for (const [f, v] of [[m.uuid1, '1'], [m.uuid4, '4'], [m.uuid7, '7']]) {
+      const u = f()
+      assert.equal(re.exec(u)?.[1], v, u)
+    }
+    const a = Array.from({ length: 10_000 }, () => m.uuid7())
+    for (let i = 1; i < a.length; i++) assert.ok(a[i] > a[i - 1], 'uuid7 is monotonic')
+    const info = m.uuidInfo(a[0])
+    assert.equal(info.version, 7)
+    assert.ok(Math.abs(Number(info.unixMs) - Date.now()) < 60_000)
+    const ones = new Set(Array.from({ length: 10_000 }, () => m.uuid1()))
+    assert.equal(ones.size, 10_000, 'uuid1 is unique')
+    assert.equal(m.uuidInfo(m.uuid4()).unixMs, null)
+  })
+
+  test('generators', () => {
+    for (const v of [1, 4, 7]) {
+      const g = new m.UuidGenerator(v)
+      assert.equal(g.version, v)
+      assert.equal(g.kind, `uuid${v}`)
+      assert.equal(g.config, `type=uuid${v}`)
+      assert.equal(m.uuidInfo(g.next()).version, v)
+    }
+    assert.equal(new m.UuidGenerator().version, 7)
+    each([[5, RangeError, 'ERR_OUT_OF_RANGE'], ['7', TypeError, 'ERR_INVALID_ARG_TYPE'], [-1, RangeError, 'ERR_OUT_OF_RANGE']], (v) => new m.UuidGenerator(v), 'UuidGenerator version')
+    const g = new m.UuidGenerator(7)
+    throwsCode(() => g.nextAt(1, () => new Uint8Array(9)), RangeError, 'ERR_OUT_OF_RANGE', 'random too short')
+    throwsCode(() => g.nextAt(1, () => 'xx'), TypeError, 'ERR_INVALID_ARG_TYPE', 'random not bytes')
+    throwsCode(() => g.nextAt(1, 5), TypeError, 'ERR_INVALID_ARG_TYPE', 'random not a function')
+    const boom = new Error('boom')
+    assert.throws(() => g.nextAt(1, () => { throw boom }), (e) => e === boom, 'the callback error passes through')
+    each(BAD_U64, (v) => g.nextAt(v), 'nextAt nowMs')
+    // Still usable after all that.
+    assert.equal(m.uuidInfo(g.nextAt(1_700_000_000_000)).unixMs, 1_700_000_000_000n)
+  })
+
+  test('bad arguments', () => {
+    each(BAD_STRING, (v) => m.uuid5(v, 'x'), 'uuid5 namespace')
+    throwsCode(() => m.uuid5('nope', 'x'), Error, 'ERR_INVALID_ENCODING', 'bad namespace')
+    each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], [null, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => m.uuid3('dns', v), 'uuid3 name')
+    assert.equal(m.uuid5('dns', new TextEncoder().encode('python.org')), m.uuid5('dns', 'python.org'))
+    each([[new Uint8Array(15), RangeError, 'ERR_OUT_OF_RANGE'], ['x', TypeError, 'ERR_INVALID_ARG_TYPE'], [[1, 2], TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => m.uuid4(v), 'uuid4 random')
+    each(BAD_U64, (v) => m.uuid7At(v, new Uint8Array(10)), 'uuid7At unixMs')
+    each([[new Uint8Array(11), RangeError, 'ERR_OUT_OF_RANGE'], [undefined, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => m.uuid7At(1, v), 'uuid7At random')
+    each([[65536, RangeError, 'ERR_OUT_OF_RANGE'], ['1', TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => m.uuid1At(0, v, new Uint8Array(6)), 'uuid1At clockSeq')
+    each([[new Uint8Array(5), RangeError, 'ERR_OUT_OF_RANGE']], (v) => m.uuid1At(0, 0, v), 'uuid1At node')
+    each(BAD_U64, (v) => m.uuid1RandomNode(v, 0, 0, new Uint8Array(6)), 'uuid1RandomNode unixMs')
+    each(BAD_STRING, (v) => m.parseUuid(v), 'parseUuid')
+    each(BAD_STRING, (v) => m.uuidInfo(v), 'uuidInfo')
+    const e = throwsCode(() => m.uuidInfo('not-a-uuid'), Error, 'ERR_INVALID_ENCODING', 'uuidInfo text')
+    assert.equal(e.codec, 'uuid')
+  })
+})
+
+test('errors are Error objects with a stable code', () => {
+  const cases = [
+    () => new m.Layout(''),
+    () => new m.Snowflake({ node: 5000 }),
+    () => m.decodeString('!'),
+    () => m.encode(-1),
+    () => m.encode('1'),
+  ]
+  for (const f of cases) {
+    try {
+      f()
+      assert.fail('should throw')
+    } catch (e) {
+      assert.ok(e instanceof Error)
+      assert.match(e.code, /^ERR_[A-Z_]+$/)
+      assert.ok(e.message.length > 0)
+      assert.ok(typeof e.stack === 'string')
+    }
+  }
+})
+
+test('version', () => {
+  assert.match(m.version(), /^\d+\.\d+\.\d+/)
+})

@@ -1,0 +1,94 @@
+// Type-checked (never run) by test.sh: `tsc --strict --noEmit` over index.d.ts and this file.
+// It uses the API the way the README does; the @ts-expect-error lines must stay errors.
+import {
+  AtomicSnowflake,
+  Layout,
+  NamedGenerator,
+  Obfuscator,
+  Snowflake,
+  SortableObfuscator,
+  UuidGenerator,
+  decodeString,
+  encode,
+  fromConfig,
+  parseUuid,
+  uuid4,
+  uuid5,
+  uuid7,
+  uuidInfo,
+  version,
+  type Parts,
+  type Run,
+  type SnowflakeOptions,
+  type Stats,
+  type UuidInfo,
+} from '../../index.js'
+
+const options: SnowflakeOptions = { layout: 'twitter', node: { datacenter: 1, worker: 2 }, onBackwards: 'wait:1000' }
+const gen = new Snowflake(options)
+const id: bigint = gen.nextId()
+const text: string = gen.nextIdString()
+const batch: BigUint64Array = gen.nextIds(1000)
+const first: bigint | undefined = batch[0]
+const parts: Parts = gen.decode(id)
+const node: bigint = parts.node
+const seq: number = parts.sequence
+const sub: Record<string, bigint> = parts.nodeFields
+const when: Date = gen.layout.timestamp(id)
+const stats: Stats = gen.stats()
+const waited: bigint = stats.waitMs
+const run: Run = gen.reserve(10)
+const count: number = run.count
+gen.setNode(3n)
+const js53: number = new Snowflake({ layout: 'js53', node: 1 }).nextIdNumber()
+
+const layout = new Layout('time=41@1ms,worker=10,seq=12,epoch=2020-01-01')
+const end: Date = layout.lifetimeEnd
+const maxId: bigint = layout.maxId
+const composed: bigint = layout.compose({ time: 1n, node: 5, sequence: 0 })
+const safe: boolean = layout.isJsSafe
+const back: bigint = layout.compose(layout.decompose(composed))
+
+const sans = new AtomicSnowflake({ layout })
+const at: bigint = sans.nextIdAt(Date.now())
+const some: BigUint64Array = sans.nextIdsAt(Date.now(), 10)
+const rollbackDepth: bigint | null = sans.maxRollbackTicks
+
+try {
+  sans.nextIdAt(0)
+} catch (e) {
+  if (e instanceof Error && 'code' in e && e.code === 'ERR_WOULD_BLOCK' && 'untilMs' in e) {
+    const until = e.untilMs as bigint
+    void until
+  }
+}
+
+const any: Snowflake | UuidGenerator = fromConfig('type=uuid7')
+const named = new NamedGenerator('type=uuid4')
+const next: bigint | string = named.nextAt(Date.now(), (n: number) => new Uint8Array(n))
+const u7: string = uuid7()
+const u4: string = uuid4(new Uint8Array(16))
+const u5: string = uuid5('dns', 'example.com')
+const info: UuidInfo = uuidInfo(u7)
+const ms: bigint | null = info.unixMs
+const canon: string = parseUuid(u5.toUpperCase())
+const gen7 = new UuidGenerator(7)
+const last: bigint | null = gen7.lastUnixMs
+const b32: string = encode(id, 'base32')
+const decoded: bigint = decodeString(b32, 'base32')
+const ob = new Obfuscator(new Uint8Array(16), 64)
+const hidden: bigint = ob.encode(id)
+const sortable = new SortableObfuscator(42n, layout)
+const lowBits: number = sortable.lowBits
+const v: string = version()
+
+// @ts-expect-error: a layout is a string or a Layout, not a number
+new Layout(5)
+// @ts-expect-error: nextId() returns a bigint, not a number
+const wrong: number = gen.nextId()
+// @ts-expect-error: unknown option
+new Snowflake({ nodes: 1 })
+// @ts-expect-error: IDs are not booleans
+layout.decompose(true)
+
+export const used = [id, text, first, node, seq, sub, when, waited, count, js53, end, maxId, safe, back, at, some, rollbackDepth, any, next, u4, ms, canon, last, decoded, hidden, lowBits, v, wrong]
