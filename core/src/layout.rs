@@ -546,13 +546,28 @@ impl Layout {
         Ok(out)
     }
 
-    /// Splits a whole node value into its named sub-fields, most significant first.
+    /// Splits a whole node value into its named sub-fields, most significant first. Bits above
+    /// the node width are ignored (a decomposed ID is always in range); use
+    /// [`try_split_node`](Self::try_split_node) for values from outside.
     pub fn split_node(&self, node: u64) -> impl Iterator<Item = (Name, u64)> + '_ {
         let mut rest = self.node_bits;
         self.node_fields().map(move |f| {
             rest -= f.bits;
             (f.name, (node >> rest) & f.max())
         })
+    }
+
+    /// [`split_node`](Self::split_node) for a node value from outside: fails if it exceeds
+    /// [`max_node`](Self::max_node) instead of masking it.
+    pub fn try_split_node(&self, node: u64) -> Result<impl Iterator<Item = (Name, u64)> + '_> {
+        if node > self.max_node() {
+            return Err(Error::FieldOverflow {
+                field: Name::lit("node"),
+                value: node,
+                max: self.max_node(),
+            });
+        }
+        Ok(self.split_node(node))
     }
 
     /// Joins sub-field values (in [`node_fields`](Self::node_fields) order) into a whole node value.

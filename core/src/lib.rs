@@ -49,6 +49,8 @@ mod stats;
 #[cfg(feature = "std")]
 mod system;
 mod time;
+#[cfg(feature = "std")]
+pub mod uuid_clock;
 pub mod uuids;
 
 #[cfg(feature = "std")]
@@ -66,6 +68,8 @@ pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use system::{os_random_fill, os_random_u64, Snowflake};
 pub use time::Rfc3339;
+#[cfg(feature = "std")]
+pub use uuid_clock::UuidGenerator;
 
 // Text codecs, obfuscation and UUIDs.
 pub use codec::{decode_any, Codec, SliceWriter};

@@ -49,3 +49,47 @@ fn child_refuses_until_given_a_node_parent_unaffected() {
     }
     assert!(g.next_id().unwrap() > before);
 }
+
+#[test]
+fn child_draws_fresh_random_bytes_and_uuids() {
+    // Warm the pool and the process-wide v7 generator in the parent.
+    let mut warm = [0u8; 16];
+    idmint::uuid_clock::random_fill(&mut warm).unwrap();
+    idmint::uuid_clock::uuid7().unwrap();
+    let mut fds = [0i32; 2];
+    // SAFETY: plain pipe/fork/write/_exit; the child only draws bytes and a UUID.
+    unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        let pid = libc::fork();
+        assert!(pid >= 0);
+        if pid == 0 {
+            let mut msg = [0u8; 32];
+            let _ = idmint::uuid_clock::random_fill(&mut msg[..16]);
+            if let Ok(u) = idmint::uuid_clock::uuid7() {
+                msg[16..].copy_from_slice(u.as_bytes());
+            }
+            libc::write(fds[1], msg.as_ptr() as *const libc::c_void, 32);
+            libc::_exit(0);
+        }
+        let mut child = [0u8; 32];
+        assert_eq!(
+            libc::read(fds[0], child.as_mut_ptr() as *mut libc::c_void, 32),
+            32
+        );
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+        let mut mine = [0u8; 16];
+        idmint::uuid_clock::random_fill(&mut mine).unwrap();
+        let u = idmint::uuid_clock::uuid7().unwrap();
+        assert_ne!(
+            &child[..16],
+            &mine[..],
+            "parent and child drew the same pooled bytes"
+        );
+        assert_ne!(
+            &child[16..],
+            u.as_bytes(),
+            "parent and child minted the same UUID"
+        );
+    }
+}

@@ -1,0 +1,212 @@
+//! The clocked UUID front door: process-wide v1/v4/v7 generators on the system clock, with OS
+//! randomness drawn through a pool, all restarted after `fork()` so a child never repeats its
+//! parent's UUIDs or random bytes. Every binding uses this instead of keeping its own globals.
+
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use crate::clock::{Clock, SystemClock};
+use crate::error::{Error, Result};
+use crate::fork;
+use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
+use crate::system::os_random_fill;
+use crate::uuids::Uuid;
+
+const POOL_BYTES: usize = 4096;
+
+/// OS randomness drawn 4 KiB at a time, so a UUID costs a copy instead of a `getrandom` call.
+/// Handed-out bytes are wiped and never reused; a forked child discards the inherited pool.
+struct Pool {
+    born: u64,
+    pos: usize,
+    buf: [u8; POOL_BYTES],
+}
+
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    born: u64::MAX,
+    pos: POOL_BYTES,
+    buf: [0; POOL_BYTES],
+});
+
+/// Fills `out` with OS randomness through the process-wide, fork-aware pool.
+pub fn random_fill(out: &mut [u8]) -> Result<()> {
+    if out.len() > POOL_BYTES / 16 {
+        return os_random_fill(out);
+    }
+    let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let now = fork::generation();
+    if p.born != now {
+        p.born = now;
+        p.pos = POOL_BYTES;
+    }
+    if POOL_BYTES - p.pos < out.len() {
+        os_random_fill(&mut p.buf)?;
+        p.pos = 0;
+    }
+    let (start, end) = (p.pos, p.pos + out.len());
+    let src = &mut p.buf[start..end];
+    out.copy_from_slice(src);
+    src.fill(0);
+    p.pos = end;
+    Ok(())
+}
+
+fn clock() -> &'static SystemClock {
+    static CLOCK: OnceLock<SystemClock> = OnceLock::new();
+    CLOCK.get_or_init(SystemClock::precise)
+}
+
+struct Slot {
+    born: u64,
+    gen: NamedGenerator,
+}
+
+/// A thread-safe UUID generator of one version (1, 4 or 7) on the system clock. Version 7 UUIDs
+/// of one generator are strictly increasing (RFC 9562 method 1, a 42-bit counter); version 1
+/// uses a random multicast node, never a MAC address. In a forked child it starts afresh.
+///
+/// # Examples
+/// ```
+/// let g = idmint::UuidGenerator::new(7)?;
+/// let (a, b) = (g.next()?, g.next()?);
+/// assert!(b > a);
+/// assert_eq!(a.get_version_num(), 7);
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub struct UuidGenerator {
+    cfg: NamedConfig,
+    slot: Mutex<Slot>,
+}
+
+impl core::fmt::Debug for UuidGenerator {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "UuidGenerator({})", self.cfg)
+    }
+}
+
+impl UuidGenerator {
+    /// A generator of UUID `version` 1, 4 or 7.
+    pub fn new(version: u8) -> Result<UuidGenerator> {
+        let cfg = match version {
+            1 => NamedConfig::Uuid1,
+            4 => NamedConfig::Uuid4,
+            7 => NamedConfig::Uuid7,
+            _ => {
+                return Err(Error::InvalidConfig {
+                    reason: "UUID generators are version 1, 4 or 7",
+                })
+            }
+        };
+        UuidGenerator::from_config(cfg)
+    }
+
+    /// A generator for a named UUID config (`type=uuid7`, ...); refuses snowflake configs.
+    pub fn from_config(cfg: NamedConfig) -> Result<UuidGenerator> {
+        if matches!(cfg, NamedConfig::Snowflake(_)) {
+            return Err(Error::InvalidConfig {
+                reason: "a snowflake config, not a UUID one",
+            });
+        }
+        let gen = NamedGenerator::new(&cfg)?;
+        Ok(UuidGenerator {
+            cfg,
+            slot: Mutex::new(Slot {
+                born: fork::generation(),
+                gen,
+            }),
+        })
+    }
+
+    /// The config this generator was built from.
+    pub fn config(&self) -> &NamedConfig {
+        &self.cfg
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Slot>> {
+        let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let now = fork::generation();
+        if g.born != now {
+            g.gen = NamedGenerator::new(&self.cfg)?;
+            g.born = now;
+        }
+        Ok(g)
+    }
+
+    /// The next UUID on the system clock with pooled OS randomness.
+    pub fn next(&self) -> Result<Uuid> {
+        self.next_at(clock().now_ms(), random_fill)
+    }
+
+    /// The sans-IO call: the next UUID at `now_ms`, with `random` filling the bytes it needs.
+    pub fn next_at<F>(&self, now_ms: u64, random: F) -> Result<Uuid>
+    where
+        F: FnMut(&mut [u8]) -> Result<()>,
+    {
+        match self.lock()?.gen.next_at(now_ms, random)? {
+            GeneratedId::Uuid(u) => Ok(u),
+            GeneratedId::U64(_) => Err(Error::InvalidConfig {
+                reason: "not a UUID generator",
+            }),
+        }
+    }
+}
+
+fn global(version: u8) -> &'static Result<UuidGenerator> {
+    static V1: OnceLock<Result<UuidGenerator>> = OnceLock::new();
+    static V7: OnceLock<Result<UuidGenerator>> = OnceLock::new();
+    match version {
+        1 => V1.get_or_init(|| UuidGenerator::new(1)),
+        _ => V7.get_or_init(|| UuidGenerator::new(7)),
+    }
+}
+
+/// A version 4 (random) UUID from pooled OS randomness.
+pub fn uuid4() -> Result<Uuid> {
+    let mut b = [0u8; 16];
+    random_fill(&mut b)?;
+    Ok(crate::uuids::v4(b))
+}
+
+/// A version 7 UUID from the process-wide monotonic generator.
+pub fn uuid7() -> Result<Uuid> {
+    global(7).as_ref().map_err(|e| *e)?.next()
+}
+
+/// A version 1 UUID (random multicast node) from the process-wide generator.
+pub fn uuid1() -> Result<Uuid> {
+    global(1).as_ref().map_err(|e| *e)?.next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn process_wide_v7_is_monotonic_across_threads() {
+        let ids: Vec<Vec<Uuid>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..5000).map(|_| uuid7().unwrap()).collect()))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all = std::collections::HashSet::new();
+        for v in ids {
+            assert!(v.windows(2).all(|w| w[0] < w[1]));
+            for u in v {
+                assert!(all.insert(u));
+            }
+        }
+        assert_eq!(uuid4().unwrap().get_version_num(), 4);
+        assert_eq!(uuid1().unwrap().get_version_num(), 1);
+        assert!(UuidGenerator::new(5).is_err());
+    }
+
+    #[test]
+    fn pool_never_repeats_bytes() {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..2000 {
+            let mut b = [0u8; 16];
+            random_fill(&mut b).unwrap();
+            assert!(seen.insert(b));
+        }
+    }
+}
