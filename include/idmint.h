@@ -210,8 +210,8 @@ typedef struct idmint_snowflake idmint_snowflake;
 /**
  * @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2, method 1):
  * every UUID it issues is greater than the one before, even within one millisecond or when the
- * clock steps back. Thread-safe (calls are serialised by a lock). Freed by
- * #idmint_uuid_v7_generator_free.
+ * clock steps back. Thread-safe (calls are serialised by a lock); in a child process after
+ * `fork()` it starts afresh. Freed by #idmint_uuid_v7_generator_free.
  */
 typedef struct idmint_uuid_v7_generator idmint_uuid_v7_generator;
 
@@ -1118,9 +1118,10 @@ idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
                                         idmint_uuid *out_uuid);
 
 /**
- * @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source.
- * UUIDs from different milliseconds sort by time; for strictly increasing UUIDs within one
- * millisecond use #idmint_uuid_v7_generator.
+ * @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source,
+ * from one process-wide monotonic generator: the UUIDs of a process are strictly increasing,
+ * across threads too, even within one millisecond or when the clock steps back; a child
+ * process after `fork()` starts afresh.
  *
  * @param out_uuid Receives the UUID. Must not be NULL.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.

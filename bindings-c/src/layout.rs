@@ -500,7 +500,7 @@ pub unsafe extern "C" fn idmint_layout_split_node(
         if let Some(o) = unsafe { opt_out(out_count, "out_count") }? {
             o.write(count);
         }
-        l.node_to_bits(node)?;
+        let values = l.try_split_node(node)?;
         if len < count {
             return Err(idmint_core::Error::BufferTooSmall {
                 needed: count * std::mem::size_of::<u64>(),
@@ -509,7 +509,7 @@ pub unsafe extern "C" fn idmint_layout_split_node(
         }
         // SAFETY: the caller's contract.
         let dst = unsafe { u64_out(out_values, len, "out_values") }?;
-        for (d, (_, v)) in dst.iter_mut().zip(l.split_node(node)) {
+        for (d, (_, v)) in dst.iter_mut().zip(values) {
             *d = v;
         }
         Ok(())

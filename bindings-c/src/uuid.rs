@@ -1,11 +1,14 @@
 //! UUIDs (RFC 9562): v4 and v7 from the OS, sans-IO v4/v7 from given bytes, name-based v3/v5,
 //! a monotonic v7 generator, parsing, formatting and inspection.
+//!
+//! The clocked parts are the core's `idmint::uuid_clock`: its process-wide v7 generator, its
+//! `UuidGenerator` and its pool of OS random bytes, all restarted in a forked child.
 
 use std::ffi::c_char;
-use std::sync::Mutex;
 
-use idmint_core::uuids::{self, Uuid, V7Generator};
-use idmint_core::{os_random_fill, Clock, SystemClock};
+use idmint_core::uuid_clock;
+use idmint_core::uuids::{self, Uuid};
+use idmint_core::{Error, UuidGenerator};
 
 use crate::ffi::{arg, bytes, c_str, free_handle, new_handle, out, Out};
 use crate::status::{guard, idmint_status, Fail};
@@ -53,17 +56,9 @@ pub struct idmint_uuid_info {
 
 /// @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2, method 1):
 /// every UUID it issues is greater than the one before, even within one millisecond or when the
-/// clock steps back. Thread-safe (calls are serialised by a lock). Freed by
-/// #idmint_uuid_v7_generator_free.
-pub struct idmint_uuid_v7_generator(Mutex<V7Generator>);
-
-impl idmint_uuid_v7_generator {
-    fn with<T>(&self, f: impl FnOnce(&mut V7Generator) -> T) -> T {
-        // The state is plain data that a panic cannot leave half-written: recover from poison.
-        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut g)
-    }
-}
+/// clock steps back. Thread-safe (calls are serialised by a lock); in a child process after
+/// `fork()` it starts afresh. Freed by #idmint_uuid_v7_generator_free.
+pub struct idmint_uuid_v7_generator(UuidGenerator);
 
 fn put(dst: Out<idmint_uuid>, u: Uuid) {
     dst.write(idmint_uuid {
@@ -90,16 +85,6 @@ unsafe fn fixed<const N: usize>(
     b.try_into().map_err(|_| Fail::Arg(why))
 }
 
-fn now_ms() -> u64 {
-    SystemClock::new().now_ms()
-}
-
-fn random<const N: usize>() -> Result<[u8; N], Fail> {
-    let mut b = [0u8; N];
-    os_random_fill(&mut b)?;
-    Ok(b)
-}
-
 /// @brief A version 4 (random) UUID from the operating system's random source.
 ///
 /// @param out_uuid Receives the UUID. Must not be NULL.
@@ -112,7 +97,7 @@ pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_st
     guard(|| {
         // SAFETY: the caller's contract.
         let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        put(dst, uuids::v4(random()?));
+        put(dst, uuid_clock::uuid4()?);
         Ok(())
     })
 }
@@ -147,9 +132,10 @@ pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
     })
 }
 
-/// @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source.
-/// UUIDs from different milliseconds sort by time; for strictly increasing UUIDs within one
-/// millisecond use #idmint_uuid_v7_generator.
+/// @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source,
+/// from one process-wide monotonic generator: the UUIDs of a process are strictly increasing,
+/// across threads too, even within one millisecond or when the clock steps back; a child
+/// process after `fork()` starts afresh.
 ///
 /// @param out_uuid Receives the UUID. Must not be NULL.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
@@ -161,7 +147,7 @@ pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_st
     guard(|| {
         // SAFETY: the caller's contract.
         let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        put(dst, uuids::v7(now_ms(), random()?));
+        put(dst, uuid_clock::uuid7()?);
         Ok(())
     })
 }
@@ -392,9 +378,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
     guard(|| {
         // SAFETY: the caller's contract.
         let dst = unsafe { out(out_gen, "out_gen") }?;
-        new_handle(dst, || {
-            Ok(idmint_uuid_v7_generator(Mutex::new(V7Generator::new())))
-        })
+        new_handle(dst, || Ok(idmint_uuid_v7_generator(UuidGenerator::new(7)?)))
     })
 }
 
@@ -425,8 +409,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
     guard(|| {
         // SAFETY: the caller's contract.
         let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_uuid, "out_uuid")?) };
-        let r = random()?;
-        put(dst, g.with(|g| g.next_at(now_ms(), r)));
+        put(dst, g.0.next()?);
         Ok(())
     })
 }
@@ -451,7 +434,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
         // SAFETY: the caller's contract.
         let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_uuid, "out_uuid")?) };
         // SAFETY: the caller's contract.
-        let r = unsafe {
+        let r: [u8; 10] = unsafe {
             fixed(
                 random,
                 random_len,
@@ -459,7 +442,15 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
                 "v7 takes exactly 10 random bytes",
             )
         }?;
-        put(dst, g.with(|g| g.next_at(unix_ms, r)));
+        // The core's v7 generator asks for exactly these 10 bytes.
+        let given = |buf: &mut [u8]| {
+            if buf.len() != r.len() {
+                return Err(Error::RandomSource);
+            }
+            buf.copy_from_slice(&r);
+            Ok(())
+        };
+        put(dst, g.0.next_at(unix_ms, given)?);
         Ok(())
     })
 }

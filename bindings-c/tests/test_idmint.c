@@ -649,6 +649,10 @@ static void test_bad_arguments(void) {
            "null pointer: `out_values` must not be NULL");
     EXPECT(idmint_layout_split_node(l, 1024, arr, 4, NULL), IDMINT_OUT_OF_RANGE,
            "value 1024 does not fit field `node` (max 1023)");
+    EXPECT(idmint_layout_split_node(l, UINT64_MAX, arr, 4, NULL), IDMINT_OUT_OF_RANGE,
+           "value 18446744073709551615 does not fit field `node` (max 1023)");
+    OK(idmint_layout_split_node(l, 1023, arr, 2, NULL));
+    CHECK(arr[0] == 31 && arr[1] == 31);
     OK(idmint_layout_split_node(l, 33, arr, 2, NULL));
     CHECK(arr[0] == 1 && arr[1] == 1);
     EXPECT(idmint_layout_split_node(l, 33, (uint64_t *)((char *)arr + 1), 2, NULL),
@@ -976,6 +980,16 @@ static void test_clocked(void) {
     OK(idmint_uuid_inspect(&a, &info));
     CHECK(info.version == 7 && info.has_unix_ms && info.unix_ms + 5 >= before &&
           info.unix_ms <= after + 5);
+    {
+        /* One process-wide monotonic generator: strictly increasing, even within a ms. */
+        bool inc = true;
+        for (int i = 0; i < 1000; i++) {
+            if (idmint_uuid_v7(&b) != IDMINT_OK) inc = false;
+            inc = inc && memcmp(b.bytes, a.bytes, 16) > 0;
+            a = b;
+        }
+        CHECK(inc);
+    }
     idmint_uuid_v7_generator *vg = NULL;
     if (OK(idmint_uuid_v7_generator_new(&vg))) {
         bool inc = true;
@@ -1090,6 +1104,68 @@ static void test_fork(void) {
     idmint_snowflake_free(g);
 }
 
+/* A forked child draws fresh random bytes and restarts the UUID generators: none of its UUIDs
+ * equals the parent's next one (a child continuing the parent's pool of OS random bytes would
+ * repeat them exactly). */
+static void test_fork_uuids(void) {
+    CTX("fork: UUIDs");
+    idmint_uuid warm, mine[3], child[3];
+    idmint_uuid_v7_generator *vg = NULL;
+    if (!OK(idmint_uuid_v7_generator_new(&vg))) return;
+    OK(idmint_uuid_v4(&warm));
+    OK(idmint_uuid_v7(&warm));
+    OK(idmint_uuid_v7_generator_next(vg, &warm));
+    int fds[2];
+    if (!CHECK(pipe(fds) == 0)) {
+        idmint_uuid_v7_generator_free(vg);
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        int bad = idmint_uuid_v4(&child[0]) != IDMINT_OK;
+        bad |= (idmint_uuid_v7(&child[1]) != IDMINT_OK) << 1;
+        bad |= (idmint_uuid_v7_generator_next(vg, &child[2]) != IDMINT_OK) << 2;
+        bad |= (write(fds[1], child, sizeof child) != (ssize_t)sizeof child) << 3;
+        close(fds[1]);
+        idmint_uuid_v7_generator_free(vg);
+        _exit(bad);
+    }
+    close(fds[1]);
+    if (!CHECK(pid > 0)) {
+        close(fds[0]);
+        idmint_uuid_v7_generator_free(vg);
+        return;
+    }
+    size_t got = 0;
+    while (got < sizeof child) {
+        ssize_t n = read(fds[0], (char *)child + got, sizeof child - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    if (!CHECK(WEXITSTATUS(status) == 0))
+        fprintf(stderr, "  child's failed checks (bit mask): %#x\n", WEXITSTATUS(status));
+    if (!CHECK(got == sizeof child)) {
+        idmint_uuid_v7_generator_free(vg);
+        return;
+    }
+    OK(idmint_uuid_v4(&mine[0]));
+    OK(idmint_uuid_v7(&mine[1]));
+    OK(idmint_uuid_v7_generator_next(vg, &mine[2]));
+    CHECK(memcmp(&child[0], &mine[0], sizeof mine[0]) != 0); /* v4: the random pool */
+    CHECK(memcmp(&child[1], &mine[1], sizeof mine[1]) != 0); /* process-wide v7 */
+    CHECK(memcmp(&child[2], &mine[2], sizeof mine[2]) != 0); /* a v7 generator handle */
+    /* The parent's generator carries on with its own state (warm is its last UUID). */
+    CHECK(memcmp(mine[2].bytes, warm.bytes, 16) > 0);
+    idmint_uuid_v7_generator_free(vg);
+}
+
 int main(void) {
     test_version();
     test_status();
@@ -1102,6 +1178,7 @@ int main(void) {
     test_clocked();
     test_threads();
     test_fork();
+    test_fork_uuids();
     printf("C tests: %u passed, %u failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

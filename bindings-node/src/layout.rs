@@ -8,7 +8,7 @@ use napi_derive::napi;
 use crate::convert::{
     expect_object, get, id_arg, is_nullish, layout_arg, node_arg, only_keys, string_arg, u64_arg,
 };
-use crate::errors::{range_error, OrThrow};
+use crate::errors::OrThrow;
 
 /// The node split into named sub-fields, as a `Record<string, bigint>` in layout order.
 pub struct NodeFields(pub Vec<(Name, u64)>);
@@ -430,16 +430,9 @@ impl Layout {
         #[napi(ts_arg_type = "bigint | number")] node: Unknown<'_>,
     ) -> napi::Result<NodeFields> {
         let node = u64_arg(env, &node, "node")?;
-        if node > self.inner.max_node() {
-            return Err(range_error(
-                env,
-                &format!(
-                    "node must be at most {}; received {node}",
-                    self.inner.max_node()
-                ),
-            ));
-        }
-        Ok(NodeFields(self.inner.split_node(node).collect()))
+        Ok(NodeFields(
+            self.inner.try_split_node(node).or_throw(env)?.collect(),
+        ))
     }
 
     /// Joins node sub-field values given by name into the whole node value.

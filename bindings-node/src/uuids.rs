@@ -2,14 +2,15 @@
 //! `uuid7`), the pure constructors that take time and randomness as arguments, parsing,
 //! inspection, and `UuidGenerator`.
 //!
-//! `uuid7()` and `uuid1()` share one process-wide generator each (behind a lock, so worker
-//! threads share it too): v7 UUIDs from one process are strictly increasing, v1 UUIDs distinct.
+//! The clocked parts are the core's `idmint::uuid_clock`: `uuid7()` and `uuid1()` use its
+//! process-wide generators (behind a lock, so worker threads share them too: v7 UUIDs from one
+//! process are strictly increasing, v1 UUIDs distinct), `UuidGenerator` wraps its
+//! `UuidGenerator`, and OS randomness is drawn through its pool (`random_fill`).
 
-use std::sync::{LazyLock, Mutex, PoisonError};
-
-use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
-use idmint::uuids::{self, Uuid, V7Generator};
-use idmint::{os_random_fill, Clock, SystemClock};
+use idmint::named::{GeneratedId, NamedConfig, NamedGenerator};
+use idmint::uuid_clock::{self, random_fill};
+use idmint::uuids::{self, Uuid};
+use idmint::UuidGenerator as CoreUuidGenerator;
 use napi::bindgen_prelude::Unknown;
 use napi::Env;
 use napi_derive::napi;
@@ -19,15 +20,6 @@ use crate::convert::{
     u64_arg,
 };
 use crate::errors::{range_error, throw, Class, OrThrow};
-
-static CLOCK: LazyLock<SystemClock> = LazyLock::new(SystemClock::new);
-static V7: Mutex<V7Generator> = Mutex::new(V7Generator::new());
-static V1: Mutex<Uuid1Generator> = Mutex::new(Uuid1Generator::new());
-
-/// The current time in ms since the Unix epoch (monotonic after the first read).
-pub(crate) fn now_ms() -> u64 {
-    CLOCK.now_ms()
-}
 
 fn text(u: &Uuid) -> String {
     u.hyphenated().to_string()
@@ -47,11 +39,7 @@ fn namespace(env: &Env, v: &Unknown<'_>) -> napi::Result<Uuid> {
 /// A version 1 UUID with a random node (never a MAC address) from the process-wide generator.
 #[napi(catch_unwind)]
 pub fn uuid1(env: &Env) -> napi::Result<String> {
-    let now = now_ms();
-    let mut g = V1.lock().unwrap_or_else(PoisonError::into_inner);
-    g.next_at(now, os_random_fill)
-        .or_throw(env)
-        .map(|u| text(&u))
+    uuid_clock::uuid1().or_throw(env).map(|u| text(&u))
 }
 
 /// A version 3 (MD5, name-based) UUID. `namespace` is a UUID or `dns`, `url`, `oid`, `x500`.
@@ -84,26 +72,18 @@ pub fn uuid4(
     env: &Env,
     #[napi(ts_arg_type = "Uint8Array")] random: Option<Unknown<'_>>,
 ) -> napi::Result<String> {
-    let bytes = match random {
-        Some(r) if !is_nullish(&r)? => bytes_arg::<16>(env, &r, "random")?,
-        _ => {
-            let mut b = [0u8; 16];
-            os_random_fill(&mut b).or_throw(env)?;
-            b
-        }
+    let u = match random {
+        Some(r) if !is_nullish(&r)? => uuids::v4(bytes_arg::<16>(env, &r, "random")?),
+        _ => uuid_clock::uuid4().or_throw(env)?,
     };
-    Ok(text(&uuids::v4(bytes)))
+    Ok(text(&u))
 }
 
 /// A version 7 UUID from the process-wide monotonic generator: strictly increasing within
 /// the process, even within one millisecond or across a clock step back.
 #[napi(catch_unwind)]
 pub fn uuid7(env: &Env) -> napi::Result<String> {
-    let mut r = [0u8; 10];
-    os_random_fill(&mut r).or_throw(env)?;
-    let now = now_ms();
-    let mut g = V7.lock().unwrap_or_else(PoisonError::into_inner);
-    Ok(text(&g.next_at(now, r)))
+    uuid_clock::uuid7().or_throw(env).map(|u| text(&u))
 }
 
 /// A version 7 UUID from the given time and 10 random bytes (no monotonic counter).
@@ -188,22 +168,25 @@ pub fn uuid_info(
     })
 }
 
-/// Calls `gen.next_at(now, random)` where `random` is the OS source, or the JavaScript
-/// function `(n) => Uint8Array` when given (for replays); an exception thrown by that function
-/// is passed on as is.
-pub(crate) fn next_with_random(
+/// A source of random bytes for a sans-IO call.
+type RandomFill<'a> = &'a mut dyn FnMut(&mut [u8]) -> idmint::Result<()>;
+
+/// Runs `call` with the random source `random` names: the OS (through the core's pool) when it
+/// is missing, else the JavaScript function `(n) => Uint8Array` (for replays), whose exception
+/// is passed on as is. (A callback that calls the same generator again gets napi-rs's "cannot
+/// be borrowed" error: `nextAt` holds `&mut self`.)
+fn with_random<T>(
     env: &Env,
-    gen: &mut NamedGenerator,
-    now: u64,
     random: Option<Unknown<'_>>,
-) -> napi::Result<GeneratedId> {
+    call: impl FnOnce(RandomFill<'_>) -> idmint::Result<T>,
+) -> napi::Result<T> {
     let f = match random {
         Some(f) if !is_nullish(&f)? => f,
-        _ => return gen.next_at(now, os_random_fill).or_throw(env),
+        _ => return call(&mut random_fill).or_throw(env),
     };
     function_arg(env, &f, "random")?;
     let mut failure = None;
-    let r = gen.next_at(now, |buf: &mut [u8]| {
+    let r = call(&mut |buf: &mut [u8]| {
         call_random(env, &f, buf).map_err(|e| {
             failure = Some(e);
             idmint::Error::RandomSource
@@ -215,20 +198,37 @@ pub(crate) fn next_with_random(
     r.or_throw(env)
 }
 
+/// `gen.next_at(now, random)` with the random source `random` names (see [`with_random`]).
+pub(crate) fn next_with_random(
+    env: &Env,
+    gen: &mut NamedGenerator,
+    now: u64,
+    random: Option<Unknown<'_>>,
+) -> napi::Result<GeneratedId> {
+    with_random(env, random, |fill| gen.next_at(now, fill))
+}
+
 /// A UUID generator (version 1, 4 or 7) on the system clock, with a sans-IO `nextAt` for
 /// replays. Version 7 is monotonic per generator; version 1 keeps one random node per generator.
 #[napi]
 pub struct UuidGenerator {
-    inner: NamedGenerator,
-    config: NamedConfig,
+    inner: CoreUuidGenerator,
+    /// The time in the last UUID issued (v1, v7), read back from it.
+    last_unix_ms: Option<u64>,
 }
 
 impl UuidGenerator {
     pub(crate) fn from_named(env: &Env, config: NamedConfig) -> napi::Result<Self> {
         Ok(UuidGenerator {
-            inner: config.build().or_throw(env)?,
-            config,
+            inner: CoreUuidGenerator::from_config(config).or_throw(env)?,
+            last_unix_ms: None,
         })
+    }
+
+    /// Notes the time of `u` and returns its text.
+    fn issued(&mut self, u: &Uuid) -> String {
+        self.last_unix_ms = uuids::inspect(u).unix_ms;
+        text(u)
     }
 }
 
@@ -244,18 +244,16 @@ impl UuidGenerator {
             Some(v) if !is_nullish(&v)? => bounded_arg(env, &v, "version", 255)?,
             _ => 7,
         };
-        let config = match v {
-            1 => NamedConfig::Uuid1,
-            4 => NamedConfig::Uuid4,
-            7 => NamedConfig::Uuid7,
-            _ => {
-                return Err(range_error(
-                    env,
-                    &format!("version must be 1, 4 or 7; received {v}"),
-                ))
-            }
-        };
-        Self::from_named(env, config)
+        if !matches!(v, 1 | 4 | 7) {
+            return Err(range_error(
+                env,
+                &format!("version must be 1, 4 or 7; received {v}"),
+            ));
+        }
+        Ok(UuidGenerator {
+            inner: CoreUuidGenerator::new(v as u8).or_throw(env)?,
+            last_unix_ms: None,
+        })
     }
 
     /// A generator from a named config (`type=uuid7`, `{"type":"uuid4"}`, ...).
@@ -281,8 +279,8 @@ impl UuidGenerator {
     /// The next UUID, at the current time with OS randomness.
     #[napi(catch_unwind)]
     pub fn next(&mut self, env: &Env) -> napi::Result<String> {
-        let id = next_with_random(env, &mut self.inner, now_ms(), None)?;
-        Ok(id.to_string())
+        let u = self.inner.next().or_throw(env)?;
+        Ok(self.issued(&u))
     }
 
     /// The next UUID at `nowMs`; `random(n)` must return a `Uint8Array` of `n` bytes
@@ -295,14 +293,14 @@ impl UuidGenerator {
         #[napi(ts_arg_type = "(n: number) => Uint8Array")] random: Option<Unknown<'_>>,
     ) -> napi::Result<String> {
         let now = u64_arg(env, &now_ms, "nowMs")?;
-        let id = next_with_random(env, &mut self.inner, now, random)?;
-        Ok(id.to_string())
+        let u = with_random(env, random, |fill| self.inner.next_at(now, fill))?;
+        Ok(self.issued(&u))
     }
 
     /// The UUID version (1, 4 or 7).
     #[napi(getter, catch_unwind)]
     pub fn version(&self) -> u32 {
-        match self.config {
+        match self.inner.config() {
             NamedConfig::Uuid1 => 1,
             NamedConfig::Uuid4 => 4,
             _ => 7,
@@ -312,23 +310,19 @@ impl UuidGenerator {
     /// The type name (`uuid1`, `uuid4`, `uuid7`).
     #[napi(getter, catch_unwind)]
     pub fn kind(&self) -> String {
-        self.config.kind().to_string()
+        self.inner.config().kind().to_string()
     }
 
     /// The canonical named config (`type=uuid7`).
     #[napi(getter, catch_unwind)]
     pub fn config(&self) -> String {
-        self.config.to_string()
+        self.inner.config().to_string()
     }
 
     /// The millisecond of the last UUID issued (v1 and v7; may run ahead of the clock), or
     /// `null` before the first and for v4.
     #[napi(getter, catch_unwind)]
     pub fn last_unix_ms(&self) -> Option<u64> {
-        match &self.inner {
-            NamedGenerator::Uuid7(g) => g.last_unix_ms(),
-            NamedGenerator::Uuid1(g) => g.last_unix_ms(),
-            _ => None,
-        }
+        self.last_unix_ms
     }
 }

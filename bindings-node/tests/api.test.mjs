@@ -160,7 +160,8 @@ describe('Layout', () => {
     throwsCode(() => l.joinNode({ worker: 2 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'missing sub-field')
     throwsCode(() => l.joinNode({ datacenter: 1, worker: 2, rack: 3 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'unknown sub-field')
     throwsCode(() => l.joinNode({ datacenter: 32, worker: 0 }), RangeError, 'ERR_OUT_OF_RANGE', 'sub-field too large')
-    throwsCode(() => l.splitNode(1024), RangeError, 'ERR_OUT_OF_RANGE', 'node too large')
+    const big = throwsCode(() => l.splitNode(1024), RangeError, 'ERR_OUT_OF_RANGE', 'node too large')
+    assert.deepEqual([big.field, big.value, big.max], ['node', 1024n, 1023n])
   })
 
   test('bad arguments', () => {
@@ -479,6 +480,21 @@ describe('UUIDs', () => {
     each(BAD_U64, (v) => g.nextAt(v), 'nextAt nowMs')
     // Still usable after all that.
     assert.equal(m.uuidInfo(g.nextAt(1_700_000_000_000)).unixMs, 1_700_000_000_000n)
+    // A callback that calls the same generator again is refused (napi-rs's borrow check), not
+    // a deadlock on the generator's lock, and leaves the generator usable.
+    const r = new m.UuidGenerator(7)
+    assert.throws(() => r.nextAt(1, (n) => (r.next(), new Uint8Array(n))), (e) => e.code === 'InvalidArg')
+    assert.equal(r.lastUnixMs, null, 'a failed call changes nothing')
+    assert.equal(m.uuidInfo(r.next()).version, 7)
+    const g1 = new m.UuidGenerator(1)
+    assert.throws(() => g1.nextAt(1, () => { throw boom }), (e) => e === boom)
+    assert.equal(g1.lastUnixMs, null, 'a failed call changes nothing')
+    const sizes = []
+    const once = (n) => (sizes.push(n), new Uint8Array(n).fill(2))
+    const first = g1.nextAt(1, once)
+    assert.notEqual(g1.nextAt(1, once), first)
+    assert.deepEqual(sizes, [8], 'v1 draws 8 bytes on its first call only')
+    assert.equal(g1.lastUnixMs, 1n)
   })
 
   test('bad arguments', () => {

@@ -322,11 +322,11 @@ impl PyLayout {
         self.inner.is_expired_at(now_ms)
     }
 
-    /// Splits a whole node value into its named sub-fields (values above `max_node` are
-    /// masked, as in the core).
+    /// Splits a whole node value into its named sub-fields (raises OutOfRange above
+    /// `max_node`).
     fn split_node<'py>(&self, py: Python<'py>, node: u64) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (name, v) in self.inner.split_node(node) {
+        for (name, v) in self.inner.try_split_node(node).py()? {
             d.set_item(name.as_str(), v)?;
         }
         Ok(d)

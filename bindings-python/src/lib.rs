@@ -15,7 +15,6 @@
 
 use idmint::named::NamedConfig;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 mod codec;
 mod convert;
@@ -51,7 +50,6 @@ fn _bench_floor() -> u64 {
 
 #[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     m.add_class::<layout::PyLayout>()?;
@@ -87,14 +85,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuids::uuid_info, m)?)?;
     m.add_function(wrap_pyfunction!(from_config, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_floor, m)?)?;
-
-    // Restart the UUID generators' state in forked children (see `uuids`). Snowflake
-    // generators detect fork in the core and refuse until given a node of their own.
-    let hook = wrap_pyfunction!(uuids::_after_fork_in_child, m)?;
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("after_in_child", hook)?;
-    py.import("os")?
-        .getattr("register_at_fork")?
-        .call((), Some(&kwargs))?;
+    // Fork needs no hook here: the core's `pthread_atfork` handler (run by `os.fork()`)
+    // restarts the UUID generators and the random pool in the child, and Snowflake
+    // generators refuse in the child until given a node of their own.
     Ok(())
 }

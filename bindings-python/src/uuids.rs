@@ -2,20 +2,16 @@
 //! `uuid1/3/4/5/7`, the sans-IO constructors (`uuid4(random)`, `uuid7_at`, `uuid1_at`, ...),
 //! `parse_uuid`, `uuid_info`, and `UuidGenerator` (clocked, with a sans-IO `next_at`).
 //!
-//! Time comes from the core's `SystemClock`, randomness from the OS (`idmint::os_random_fill`,
-//! drawn 4 KiB at a time: see [`random_fill`]).
-//!
-//! Fork: the core's UUID generators are plain data, so a child process would continue the
-//! parent's state (for v1: the same node, clock sequence and 100 ns counter, i.e. the same
-//! UUIDs). Every generator here remembers the fork generation it was built in (bumped by an
-//! `os.register_at_fork(after_in_child=...)` hook) and starts afresh in a new one.
+//! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v7 generators,
+//! `UuidGenerator`, and OS randomness drawn through a pool (`random_fill`), all restarted in a
+//! forked child by the core's `pthread_atfork` handler (which `os.fork()` runs too), so a child
+//! never repeats its parent's UUIDs or random bytes. This module converts types, and keeps
+//! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock};
-
-use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, NamedType};
+use idmint::named::{NamedConfig, NamedType};
+use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{self, Uuid};
-use idmint::{os_random_fill, Clock, Error, SystemClock};
+use idmint::{Error, UuidGenerator};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -135,150 +131,30 @@ fn fixed<const N: usize>(b: &[u8], what: &str) -> PyResult<[u8; N]> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Clock and fork generation
-// ---------------------------------------------------------------------------------------------
-
-static CLOCK: OnceLock<SystemClock> = OnceLock::new();
-
-fn now_ms() -> u64 {
-    CLOCK.get_or_init(SystemClock::new).now_ms()
-}
-
-/// Bumped in the child after every `os.fork()` (hook registered at import).
-static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
-
-/// Random bytes for UUIDs: OS randomness (`idmint::os_random_fill`) drawn 4 KiB at a time, so
-/// a UUID costs a memcpy instead of a `getrandom` syscall. Consumed bytes are wiped and never
-/// handed out twice; a forked child discards the pool it inherited (the parent may still hand
-/// out those bytes).
-struct Pool {
-    born: u64,
-    pos: usize,
-    buf: [u8; POOL_BYTES],
-}
-
-const POOL_BYTES: usize = 4096;
-
-static POOL: Mutex<Pool> = Mutex::new(Pool {
-    born: 0,
-    pos: POOL_BYTES,
-    buf: [0; POOL_BYTES],
-});
-
-/// Fills `out` with OS randomness through the pool.
-pub fn random_fill(out: &mut [u8]) -> Result<(), Error> {
-    if out.len() > POOL_BYTES / 16 {
-        return os_random_fill(out);
-    }
-    let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    let now = FORK_GENERATION.load(Relaxed);
-    if p.born != now {
-        p.born = now;
-        p.pos = POOL_BYTES;
-    }
-    if POOL_BYTES - p.pos < out.len() {
-        os_random_fill(&mut p.buf)?;
-        p.pos = 0;
-    }
-    let start = p.pos;
-    let end = start + out.len();
-    let src = &mut p.buf[start..end];
-    out.copy_from_slice(src);
-    src.fill(0);
-    p.pos = end;
-    Ok(())
-}
-
-/// The `after_in_child` fork hook.
-#[pyfunction]
-pub fn _after_fork_in_child() {
-    FORK_GENERATION.fetch_add(1, Relaxed);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Generators
 // ---------------------------------------------------------------------------------------------
 
-struct Slot {
-    born: u64,
-    /// Bumped on every state change, so a `next_at` that ran without the lock (it calls back
-    /// into Python for random bytes) can tell whether it raced with another call.
-    version: u64,
-    gen: NamedGenerator,
+/// Bytes from the Python callback `random(n)`: exactly `n` of them, as `bytes`.
+fn call_random<'py>(random: &Bound<'py, PyAny>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
+    let b = random
+        .call1((n,))?
+        .cast_into::<PyBytes>()
+        .map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
+    let got = b.as_bytes().len();
+    if got != n {
+        return Err(PyValueError::new_err(format!(
+            "random(n) returned {got} bytes, expected {n}"
+        )));
+    }
+    Ok(b)
 }
 
-/// One UUID generator's state behind a lock (critical sections never call into Python).
-struct UuidState {
-    cfg: NamedConfig,
-    slot: Mutex<Slot>,
-}
-
-impl UuidState {
-    fn new(cfg: NamedConfig) -> Result<Self, Error> {
-        Ok(UuidState {
-            slot: Mutex::new(Slot {
-                born: FORK_GENERATION.load(Relaxed),
-                version: 0,
-                gen: NamedGenerator::new(&cfg)?,
-            }),
-            cfg,
-        })
-    }
-
-    /// The locked slot, started afresh if the process forked since it was last used.
-    fn lock(&self) -> Result<MutexGuard<'_, Slot>, Error> {
-        let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        let now = FORK_GENERATION.load(Relaxed);
-        if g.born != now {
-            g.gen = NamedGenerator::new(&self.cfg)?;
-            g.born = now;
-            g.version = g.version.wrapping_add(1);
-        }
-        Ok(g)
-    }
-
-    /// The next UUID on the system clock with OS randomness.
-    fn next(&self) -> Result<Uuid, Error> {
-        let now = now_ms();
-        let mut g = self.lock()?;
-        g.version = g.version.wrapping_add(1);
-        match g.gen.next_at(now, random_fill)? {
-            GeneratedId::Uuid(u) => Ok(u),
-            GeneratedId::U64(_) => Err(Error::InvalidConfig {
-                reason: "not a UUID generator",
-            }),
-        }
-    }
-}
-
-fn uuid_config(version: u8) -> Result<NamedConfig, Error> {
-    match version {
-        1 => Ok(NamedConfig::Uuid1),
-        4 => Ok(NamedConfig::Uuid4),
-        7 => Ok(NamedConfig::Uuid7),
-        _ => Err(Error::InvalidConfig {
-            reason: "UUID generators are version 1, 4 or 7",
-        }),
-    }
-}
-
-static MODULE_V1: LazyLock<Result<UuidState, Error>> =
-    LazyLock::new(|| UuidState::new(NamedConfig::Uuid1));
-static MODULE_V7: LazyLock<Result<UuidState, Error>> =
-    LazyLock::new(|| UuidState::new(NamedConfig::Uuid7));
-
-fn module_next(state: &'static Result<UuidState, Error>) -> Result<Uuid, Error> {
-    match state {
-        Ok(s) => s.next(),
-        Err(e) => Err(*e),
-    }
-}
-
-/// A clocked UUID generator (`version` 1, 4 or 7) with a sans-IO `next_at` for replays.
+/// A clocked UUID generator (`version` 1, 4 or 7) with a sans-IO `next_at` for replays: the
+/// core's `idmint::UuidGenerator` (thread-safe, pooled OS randomness, restarted after fork).
 /// v7 UUIDs of one generator are strictly increasing (RFC 9562 method 1, 42-bit counter).
 #[pyclass(frozen, module = "idmint", name = "UuidGenerator")]
 pub struct PyUuidGenerator {
-    state: UuidState,
+    inner: UuidGenerator,
 }
 
 impl PyUuidGenerator {
@@ -290,7 +166,7 @@ impl PyUuidGenerator {
             }));
         }
         Ok(PyUuidGenerator {
-            state: UuidState::new(cfg).py()?,
+            inner: UuidGenerator::from_config(cfg).py()?,
         })
     }
 }
@@ -301,7 +177,7 @@ impl PyUuidGenerator {
     #[pyo3(signature = (version = 7))]
     fn new(version: u8) -> PyResult<Self> {
         Ok(PyUuidGenerator {
-            state: UuidState::new(uuid_config(version).py()?).py()?,
+            inner: UuidGenerator::new(version).py()?,
         })
     }
 
@@ -313,8 +189,7 @@ impl PyUuidGenerator {
 
     /// The next UUID (system clock, OS randomness).
     fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let u = self.state.next().py()?;
-        to_uuid_obj(py, &u)
+        to_uuid_obj(py, &self.inner.next().py()?)
     }
 
     /// Sans-IO: the next UUID at `now_ms` (ms since the Unix epoch). `random(n)` must return
@@ -328,56 +203,38 @@ impl PyUuidGenerator {
         random: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let Some(random) = random else {
-            let mut g = self.state.lock().py()?;
-            g.version = g.version.wrapping_add(1);
-            let id = g.gen.next_at(now_ms, random_fill).py()?;
-            drop(g);
-            return generated(py, id);
+            return to_uuid_obj(py, &self.inner.next_at(now_ms, random_fill).py()?);
         };
         if !random.is_callable() {
             return Err(PyTypeError::new_err(
                 "random must be a callable taking a byte count and returning bytes, or None",
             ));
         }
+        // The callback is Python code (it may block, switch threads or call this generator
+        // again), so it never runs under the generator's lock: a call that needs random bytes
+        // fails without changing the state (the core asks for them before it changes
+        // anything), the bytes are fetched, and the call is made again with them. The byte
+        // count of a kind is fixed, so the second call never asks for more.
+        let mut given: Option<Bound<'py, PyBytes>> = None;
         loop {
-            // Work on a copy without the lock (the callback is Python code, which may block or
-            // re-enter), then store it back unless another call changed the state meanwhile.
-            let (mut gen, version) = {
-                let g = self.state.lock().py()?;
-                (g.gen.clone(), g.version)
-            };
-            let mut failure: Option<PyErr> = None;
-            let r = gen.next_at(now_ms, |buf: &mut [u8]| {
-                let got = random.call1((buf.len(),)).and_then(|b| {
-                    let b = b
-                        .cast_into::<PyBytes>()
-                        .map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
-                    let bytes = b.as_bytes();
-                    if bytes.len() != buf.len() {
-                        return Err(PyValueError::new_err(format!(
-                            "random(n) returned {} bytes, expected {}",
-                            bytes.len(),
-                            buf.len()
-                        )));
+            let mut wanted = 0;
+            let r = self
+                .inner
+                .next_at(now_ms, |buf: &mut [u8]| match given.take() {
+                    Some(b) if b.as_bytes().len() == buf.len() => {
+                        buf.copy_from_slice(b.as_bytes());
+                        Ok(())
                     }
-                    buf.copy_from_slice(bytes);
-                    Ok(())
+                    _ => {
+                        wanted = buf.len();
+                        Err(Error::RandomSource)
+                    }
                 });
-                got.map_err(|e| {
-                    failure = Some(e);
-                    Error::RandomSource
-                })
-            });
-            if let Some(e) = failure {
-                return Err(e);
-            }
-            let id = r.py()?;
-            let mut g = self.state.lock().py()?;
-            if g.version == version {
-                g.gen = gen;
-                g.version = g.version.wrapping_add(1);
-                drop(g);
-                return generated(py, id);
+            match r {
+                Err(Error::RandomSource) if wanted > 0 => {
+                    given = Some(call_random(&random, wanted)?);
+                }
+                r => return to_uuid_obj(py, &r.py()?),
             }
         }
     }
@@ -385,13 +242,13 @@ impl PyUuidGenerator {
     /// The type name: `uuid1`, `uuid4` or `uuid7`.
     #[getter]
     fn kind(&self) -> &'static str {
-        self.state.cfg.kind().name()
+        self.inner.config().kind().name()
     }
 
     /// The UUID version (1, 4 or 7).
     #[getter]
     fn version(&self) -> u8 {
-        match self.state.cfg.kind() {
+        match self.inner.config().kind() {
             NamedType::Uuid1 => 1,
             NamedType::Uuid4 => 4,
             _ => 7,
@@ -401,7 +258,7 @@ impl PyUuidGenerator {
     /// The canonical named config (`type=uuid7`).
     #[getter]
     fn config(&self) -> String {
-        self.state.cfg.to_string()
+        self.inner.config().to_string()
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -413,14 +270,7 @@ impl PyUuidGenerator {
     }
 
     fn __repr__(&self) -> String {
-        format!("<UuidGenerator {}>", self.state.cfg)
-    }
-}
-
-fn generated<'py>(py: Python<'py>, id: GeneratedId) -> PyResult<Bound<'py, PyAny>> {
-    match id {
-        GeneratedId::Uuid(u) => to_uuid_obj(py, &u),
-        GeneratedId::U64(v) => Ok(v.into_pyobject(py)?.into_any()),
+        format!("<UuidGenerator {}>", self.inner.config())
     }
 }
 
@@ -431,7 +281,7 @@ fn generated<'py>(py: Python<'py>, id: GeneratedId) -> PyResult<Bound<'py, PyAny
 /// A version 1 UUID (time-based) with a random multicast node, never a MAC address.
 #[pyfunction]
 pub fn uuid1(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    to_uuid_obj(py, &module_next(&MODULE_V1).py()?)
+    to_uuid_obj(py, &uuid_clock::uuid1().py()?)
 }
 
 /// A version 3 (MD5) UUID of `namespace` and `name`; equal to `uuid.uuid3`.
@@ -444,15 +294,11 @@ pub fn uuid3(py: Python<'_>, namespace: UuidArg, name: NameArg) -> PyResult<Boun
 #[pyfunction]
 #[pyo3(signature = (random = None))]
 pub fn uuid4<'py>(py: Python<'py>, random: Option<&[u8]>) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = match random {
-        Some(b) => fixed::<16>(b, "random")?,
-        None => {
-            let mut b = [0u8; 16];
-            random_fill(&mut b).py()?;
-            b
-        }
+    let u = match random {
+        Some(b) => uuids::v4(fixed::<16>(b, "random")?),
+        None => uuid_clock::uuid4().py()?,
     };
-    to_uuid_obj(py, &uuids::v4(bytes))
+    to_uuid_obj(py, &u)
 }
 
 /// A version 5 (SHA-1) UUID of `namespace` and `name`; equal to `uuid.uuid5`.
@@ -461,11 +307,11 @@ pub fn uuid5(py: Python<'_>, namespace: UuidArg, name: NameArg) -> PyResult<Boun
     to_uuid_obj(py, &uuids::v5(&namespace.0, &name.0))
 }
 
-/// A version 7 UUID from the module's monotonic generator: strictly increasing within the
+/// A version 7 UUID from the process-wide monotonic generator: strictly increasing within the
 /// process (all threads share it), restarted in a forked child.
 #[pyfunction]
 pub fn uuid7(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    to_uuid_obj(py, &module_next(&MODULE_V7).py()?)
+    to_uuid_obj(py, &uuid_clock::uuid7().py()?)
 }
 
 /// Sans-IO version 7 UUID from `unix_ms` and 10 `random` bytes (not monotonic by itself).

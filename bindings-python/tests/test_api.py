@@ -66,6 +66,10 @@ def test_compose_decompose_by_name() -> None:
         tw.compose(node={"datacenter": 1, "worker": 1, "shard": 1})
     with pytest.raises(idmint.OutOfRange):
         tw.decompose(2**63)
+    assert tw.split_node(1023) == {"datacenter": 31, "worker": 31}
+    with pytest.raises(idmint.OutOfRange) as info:
+        tw.split_node(1024)  # refused, not masked to 0
+    assert (info.value.field, info.value.value, info.value.max) == ("node", 1024, 1023)
 
 
 def test_snowflake_mints_increasing_ids() -> None:

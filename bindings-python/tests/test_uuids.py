@@ -101,6 +101,36 @@ def test_next_at_random_callback_errors() -> None:
     assert g.next_at(0, lambda n: b"\xff" * n) == uuid.UUID("ffffffff-ffff-4fff-bfff-ffffffffffff")
 
 
+def test_next_at_random_callback_may_use_the_generator() -> None:
+    # The callback runs outside the generator's lock: calling the same generator from it must
+    # neither deadlock nor break the order, and a failed call leaves the state as it was.
+    for version in (1, 7):
+        g = idmint.UuidGenerator(version)
+        inner: list[uuid.UUID] = []
+
+        def random(n: int) -> bytes:
+            inner.append(g.next())
+            return b"\x01" * n
+
+        u = g.next_at(1_700_000_000_000, random)
+        assert len(inner) == 1 and u.version == version
+        if version == 7:
+            assert u > inner[0]  # a clock behind keeps the order
+        else:
+            assert u.node == inner[0].node  # one random node per generator, drawn once
+    g1 = idmint.UuidGenerator(1)
+    with pytest.raises(ZeroDivisionError):
+        g1.next_at(0, lambda n: bytes(n // 0))
+    calls: list[int] = []
+
+    def once(n: int) -> bytes:
+        calls.append(n)
+        return b"\x02" * n
+
+    first = g1.next_at(0, once)
+    assert g1.next_at(0, once) != first and calls == [8]  # v1 draws 8 bytes on its first call only
+
+
 def test_parse_uuid_forms() -> None:
     u = uuid.UUID("886313e1-3b8a-5372-9b90-0c9aee199e5d")
     for text in (str(u), u.hex, "{" + str(u) + "}", "urn:uuid:" + str(u).upper()):
