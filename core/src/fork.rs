@@ -32,3 +32,78 @@ pub(crate) fn generation() -> u64 {
 pub(crate) fn current() -> u64 {
     GENERATION.load(Relaxed)
 }
+
+/// A spin lock that a forked child can take over. `std::sync::Mutex` held by another thread at
+/// the moment of `fork()` stays locked forever in the child (that thread does not exist there);
+/// this lock records the fork generation of its holder, so a child sees a holder from an
+/// earlier generation as gone and takes the lock. The data may then be half-updated: callers
+/// reset it in a new generation (as the UUID pool and generators do). Critical sections are
+/// short and never block on other locks.
+pub(crate) struct ForkLock<T> {
+    /// 0 = free; otherwise the holder's generation + 1.
+    word: AtomicU64,
+    cell: core::cell::UnsafeCell<T>,
+}
+
+// SAFETY: access to `cell` is serialised by `word` (see `lock`), so sharing is sound for `T: Send`.
+unsafe impl<T: Send> Sync for ForkLock<T> {}
+
+impl<T> ForkLock<T> {
+    pub(crate) const fn new(value: T) -> ForkLock<T> {
+        ForkLock {
+            word: AtomicU64::new(0),
+            cell: core::cell::UnsafeCell::new(value),
+        }
+    }
+
+    pub(crate) fn lock(&self) -> ForkLockGuard<'_, T> {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed as R};
+        let mine = generation() + 1;
+        let mut spins = 0u32;
+        loop {
+            let cur = self.word.load(R);
+            if (cur == 0 || cur != mine)
+                && self
+                    .word
+                    .compare_exchange_weak(cur, mine, Acquire, R)
+                    .is_ok()
+            {
+                return ForkLockGuard { lock: self };
+            }
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// Releases a [`ForkLock`] when dropped.
+pub(crate) struct ForkLockGuard<'a, T> {
+    lock: &'a ForkLock<T>,
+}
+
+impl<T> core::ops::Deref for ForkLockGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the guard proves exclusive access (the lock word holds our generation).
+        unsafe { &*self.lock.cell.get() }
+    }
+}
+
+impl<T> core::ops::DerefMut for ForkLockGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as above, and `&mut self` makes this the only reference through the guard.
+        unsafe { &mut *self.lock.cell.get() }
+    }
+}
+
+impl<T> Drop for ForkLockGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock
+            .word
+            .store(0, std::sync::atomic::Ordering::Release);
+    }
+}

@@ -2,11 +2,11 @@
 //! randomness drawn through a pool, all restarted after `fork()` so a child never repeats its
 //! parent's UUIDs or random bytes. Every binding uses this instead of keeping its own globals.
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
-use crate::fork;
+use crate::fork::{self, ForkLock, ForkLockGuard};
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 use crate::system::os_random_fill;
 use crate::uuids::Uuid;
@@ -21,7 +21,7 @@ struct Pool {
     buf: [u8; POOL_BYTES],
 }
 
-static POOL: Mutex<Pool> = Mutex::new(Pool {
+static POOL: ForkLock<Pool> = ForkLock::new(Pool {
     born: u64::MAX,
     pos: POOL_BYTES,
     buf: [0; POOL_BYTES],
@@ -32,7 +32,7 @@ pub fn random_fill(out: &mut [u8]) -> Result<()> {
     if out.len() > POOL_BYTES / 16 {
         return os_random_fill(out);
     }
-    let mut p = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut p = POOL.lock();
     let now = fork::generation();
     if p.born != now {
         p.born = now;
@@ -62,7 +62,8 @@ struct Slot {
 
 /// A thread-safe UUID generator of one version (1, 4 or 7) on the system clock. Version 7 UUIDs
 /// of one generator are strictly increasing (RFC 9562 method 1, a 42-bit counter); version 1
-/// uses a random multicast node, never a MAC address. In a forked child it starts afresh.
+/// uses a random multicast node, never a MAC address. In a forked child it starts afresh, even
+/// if another thread of the parent was inside it at the moment of the fork.
 ///
 /// # Examples
 /// ```
@@ -74,7 +75,7 @@ struct Slot {
 /// ```
 pub struct UuidGenerator {
     cfg: NamedConfig,
-    slot: Mutex<Slot>,
+    slot: ForkLock<Slot>,
 }
 
 impl core::fmt::Debug for UuidGenerator {
@@ -109,7 +110,7 @@ impl UuidGenerator {
         let gen = NamedGenerator::new(&cfg)?;
         Ok(UuidGenerator {
             cfg,
-            slot: Mutex::new(Slot {
+            slot: ForkLock::new(Slot {
                 born: fork::generation(),
                 gen,
             }),
@@ -121,8 +122,8 @@ impl UuidGenerator {
         &self.cfg
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, Slot>> {
-        let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+    fn lock(&self) -> Result<ForkLockGuard<'_, Slot>> {
+        let mut g = self.slot.lock();
         let now = fork::generation();
         if g.born != now {
             g.gen = NamedGenerator::new(&self.cfg)?;

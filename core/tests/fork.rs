@@ -93,3 +93,46 @@ fn child_draws_fresh_random_bytes_and_uuids() {
         );
     }
 }
+
+#[test]
+fn child_is_not_stuck_on_a_lock_held_by_a_parent_thread_at_fork() {
+    use std::sync::{mpsc, Arc};
+    let g = Arc::new(idmint::UuidGenerator::new(7).unwrap());
+    let (tx, rx) = mpsc::channel();
+    let holder = {
+        let g = g.clone();
+        std::thread::spawn(move || {
+            // The random source runs under the generator's lock: hold it across the fork.
+            g.next_at(1_700_000_000_000, |buf| {
+                tx.send(()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                buf.fill(7);
+                Ok(())
+            })
+            .unwrap()
+        })
+    };
+    rx.recv().unwrap();
+    // SAFETY: fork/alarm/_exit; the child only mints a UUID and exits.
+    unsafe {
+        let pid = libc::fork();
+        assert!(pid >= 0);
+        if pid == 0 {
+            libc::alarm(5); // a deadlock would be killed by SIGALRM and fail the test
+            let ok = g.next().is_ok() && idmint::uuid_clock::uuid4().is_ok();
+            libc::_exit(if ok { 0 } else { 1 });
+        }
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "child status {status}"
+        );
+    }
+    holder.join().unwrap();
+    let (a, b) = (g.next().unwrap(), g.next().unwrap());
+    assert!(
+        b > a,
+        "the parent's generator keeps increasing after the fork"
+    );
+}
