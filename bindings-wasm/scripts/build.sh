@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the npm package's three flavours from one release build of the crate:
+#   pkg/web/      --target web      ES module for <script type="module"> and Web Workers (await init())
+#   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
+#   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
+# each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json), and the
+# TypeScript declarations: index.d.ts (bundler and node flavours) and web.d.ts (web flavour).
+#
+#   bash scripts/build.sh           build, then write index.d.ts and web.d.ts
+#   bash scripts/build.sh --check   build, then fail if the committed .d.ts files are stale
+#
+# Needs: Debian's rustc-web (+ rust-web-src), wasm-bindgen-cli of the pinned version, npm ci.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check=0
+[ "${1:-}" = "--check" ] && check=1
+
+RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet
+wasm=target/wasm32-unknown-unknown/release/idmint_wasm.wasm
+
+# The features rustc enables for wasm32-unknown-unknown (its target_features section); no others,
+# so the optimiser emits nothing a browser of the same generation cannot run.
+features=(--enable-bulk-memory --enable-multivalue --enable-mutable-globals
+  --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext)
+
+for target in web bundler nodejs; do
+  dir=pkg/${target/nodejs/node}
+  rm -rf "$dir"
+  wasm-bindgen --target "$target" --out-name idmint --out-dir "$dir" "$wasm"
+  node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --strip-debug --strip-producers \
+    --strip-target-features "$dir/idmint_bg.wasm" -o "$dir/idmint_bg.wasm"
+  node scripts/dts.mjs "$dir/idmint.d.ts"
+  glue=$dir/idmint.js
+  [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
+  node scripts/glue.mjs "$glue"
+done
+# wasm-bindgen's nodejs flavour is CommonJS; the package itself is "type": "module".
+printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json
+
+cmp -s pkg/node/idmint.d.ts pkg/bundler/idmint.d.ts || {
+  echo "build: the node and bundler declarations differ; index.d.ts cannot describe both" >&2
+  exit 1
+}
+status=0
+for pair in "pkg/node/idmint.d.ts:index.d.ts" "pkg/web/idmint.d.ts:web.d.ts"; do
+  generated=${pair%%:*} committed=${pair##*:}
+  if [ $check = 1 ]; then
+    if ! cmp -s "$generated" "$committed"; then
+      echo "build: $committed is stale (regenerate with: bash bindings-wasm/scripts/build.sh)" >&2
+      diff -u "$committed" "$generated" | head -n 40 >&2 || true
+      status=1
+    fi
+  else
+    cp "$generated" "$committed"
+  fi
+done
+exit $status

@@ -1,0 +1,121 @@
+// Post-processes wasm-bindgen's JavaScript glue in place (the file that holds the classes), where
+// Rust declarations cannot say what the package needs:
+//
+// 1. Receiver check. wasm-bindgen passes `this.__wbg_ptr` to Rust without checking that `this`
+//    is an instance of the method's class, so `Snowflake.prototype.nextId.call(layout)` would
+//    hand a Layout's memory to the Snowflake code (type confusion inside the module's memory),
+//    and `.call({})` fails with a bare "null pointer passed to rust". Every read of the pointer
+//    for a call (and for `free`) goes through `__idmintThis(this, Class)` instead, which throws
+//    a `TypeError` with code `ERR_INVALID_ARG_TYPE` for anything that is not an instance.
+//
+// 2. Own per-ID methods. The Node package gives each `Snowflake` (not subclass instances) its
+//    own `nextId`, `nextIdString`, `nextIdNumber` and `tryNextId`, so a detached
+//    `const next = gen.nextId; next()` still mints from its generator. Here they are the
+//    prototype methods bound to the object, defined (non-enumerable) when it is created.
+//
+// 3. Errors of the per-ID methods. `nextId`, `tryNextId`, `nextIdNumber` and `nextIdString`
+//    return plain values from Rust, because a `Result` crosses as a multi-value array (an
+//    allocation per call). When one fails, Rust parks the exception and returns a sentinel
+//    (0n, -1, undefined; see src/errors.rs `stash`); the glue then takes the exception with
+//    `_idmintTakeError()` and throws it. A valid ID 0 finds nothing parked and is returned.
+//
+// 4. `__idmintUuidText(a, b, c, d)`, which src/uuids.rs imports by that global name: spells a
+//    UUID out from four 32-bit words with a table, as the `uuid` npm package does. A string made
+//    in Rust would cross through a TextDecoder (about half a microsecond in Chromium).
+//
+// The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
+// than emit a file with unchecked methods.
+import { readFileSync, writeFileSync } from 'node:fs'
+
+const file = process.argv[2]
+const lines = readFileSync(file, 'utf8').split('\n')
+
+const HELPERS = `
+/** The wasm pointer of \`obj\` if it is a live-or-freed instance of \`cls\`; a TypeError otherwise. */
+function __idmintThis(obj, cls) {
+    if (obj instanceof cls && typeof obj.__wbg_ptr === 'number') return obj.__wbg_ptr;
+    const e = new TypeError(\`\${cls.name} method called on an object that is not a \${cls.name}\`);
+    e.code = 'ERR_INVALID_ARG_TYPE';
+    throw e;
+}
+
+const __idmintHex = Array.from({ length: 256 }, (_, i) => (i + 0x100).toString(16).slice(1));
+
+/** The lower-case hyphenated UUID whose bytes are the big-endian words a, b, c, d. */
+function __idmintUuidText(a, b, c, d) {
+    const h = __idmintHex;
+    return h[a >>> 24] + h[(a >>> 16) & 255] + h[(a >>> 8) & 255] + h[a & 255] + '-' +
+        h[b >>> 24] + h[(b >>> 16) & 255] + '-' + h[(b >>> 8) & 255] + h[b & 255] + '-' +
+        h[c >>> 24] + h[(c >>> 16) & 255] + '-' + h[(c >>> 8) & 255] + h[c & 255] +
+        h[d >>> 24] + h[(d >>> 16) & 255] + h[(d >>> 8) & 255] + h[d & 255];
+}
+
+/** Throws the exception a per-ID method parked, if it returned its sentinel for a failure. */
+function __idmintRethrow() {
+    const e = _idmintTakeError();
+    if (e !== undefined) throw e;
+}
+
+/** Gives a Snowflake (not a subclass instance) its own bound per-ID methods. */
+function __idmintAdopt(obj) {
+    if (Object.getPrototypeOf(obj) !== Snowflake.prototype) return;
+    for (const name of ['nextId', 'nextIdString', 'nextIdNumber', 'tryNextId']) {
+        Object.defineProperty(obj, name, {
+            value: Snowflake.prototype[name].bind(obj),
+            writable: true,
+            configurable: true,
+        });
+    }
+}
+`
+
+/** Sentinels of the per-ID methods of Snowflake (what Rust returns for a parked error). */
+const SENTINELS = { nextId: '0n', tryNextId: '0n', nextIdNumber: '-1', nextIdString: 'undefined' }
+
+let cls = null
+let method = null
+let checked = 0
+let adopted = 0
+let rethrown = 0
+const out = []
+for (const line of lines) {
+  const open = /^(?:export )?class (\w+) \{$/.exec(line)
+  if (open) cls = open[1]
+  else if (line === '}') cls = null
+  const m = /^    (\w+)\(\) \{$/.exec(line)
+  if (m) method = cls === 'Snowflake' && m[1] in SENTINELS ? m[1] : null
+  else if (line === '    }') method = null
+  if (method && /^\s+return ret;$|^\s+return BigInt\.asUintN\(64, ret\);$/.test(line)) {
+    out.push(`        if (ret === ${SENTINELS[method]}) __idmintRethrow();`)
+    rethrown++
+    method = null
+  }
+  let l = line
+  if (cls) {
+    if (/wasm\.\w+\(this\.__wbg_ptr\b/.test(l)) {
+      l = l.replace(/(wasm\.\w+\()this\.__wbg_ptr\b/, `$1__idmintThis(this, ${cls})`)
+      checked++
+    } else if (/^\s*const ptr = this\.__wbg_ptr;$/.test(l)) {
+      l = l.replace('this.__wbg_ptr', `__idmintThis(this, ${cls})`)
+      checked++
+    }
+  }
+  out.push(l)
+  if (cls === 'Snowflake') {
+    const reg = /^(\s*)SnowflakeFinalization\.register\((this|obj), /.exec(l)
+    if (reg) {
+      out.push(`${reg[1]}__idmintAdopt(${reg[2]});`)
+      adopted++
+    }
+  }
+}
+
+const text = out.join('\n')
+const unchecked = text.match(/wasm\.\w+\(this\.__wbg_ptr\b/g)
+if (unchecked) throw new Error(`${file}: ${unchecked.length} method calls outside a recognised class`)
+if (checked < 50) throw new Error(`${file}: only ${checked} receiver reads found; the glue changed shape`)
+if (adopted !== 2) throw new Error(`${file}: Snowflake objects are created in ${adopted} places, expected 2`)
+if (rethrown !== Object.keys(SENTINELS).length) throw new Error(`${file}: ${rethrown} per-ID methods patched, expected ${Object.keys(SENTINELS).length}`)
+if (!/^(?:export )?function _idmintTakeError\(/m.test(text)) throw new Error(`${file}: _idmintTakeError is missing`)
+if (!/[^\w]__idmintUuidText\(/.test(text)) throw new Error(`${file}: nothing calls __idmintUuidText; the import changed shape`)
+writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS)

@@ -1,0 +1,71 @@
+//! The browser (WebAssembly) binding of idmint, npm package `idmint-web`: wasm-bindgen exports
+//! that only convert types and errors; every ID rule lives in the core crate (`no_std` +
+//! `alloc`, without its `std` clock). Same API and `.d.ts` shape as the Node package.
+//!
+//! | module      | exports                                                                |
+//! |-------------|------------------------------------------------------------------------|
+//! | `layout`    | `Layout` (and the `Parts`, `Field`, `ComposeParts` shapes)              |
+//! | `generator` | `Snowflake`, `AtomicSnowflake`, `randomNode` (and `SnowflakeOptions`, `Stats`, `Run`) |
+//! | `named`     | `NamedGenerator`, `fromConfig`                                          |
+//! | `uuids`     | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
+//! | `codec`     | `encode`, `decodeString`                                                |
+//! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
+//! | `clock`     | the time source (`performance.timeOrigin + performance.now()`) and bounded waiting |
+//! | `random`    | `crypto.getRandomValues`                                                |
+//! | `convert`   | argument conversions (`TypeError` / `RangeError` on bad input)          |
+//! | `errors`    | how errors become JavaScript exceptions (`code`, fields)                |
+//!
+//! `index.d.ts` is generated from these declarations by wasm-bindgen (`scripts/build.sh`), and
+//! `scripts/glue.mjs` completes wasm-bindgen's JavaScript where Rust cannot: the receiver check
+//! of every method, own bound per-ID methods, the parked errors of the per-ID methods (see
+//! [`errors`]) and the UUID text helper (see [`uuids`]).
+
+mod clock;
+mod codec;
+mod convert;
+mod errors;
+mod generator;
+mod layout;
+mod named;
+mod obfuscate;
+mod random;
+#[cfg(test)]
+mod tests;
+mod uuids;
+
+use wasm_bindgen::prelude::*;
+
+/// The package version (the workspace version; equals package.json's).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// Benchmark only, not part of the API: an empty call returning a `bigint`, the floor of any
+/// export that returns one (see BENCHMARKS-wasm.md).
+#[wasm_bindgen(js_name = "_benchFloor")]
+pub fn bench_floor() -> u64 {
+    0x0123_4567_89ab_cdef
+}
+
+/// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
+/// one read of the time source as clocked calls read it (`Date.now()`, and `performance.now()`
+/// once per millisecond), the floor of any clocked call.
+#[wasm_bindgen(js_name = "_benchFloorClock", skip_typescript)]
+pub fn bench_floor_clock() -> u64 {
+    clock::now_ms()
+}
+
+/// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
+/// one `Date.now()` call.
+#[wasm_bindgen(js_name = "_benchFloorDate", skip_typescript)]
+pub fn bench_floor_date() -> u64 {
+    clock::date_ms()
+}
+
+/// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
+/// one `performance.timeOrigin + performance.now()` reading, for comparison.
+#[wasm_bindgen(js_name = "_benchFloorPrecise", skip_typescript)]
+pub fn bench_floor_precise() -> u64 {
+    clock::precise_ms()
+}

@@ -1,0 +1,318 @@
+//! Unit tests of the browser-specific pieces: the time source, bounded waiting, randomness,
+//! error objects and argument conversion. They run under `wasm-bindgen-test-runner` in Node
+//! (default), in headless Chromium (`WASM_BINDGEN_USE_BROWSER=1`) and in a dedicated Web
+//! Worker (`WASM_BINDGEN_USE_DEDICATED_WORKER=1`); see test.sh. The shared JavaScript suite
+//! (bindings-node/tests) covers the API itself against the built package.
+
+use idmint::Error;
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use crate::clock::{Clock, CALLS_PER_READ, MAX_SPIN_MS};
+use crate::errors::{take_error, Sentinel};
+use crate::generator::{random_node, JsAtomicSnowflake, JsSnowflake};
+use crate::layout::JsLayout;
+use crate::uuids::{uuid4, uuid7};
+
+fn options(props: &[(&str, JsValue)]) -> JsValue {
+    crate::convert::object(props)
+}
+
+fn prop(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).unwrap()
+}
+
+fn code(e: &JsValue) -> String {
+    prop(e, "code").as_string().unwrap_or_default()
+}
+
+fn big(v: &JsValue) -> u64 {
+    u64::try_from(v.clone()).expect("a bigint")
+}
+
+/// What the glue makes of a per-ID method's plain return value: the value, or the exception
+/// parked for it (see `errors::stash`).
+fn checked<T: Sentinel + PartialEq>(v: T) -> Result<T, JsValue> {
+    if v == T::SENTINEL {
+        let e = take_error();
+        if !e.is_undefined() {
+            return Err(e);
+        }
+    }
+    Ok(v)
+}
+
+fn snowflake(props: &[(&str, JsValue)]) -> JsSnowflake {
+    JsSnowflake::new(options(props)).unwrap_or_else(|e| panic!("{:?}", e.as_string()))
+}
+
+#[wasm_bindgen_test]
+fn time_source_is_the_monotonic_performance_clock() {
+    let c = Clock::new();
+    assert_eq!(c.source(), "performance");
+    let a = c.now_ms();
+    let date = js_sys::Date::now() as u64;
+    // timeOrigin + now() and Date.now() are different clocks; they agree to well within a second.
+    assert!(a.abs_diff(date) < 1000, "performance {a}, Date {date}");
+    let mut last = a;
+    for _ in 0..10_000 {
+        let t = c.now_ms();
+        assert!(t >= last, "went back from {last} to {t}");
+        last = t;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn readings_are_reused_within_one_task_only() {
+    let c = Clock::new();
+    let t = crate::clock::task();
+    let first = c.now_ms();
+    let mut last = first;
+    for _ in 0..10 * CALLS_PER_READ {
+        let now = c.now_ms();
+        assert!(now >= last);
+        last = now;
+    }
+    assert_eq!(crate::clock::task(), t, "still the same task");
+    // Back to the event loop: the end of the task is noticed, and the next call reads again.
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&JsValue::NULL))
+        .await
+        .unwrap();
+    assert_ne!(crate::clock::task(), t);
+    let spin_until = c.precise_ms() + 2;
+    while c.precise_ms() < spin_until {}
+    // A reading reused in a new task would be at least 2 ms old.
+    assert!(
+        c.now_ms() >= spin_until,
+        "a stale reading crossed a task boundary"
+    );
+}
+
+#[wasm_bindgen_test]
+fn date_now_fallback() {
+    let c = Clock::date_only();
+    assert_eq!(c.source(), "Date");
+    assert!(c.now_ms().abs_diff(Clock::new().now_ms()) < 1000);
+}
+
+#[wasm_bindgen_test]
+fn ids_carry_the_current_time_and_node() {
+    let g = snowflake(&[("node", JsValue::from(5u32))]);
+    assert_eq!(g.time_source(), "performance");
+    let before = Clock::new().now_ms();
+    let id = checked(g.next_id()).unwrap();
+    let after = Clock::new().now_ms();
+    let parts = g.decode(JsValue::from(id)).unwrap();
+    let ts = big(&prop(&parts, "timestampMs"));
+    assert!(before <= ts && ts <= after, "{before} <= {ts} <= {after}");
+    assert_eq!(big(&prop(&parts, "node")), 5);
+    let mut last = id;
+    for _ in 0..10_000 {
+        let id = checked(g.next_id()).unwrap();
+        assert!(id > last);
+        last = id;
+    }
+}
+
+#[wasm_bindgen_test]
+fn short_waits_spin_and_continue() {
+    // 4 IDs per ms: 40 IDs need about 10 ticks, each exhaustion a wait of at most 1 ms.
+    let g = snowflake(&[("layout", "time=41@1ms,node=4,seq=2,epoch=2020-01-01".into())]);
+    let mut ids = Vec::new();
+    for _ in 0..40 {
+        ids.push(checked(g.next_id()).unwrap());
+    }
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let stats = g.stats();
+    assert!(big(&prop(&stats, "exhaustions")) >= 9);
+    let batch: Vec<u64> = g.next_ids(JsValue::from(40u32)).unwrap().to_vec();
+    assert_eq!(batch.len(), 40);
+    assert!(batch[0] > ids[39] && batch.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[wasm_bindgen_test]
+fn long_waits_throw_would_block_at_once() {
+    // 4 IDs per hour: the fifth must wait for the next hour, far beyond the spin limit.
+    let g = snowflake(&[("layout", "time=20@1h,node=4,seq=2,epoch=2020-01-01".into())]);
+    for _ in 0..4 {
+        checked(g.next_id()).unwrap();
+    }
+    let start = Clock::new().now_ms();
+    let e = checked(g.next_id()).unwrap_err();
+    assert!(
+        Clock::new().now_ms() - start < MAX_SPIN_MS + 50,
+        "it waited"
+    );
+    assert!(e.is_instance_of::<js_sys::Error>());
+    assert_eq!(code(&e), "ERR_WOULD_BLOCK");
+    let until = big(&prop(&e, "untilMs"));
+    assert!(until > start && until - start <= 3_600_000);
+    assert_eq!(until % 3_600_000, 1_577_836_800_000 % 3_600_000);
+    assert_eq!(
+        code(&checked(g.try_next_id()).unwrap_err()),
+        "ERR_WOULD_BLOCK"
+    );
+    assert_eq!(
+        code(&g.next_ids(JsValue::from(1u32)).unwrap_err()),
+        "ERR_WOULD_BLOCK"
+    );
+    assert!(take_error().is_undefined(), "nothing stays parked");
+    assert!(big(&prop(&g.stats(), "waitMs")) > 0);
+}
+
+#[wasm_bindgen_test]
+fn wait_or_fail_bounds() {
+    let c = Clock::new();
+    let now = c.now_ms();
+    assert_eq!(c.wait_or_fail(Error::WouldBlock { until_ms: now }), Ok(()));
+    let far = Error::WouldBlock {
+        until_ms: now + MAX_SPIN_MS + 1000,
+    };
+    assert_eq!(c.wait_or_fail(far), Err(far));
+    assert_eq!(c.wait_or_fail(Error::Forked), Err(Error::Forked));
+    c.wait_or_fail(Error::WouldBlock { until_ms: now + 2 })
+        .unwrap();
+    assert!(c.now_ms() >= now + 2);
+}
+
+#[wasm_bindgen_test]
+fn batches_larger_than_a_chunk() {
+    let g = snowflake(&[("onExhausted", "borrow:1000".into())]);
+    let ids = g.next_ids(JsValue::from(20_000u32)).unwrap().to_vec();
+    assert_eq!(ids.len(), 20_000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(g.next_ids(JsValue::from(0u32)).unwrap().length(), 0);
+    assert_eq!(
+        code(&g.next_ids(JsValue::from(-1)).unwrap_err()),
+        "ERR_OUT_OF_RANGE"
+    );
+}
+
+#[wasm_bindgen_test]
+fn sans_io_batches_stop_where_the_policy_waits() {
+    let g = JsAtomicSnowflake::new(options(&[(
+        "layout",
+        "time=41@1ms,node=4,seq=2,epoch=2020-01-01".into(),
+    )]))
+    .unwrap();
+    let now = JsValue::from(1_700_000_000_000u64);
+    assert_eq!(
+        g.next_ids_at(now.clone(), JsValue::from(10_000u32))
+            .unwrap()
+            .length(),
+        4
+    );
+    let e = g.next_ids_at(now, JsValue::from(1u32)).unwrap_err();
+    assert_eq!(code(&e), "ERR_WOULD_BLOCK");
+    assert_eq!(big(&prop(&e, "untilMs")), 1_700_000_000_001);
+}
+
+#[wasm_bindgen_test]
+fn random_nodes_cover_the_node_field() {
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..64 {
+        let n = random_node(JsValue::from_str("leaf")).unwrap();
+        assert!(n < 1024);
+        seen.insert(n);
+    }
+    // 64 draws from 1024 values: all equal has probability 1024^-63.
+    assert!(seen.len() > 32, "{seen:?}");
+    assert_eq!(
+        random_node(JsValue::from_str("time=41@1ms,seq=12,epoch=2020-01-01")).unwrap(),
+        0
+    );
+}
+
+#[wasm_bindgen_test]
+fn random_sequence_starts_draw_a_seed() {
+    let g = snowflake(&[("sequenceStart", "random".into())]);
+    assert!(g.config().contains(",seed="), "{}", g.config());
+    let fixed = snowflake(&[
+        ("sequenceStart", "random".into()),
+        ("seed", JsValue::from(7u32)),
+    ]);
+    assert!(fixed.config().ends_with(",seed=7"), "{}", fixed.config());
+}
+
+#[wasm_bindgen_test]
+fn uuids_use_web_crypto() {
+    let a = uuid4(JsValue::UNDEFINED).unwrap().as_string().unwrap();
+    let b = uuid4(JsValue::UNDEFINED).unwrap().as_string().unwrap();
+    assert_ne!(a, b);
+    assert_eq!(&a[14..15], "4");
+    // More than one pool of random bytes.
+    let mut last = uuid7().unwrap().as_string().unwrap();
+    for _ in 0..1000 {
+        let u = uuid7().unwrap().as_string().unwrap();
+        assert!(u > last);
+        last = u;
+    }
+}
+
+#[wasm_bindgen_test]
+fn layouts_pass_by_value_not_by_move() {
+    let js53 = JsValue::from(JsLayout::preset(JsValue::from_str("js53")).unwrap());
+    let g = snowflake(&[("layout", js53.clone())]);
+    assert_eq!(g.layout().preset_name(), JsValue::from_str("js53"));
+    // The Layout object is still usable afterwards.
+    let again = snowflake(&[("layout", js53)]);
+    assert!(checked(again.next_id_number()).unwrap() > 0.0);
+    // An object that only looks like a Layout is refused.
+    let fake = Object::new();
+    let post = Closure::<dyn Fn()>::new(|| {});
+    Reflect::set(&fake, &"__idmintPostLayout".into(), post.as_ref()).unwrap();
+    let e = JsSnowflake::new(options(&[("layout", fake.into())]))
+        .err()
+        .unwrap();
+    assert!(e.is_instance_of::<js_sys::TypeError>());
+    assert_eq!(code(&e), "ERR_INVALID_ARG_TYPE");
+}
+
+#[wasm_bindgen_test]
+fn errors_are_typed_and_coded() {
+    let e = JsLayout::new(JsValue::from_str("time=41@1ms,seq=x,epoch=0"))
+        .err()
+        .unwrap();
+    assert!(e.is_instance_of::<js_sys::Error>());
+    assert_eq!(code(&e), "ERR_INVALID_LAYOUT");
+    assert_eq!(prop(&e, "at").as_f64(), Some(16.0));
+    assert_eq!(
+        prop(&e, "message").as_string().unwrap(),
+        "invalid spec at byte 16: expected a number of bits"
+    );
+    let e = JsLayout::new(JsValue::from(5u32)).err().unwrap();
+    assert!(e.is_instance_of::<js_sys::TypeError>());
+    assert_eq!(code(&e), "ERR_INVALID_ARG_TYPE");
+    let tw = JsLayout::preset(JsValue::from_str("twitter")).unwrap();
+    for bad in [
+        JsValue::from(-1),
+        JsValue::from(1.5),
+        JsValue::from(2f64.powi(60)),
+    ] {
+        let e = tw.decompose(bad).unwrap_err();
+        assert!(e.is_instance_of::<js_sys::RangeError>());
+        assert_eq!(code(&e), "ERR_OUT_OF_RANGE");
+    }
+    let over = tw.decompose(JsValue::from(1u64 << 63)).unwrap_err();
+    assert!(over.is_instance_of::<js_sys::RangeError>());
+    assert_eq!(big(&prop(&over, "value")), 1 << 63);
+    let g = snowflake(&[]);
+    let e = checked(g.next_id_number()).unwrap_err();
+    assert!(e.dyn_ref::<js_sys::RangeError>().is_some());
+    assert_eq!(code(&e), "ERR_NOT_JS_SAFE");
+}
+
+#[wasm_bindgen_test]
+fn strings_are_made_by_javascript() {
+    let g = snowflake(&[("node", JsValue::from(3u32))]);
+    let s = checked(g.next_id_string()).unwrap().as_string().unwrap();
+    let id: u64 = s.parse().unwrap();
+    assert_eq!(big(&prop(&g.decode(JsValue::from(id)).unwrap(), "node")), 3);
+}
+
+#[wasm_bindgen_test]
+fn bench_floor() {
+    assert_eq!(crate::bench_floor(), 0x0123_4567_89ab_cdef);
+}

@@ -1,0 +1,74 @@
+// Per-call costs in the page's main thread, every case side by side in one run: the cases are
+// interleaved round by round, so a slow moment of the machine hits all of them alike. Each
+// round of a case runs it for at least ROUND_MS; the result per case is the median of its
+// rounds, in ns per call (per ID for batches). Results land in window.results for run.mjs.
+import init, { Snowflake, _benchFloor, _benchFloorClock, _benchFloorDate, _benchFloorPrecise, uuid7 } from '../../pkg/web/idmint.js'
+import { SapphireSnowflake, uuidV7 } from './.build/peers.js'
+
+const params = new URLSearchParams(location.search)
+const ROUNDS = Number(params.get('rounds') ?? 15)
+const ROUND_MS = Number(params.get('roundMs') ?? 40)
+
+await init()
+
+// Twitter layout, node 1. `borrow:1000000000` lets the generator run ahead of the clock instead
+// of waiting when a millisecond's 4,096 IDs are used up (as the Rust benchmarks do), so the
+// numbers are the cost of a call, not the layout's cap; the `wait` row shows the cap.
+const borrow = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
+const capped = new Snowflake({ layout: 'twitter', node: 1 })
+const batch = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
+const sapphire = new SapphireSnowflake(1288834974657n)
+
+let sink = 0n
+let sinkStr = ''
+const CASES = [
+  ['floor: _benchFloor() (empty export returning a BigInt)', 1, () => { sink ^= _benchFloor() }],
+  ['floor + Date.now(): _benchFloorDate() (one time-source read)', 1, () => { sink ^= _benchFloorDate() }],
+  ['floor + clock as generators read it: _benchFloorClock()', 1, () => { sink ^= _benchFloorClock() }],
+  ['floor + performance.now(): _benchFloorPrecise()', 1, () => { sink ^= _benchFloorPrecise() }],
+  ['JS only: Date.now()', 1, () => { sink ^= BigInt(Date.now() & 1) }],
+  ['JS only: performance.now()', 1, () => { sink ^= BigInt(performance.now() & 1) }],
+  ['idmint-web Snowflake.nextId() (borrow)', 1, () => { sink ^= borrow.nextId() }],
+  ['idmint-web Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= capped.nextId() }],
+  ['idmint-web Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = borrow.nextIdString() }],
+  ['idmint-web Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= batch.nextIds(100_000)[99_999] }],
+  ['JS only: new BigUint64Array(100000).fill(1n), per element (fresh memory)', 100_000, () => { sink ^= new BigUint64Array(100_000).fill(1n)[99_999] }],
+  ['idmint-web uuid7()', 1, () => { sinkStr = uuid7() }],
+  ['@sapphire/snowflake generate()', 1, () => { sink ^= sapphire.generate() }],
+  ['uuid v7()', 1, () => { sinkStr = uuidV7() }],
+  ['crypto.randomUUID()', 1, () => { sinkStr = crypto.randomUUID() }],
+]
+
+/** Calls `f` in blocks until ROUND_MS passed; ns per call. */
+function round(f) {
+  let calls = 0
+  const start = performance.now()
+  let now = start
+  let block = 64
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < block; i++) f()
+    calls += block
+    block = Math.min(block * 2, 65_536)
+    now = performance.now()
+  }
+  return ((now - start) * 1e6) / calls
+}
+
+const samples = CASES.map(() => [])
+for (const [, , f] of CASES) round(f) // warm-up: JIT tiers, wasm tiering
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [i, [, per, f]] of CASES.entries()) samples[i].push(round(f) / per)
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+window.results = {
+  userAgent: navigator.userAgent,
+  crossOriginIsolated,
+  rounds: ROUNDS,
+  roundMs: ROUND_MS,
+  cases: CASES.map(([name], i) => ({ name, ns: median(samples[i]), min: Math.min(...samples[i]), max: Math.max(...samples[i]) })),
+  sink: String(sink) + sinkStr.length,
+}
+document.getElementById('out').textContent = JSON.stringify(window.results, null, 2)

@@ -1,0 +1,56 @@
+// The Node package (`idmint`, bindings-node/index.d.ts) and the browser package (`idmint-web`,
+// bindings-wasm/index.d.ts and web.d.ts) are interchangeable in TypeScript code: every
+// exported class, function and shape of one is assignable to the other's, in both directions.
+// Type-checked by test.sh with `tsc --noEmit -p tests/types`; nothing here runs.
+import type * as Node from '../../../bindings-node/index.d.ts'
+import type * as Web from '../../index.d.ts'
+import type * as WebEsm from '../../web.d.ts'
+
+/** Compiles only when `A` and `B` are mutually assignable. */
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+function same<A, B>(ok: Mutual<A, B>): void {
+  void ok
+}
+
+// Instances.
+same<Node.Layout, Web.Layout>(true)
+same<Node.Snowflake, Web.Snowflake>(true)
+same<Node.AtomicSnowflake, Web.AtomicSnowflake>(true)
+same<Node.NamedGenerator, Web.NamedGenerator>(true)
+same<Node.UuidGenerator, Web.UuidGenerator>(true)
+same<Node.Obfuscator, Web.Obfuscator>(true)
+same<Node.SortableObfuscator, Web.SortableObfuscator>(true)
+
+// Plain-object shapes.
+same<Node.Parts, Web.Parts>(true)
+same<Node.Field, Web.Field>(true)
+same<Node.ComposeParts, Web.ComposeParts>(true)
+same<Node.Stats, Web.Stats>(true)
+same<Node.Run, Web.Run>(true)
+same<Node.SnowflakeOptions, Web.SnowflakeOptions>(true)
+same<Node.UuidInfo, Web.UuidInfo>(true)
+
+// The modules' values: constructors (with their static methods) and functions. The browser
+// package adds `randomNode` (random node values for anonymous clients); nothing else differs.
+type WebOnly = 'randomNode'
+same<typeof Node, Omit<typeof Web, WebOnly>>(true)
+same<Exclude<keyof typeof Web, keyof typeof Node>, WebOnly>(true)
+same<Exclude<keyof typeof Node, keyof typeof Web>, never>(true)
+
+// The `--target web` flavour has the same API plus its loader (`init`, `initSync`).
+type Loader = 'default' | 'initSync'
+same<Omit<typeof WebEsm, Loader>, typeof Web>(true)
+
+// Code written against one package compiles against the other.
+declare const node: typeof Node
+declare const web: typeof Web
+function mint(m: typeof Node): bigint {
+  const g = new m.Snowflake({ layout: 'twitter', node: 1 })
+  const parts: Node.Parts = g.decode(g.nextId())
+  return parts.time
+}
+mint(web)
+function mintWeb(m: Omit<typeof Web, WebOnly>): bigint {
+  return new m.Snowflake().nextId()
+}
+mintWeb(node)
