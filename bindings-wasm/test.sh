@@ -36,13 +36,13 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt_install chromium chromium-driver
 fi
 # wasm-bindgen-cli must be exactly the version of the wasm-bindgen crate in Cargo.lock.
+export PATH="$HOME/.cargo/bin:$PATH"
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3 }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
 if [ "$have" != "$want" ]; then
   echo "cargo install wasm-bindgen-cli --version $want (found: ${have:-none})"
   cargo install --quiet wasm-bindgen-cli --version "$want"
 fi
-export PATH="$HOME/.cargo/bin:$PATH"
 if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
