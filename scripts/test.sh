@@ -45,6 +45,9 @@ bash bindings-python/test.sh
 step "Node.js package (bindings-node/test.sh)"
 bash bindings-node/test.sh
 
+step "Browser package (bindings-wasm/test.sh)"
+bash bindings-wasm/test.sh
+
 step "examples/rust runs"
 cargo run --locked -q -p idmint-example-rust
 
