@@ -137,7 +137,19 @@ impl UuidGenerator {
         self.next_at(clock().now_ms(), random_fill)
     }
 
+    /// The time (ms since the Unix epoch) in the last UUID issued by a v1 or v7 generator;
+    /// `None` before the first, after a fork, and for v4.
+    pub fn last_unix_ms(&self) -> Option<u64> {
+        match &self.lock().ok()?.gen {
+            NamedGenerator::Uuid7(g) => g.last_unix_ms(),
+            NamedGenerator::Uuid1(g) => g.last_unix_ms(),
+            _ => None,
+        }
+    }
+
     /// The sans-IO call: the next UUID at `now_ms`, with `random` filling the bytes it needs.
+    /// Randomness is drawn before any state changes: if `random` fails, the generator is as it
+    /// was and the error is returned unchanged.
     pub fn next_at<F>(&self, now_ms: u64, random: F) -> Result<Uuid>
     where
         F: FnMut(&mut [u8]) -> Result<()>,
@@ -199,6 +211,19 @@ mod tests {
         assert_eq!(uuid4().unwrap().get_version_num(), 4);
         assert_eq!(uuid1().unwrap().get_version_num(), 1);
         assert!(UuidGenerator::new(5).is_err());
+        let g = UuidGenerator::new(7).unwrap();
+        assert_eq!(g.last_unix_ms(), None);
+        assert_eq!(
+            g.next_at(5, |_| Err(Error::RandomSource)),
+            Err(Error::RandomSource)
+        );
+        assert_eq!(g.last_unix_ms(), None);
+        g.next_at(1_700_000_000_000, |b| {
+            b.fill(1);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(g.last_unix_ms(), Some(1_700_000_000_000));
     }
 
     #[test]
