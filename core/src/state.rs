@@ -403,14 +403,8 @@ impl Packing {
     /// [`fast`](Self::fast) for a single ID: the next state and the ID without node bits.
     #[inline(always)]
     pub(crate) fn fast_one(&self, s: u64, t: u64, lag_ticks: u64) -> Option<(u64, u64)> {
-        let tick1 = s >> self.tick_shift;
-        let seq = s & mask(self.seq_bits);
-        if tick1 > t && tick1 - 1 - t <= lag_ticks.saturating_add(self.absorb) && seq < self.max_seq
-        {
-            let counter = (s >> self.counter_shift) & self.counter_mask;
-            return Some((s + 1, self.id(tick1 - 1, seq + 1, counter)));
-        }
-        None
+        self.fast(s, t, lag_ticks, 1)
+            .map(|(next, run)| (next, run.first))
     }
 
     /// The tick of `now_ms` when it is inside the layout's range (the fast path's precondition).

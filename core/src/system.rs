@@ -13,8 +13,8 @@ use crate::stats::Stats;
 
 /// A thread-safe Snowflake generator that reads its own clock and waits when a policy asks.
 ///
-/// The hot path reads a coarse clock (see [`crate::clock`]); an ID's time field is at most one
-/// coarse-clock resolution (1–4 ms on Linux) earlier than the true time, never later.
+/// The hot path reads a coarse clock (see [`crate::clock`]); an ID's time field is never later
+/// than the true time and earlier by at most the coarse clock's lag (about one kernel tick).
 ///
 /// After `fork()` the child's copy refuses to mint ([`Error::Forked`]) until it is given a node
 /// of its own with [`Snowflake::set_node`]; the parent carries on unaffected.
