@@ -7,6 +7,11 @@ need_apt=()
 [ -x /usr/bin/rustc ] && /usr/bin/rustc --print target-list 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
   && [ -d /usr/lib/rustlib/src/rust/library ] || need_apt+=(rustc-web cargo-web rust-web-src rust-web-llvm)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
+# Real servers for the coordination tests (started on loopback by scripts/services.sh), and
+# libfaketime to set a real process's clock back.
+command -v redis-server >/dev/null || need_apt+=(redis-server)
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
+command -v faketime >/dev/null || need_apt+=(faketime)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"

@@ -104,6 +104,30 @@ pub enum Error {
     /// Randomness was needed and the source failed.
     #[error("random source failed")]
     RandomSource,
+    /// A lease or segment store could not be reached or answered with an error; `op` says
+    /// what was being done. Nothing was issued on the strength of the failed call.
+    #[error("{store} store unavailable during {op}")]
+    StoreUnavailable {
+        /// The store (`file`, `redis`, `postgres`, `sqlite`, ...).
+        store: &'static str,
+        /// The operation (`acquire`, `renew`, `release`, `take`, ...).
+        op: &'static str,
+    },
+    /// The generator's node lease could not be renewed in time, or another holder took the
+    /// node: it stopped minting before the lease could have expired.
+    #[error("lease on node {node} lost: {reason}; stopped minting")]
+    LeaseLost {
+        /// The node the lease was for.
+        node: u64,
+        /// Why (`renewal failed before the deadline`, `fencing token superseded`, ...).
+        reason: &'static str,
+    },
+    /// Every node of the node space is leased by a live holder.
+    #[error("no free node: all {nodes} nodes are leased")]
+    NoFreeNode {
+        /// The size of the node space that was searched.
+        nodes: u64,
+    },
 }
 
 /// Coarse, stable classification of an [`Error`]; the bindings map these one to one.
@@ -135,6 +159,12 @@ pub enum ErrorKind {
     BufferTooSmall = 11,
     /// [`Error::RandomSource`].
     RandomSource = 12,
+    /// [`Error::StoreUnavailable`].
+    StoreUnavailable = 13,
+    /// [`Error::LeaseLost`].
+    LeaseLost = 14,
+    /// [`Error::NoFreeNode`].
+    NoFreeNode = 15,
 }
 
 impl Error {
@@ -153,6 +183,9 @@ impl Error {
             Error::InvalidEncoding { .. } => ErrorKind::InvalidEncoding,
             Error::BufferTooSmall { .. } => ErrorKind::BufferTooSmall,
             Error::RandomSource => ErrorKind::RandomSource,
+            Error::StoreUnavailable { .. } => ErrorKind::StoreUnavailable,
+            Error::LeaseLost { .. } => ErrorKind::LeaseLost,
+            Error::NoFreeNode { .. } => ErrorKind::NoFreeNode,
         }
     }
 
@@ -164,7 +197,7 @@ impl Error {
 
 impl ErrorKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [ErrorKind; 12] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::InvalidLayout,
         ErrorKind::LayoutExpired,
         ErrorKind::BeforeEpoch,
@@ -177,6 +210,9 @@ impl ErrorKind {
         ErrorKind::InvalidEncoding,
         ErrorKind::BufferTooSmall,
         ErrorKind::RandomSource,
+        ErrorKind::StoreUnavailable,
+        ErrorKind::LeaseLost,
+        ErrorKind::NoFreeNode,
     ];
 
     /// The stable code string (`ERR_...`) of this kind.
@@ -194,6 +230,9 @@ impl ErrorKind {
             ErrorKind::InvalidEncoding => "ERR_INVALID_ENCODING",
             ErrorKind::BufferTooSmall => "ERR_BUFFER_TOO_SMALL",
             ErrorKind::RandomSource => "ERR_RANDOM_SOURCE",
+            ErrorKind::StoreUnavailable => "ERR_STORE_UNAVAILABLE",
+            ErrorKind::LeaseLost => "ERR_LEASE_LOST",
+            ErrorKind::NoFreeNode => "ERR_NO_FREE_NODE",
         }
     }
 }

@@ -43,6 +43,7 @@ pub mod named;
 pub mod obfuscate;
 pub mod policy;
 pub mod preset;
+pub mod segment;
 mod shared;
 mod state;
 mod stats;

@@ -90,6 +90,19 @@ impl AtomicSnowflake {
         Ok(())
     }
 
+    /// The start (ms since the Unix epoch) of the latest tick any ID issued so far carries,
+    /// or of the fence; `None` before the first ID without a fence. A lease records this as
+    /// its node's last issued time, for the next holder's [`Config::fence_ms`].
+    pub fn high_water_ms(&self) -> Option<u64> {
+        #[cfg(feature = "alloc")]
+        if !self.ring.is_empty() {
+            let high1 = self.high1.load(Relaxed);
+            return high1.checked_sub(1).map(|t| self.p.tick_start(t));
+        }
+        let tick = self.p.high_water_tick(self.state.load(Relaxed))?;
+        Some(self.p.tick_start(tick))
+    }
+
     /// The current node value.
     pub fn node(&self) -> u64 {
         let placed = self.node.load(Relaxed);

@@ -263,6 +263,15 @@ impl Packing {
         self.node_placed
     }
 
+    /// The latest tick any ID issued from state `s` carries, fence included (`None`: nothing
+    /// issued and no fence). With `rollback_counter` an earlier epoch may lie above the current
+    /// tick; `mark` remembers where.
+    pub(crate) fn high_water_tick(&self, s: u64) -> Option<u64> {
+        let st = self.unpack(s);
+        let last = st.tick1.checked_sub(1)?;
+        Some(last + st.mark.saturating_sub(self.mark_bias))
+    }
+
     /// The state a new generator starts from (empty, or fenced).
     pub(crate) const fn initial(&self) -> u64 {
         self.initial

@@ -92,6 +92,12 @@ impl<C: Clock> Snowflake<C> {
         self.gen.stats()
     }
 
+    /// The start of the latest tick issued so far (or of the fence); see
+    /// [`AtomicSnowflake::high_water_ms`].
+    pub fn high_water_ms(&self) -> Option<u64> {
+        self.gen.high_water_ms()
+    }
+
     /// The current node value.
     pub fn node(&self) -> u64 {
         self.gen.node()
