@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts and stops throwaway Redis and PostgreSQL servers on loopback, each in its own directory.
 #
-#   scripts/services.sh start redis DIR PORT      # redis-server, no persistence
+#   scripts/services.sh start redis DIR PORT      # redis-server, append-only file fsynced per write
 #   scripts/services.sh start postgres DIR PORT   # initdb (trust auth, user idmint) + pg_ctl start
 #   scripts/services.sh stop redis|postgres DIR   # stops it (the directory stays, for a restart)
 #   scripts/services.sh kill redis|postgres DIR   # SIGKILL, as a crash would
@@ -38,7 +38,10 @@ case "$action/$kind" in
     : "${port:?port}"
     mkdir -p "$dir"
     command -v redis-server >/dev/null || { echo "services: redis-server not found (run scripts/setup.sh)" >&2; exit 1; }
-    redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" --appendonly no \
+    # Durable like a production store for IDs must be: every acknowledged write is in the
+    # append-only file before the reply, so a killed server comes back with its counters.
+    redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" \
+      --appendonly yes --appendfsync always \
       --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
     wait_port "$port"
     ;;

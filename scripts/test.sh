@@ -16,7 +16,7 @@ step "clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "rustdoc (missing docs and broken links are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p idmint
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p idmint -p idmint-coord
 
 step "core builds as no_std (no alloc, and alloc only) for wasm32-unknown-unknown"
 for features in "" "--features alloc"; do
@@ -26,7 +26,7 @@ for features in "" "--features alloc"; do
     --target wasm32-unknown-unknown -Zbuild-std=core,alloc --release
 done
 
-step "Rust tests: core, vectors (replay + staleness), CLI, examples"
+step "Rust tests: core, coord (private Redis/PostgreSQL servers on loopback), vectors, CLI, examples"
 cargo test --workspace --locked
 
 step "loom model check of the lock-free generator"

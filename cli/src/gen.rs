@@ -2,9 +2,12 @@
 
 use std::io::Write;
 
+use std::time::Duration;
+
 use clap::Args;
 use idmint::codec::Codec;
 use idmint::Snowflake;
+use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 
 use crate::common::{parse_codec, GenOpts};
 use crate::error::CliResult;
@@ -29,29 +32,86 @@ pub struct GenArgs {
     /// Print a JSON array of strings (IDs as strings, so JavaScript keeps every digit).
     #[arg(long)]
     pub json: bool,
+
+    /// Take the node from a source instead of `--node`: a lease (`file:DIR`, `redis://...`,
+    /// `postgres://...`, `postgres://...?mode=boot`) held while minting and released at exit,
+    /// whose recorded last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip`,
+    /// `random`.
+    #[arg(long, value_name = "SOURCE", conflicts_with = "node")]
+    pub lease: Option<String>,
+
+    /// Lease time to live, in ms (renewed every third of it while minting).
+    #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "lease")]
+    pub lease_ttl: u64,
+
+    /// Lease only nodes 0..N-1 instead of the layout's whole node space.
+    #[arg(long, value_name = "N", requires = "lease")]
+    pub lease_nodes: Option<u64>,
+
+    /// Lease namespace: separate node spaces in one store.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "default",
+        requires = "lease"
+    )]
+    pub lease_namespace: String,
+
+    /// On a clock step back of more than MS, switch to another free node instead of waiting
+    /// or failing (the old node goes to the back of the queue).
+    #[arg(long, value_name = "MS", requires = "lease")]
+    pub swap_after: Option<u64>,
 }
 
 pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
     let (_, cfg) = args.opts.config()?;
-    let gen = Snowflake::new(cfg)?;
-    let prefix: &[u8] = if args.format == Codec::Hex {
-        b"0x"
-    } else {
-        b""
+    let Some(source) = &args.lease else {
+        let gen = Snowflake::new(cfg)?;
+        return write_ids(out, args.count, args.format, args.json, |chunk| {
+            Ok(gen.next_ids(chunk)?)
+        });
     };
-    let mut buf = vec![0u64; CHUNK.min(usize::try_from(args.count).unwrap_or(CHUNK))];
-    let mut left = args.count;
+    let mut opts = LeaseOptions::new()
+        .ttl(Duration::from_millis(args.lease_ttl))
+        .namespace(&args.lease_namespace);
+    if let Some(ms) = args.swap_after {
+        opts = opts.swap_after_ms(ms);
+    }
+    if let Some(n) = args.lease_nodes {
+        opts = opts.nodes(n);
+    }
+    let gen = LeasedSnowflake::from_source(source, cfg, opts)?;
+    write_ids(out, args.count, args.format, args.json, |chunk| {
+        Ok(gen.next_ids(chunk)?)
+    })?;
+    // Records the exact last-issued time for the node's next holder.
+    gen.release()?;
+    Ok(())
+}
+
+/// Writes `count` IDs obtained `CHUNK` at a time from `fill`, one per line or as a JSON array
+/// of strings, in `format`. Shared by `gen` and `segment`.
+pub fn write_ids(
+    out: &mut impl Write,
+    count: u64,
+    format: Codec,
+    json: bool,
+    mut fill: impl FnMut(&mut [u64]) -> CliResult,
+) -> CliResult {
+    let prefix: &[u8] = if format == Codec::Hex { b"0x" } else { b"" };
+    let mut buf = vec![0u64; CHUNK.min(usize::try_from(count).unwrap_or(CHUNK))];
+    let mut left = count;
     let mut first = true;
-    if args.json {
-        out.write_all(if args.count == 0 { b"[" } else { b"[\n" })?;
+    if json {
+        out.write_all(if count == 0 { b"[" } else { b"[\n" })?;
     }
     while left > 0 {
         let n = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
         let chunk = &mut buf[..n];
-        gen.next_ids(chunk)?;
+        fill(chunk)?;
         for &id in chunk.iter() {
-            let text = args.format.format(id);
-            if args.json {
+            let text = format.format(id);
+            if json {
                 if !first {
                     out.write_all(b",\n")?;
                 }
@@ -68,8 +128,8 @@ pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
         }
         left -= n as u64;
     }
-    if args.json {
-        out.write_all(if args.count == 0 { b"]\n" } else { b"\n]\n" })?;
+    if json {
+        out.write_all(if count == 0 { b"]\n" } else { b"\n]\n" })?;
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ mod error;
 mod gen;
 mod inspect;
 mod json;
+mod segment;
 mod uuid;
 
 use std::io::{self, BufWriter, Write};
@@ -47,6 +48,9 @@ enum Command {
     Layouts(inspect::LayoutsArgs),
     /// Make UUIDs (v1, v3, v4, v5, v7) or inspect one.
     Uuid(uuid::UuidArgs),
+    /// Serve IDs from ranges taken from a store (SQLite, PostgreSQL, Redis), one round trip
+    /// per range.
+    Segment(segment::SegmentArgs),
     /// Quick throughput check of the generator; not a rigorous benchmark (no warm-up, no
     /// statistics, and the layout's sequence capacity caps the rate).
     Bench(bench::BenchArgs),
@@ -61,6 +65,7 @@ fn run(cli: &Cli) -> CliResult {
         Command::Inspect(args) => inspect::run_inspect(args, &mut out)?,
         Command::Layouts(args) => inspect::run_layouts(args, &mut out)?,
         Command::Uuid(args) => uuid::run(args, &mut out)?,
+        Command::Segment(args) => segment::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out, &mut io::stderr())?,
     }
     out.flush()?;

@@ -1,1 +1,288 @@
-//! Worker-node leases.
+//! Worker-node leases: a node value held under a lease in a store, so that no two live
+//! generators share a node, and a record per node of the last time issued under it, so that
+//! the next holder never mints at or before that time (the *time fence*).
+//!
+//! # Stores
+//!
+//! | URL | store | how a dead holder's node frees itself |
+//! |---|---|---|
+//! | `file:DIR` | [`FileStore`]: one `flock`ed file per node in `DIR/NAMESPACE/` (embedded default) | the kernel drops the lock when the process dies |
+//! | `redis://HOST:PORT/[DB]` | [`RedisStore`] (feature `redis`): `SET NX PX`-style keys, fencing tokens from `INCR`, a queue in a sorted set | the lease key expires after the TTL |
+//! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table, `FOR UPDATE SKIP LOCKED` | the row's `expires_at` passes |
+//! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
+//!
+//! Redis and PostgreSQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
+//! statement timeout of every store call, so a dead store fails a call instead of hanging it.
+//!
+//! # The protocol a holder follows
+//!
+//! 1. [`LeaseStore::acquire`] a node. The [`Lease`] carries `fence_ms`, the node's recorded
+//!    last-issued bound: the holder issues nothing at or before it (`idmint::Config::fence_ms`).
+//! 2. Before minting, [`LeaseStore::renew`] with a bound ahead of what it will mint
+//!    (`issued_up_to_ms`), and mint only IDs whose time is at most the recorded bound, and only
+//!    while the lease is surely alive. Renew again well before either runs out.
+//! 3. [`LeaseStore::release`] with the exact last issued time when done.
+//!
+//! [`LeasedSnowflake`](crate::leased::LeasedSnowflake) does all of this for a generator.
+
+use std::time::Duration;
+
+use idmint::{Error, Result};
+
+pub mod file;
+pub(crate) mod mono;
+#[cfg(feature = "postgres")]
+pub mod postgres;
+#[cfg(feature = "redis")]
+pub mod redis;
+mod url;
+
+pub use file::FileStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PgStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
+
+/// Default timeout of one Redis or PostgreSQL call (connect, read, statement).
+pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
+
+/// What a holder asks a store for: a node of a namespace's node space, for a time.
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use idmint_coord::lease::LeaseSpec;
+/// let spec = LeaseSpec::new("orders", 1 << 10, Duration::from_secs(10));
+/// assert!(spec.validate().is_ok());
+/// assert!(LeaseSpec::new("bad name", 1024, Duration::from_secs(1)).validate().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseSpec {
+    /// Separates unrelated node spaces in one store (`[A-Za-z0-9_.-]`, 1 to 64 bytes): it
+    /// becomes part of file names, Redis keys and table rows.
+    pub namespace: String,
+    /// Size of the node space: nodes `0..nodes` are granted (for example `1 << node_bits`).
+    pub nodes: u64,
+    /// How long a lease lives without renewal (stores that expire leases).
+    pub ttl: Duration,
+    /// Who holds it, for humans reading the store (`host:pid:random` by default).
+    pub holder: String,
+}
+
+impl LeaseSpec {
+    /// A spec with the default holder name ([`default_holder`]).
+    pub fn new(namespace: &str, nodes: u64, ttl: Duration) -> LeaseSpec {
+        LeaseSpec {
+            namespace: namespace.to_string(),
+            nodes,
+            ttl,
+            holder: default_holder(),
+        }
+    }
+
+    /// Sets the holder name.
+    pub fn holder(mut self, holder: &str) -> LeaseSpec {
+        self.holder = holder.to_string();
+        self
+    }
+
+    /// Checks the spec: a valid namespace, at least one node, a TTL of at least 1 ms.
+    pub fn validate(&self) -> Result<()> {
+        validate_namespace(&self.namespace)?;
+        if self.nodes == 0 {
+            return Err(Error::InvalidConfig {
+                reason: "a lease needs a node space of at least one node",
+            });
+        }
+        if self.ttl < Duration::from_millis(1) {
+            return Err(Error::InvalidConfig {
+                reason: "lease ttl must be at least 1 ms",
+            });
+        }
+        Ok(())
+    }
+
+    #[cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The holder with whitespace replaced, so it fits one-line records.
+    pub(crate) fn holder_clean(&self) -> String {
+        self.holder
+            .chars()
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect()
+    }
+}
+
+pub(crate) fn validate_namespace(ns: &str) -> Result<()> {
+    let ok = !ns.is_empty()
+        && ns.len() <= 64
+        && ns
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        && ns != "."
+        && ns != "..";
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidConfig {
+            reason: "lease namespace must be 1 to 64 bytes of [A-Za-z0-9_.-]",
+        })
+    }
+}
+
+/// A granted lease: which node, under which fencing token, and the node's time fence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The namespace it was granted in.
+    pub namespace: String,
+    /// The node value granted.
+    pub node: u64,
+    /// Fencing token: strictly increasing over the grants of this node, so a holder whose
+    /// lease expired and was granted to someone else is told apart from the new holder.
+    pub token: u64,
+    /// The node's recorded last-issued bound (ms since the Unix epoch) when it was granted, or
+    /// `None` for a node never used. Pass it to `idmint::Config::fence_ms`.
+    pub fence_ms: Option<u64>,
+    /// The lease's time to live, as asked in the spec.
+    pub ttl: Duration,
+    /// The holder name it was granted to.
+    pub holder: String,
+}
+
+impl Lease {
+    /// The value to record at release: `issued_up_to_ms`, but never below the fence it was
+    /// granted with (the generator's high-water mark includes the fence; this guards callers
+    /// that pass less).
+    pub(crate) fn final_bound(&self, issued_up_to_ms: u64) -> u64 {
+        issued_up_to_ms.max(self.fence_ms.unwrap_or(0))
+    }
+}
+
+/// A store that grants nodes under leases and records each node's last-issued bound.
+///
+/// Every implementation keeps these promises:
+/// - no two live leases of a namespace hold the same node — across threads, processes and hosts;
+/// - a node's recorded bound never goes below what a holder renewed with, except at its own
+///   [`release`](Self::release), which records the exact final value;
+/// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
+pub trait LeaseStore: Send + Sync {
+    /// The store's name in errors: `file`, `redis`, `postgres`.
+    fn kind(&self) -> &'static str;
+
+    /// Grants a node no live holder has, other than `avoid` (the node a holder swaps away
+    /// from). Prefers free nodes whose recorded bound is not ahead of `now_ms` (ms since the
+    /// Unix epoch, the caller's clock), and among those the one released longest ago: released
+    /// nodes go to the back of a queue, so a node just given up is the last to be reused.
+    /// [`Error::NoFreeNode`] when every node is held.
+    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease>;
+
+    /// Extends the lease by its TTL and raises the node's recorded bound to `issued_up_to_ms`
+    /// (never lowers it). [`Error::LeaseLost`] if the lease was superseded (it expired and the
+    /// node was granted again) or is not held.
+    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()>;
+
+    /// Records the final bound (`issued_up_to_ms`, at least the lease's fence) and frees the
+    /// node, to the back of the queue. [`Error::LeaseLost`] if the lease was superseded; the
+    /// node's record is then left to its new holder.
+    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()>;
+}
+
+impl<S: LeaseStore + ?Sized> LeaseStore for std::sync::Arc<S> {
+    fn kind(&self) -> &'static str {
+        (**self).kind()
+    }
+    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
+        (**self).acquire(spec, now_ms, avoid)
+    }
+    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
+        (**self).renew(lease, issued_up_to_ms)
+    }
+    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
+        (**self).release(lease, issued_up_to_ms)
+    }
+}
+
+impl<S: LeaseStore + ?Sized> LeaseStore for Box<S> {
+    fn kind(&self) -> &'static str {
+        (**self).kind()
+    }
+    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
+        (**self).acquire(spec, now_ms, avoid)
+    }
+    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
+        (**self).renew(lease, issued_up_to_ms)
+    }
+    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
+        (**self).release(lease, issued_up_to_ms)
+    }
+}
+
+/// Opens a lease store from a URL (see the [module docs](self) for the forms).
+///
+/// Opening does not contact a network store yet; the first call does (and reconnects after
+/// a failure).
+///
+/// # Examples
+/// ```
+/// use idmint_coord::lease;
+/// let dir = std::env::temp_dir().join(format!("idmint-doc-open-{}", std::process::id()));
+/// let store = lease::open(&format!("file:{}", dir.display()))?;
+/// assert_eq!(store.kind(), "file");
+/// assert!(lease::open("memcached://x").is_err());
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
+    let url = url.trim();
+    if let Some(path) = url.strip_prefix("file:") {
+        return Ok(Box::new(FileStore::open(url::file_path(path)?)?));
+    }
+    if url.starts_with("redis://") || url.starts_with("rediss://") || url.starts_with("redis+unix:")
+    {
+        #[cfg(feature = "redis")]
+        return Ok(Box::new(RedisStore::open(url)?));
+        #[cfg(not(feature = "redis"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no Redis support (feature `redis`)",
+        });
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        return Ok(Box::new(PgStore::open(url)?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no PostgreSQL support (feature `postgres`)",
+        });
+    }
+    Err(Error::InvalidConfig {
+        reason: "lease store URL must start with file:, redis://, postgres:// or postgresql://",
+    })
+}
+
+/// `host:pid:random` — names a holder for humans reading a store.
+pub fn default_holder() -> String {
+    let mut r = [0u8; 4];
+    let tag = match getrandom::fill(&mut r) {
+        Ok(()) => u32::from_le_bytes(r),
+        Err(_) => 0,
+    };
+    format!("{}:{}:{tag:08x}", hostname(), std::process::id())
+}
+
+/// The host name, or `localhost` when it cannot be read.
+pub(crate) fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: `buf` is writable for its whole length, which is what we pass.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "localhost".to_string();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    match std::str::from_utf8(&buf[..end]) {
+        Ok(s) if !s.is_empty() => s.to_string(),
+        _ => "localhost".to_string(),
+    }
+}

@@ -1,0 +1,308 @@
+//! The PostgreSQL segment store: Leaf's segment table, one round trip per range.
+//!
+//! Table `idmint_segment(biz_tag TEXT PRIMARY KEY, max_id BIGINT, step BIGINT, updated_at
+//! TIMESTAMPTZ)`, created when missing. A take is one statement,
+//!
+//! ```sql
+//! INSERT INTO idmint_segment AS t (biz_tag, max_id, step, updated_at) VALUES ($1, $2, $2, now())
+//! ON CONFLICT (biz_tag) DO UPDATE SET max_id = t.max_id + EXCLUDED.step, ...
+//! RETURNING max_id
+//! ```
+//!
+//! sent with its parameter types (no separate prepare), so the first use of a key costs the
+//! same single round trip as every later one. The row lock orders concurrent takers; `max_id`
+//! is the last value handed out, so a key's first range starts at 1.
+//!
+//! Failure handling: connections come from a small pool. A connection attempt is bounded by
+//! `connect_timeout` (default [`DEFAULT_CONNECT_TIMEOUT`]), unacknowledged writes by
+//! `tcp_user_timeout` and each statement by `statement_timeout`/`lock_timeout` (default
+//! [`DEFAULT_STATEMENT_TIMEOUT`]), so a dead or unreachable server fails a take with
+//! `StoreUnavailable { store: "postgres", op: "take" }` in bounded time and the next take
+//! connects again. A pooled connection that turns out dead is retried once on a fresh
+//! connection; when the first attempt had reached the server its range is skipped, never
+//! handed out twice. Not bounded: a server whose kernel still acknowledges packets but whose
+//! process never answers (stopped, not dead) — the `postgres` crate has no read timeout.
+//!
+//! The store also keeps the versioned rows of [`ShardedStore`](super::sharded::ShardedStore)
+//! (table `idmint_segment_shard`) through [`ShardRows`].
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use idmint::segment::Range;
+use idmint::{Error, Result};
+use postgres::types::{ToSql, Type};
+use postgres::{Client, NoTls};
+
+use super::counter::{self, Moved};
+use super::sharded::{RowSpec, ShardRow, ShardRows};
+use super::SegmentStore;
+
+const KIND: &str = "postgres";
+
+/// Default bound on one connection attempt.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Default bound on one statement (server side) and on unacknowledged writes (client side).
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Idle connections kept for reuse; more concurrent takers open more, then close the extras.
+const MAX_IDLE: usize = 8;
+
+/// Creates the tables; the advisory lock serialises first connections of many processes,
+/// which `CREATE TABLE IF NOT EXISTS` alone does not (it can fail on the catalog's unique
+/// index when two sessions race).
+const SCHEMA: &str = "
+BEGIN;
+SELECT pg_advisory_xact_lock(7307165520143452271);
+CREATE TABLE IF NOT EXISTS idmint_segment (
+    biz_tag    TEXT PRIMARY KEY,
+    max_id     BIGINT NOT NULL,
+    step       BIGINT NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS idmint_segment_shard (
+    biz_tag    TEXT NOT NULL,
+    shard      BIGINT NOT NULL,
+    shards     BIGINT NOT NULL,
+    block      BIGINT NOT NULL,
+    next_value BIGINT NOT NULL,
+    version    BIGINT NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (biz_tag, shard)
+);
+COMMIT;";
+
+const TAKE: &str = "
+INSERT INTO idmint_segment AS t (biz_tag, max_id, step, updated_at) VALUES ($1, $2, $2, now())
+ON CONFLICT (biz_tag) DO UPDATE
+    SET max_id = t.max_id + EXCLUDED.step, step = EXCLUDED.step, updated_at = now()
+    WHERE t.max_id <= 9223372036854775807 - EXCLUDED.step
+RETURNING max_id";
+
+/// Inserts the row if missing and returns it in one statement. When another session inserted
+/// it concurrently, neither half sees it (same snapshot) and the caller asks again.
+const LOAD_ROW: &str = "
+WITH ins AS (
+    INSERT INTO idmint_segment_shard (biz_tag, shard, shards, block, next_value, version)
+    VALUES ($1, $2, $3, $4, $5, 0)
+    ON CONFLICT (biz_tag, shard) DO NOTHING
+    RETURNING next_value, version, shards, block
+)
+SELECT next_value, version, shards, block FROM ins
+UNION ALL
+SELECT next_value, version, shards, block FROM idmint_segment_shard
+WHERE biz_tag = $1 AND shard = $2";
+
+const SWAP_ROW: &str = "
+UPDATE idmint_segment_shard SET next_value = $1, version = version + 1, updated_at = now()
+WHERE biz_tag = $2 AND shard = $3 AND version = $4
+RETURNING version";
+
+/// A [`SegmentStore`] (and [`ShardRows`] backend) on PostgreSQL. See the [module docs](self).
+///
+/// # Examples
+/// ```no_run
+/// use idmint_coord::segment::{postgres::PostgresStore, SegmentStore};
+///
+/// let store = PostgresStore::new("postgres://app@db.internal/app?connect_timeout=2")?;
+/// let r = store.take("orders", 1_000)?;
+/// assert_eq!(r.len(), 1_000);
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub struct PostgresStore {
+    config: postgres::Config,
+    statement_timeout: Duration,
+    idle: Mutex<Vec<Client>>,
+    schema_ready: AtomicBool,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("hosts", &self.config.get_hosts())
+            .field("ports", &self.config.get_ports())
+            .field("dbname", &self.config.get_dbname())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// A store for a `postgres://` / `postgresql://` URL or a `key=value` connection string.
+    /// Does not connect: the first take does, so a process can start while the server is
+    /// down. Unset timeouts get the defaults above. A string that does not parse is
+    /// [`Error::InvalidConfig`].
+    pub fn new(url: &str) -> Result<Self> {
+        let config = postgres::Config::from_str(url).map_err(|_| Error::InvalidConfig {
+            reason: "not a valid PostgreSQL connection URL or string",
+        })?;
+        Ok(Self::from_config(config))
+    }
+
+    /// A store for a ready [`postgres::Config`]; unset timeouts get the defaults above.
+    pub fn from_config(mut config: postgres::Config) -> Self {
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(DEFAULT_CONNECT_TIMEOUT);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(DEFAULT_STATEMENT_TIMEOUT);
+        }
+        PostgresStore {
+            config,
+            statement_timeout: DEFAULT_STATEMENT_TIMEOUT,
+            idle: Mutex::new(Vec::new()),
+            schema_ready: AtomicBool::new(false),
+        }
+    }
+
+    /// Sets the server-side `statement_timeout` and `lock_timeout` of this store's sessions
+    /// (how long a take may wait for a row lock or a slow server before failing).
+    pub fn with_statement_timeout(mut self, timeout: Duration) -> Self {
+        self.statement_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    fn idle(&self) -> MutexGuard<'_, Vec<Client>> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn connect(&self) -> std::result::Result<Client, postgres::Error> {
+        let mut client = self.config.connect(NoTls)?;
+        let ms = self.statement_timeout.as_millis();
+        client.batch_execute(&format!(
+            "SET statement_timeout = {ms}; SET lock_timeout = {ms};"
+        ))?;
+        if !self.schema_ready.load(Ordering::Acquire) {
+            client.batch_execute(SCHEMA)?;
+            self.schema_ready.store(true, Ordering::Release);
+        }
+        Ok(client)
+    }
+
+    /// Runs `f` on a pooled connection, or a fresh one. A pooled connection that fails with
+    /// anything but a server-reported error is presumed dead with all its idle siblings (the
+    /// server went away): the pool is emptied and `f` runs once more on a fresh connection.
+    fn with_client<T>(
+        &self,
+        f: impl Fn(&mut Client) -> std::result::Result<T, postgres::Error>,
+    ) -> Result<T> {
+        let pooled = self.idle().pop();
+        if let Some(mut client) = pooled {
+            match f(&mut client) {
+                Ok(v) => {
+                    self.give_back(client);
+                    return Ok(v);
+                }
+                Err(e) if e.as_db_error().is_some() => {
+                    self.give_back(client);
+                    return Err(counter::unavailable(KIND));
+                }
+                Err(_) => self.idle().clear(),
+            }
+        }
+        let mut client = self.connect().map_err(|_| counter::unavailable(KIND))?;
+        match f(&mut client) {
+            Ok(v) => {
+                self.give_back(client);
+                Ok(v)
+            }
+            Err(e) => {
+                if e.as_db_error().is_some() {
+                    self.give_back(client);
+                }
+                Err(counter::unavailable(KIND))
+            }
+        }
+    }
+
+    fn give_back(&self, client: Client) {
+        if client.is_closed() {
+            return;
+        }
+        let mut idle = self.idle();
+        if idle.len() < MAX_IDLE {
+            idle.push(client);
+        }
+    }
+}
+
+impl SegmentStore for PostgresStore {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn take(&self, key: &str, step: u64) -> Result<Range> {
+        let step = counter::check_take(key, step)?;
+        let moved = self.with_client(|c| {
+            let params: [(&(dyn ToSql + Sync), Type); 2] =
+                [(&key, Type::TEXT), (&step, Type::INT8)];
+            Ok(match c.query_typed_opt(TAKE, &params)? {
+                Some(row) => Moved::To(row.try_get(0)?),
+                None => Moved::Full(
+                    c.query_typed_one(
+                        "SELECT max_id FROM idmint_segment WHERE biz_tag = $1",
+                        &[(&key, Type::TEXT)],
+                    )?
+                    .try_get(0)?,
+                ),
+            })
+        })?;
+        moved.range(KIND, step)
+    }
+}
+
+impl ShardRows for PostgresStore {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {
+        let (Ok(initial), Ok(block)) = (i64::try_from(spec.initial()), i64::try_from(spec.block))
+        else {
+            return Err(Error::InvalidConfig {
+                reason: "shards × block exceeds the 63-bit value space",
+            });
+        };
+        let (shard, shards) = (i64::from(spec.shard), i64::from(spec.shards));
+        let params: [(&(dyn ToSql + Sync), Type); 5] = [
+            (&key, Type::TEXT),
+            (&shard, Type::INT8),
+            (&shards, Type::INT8),
+            (&block, Type::INT8),
+            (&initial, Type::INT8),
+        ];
+        for _ in 0..3 {
+            let rows = self.with_client(|c| c.query_typed(LOAD_ROW, &params))?;
+            if let Some(row) = rows.first() {
+                let read = (
+                    row.try_get::<_, i64>(0),
+                    row.try_get::<_, i64>(1),
+                    row.try_get::<_, i64>(2),
+                    row.try_get::<_, i64>(3),
+                );
+                let (Ok(a), Ok(b), Ok(c), Ok(d)) = read else {
+                    return Err(counter::unavailable(KIND));
+                };
+                return ShardRow::from_sql((a, b, c, d));
+            }
+        }
+        Err(counter::unavailable(KIND))
+    }
+
+    fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool> {
+        let (Ok(version), Ok(next)) = (i64::try_from(version), i64::try_from(next)) else {
+            return Err(counter::unavailable(KIND));
+        };
+        let shard = i64::from(shard);
+        let params: [(&(dyn ToSql + Sync), Type); 4] = [
+            (&next, Type::INT8),
+            (&key, Type::TEXT),
+            (&shard, Type::INT8),
+            (&version, Type::INT8),
+        ];
+        let row = self.with_client(|c| c.query_typed_opt(SWAP_ROW, &params))?;
+        Ok(row.is_some())
+    }
+}

@@ -1,0 +1,558 @@
+//! TDDL's sharded records: one key's values split over `N` rows, possibly in several databases,
+//! so no single row (or server) is the hot spot or the single point of failure.
+//!
+//! Row `i` of a key starts at `1 + i·block` and every take from it advances it by `N·block`, so
+//! row `i` hands out the blocks `[1 + (i + k·N)·block, 1 + (i + k·N + 1)·block)` for
+//! `k = 0, 1, 2, …` — the rows interleave and never overlap. A take reads the row and moves it
+//! with an optimistic compare-and-set on a version column
+//! (`UPDATE … SET next_value = ?, version = version + 1 WHERE … AND version = ?`); a lost race
+//! re-reads and retries, a row whose store fails is skipped for the next one.
+//!
+//! The rows live in the SQL stores through [`ShardRows`] ([`SqliteStore`] and [`PostgresStore`]
+//! implement it on a second table, `idmint_segment_shard`): give [`ShardedStore`] one backend
+//! for all rows in one database, or several to spread rows `i ≡ b (mod backends)` over them.
+//!
+//! When to use it instead of a plain counter store: when one row's write rate or one server's
+//! availability limits you. The price is that ranges of one key are no longer handed out in
+//! ascending order across rows (trend-increasing only), every range has the fixed size
+//! `block`, and `N` and `block` can never change for an existing key — both are recorded in
+//! the rows and checked on every read, and a mismatch is [`Error::InvalidConfig`].
+//!
+//! [`SqliteStore`]: super::sqlite::SqliteStore
+//! [`PostgresStore`]: super::postgres::PostgresStore
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::time::{Duration, Instant};
+
+use idmint::segment::Range;
+use idmint::{Error, Result};
+
+use super::counter;
+use super::SegmentStore;
+
+/// Where a row sits in its key's sharding, and the configuration it must have been created with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowSpec {
+    /// The row's index, `0..shards`.
+    pub shard: u32,
+    /// How many rows the key has.
+    pub shards: u32,
+    /// How many values one take from a row hands out.
+    pub block: u64,
+}
+
+impl RowSpec {
+    /// The row's first value, `1 + shard·block`; what a missing row is created with.
+    pub fn initial(&self) -> u64 {
+        1 + u64::from(self.shard) * self.block
+    }
+}
+
+/// One row as read from its store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardRow {
+    /// The first value of the row's next block.
+    pub next: u64,
+    /// The compare-and-set version; every write bumps it.
+    pub version: u64,
+    /// The shard count the row was created with.
+    pub shards: u32,
+    /// The block size the row was created with.
+    pub block: u64,
+}
+
+impl ShardRow {
+    /// Checks a row as read from a SQL table `(next_value, version, shards, block)`; anything
+    /// negative or out of range was not written by idmint.
+    pub(crate) fn from_sql((next, version, shards, block): (i64, i64, i64, i64)) -> Result<Self> {
+        match (
+            u64::try_from(next),
+            u64::try_from(version),
+            u32::try_from(shards),
+            u64::try_from(block),
+        ) {
+            (Ok(next), Ok(version), Ok(shards), Ok(block)) => Ok(ShardRow {
+                next,
+                version,
+                shards,
+                block,
+            }),
+            _ => Err(Error::InvalidConfig {
+                reason: "a sharded segment row holds values idmint never writes",
+            }),
+        }
+    }
+}
+
+/// A table of versioned rows, one per (key, shard): what a SQL store offers [`ShardedStore`].
+///
+/// Both calls are single statements (or a read and an idempotent insert), so a backend needs no
+/// locking of its own beyond its connection handling.
+pub trait ShardRows: Send + Sync {
+    /// The engine's name in errors (`sqlite`, `postgres`).
+    fn kind(&self) -> &'static str;
+
+    /// Reads the row `spec.shard` of `key`, creating it at [`RowSpec::initial`] with version 0
+    /// (and `spec`'s shard count and block recorded) when it does not exist yet.
+    fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow>;
+
+    /// Sets the row's next value to `next` and bumps its version, only if its version is still
+    /// `version`. `Ok(false)` means another taker moved the row first.
+    fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool>;
+}
+
+/// Per key, per row: the (next value, version) this store last wrote.
+type RowHints = HashMap<String, Vec<Option<(u64, u64)>>>;
+
+/// How long takes skip the rows of a backend after it failed, instead of each paying for
+/// its timeout again; then one take tries it again.
+pub const SKIP_FAILED_BACKEND: Duration = Duration::from_millis(500);
+
+/// Default bound on one take's retries under contention.
+pub const DEFAULT_CONTENTION_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often one take retries a row after losing the compare-and-set before moving on to the
+/// next row; every loss means another taker succeeded, so this only bounds one call's latency.
+const CONFLICTS_PER_ROW: usize = 4;
+
+/// A [`SegmentStore`] over `shards` versioned rows per key (TDDL's scheme). See the
+/// [module docs](self).
+///
+/// # Examples
+/// ```no_run
+/// # #[cfg(feature = "sqlite")] {
+/// use std::sync::Arc;
+/// use idmint_coord::segment::{sharded::ShardedStore, sqlite::SqliteStore, SegmentStore};
+///
+/// let a = Arc::new(SqliteStore::open("/var/lib/app/ids-a.db")?);
+/// let b = Arc::new(SqliteStore::open("/var/lib/app/ids-b.db")?);
+/// // 8 rows per key, rows 0,2,4,6 in a and 1,3,5,7 in b; 1,000 values per take.
+/// let store = ShardedStore::new(vec![a, b], 8, 1_000)?;
+/// let r = store.take("orders", 1_000)?;
+/// assert_eq!(r.len(), 1_000);
+/// # }
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub struct ShardedStore {
+    backends: Vec<Arc<dyn ShardRows>>,
+    shards: u32,
+    block: u64,
+    salt: u64,
+    /// Last known state of the rows this store moved: a hint that saves the read before the
+    /// compare-and-set; a stale hint only costs a failed swap and a re-read.
+    known: Mutex<RowHints>,
+    /// One lock per row index: threads of this process take turns on a row instead of racing.
+    turns: Vec<Mutex<()>>,
+    contention_timeout: Duration,
+    /// Per backend: when it last failed (ms after `born`, 0: never).
+    failed_at: Vec<AtomicU64>,
+    born: Instant,
+}
+
+impl std::fmt::Debug for ShardedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShardedStore")
+            .field("backends", &self.backends.len())
+            .field("shards", &self.shards)
+            .field("block", &self.block)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ShardedStore {
+    /// A store with `shards` rows per key, spread round-robin over `backends` (row `i` in
+    /// backend `i mod backends.len()`), each take handing out one block of `block` values.
+    ///
+    /// Takes start at a row chosen by hashing the key with a salt drawn at random for this
+    /// instance, so processes sharing a key spread over its rows; see
+    /// [`with_route_salt`](Self::with_route_salt).
+    pub fn new(backends: Vec<Arc<dyn ShardRows>>, shards: u32, block: u64) -> Result<Self> {
+        if backends.is_empty() {
+            return Err(Error::InvalidConfig {
+                reason: "a sharded store needs at least one backend",
+            });
+        }
+        if shards == 0 || (shards as usize) < backends.len() {
+            return Err(Error::InvalidConfig {
+                reason: "shard count must be at least 1 and at least the number of backends",
+            });
+        }
+        if block == 0 {
+            return Err(Error::InvalidConfig {
+                reason: "sharded block must be at least 1",
+            });
+        }
+        // Row `shards - 1` must be able to hand out its first block within i64.
+        let stride_ok = u64::from(shards)
+            .checked_mul(block)
+            .and_then(|s| s.checked_add(1))
+            .is_some_and(|s| s <= i64::MAX as u64);
+        if !stride_ok {
+            return Err(Error::InvalidConfig {
+                reason: "shards × block exceeds the 63-bit value space",
+            });
+        }
+        Ok(ShardedStore {
+            shards,
+            block,
+            salt: idmint::os_random_u64()?,
+            known: Mutex::new(HashMap::new()),
+            turns: (0..shards).map(|_| Mutex::new(())).collect(),
+            contention_timeout: DEFAULT_CONTENTION_TIMEOUT,
+            failed_at: backends.iter().map(|_| AtomicU64::new(0)).collect(),
+            born: Instant::now(),
+            backends,
+        })
+    }
+
+    /// Routes by the key's hash plus `salt` instead of a random salt: every instance with the
+    /// same salt starts at the same row for a key (TDDL's routing by key). Rows still fall over
+    /// to the next one on conflict or failure.
+    pub fn with_route_salt(mut self, salt: u64) -> Self {
+        self.salt = salt;
+        self
+    }
+
+    /// How long one take keeps trying — waiting for its turn on a row another thread of this
+    /// process is using, re-reading rows that other processes keep winning — before it gives up
+    /// with `StoreUnavailable` (default [`DEFAULT_CONTENTION_TIMEOUT`]; every row is still
+    /// tried once). Every lost race is another taker's success, so this only bounds one
+    /// caller's wait under heavy contention.
+    pub fn with_contention_timeout(mut self, timeout: Duration) -> Self {
+        self.contention_timeout = timeout;
+        self
+    }
+
+    /// The number of rows per key.
+    pub fn shards(&self) -> u32 {
+        self.shards
+    }
+
+    /// The values handed out by one take.
+    pub fn block(&self) -> u64 {
+        self.block
+    }
+
+    /// The row a take of `key` tries first.
+    pub fn first_row(&self, key: &str) -> u32 {
+        (fnv1a(key).wrapping_add(self.salt) % u64::from(self.shards)) as u32
+    }
+
+    fn known(&self, key: &str, shard: u32) -> Option<(u64, u64)> {
+        let map = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(key)
+            .and_then(|rows| rows.get(shard as usize).copied().flatten())
+    }
+
+    fn remember(&self, key: &str, shard: u32, state: Option<(u64, u64)>) {
+        let mut map = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(rows) = map.get_mut(key) {
+            rows[shard as usize] = state;
+        } else if state.is_some() {
+            let mut rows = vec![None; self.shards as usize];
+            rows[shard as usize] = state;
+            map.insert(key.to_owned(), rows);
+        }
+    }
+
+    /// Picks the first row from `from` on that has not failed and that no other thread of this
+    /// process is taking from, and holds it. `Err(true)` when every row failed, `Err(false)`
+    /// when the rows that did not are all busy. Taking turns inside the process leaves
+    /// compare-and-set races to other processes only.
+    fn claim_row(
+        &self,
+        from: u32,
+        failed: &[bool],
+    ) -> std::result::Result<(u32, MutexGuard<'_, ()>), bool> {
+        let mut all_failed = true;
+        for j in 0..self.shards {
+            let shard = (from + j) % self.shards;
+            if failed[shard as usize] {
+                continue;
+            }
+            all_failed = false;
+            match self.turns[shard as usize].try_lock() {
+                Ok(g) => return Ok((shard, g)),
+                Err(TryLockError::Poisoned(e)) => return Ok((shard, e.into_inner())),
+                Err(TryLockError::WouldBlock) => {}
+            }
+        }
+        Err(all_failed)
+    }
+
+    /// Milliseconds since this store was made (the clock of `failed_at`), at least 1.
+    fn now_ms(&self) -> u64 {
+        self.born.elapsed().as_millis() as u64 + 1
+    }
+
+    /// When the backend of `row` last failed (0: never).
+    fn failed_at(&self, row: usize) -> u64 {
+        self.failed_at[row % self.backends.len()].load(Ordering::Relaxed)
+    }
+
+    /// Rows whose backend failed within the last [`SKIP_FAILED_BACKEND`]: not worth a take's
+    /// time. When that is every row, none is skipped, so a recovered store is noticed.
+    fn skipped_rows(&self, now: u64) -> Vec<bool> {
+        let window = SKIP_FAILED_BACKEND.as_millis() as u64;
+        let skip: Vec<bool> = (0..self.shards as usize)
+            .map(|row| {
+                let at = self.failed_at(row);
+                at != 0 && now < at + window
+            })
+            .collect();
+        if skip.iter().all(|s| *s) {
+            vec![false; skip.len()]
+        } else {
+            skip
+        }
+    }
+
+    /// Takes one block from row `shard`; `Ok(None)` when the row kept losing the race.
+    fn take_row(&self, key: &str, shard: u32, step: u64) -> Result<Option<Range>> {
+        let backend = &self.backends[shard as usize % self.backends.len()];
+        let spec = RowSpec {
+            shard,
+            shards: self.shards,
+            block: self.block,
+        };
+        let stride = u64::from(self.shards) * self.block;
+        for _ in 0..CONFLICTS_PER_ROW {
+            let (next, version) = match self.known(key, shard) {
+                Some(s) => s,
+                None => {
+                    let row = backend.load_row(key, &spec)?;
+                    if row.shards != self.shards || row.block != self.block {
+                        return Err(Error::InvalidConfig {
+                            reason: "this sharded key was created with another shard count or block size",
+                        });
+                    }
+                    (row.next, row.version)
+                }
+            };
+            let after = match next.checked_add(stride) {
+                Some(a) if a <= i64::MAX as u64 => a,
+                _ => {
+                    return Err(counter::exhausted(
+                        i64::try_from(next).unwrap_or(i64::MAX),
+                        stride as i64,
+                    ))
+                }
+            };
+            match backend.swap_row(key, shard, version, after) {
+                Ok(true) => {
+                    self.remember(key, shard, Some((after, version + 1)));
+                    return Ok(Some(Range {
+                        start: next,
+                        end: next + step.min(self.block),
+                    }));
+                }
+                Ok(false) => self.remember(key, shard, None),
+                Err(e) => {
+                    self.remember(key, shard, None);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl SegmentStore for ShardedStore {
+    fn kind(&self) -> &'static str {
+        "sharded"
+    }
+
+    /// `false`: blocks of different rows interleave, so a later range may start below an
+    /// earlier one (they never overlap).
+    fn ascending(&self) -> bool {
+        false
+    }
+
+    /// Takes one block (or its first `step` values when `step < block`; the rest of the block
+    /// is skipped) from the key's rows: first the routed row, then the following ones when a
+    /// row is busy in this process, keeps losing the race to other processes, or its store
+    /// fails. Fails with `StoreUnavailable` when every row's store failed, or when no row could
+    /// be taken from within the contention timeout.
+    fn take(&self, key: &str, step: u64) -> Result<Range> {
+        counter::check_take(key, step)?;
+        let deadline = Instant::now() + self.contention_timeout;
+        let started = self.now_ms();
+        let mut failed = self.skipped_rows(started);
+        let mut tried = vec![false; self.shards as usize];
+        let mut from = self.first_row(key);
+        loop {
+            match self.claim_row(from, &failed) {
+                Ok((shard, _turn)) => {
+                    tried[shard as usize] = true;
+                    match self.take_row(key, shard, step) {
+                        Ok(Some(r)) => return Ok(r),
+                        Ok(None) => {}
+                        Err(Error::StoreUnavailable { .. }) => {
+                            failed[shard as usize] = true;
+                            let backend = shard as usize % self.backends.len();
+                            self.failed_at[backend].store(self.now_ms(), Ordering::Relaxed);
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    from = (shard + 1) % self.shards;
+                }
+                Err(true) => return Err(counter::unavailable(self.kind())),
+                // Every open row is being taken from by another thread: wait for a turn, unless
+                // that thread finds the row's store failing — then the row counts as failed here.
+                Err(false) => {
+                    std::thread::sleep(Duration::from_micros(200));
+                    for (row, f) in failed.iter_mut().enumerate() {
+                        *f |= self.failed_at(row) >= started;
+                    }
+                }
+            }
+            // Give up on time only once every row had its chance: a slow failure of one row
+            // (a server that times out) must not keep the others from being tried.
+            if Instant::now() >= deadline && tried.iter().zip(&failed).all(|(t, f)| *t || *f) {
+                return Err(counter::unavailable(self.kind()));
+            }
+        }
+    }
+}
+
+/// FNV-1a: a stable hash (the same in every process and version), unlike std's `DefaultHasher`.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows in memory, with a switch that makes the backend fail like a dead server.
+    #[derive(Default)]
+    struct Rows {
+        rows: Mutex<HashMap<(String, u32), ShardRow>>,
+        down: std::sync::atomic::AtomicBool,
+    }
+
+    impl Rows {
+        fn check(&self) -> Result<()> {
+            if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+                Err(Error::StoreUnavailable {
+                    store: "test",
+                    op: "take",
+                })
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    impl ShardRows for Rows {
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+        fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {
+            self.check()?;
+            let mut rows = self.rows.lock().unwrap();
+            Ok(*rows
+                .entry((key.to_owned(), spec.shard))
+                .or_insert(ShardRow {
+                    next: spec.initial(),
+                    version: 0,
+                    shards: spec.shards,
+                    block: spec.block,
+                }))
+        }
+        fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool> {
+            self.check()?;
+            let mut rows = self.rows.lock().unwrap();
+            match rows.get_mut(&(key.to_owned(), shard)) {
+                Some(r) if r.version == version => {
+                    r.next = next;
+                    r.version += 1;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        }
+    }
+
+    #[test]
+    fn rows_interleave_blocks() {
+        let rows = Arc::new(Rows::default());
+        let s = ShardedStore::new(vec![rows], 3, 10)
+            .unwrap()
+            .with_route_salt(0);
+        let first = s.first_row("k");
+        let a = s.take("k", 10).unwrap();
+        let b = s.take("k", 10).unwrap();
+        assert_eq!(a.start, 1 + u64::from(first) * 10);
+        assert_eq!(b.start, a.start + 30);
+        assert_eq!(s.take("k", 4).unwrap().len(), 4);
+    }
+
+    #[test]
+    fn a_failed_backend_falls_over_to_the_next_row() {
+        let a = Arc::new(Rows::default());
+        let b = Arc::new(Rows::default());
+        let s = ShardedStore::new(vec![a.clone(), b.clone()], 2, 5).unwrap();
+        a.down.store(true, std::sync::atomic::Ordering::SeqCst);
+        for _ in 0..4 {
+            // Row 1 lives in b: values 6..11, 16..21, ...
+            let r = s.take("k", 5).unwrap();
+            assert_eq!((r.start - 1) / 5 % 2, 1);
+        }
+        b.down.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(matches!(
+            s.take("k", 5),
+            Err(Error::StoreUnavailable {
+                store: "sharded",
+                op: "take"
+            })
+        ));
+    }
+
+    #[test]
+    fn a_stale_hint_is_corrected_by_the_version() {
+        let rows = Arc::new(Rows::default());
+        let one = ShardedStore::new(vec![rows.clone()], 1, 10).unwrap();
+        let two = ShardedStore::new(vec![rows], 1, 10).unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            seen.push(one.take("k", 10).unwrap().start);
+            seen.push(two.take("k", 10).unwrap().start);
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 10);
+    }
+
+    #[test]
+    fn changed_sharding_of_an_existing_key_is_refused() {
+        let rows = Arc::new(Rows::default());
+        let four = ShardedStore::new(vec![rows.clone()], 4, 10)
+            .unwrap()
+            .with_route_salt(0);
+        four.take("k", 10).unwrap();
+        let row = four.first_row("k");
+        let other = ShardedStore::new(vec![rows], 4, 20)
+            .unwrap()
+            .with_route_salt(0);
+        assert_eq!(other.first_row("k"), row);
+        assert!(matches!(
+            other.take("k", 10),
+            Err(Error::InvalidConfig { .. })
+        ));
+    }
+
+    #[test]
+    fn bad_configs_are_refused() {
+        let rows: Arc<dyn ShardRows> = Arc::new(Rows::default());
+        assert!(ShardedStore::new(vec![], 1, 1).is_err());
+        assert!(ShardedStore::new(vec![rows.clone()], 0, 1).is_err());
+        assert!(ShardedStore::new(vec![rows.clone()], 1, 0).is_err());
+        assert!(ShardedStore::new(vec![rows.clone(), rows.clone()], 1, 1).is_err());
+        assert!(ShardedStore::new(vec![rows], 4, u64::MAX / 2).is_err());
+    }
+}

@@ -1,0 +1,298 @@
+//! The embedded default segment store: one SQLite file, shared safely by any number of threads
+//! and processes on one host.
+//!
+//! Table `idmint_segment(biz_tag TEXT PRIMARY KEY, max_id INTEGER, step INTEGER, updated_at
+//! INTEGER)` (Leaf's `leaf_alloc`), created when missing. A take is one `BEGIN IMMEDIATE`
+//! transaction around one upsert that moves `max_id` and returns it, so the file's write lock
+//! orders all takers. `max_id` is the last value handed out, so a key's first range starts at 1
+//! (the convention of every counter store). The file runs in WAL mode with
+//! `synchronous=FULL` — a take is on disk before its range is used, so not even a power loss
+//! can hand the range out again — and a busy timeout so takers wait for each other (in short,
+//! fair naps) instead of failing; past it a take fails with `StoreUnavailable`. Every taker
+//! thread uses a connection of its own (from a small pool), so each take's wait is bounded by
+//! the busy timeout alone, not by the takers queued before it.
+//!
+//! The store also keeps the versioned rows of [`ShardedStore`](super::sharded::ShardedStore)
+//! (table `idmint_segment_shard`) through [`ShardRows`].
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use idmint::segment::Range;
+use idmint::{Error, Result};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::counter::{self, Moved};
+use super::sharded::{RowSpec, ShardRow, ShardRows};
+use super::SegmentStore;
+
+const KIND: &str = "sqlite";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS idmint_segment (
+    biz_tag    TEXT PRIMARY KEY,
+    max_id     INTEGER NOT NULL,
+    step       INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idmint_segment_shard (
+    biz_tag    TEXT NOT NULL,
+    shard      INTEGER NOT NULL,
+    shards     INTEGER NOT NULL,
+    block      INTEGER NOT NULL,
+    next_value INTEGER NOT NULL,
+    version    INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (biz_tag, shard)
+);";
+
+/// Moves the counter by `?2` (creating the key at `?2` on first use) and returns it; returns no
+/// row when the counter would pass `i64::MAX`.
+const TAKE: &str = "
+INSERT INTO idmint_segment (biz_tag, max_id, step, updated_at) VALUES (?1, ?2, ?2, ?3)
+ON CONFLICT (biz_tag) DO UPDATE
+    SET max_id = max_id + excluded.step, step = excluded.step, updated_at = excluded.updated_at
+    WHERE max_id <= 9223372036854775807 - excluded.step
+RETURNING max_id";
+
+/// Idle connections kept for reuse.
+const MAX_IDLE: usize = 8;
+
+/// How long a taker waits for another taker's write lock by default.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A [`SegmentStore`] (and [`ShardRows`] backend) on one SQLite file. See the
+/// [module docs](self).
+///
+/// # Examples
+/// ```no_run
+/// use idmint_coord::segment::{sqlite::SqliteStore, SegmentStore};
+///
+/// let store = SqliteStore::open("/var/lib/app/segments.db")?;
+/// let r = store.take("orders", 1_000)?;
+/// assert_eq!(r.len(), 1_000);
+/// # Ok::<(), idmint::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct SqliteStore {
+    path: PathBuf,
+    busy_timeout: Duration,
+    /// Idle connections. Each taker uses a connection of its own, so each one's wait for the
+    /// file lock is bounded by the busy timeout alone, not by the takers queued before it.
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file at `path` and its tables, with
+    /// [`DEFAULT_BUSY_TIMEOUT`]. Fails with `StoreUnavailable { op: "open" }` when the file
+    /// cannot be opened or set up.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with_busy_timeout(path, DEFAULT_BUSY_TIMEOUT)
+    }
+
+    /// [`open`](Self::open) with another busy timeout: the longest a take waits for the file's
+    /// write lock (held by another process's take, or by anything else writing the file)
+    /// before it fails with `StoreUnavailable`.
+    pub fn open_with_busy_timeout(path: impl AsRef<Path>, busy_timeout: Duration) -> Result<Self> {
+        let store = SqliteStore {
+            path: path.as_ref().to_path_buf(),
+            busy_timeout,
+            idle: Mutex::new(Vec::new()),
+        };
+        let conn = store.connect().map_err(|_| Error::StoreUnavailable {
+            store: KIND,
+            op: "open",
+        })?;
+        conn.execute_batch(SCHEMA)
+            .map_err(|_| Error::StoreUnavailable {
+                store: KIND,
+                op: "open",
+            })?;
+        store.idle().push(conn);
+        Ok(store)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn connect(&self) -> rusqlite::Result<Connection> {
+        let mut conn = Connection::open(&self.path)?;
+        conn.busy_handler(Some(patient(self.busy_timeout)))?;
+        // WAL lets readers and the one writer overlap. Switching a new file to it takes an
+        // exclusive lock, and SQLite can report a conflict there without waiting in the busy handler
+        // (several processes opening a new file at once): retry within the busy timeout.
+        let deadline = Instant::now() + self.busy_timeout;
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        Ok(conn)
+    }
+
+    fn idle(&self) -> MutexGuard<'_, Vec<Connection>> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on an idle connection or a new one. Any error becomes `StoreUnavailable`; a
+    /// connection that failed for another reason than a lock held too long is closed, so the
+    /// next call starts afresh.
+    fn with_conn<T>(
+        &self,
+        op: &'static str,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        let failed = Error::StoreUnavailable { store: KIND, op };
+        let pooled = self.idle().pop();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => self.connect().map_err(|_| failed)?,
+        };
+        match f(&mut conn) {
+            Ok(v) => {
+                self.give_back(conn);
+                Ok(v)
+            }
+            Err(e) => {
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+                    self.give_back(conn);
+                }
+                Err(failed)
+            }
+        }
+    }
+
+    fn give_back(&self, conn: Connection) {
+        let mut idle = self.idle();
+        if idle.len() < MAX_IDLE {
+            idle.push(conn);
+        }
+    }
+}
+
+/// A busy handler that retries for up to `timeout` per lock wait, in naps of about a
+/// millisecond. SQLite's default handler backs off to 100 ms naps, and a waiter that has
+/// waited long then keeps losing the lock to fresher waiters that poll more often; with
+/// short, jittered naps every waiter has the same chance each time the lock is released.
+fn patient(timeout: Duration) -> impl FnMut(i32) -> bool + Send + 'static {
+    let mut started = Instant::now();
+    let mut jitter = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos()),
+    ) | 1;
+    move |count| {
+        if count == 0 {
+            started = Instant::now();
+        }
+        if started.elapsed() >= timeout {
+            return false;
+        }
+        // xorshift: cheap per-connection noise, so waiters do not poll in lockstep.
+        jitter ^= jitter << 13;
+        jitter ^= jitter >> 7;
+        jitter ^= jitter << 17;
+        std::thread::sleep(Duration::from_micros(500 + jitter % 1000));
+        true
+    }
+}
+
+impl SegmentStore for SqliteStore {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn take(&self, key: &str, step: u64) -> Result<Range> {
+        let step = counter::check_take(key, step)?;
+        let moved = self.with_conn("take", |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let last = tx
+                .query_row(TAKE, params![key, step, counter::unix_ms()], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .optional()?;
+            let moved = match last {
+                Some(last) => Moved::To(last),
+                None => Moved::Full(tx.query_row(
+                    "SELECT max_id FROM idmint_segment WHERE biz_tag = ?1",
+                    [key],
+                    |r| r.get::<_, i64>(0),
+                )?),
+            };
+            tx.commit()?;
+            Ok(moved)
+        })?;
+        moved.range(KIND, step)
+    }
+}
+
+impl ShardRows for SqliteStore {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {
+        let initial = i64::try_from(spec.initial()).map_err(|_| Error::InvalidConfig {
+            reason: "shards × block exceeds the 63-bit value space",
+        })?;
+        let block = i64::try_from(spec.block).map_err(|_| Error::InvalidConfig {
+            reason: "sharded block exceeds the 63-bit value space",
+        })?;
+        let row = self.with_conn("take", |conn| {
+            conn.execute(
+                "INSERT INTO idmint_segment_shard
+                     (biz_tag, shard, shards, block, next_value, version, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)
+                 ON CONFLICT (biz_tag, shard) DO NOTHING",
+                params![
+                    key,
+                    spec.shard,
+                    spec.shards,
+                    block,
+                    initial,
+                    counter::unix_ms()
+                ],
+            )?;
+            conn.query_row(
+                "SELECT next_value, version, shards, block FROM idmint_segment_shard
+                 WHERE biz_tag = ?1 AND shard = ?2",
+                params![key, spec.shard],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, i64>(3)?,
+                    ))
+                },
+            )
+        })?;
+        ShardRow::from_sql(row)
+    }
+
+    fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool> {
+        let (Ok(version), Ok(next)) = (i64::try_from(version), i64::try_from(next)) else {
+            return Err(counter::unavailable(KIND));
+        };
+        let changed = self.with_conn("take", |conn| {
+            conn.execute(
+                "UPDATE idmint_segment_shard
+                 SET next_value = ?1, version = version + 1, updated_at = ?2
+                 WHERE biz_tag = ?3 AND shard = ?4 AND version = ?5",
+                params![next, counter::unix_ms(), key, shard, version],
+            )
+        })?;
+        Ok(changed == 1)
+    }
+}

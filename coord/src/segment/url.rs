@@ -1,0 +1,243 @@
+//! One string names a segment store, so CLIs, bindings and config files need no store-specific
+//! code: [`open_store`].
+//!
+//! | URL | store |
+//! |---|---|
+//! | `sqlite:PATH` (also `sqlite://PATH`) | [`SqliteStore`](super::sqlite::SqliteStore) on the file `PATH` |
+//! | `postgres://…`, `postgresql://…` | [`PostgresStore`](super::postgres::PostgresStore); the URL's own parameters (`connect_timeout=…`) pass through |
+//! | `redis://…`, `rediss://…`, `redis+unix://…` | [`RedisStore`](super::redis::RedisStore) |
+//! | `memory:` | [`MemoryStore`](super::memory::MemoryStore): this process only, for tests |
+//!
+//! Options, as query parameters:
+//! - `shards=N` (SQL stores only): N sharded rows per key in that database —
+//!   [`ShardedStore`](super::sharded::ShardedStore) — with `block=B` values per take
+//!   (default 1000).
+//! - `busy_timeout_ms=T` (SQLite only): how long a take waits for another process's lock.
+//!
+//! An unknown scheme, a malformed option, or an option the store does not take is
+//! [`Error::InvalidConfig`]; so is a store whose cargo feature was not built.
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use std::sync::Arc;
+
+use idmint::{Error, Result};
+
+use super::SegmentStore;
+
+/// Block size of a sharded store when the URL gives `shards=` without `block=`.
+pub const DEFAULT_SHARD_BLOCK: u64 = 1000;
+
+/// Opens the segment store `url` names (see the [module docs](self)).
+///
+/// # Examples
+/// ```no_run
+/// use idmint_coord::segment::url::open_store;
+///
+/// let local = open_store("sqlite:/var/lib/app/segments.db")?;
+/// let shared = open_store("postgres://app@db.internal/app?connect_timeout=2")?;
+/// let spread = open_store("postgres://app@db.internal/app?shards=4&block=500")?;
+/// let r = local.take("orders", 1_000)?;
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, q),
+        None => (url, ""),
+    };
+    let mut opts = Options::default();
+    let mut rest = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "shards" => opts.shards = Some(number(v)?),
+            "block" => opts.block = Some(number(v)?),
+            "busy_timeout_ms" => opts.busy_timeout_ms = Some(number(v)?),
+            _ => rest.push(pair),
+        }
+    }
+    if opts.block.is_some() && opts.shards.is_none() {
+        return bad("`block=` needs `shards=`");
+    }
+    let rest = rest.join("&");
+    if let Some(path) = base.strip_prefix("sqlite:") {
+        let path = path.strip_prefix("//").unwrap_or(path);
+        if !rest.is_empty() {
+            return bad("unknown option for sqlite: (takes shards, block, busy_timeout_ms)");
+        }
+        return sqlite(path, &opts);
+    }
+    if opts.busy_timeout_ms.is_some() {
+        return bad("`busy_timeout_ms=` is an option of sqlite: only");
+    }
+    let with_rest = if rest.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{rest}")
+    };
+    if base.starts_with("postgres://") || base.starts_with("postgresql://") {
+        return postgres(&with_rest, &opts);
+    }
+    if base.starts_with("redis://")
+        || base.starts_with("rediss://")
+        || base.starts_with("redis+unix://")
+    {
+        if opts.shards.is_some() {
+            return bad("`shards=` needs a SQL store (sqlite: or postgres://)");
+        }
+        return redis(&with_rest);
+    }
+    if base == "memory:" {
+        if opts.shards.is_some() || !rest.is_empty() {
+            return bad("memory: takes no options");
+        }
+        return Ok(Box::new(super::memory::MemoryStore::new()));
+    }
+    bad("unknown segment store URL (sqlite:PATH, postgres://..., postgresql://..., redis://..., memory:)")
+}
+
+#[derive(Debug, Default)]
+struct Options {
+    shards: Option<u64>,
+    block: Option<u64>,
+    busy_timeout_ms: Option<u64>,
+}
+
+impl Options {
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    fn wrap<S>(&self, store: S) -> Result<Box<dyn SegmentStore>>
+    where
+        S: SegmentStore + super::sharded::ShardRows + 'static,
+    {
+        let Some(shards) = self.shards else {
+            return Ok(Box::new(store));
+        };
+        let shards = u32::try_from(shards).map_err(|_| Error::InvalidConfig {
+            reason: "`shards=` is too large",
+        })?;
+        let block = self.block.unwrap_or(DEFAULT_SHARD_BLOCK);
+        Ok(Box::new(super::sharded::ShardedStore::new(
+            vec![Arc::new(store)],
+            shards,
+            block,
+        )?))
+    }
+}
+
+fn number(v: &str) -> Result<u64> {
+    v.parse().map_err(|_| Error::InvalidConfig {
+        reason: "segment store option must be a whole number",
+    })
+}
+
+fn bad<T>(reason: &'static str) -> Result<T> {
+    Err(Error::InvalidConfig { reason })
+}
+
+#[cfg(feature = "sqlite")]
+fn sqlite(path: &str, opts: &Options) -> Result<Box<dyn SegmentStore>> {
+    if path.is_empty() {
+        return bad("sqlite: needs a file path");
+    }
+    let timeout = opts.busy_timeout_ms.map_or(
+        super::sqlite::DEFAULT_BUSY_TIMEOUT,
+        std::time::Duration::from_millis,
+    );
+    opts.wrap(super::sqlite::SqliteStore::open_with_busy_timeout(
+        path, timeout,
+    )?)
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn sqlite(_: &str, _: &Options) -> Result<Box<dyn SegmentStore>> {
+    bad("idmint-coord was built without the `sqlite` feature")
+}
+
+#[cfg(feature = "postgres")]
+fn postgres(url: &str, opts: &Options) -> Result<Box<dyn SegmentStore>> {
+    opts.wrap(super::postgres::PostgresStore::new(url)?)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres(_: &str, _: &Options) -> Result<Box<dyn SegmentStore>> {
+    bad("idmint-coord was built without the `postgres` feature")
+}
+
+#[cfg(feature = "redis")]
+fn redis(url: &str) -> Result<Box<dyn SegmentStore>> {
+    Ok(Box::new(super::redis::RedisStore::new(url)?))
+}
+
+#[cfg(not(feature = "redis"))]
+fn redis(_: &str) -> Result<Box<dyn SegmentStore>> {
+    bad("idmint-coord was built without the `redis` feature")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_error(url: &str) -> bool {
+        matches!(open_store(url), Err(Error::InvalidConfig { .. }))
+    }
+
+    #[test]
+    fn malformed_urls_are_config_errors() {
+        assert!(config_error("mysql://localhost/db"));
+        assert!(config_error("sqlite:"));
+        assert!(config_error("sqlite:/tmp/x.db?frobnicate=1"));
+        assert!(config_error("sqlite:/tmp/x.db?shards=x"));
+        assert!(config_error("sqlite:/tmp/x.db?block=10"));
+        assert!(config_error("redis://127.0.0.1/?shards=2"));
+        assert!(config_error("redis://127.0.0.1/?busy_timeout_ms=2"));
+        assert!(config_error("postgres://u@h/db?shards=0"));
+        assert!(config_error("postgres://u@h/db?shards=99999999999"));
+        assert!(config_error("memory:?shards=2"));
+        assert!(config_error("memory:x"));
+    }
+
+    #[test]
+    fn memory_store_counts_from_one() {
+        let m = open_store("memory:").unwrap();
+        assert_eq!(m.kind(), "memory");
+        assert_eq!(m.take("k", 3).unwrap().start, 1);
+        assert_eq!(m.take("k", 3).unwrap().start, 4);
+    }
+
+    #[cfg(all(feature = "postgres", feature = "redis"))]
+    #[test]
+    fn network_stores_open_without_connecting() {
+        // Nothing listens on port 1; opening must still succeed (the first take connects).
+        let pg = open_store("postgresql://u@127.0.0.1:1/db?connect_timeout=1").unwrap();
+        assert_eq!(pg.kind(), "postgres");
+        let sharded = open_store("postgres://u@127.0.0.1:1/db?shards=4&block=10").unwrap();
+        assert_eq!(sharded.kind(), "sharded");
+        let r = open_store("redis://127.0.0.1:1/").unwrap();
+        assert_eq!(r.kind(), "redis");
+        assert!(matches!(
+            r.take("k", 1),
+            Err(Error::StoreUnavailable {
+                store: "redis",
+                op: "take"
+            })
+        ));
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn sqlite_urls_open_files() {
+        let dir = std::env::temp_dir().join(format!("idmint-url-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.db");
+        let plain = open_store(&format!("sqlite:{}", path.display())).unwrap();
+        assert_eq!(plain.kind(), "sqlite");
+        assert_eq!(plain.take("k", 5).unwrap().start, 1);
+        let sharded = open_store(&format!(
+            "sqlite://{}?shards=2&block=7&busy_timeout_ms=100",
+            path.display()
+        ))
+        .unwrap();
+        assert_eq!(sharded.kind(), "sharded");
+        assert_eq!(sharded.take("s", 7).unwrap().len(), 7);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,695 @@
+//! Lease stores on real engines: the file store, a private Redis and a private PostgreSQL.
+//!
+//! - 64 concurrent holders (threads, then processes) with exactly 64 nodes: no double grant,
+//!   and a 65th holder gets `NoFreeNode`.
+//! - Expiry and takeover (Redis, PostgreSQL: short TTL; file: a killed holder process).
+//! - Queue order, fencing tokens, boot mode, URL handling, unreachable stores.
+//!
+//! `child_holder` is not a test of its own: it is the child half of the multi-process tests,
+//! run by re-executing this binary, and does nothing without `IDMINT_LEASE_CHILD`.
+
+mod support;
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use idmint::Error;
+use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
+use support::{Kind, Server};
+
+const NOW: u64 = 1_750_000_000_000;
+
+fn ns(tag: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A barrier that gives up (panics) after a minute instead of hanging the suite when a
+/// participant died.
+struct Gate {
+    n: usize,
+    count: Mutex<usize>,
+    cv: Condvar,
+}
+
+impl Gate {
+    fn new(n: usize) -> Gate {
+        Gate {
+            n,
+            count: Mutex::new(0),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn wait(&self) {
+        let mut c = self.count.lock().unwrap();
+        *c += 1;
+        self.cv.notify_all();
+        let (c, t) = self
+            .cv
+            .wait_timeout_while(c, Duration::from_secs(60), |c| *c < self.n)
+            .unwrap();
+        assert!(!t.timed_out(), "gate: only {} of {} arrived", *c, self.n);
+    }
+}
+
+/// A temporary directory removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A `file:` lease URL on a fresh temporary directory (kept while the guard lives).
+fn file_url(tag: &str) -> (TempDir, String) {
+    let d = support::temp_dir(tag);
+    let url = format!("file:{}", d.display());
+    (TempDir(d), url)
+}
+
+// ---------------------------------------------------------------------------------------------
+// 64 holders as threads
+
+/// 64 threads, each with its own store connection, acquire at once from 64 nodes; then churn
+/// (release and re-acquire) while an occupancy table catches any node granted to two live
+/// holders; then a 65th holder finds no free node.
+fn threads_64(url: &str) {
+    let ns = ns("thr");
+    let spec = LeaseSpec::new(&ns, 64, Duration::from_secs(30));
+    let occupied: Arc<Vec<AtomicU64>> = Arc::new((0..64).map(|_| AtomicU64::new(0)).collect());
+    let grants = Arc::new(Mutex::new(Vec::new()));
+    let start = Arc::new(Gate::new(64));
+    let full = Arc::new(Gate::new(65));
+    let done = Arc::new(Gate::new(65));
+    let handles: Vec<_> = (0..64u64)
+        .map(|i| {
+            let (url, spec, occupied, grants) = (
+                url.to_string(),
+                spec.clone(),
+                occupied.clone(),
+                grants.clone(),
+            );
+            let (start, full, done) = (start.clone(), full.clone(), done.clone());
+            std::thread::spawn(move || {
+                let store = lease::open(&url).expect("open");
+                start.wait();
+                let mut held = None;
+                for round in 0..4 {
+                    let l = store.acquire(&spec, NOW, None).expect("a node is free");
+                    let prev = occupied[l.node as usize].swap(i + 1, Ordering::SeqCst);
+                    assert_eq!(prev, 0, "node {} granted twice (holder {i})", l.node);
+                    grants.lock().unwrap().push((l.node, l.token));
+                    if round < 3 {
+                        occupied[l.node as usize].store(0, Ordering::SeqCst);
+                        store.release(&l, NOW + round).expect("release");
+                    } else {
+                        held = Some(l);
+                    }
+                }
+                full.wait(); // all 64 hold a node now
+                done.wait(); // the 65th holder has tried
+                let l = held.expect("held");
+                occupied[l.node as usize].store(0, Ordering::SeqCst);
+                store.release(&l, NOW).expect("release");
+            })
+        })
+        .collect();
+    full.wait();
+    let nodes: HashSet<u64> = occupied
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.load(Ordering::SeqCst) != 0)
+        .map(|(n, _)| n as u64)
+        .collect();
+    assert_eq!(nodes.len(), 64, "every holder holds a distinct node");
+    let extra = lease::open(url).unwrap();
+    assert_eq!(
+        extra.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 64 }
+    );
+    done.wait();
+    for h in handles {
+        h.join().expect("holder thread");
+    }
+    let grants = grants.lock().unwrap();
+    assert_eq!(grants.len(), 256);
+    let unique: HashSet<_> = grants.iter().collect();
+    assert_eq!(unique.len(), 256, "a (node, token) pair was granted twice");
+    // Tokens of a node strictly increase with each grant.
+    let mut per_node: HashMap<u64, Vec<u64>> = HashMap::new();
+    for &(n, t) in grants.iter() {
+        per_node.entry(n).or_default().push(t);
+    }
+    for (n, mut ts) in per_node {
+        let len = ts.len();
+        ts.sort_unstable();
+        ts.dedup();
+        assert_eq!(ts.len(), len, "node {n}: token reused");
+    }
+    // Everything was released: the whole space is free again.
+    let again = extra.acquire(&spec, NOW, None).unwrap();
+    extra.release(&again, NOW).unwrap();
+}
+
+#[test]
+fn file_64_threads() {
+    let (_dir, url) = file_url("thr");
+    threads_64(&url);
+}
+
+#[test]
+fn redis_64_threads() {
+    let s = Server::start(Kind::Redis);
+    threads_64(&s.url());
+}
+
+#[test]
+fn postgres_64_threads() {
+    let s = Server::start(Kind::Postgres);
+    threads_64(&s.url());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 64 holders as processes
+
+/// The child half of the process tests (not a test by itself): acquires a node, optionally
+/// renews it with a bound, prints `GRANT node token`, holds it until stdin closes, releases
+/// (unless told to crash by being killed) and prints `DONE`.
+#[test]
+fn child_holder() {
+    let Ok(url) = std::env::var("IDMINT_LEASE_CHILD_URL") else {
+        return;
+    };
+    let ns = std::env::var("IDMINT_LEASE_CHILD_NS").unwrap();
+    let nodes: u64 = std::env::var("IDMINT_LEASE_CHILD_NODES")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bound: Option<u64> = std::env::var("IDMINT_LEASE_CHILD_BOUND")
+        .ok()
+        .map(|b| b.parse().unwrap());
+    let store = lease::open(&url).unwrap();
+    let spec = LeaseSpec::new(&ns, nodes, Duration::from_secs(30));
+    let out = std::io::stdout();
+    match store.acquire(&spec, NOW, None) {
+        Ok(l) => {
+            if let Some(b) = bound {
+                store.renew(&l, b).unwrap();
+            }
+            writeln!(out.lock(), "GRANT {} {}", l.node, l.token).unwrap();
+            out.lock().flush().unwrap();
+            let mut sink = Vec::new();
+            let _ = std::io::stdin().read_to_end(&mut sink);
+            store.release(&l, NOW).unwrap();
+            writeln!(out.lock(), "DONE").unwrap();
+        }
+        Err(e) => {
+            writeln!(out.lock(), "ERROR {}", e.code()).unwrap();
+        }
+    }
+}
+
+fn spawn_holder(url: &str, ns: &str, nodes: u64, bound: Option<u64>) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", "child_holder", "--nocapture", "--test-threads=1"])
+        .env("IDMINT_LEASE_CHILD_URL", url)
+        .env("IDMINT_LEASE_CHILD_NS", ns)
+        .env("IDMINT_LEASE_CHILD_NODES", nodes.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(b) = bound {
+        cmd.env("IDMINT_LEASE_CHILD_BOUND", b.to_string());
+    }
+    cmd.spawn().expect("re-exec the test binary")
+}
+
+/// Reads the child's first protocol line (`GRANT ...` or `ERROR ...`), skipping the test
+/// harness's own output.
+fn protocol_line(r: &mut impl BufRead) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if r.read_line(&mut line).unwrap() == 0 {
+            panic!("child ended without a protocol line");
+        }
+        // libtest may print `test child_holder ... ` on the same line first.
+        for marker in ["GRANT ", "ERROR ", "DONE"] {
+            if let Some(at) = line.find(marker) {
+                return line[at..].trim().to_string();
+            }
+        }
+    }
+}
+
+fn processes_64(url: &str) {
+    let ns = ns("proc");
+    let mut children: Vec<Child> = (0..64).map(|_| spawn_holder(url, &ns, 64, None)).collect();
+    let mut readers: Vec<_> = children
+        .iter_mut()
+        .map(|c| BufReader::new(c.stdout.take().unwrap()))
+        .collect();
+    let mut grants = HashSet::new();
+    let mut nodes = HashSet::new();
+    for r in readers.iter_mut() {
+        let line = protocol_line(r);
+        let parts: Vec<&str> = line.split(' ').collect();
+        assert_eq!(parts[0], "GRANT", "a holder process got no node: {line}");
+        let node: u64 = parts[1].parse().unwrap();
+        let token: u64 = parts[2].parse().unwrap();
+        assert!(node < 64);
+        assert!(
+            nodes.insert(node),
+            "node {node} granted to two live processes"
+        );
+        grants.insert((node, token));
+    }
+    assert_eq!(nodes.len(), 64);
+    let store = lease::open(url).unwrap();
+    let spec = LeaseSpec::new(&ns, 64, Duration::from_secs(30));
+    assert_eq!(
+        store.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 64 }
+    );
+    for c in children.iter_mut() {
+        drop(c.stdin.take()); // EOF: release and exit
+    }
+    for (c, r) in children.iter_mut().zip(readers.iter_mut()) {
+        assert_eq!(protocol_line(r), "DONE");
+        assert!(c.wait().unwrap().success());
+    }
+    let l = store.acquire(&spec, NOW, None).unwrap();
+    store.release(&l, NOW).unwrap();
+}
+
+#[test]
+fn file_64_processes() {
+    let (_dir, url) = file_url("proc");
+    processes_64(&url);
+}
+
+#[test]
+fn redis_64_processes() {
+    let s = Server::start(Kind::Redis);
+    processes_64(&s.url());
+}
+
+#[test]
+fn postgres_64_processes() {
+    let s = Server::start(Kind::Postgres);
+    processes_64(&s.url());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expiry and takeover
+
+/// A holder stops renewing; after the TTL another holder takes the node with a higher token
+/// and the first holder's bound as its fence; the first holder's renew and release then fail
+/// with `LeaseLost` and do not touch the new holder's record.
+fn expiry_takeover(url: &str) {
+    let ns = ns("exp");
+    let spec = LeaseSpec::new(&ns, 1, Duration::from_millis(300));
+    let a_store = lease::open(url).unwrap();
+    let b_store = lease::open(url).unwrap();
+    let a = a_store.acquire(&spec, NOW, None).unwrap();
+    a_store.renew(&a, NOW + 1_000).unwrap();
+    assert_eq!(
+        b_store.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 1 }
+    );
+    // Renewal keeps it alive past the first TTL.
+    std::thread::sleep(Duration::from_millis(200));
+    a_store.renew(&a, NOW + 2_000).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        b_store.acquire(&spec, NOW, None).is_err(),
+        "renewed lease was taken"
+    );
+    std::thread::sleep(Duration::from_millis(250));
+    let b = b_store.acquire(&spec, NOW + 5_000, None).unwrap();
+    assert_eq!(b.node, a.node);
+    assert!(b.token > a.token, "fencing token must increase");
+    assert_eq!(
+        b.fence_ms,
+        Some(NOW + 2_000),
+        "the fence is A's recorded bound"
+    );
+    let lost = a_store.renew(&a, NOW + 9_000).unwrap_err();
+    assert!(matches!(lost, Error::LeaseLost { node, .. } if node == a.node));
+    assert!(matches!(
+        a_store.release(&a, 0).unwrap_err(),
+        Error::LeaseLost { .. }
+    ));
+    b_store.release(&b, NOW + 6_000).unwrap();
+    let c = a_store.acquire(&spec, NOW + 7_000, None).unwrap();
+    assert_eq!(
+        c.fence_ms,
+        Some(NOW + 6_000),
+        "A's stale calls changed nothing"
+    );
+    a_store.release(&c, NOW + 7_000).unwrap();
+}
+
+#[test]
+fn redis_expiry_and_takeover() {
+    let s = Server::start(Kind::Redis);
+    expiry_takeover(&s.url());
+}
+
+#[test]
+fn postgres_expiry_and_takeover() {
+    let s = Server::start(Kind::Postgres);
+    expiry_takeover(&s.url());
+}
+
+/// The file store: a holder process is killed; the kernel frees its lock and the node is
+/// granted again, fenced at the bound the dead holder recorded.
+#[test]
+fn file_killed_holder_frees_its_node() {
+    let (_dir, url) = file_url("kill");
+    let ns = ns("kill");
+    let mut child = spawn_holder(&url, &ns, 1, Some(NOW + 42_000));
+    let mut r = BufReader::new(child.stdout.take().unwrap());
+    let line = protocol_line(&mut r);
+    assert!(line.starts_with("GRANT 0 "), "{line}");
+    let store = lease::open(&url).unwrap();
+    let spec = LeaseSpec::new(&ns, 1, Duration::from_secs(30));
+    assert_eq!(
+        store.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 1 }
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let l = store.acquire(&spec, NOW, None).unwrap();
+    assert_eq!(l.node, 0);
+    assert_eq!(
+        l.fence_ms,
+        Some(NOW + 42_000),
+        "the crashed holder's bound fences the node"
+    );
+    assert!(l.token >= 2);
+    store.release(&l, NOW + 42_000).unwrap();
+}
+
+/// Two holders inside one process exclude each other on the file store (flock locks belong to
+/// an open file description), also through two store objects on one directory.
+#[test]
+fn file_holders_in_one_process_exclude_each_other() {
+    let (_dir, url) = file_url("inproc");
+    let ns = ns("inproc");
+    let spec = LeaseSpec::new(&ns, 1, Duration::from_secs(30));
+    let s1 = lease::open(&url).unwrap();
+    let s2 = lease::open(&url).unwrap();
+    let a = s1.acquire(&spec, NOW, None).unwrap();
+    assert_eq!(
+        s1.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 1 }
+    );
+    assert_eq!(
+        s2.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 1 }
+    );
+    // A lease is only renewable through the store object that holds it.
+    assert!(matches!(
+        s2.renew(&a, NOW).unwrap_err(),
+        Error::LeaseLost { .. }
+    ));
+    s1.release(&a, NOW).unwrap();
+    let b = s2.acquire(&spec, NOW, None).unwrap();
+    assert_eq!(b.token, a.token + 1);
+    s2.release(&b, NOW).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queue order, fence and bounds
+
+/// Free nodes are granted released-longest-ago first; a node whose bound is ahead of the
+/// caller's clock comes after all others; `avoid` is honoured; renew never lowers a bound and
+/// release records the exact final one.
+fn queue_order(url: &str) {
+    let ns = ns("queue");
+    let spec = LeaseSpec::new(&ns, 3, Duration::from_secs(30));
+    let store = lease::open(url).unwrap();
+    let ls: Vec<_> = (0..3)
+        .map(|_| store.acquire(&spec, NOW, None).unwrap())
+        .collect();
+    let mut nodes: Vec<u64> = ls.iter().map(|l| l.node).collect();
+    nodes.sort_unstable();
+    assert_eq!(nodes, [0, 1, 2]);
+    let by_node = |n: u64| ls.iter().find(|l| l.node == n).unwrap().clone();
+    // Renew never lowers; release sets the exact final bound.
+    let l1 = by_node(1);
+    store.renew(&l1, NOW + 500).unwrap();
+    store.renew(&l1, NOW + 100).unwrap();
+    // Release order 1, 2, 0 (file-store queue times are wall ms: keep them apart).
+    store.release(&l1, NOW + 50).unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    store.release(&by_node(2), NOW + 60).unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    store.release(&by_node(0), NOW + 70).unwrap();
+    let a = store.acquire(&spec, NOW + 1_000, None).unwrap();
+    assert_eq!(
+        (a.node, a.fence_ms),
+        (1, Some(NOW + 50)),
+        "released longest ago first"
+    );
+    let b = store.acquire(&spec, NOW + 1_000, Some(2)).unwrap();
+    assert_eq!(b.node, 0, "avoid skips node 2");
+    let c = store.acquire(&spec, NOW + 1_000, None).unwrap();
+    assert_eq!((c.node, c.fence_ms), (2, Some(NOW + 60)));
+    // Release 1 and 0 with 1's bound far ahead: 0 is preferred although 1 was released first.
+    store.release(&a, NOW + 900_000).unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    store.release(&b, NOW + 80).unwrap();
+    let d = store.acquire(&spec, NOW + 1_000, None).unwrap();
+    assert_eq!(
+        d.node, 0,
+        "a node whose bound is ahead of the clock comes last"
+    );
+    let e = store.acquire(&spec, NOW + 1_000, None).unwrap();
+    assert_eq!((e.node, e.fence_ms), (1, Some(NOW + 900_000)));
+    // Only `avoid` is left: nothing to grant.
+    store.release(&e, NOW + 900_000).unwrap();
+    assert_eq!(
+        store.acquire(&spec, NOW, Some(1)).unwrap_err(),
+        Error::NoFreeNode { nodes: 3 }
+    );
+    for l in [c, d] {
+        store.release(&l, NOW).unwrap();
+    }
+}
+
+#[test]
+fn file_queue_order_and_bounds() {
+    let (_dir, url) = file_url("queue");
+    queue_order(&url);
+}
+
+#[test]
+fn redis_queue_order_and_bounds() {
+    let s = Server::start(Kind::Redis);
+    queue_order(&s.url());
+}
+
+#[test]
+fn postgres_queue_order_and_bounds() {
+    let s = Server::start(Kind::Postgres);
+    queue_order(&s.url());
+}
+
+/// A file-store record survives the process: a new store object on the directory sees the
+/// bound and token; a corrupt record is never granted (its fence is unknown).
+#[test]
+fn file_records_are_durable_and_checked() {
+    let dir = support::temp_dir("rec");
+    let _guard = TempDir(dir.clone());
+    let url = format!("file:{}", dir.display());
+    let ns = ns("rec");
+    let spec = LeaseSpec::new(&ns, 1, Duration::from_secs(30));
+    {
+        let s = lease::open(&url).unwrap();
+        let l = s.acquire(&spec, NOW, None).unwrap();
+        s.renew(&l, NOW + 777).unwrap();
+        // Dropped without release: a crash, as far as the record is concerned.
+    }
+    let s = lease::open(&url).unwrap();
+    let l = s.acquire(&spec, NOW, None).unwrap();
+    assert_eq!((l.token, l.fence_ms), (2, Some(NOW + 777)));
+    s.release(&l, NOW + 800).unwrap();
+    let rec = dir.join(&ns).join("node-0.rec");
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(text.contains("last_issued_ms=1750000000800"), "{text}");
+    std::fs::write(&rec, &text[..text.len() / 2]).unwrap();
+    assert_eq!(
+        s.acquire(&spec, NOW, None).unwrap_err(),
+        Error::StoreUnavailable {
+            store: "file",
+            op: "acquire"
+        }
+    );
+}
+
+/// 1,024 nodes on one Redis: every node granted once, each acquire one script call.
+#[test]
+fn redis_1024_nodes() {
+    let s = Server::start(Kind::Redis);
+    let store = lease::open(&s.url()).unwrap();
+    let spec = LeaseSpec::new(&ns("big"), 1024, Duration::from_secs(30));
+    let t = Instant::now();
+    let leases: Vec<_> = (0..1024)
+        .map(|_| store.acquire(&spec, NOW, None).unwrap())
+        .collect();
+    let took = t.elapsed();
+    let nodes: HashSet<u64> = leases.iter().map(|l| l.node).collect();
+    assert_eq!(nodes.len(), 1024);
+    assert_eq!(
+        store.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 1024 }
+    );
+    for l in &leases {
+        store.renew(l, NOW + 1).unwrap();
+        store.release(l, NOW + 1).unwrap();
+    }
+    eprintln!("1024 Redis acquires (filling the space) took {took:?}");
+    assert!(
+        took < Duration::from_secs(20),
+        "acquire is too slow: {took:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL boot mode
+
+/// Baidu's new row per boot: every acquire is a new node, never reused even after release;
+/// the space runs out with `NoFreeNode`; renewal needs no round trip.
+#[test]
+fn postgres_boot_mode() {
+    let s = Server::start(Kind::Postgres);
+    let url = format!("{}?mode=boot", s.url());
+    let store = lease::open(&url).unwrap();
+    let ns = ns("boot");
+    let spec = LeaseSpec::new(&ns, 3, Duration::from_secs(30));
+    let a = store.acquire(&spec, NOW, None).unwrap();
+    let b = store.acquire(&spec, NOW, None).unwrap();
+    assert_eq!((a.node, b.node), (0, 1));
+    assert_eq!(a.fence_ms, None);
+    store.release(&a, NOW + 5).unwrap();
+    let c = store.acquire(&spec, NOW, None).unwrap();
+    assert_eq!(c.node, 2, "a released boot node is not reused");
+    assert_eq!(
+        store.acquire(&spec, NOW, None).unwrap_err(),
+        Error::NoFreeNode { nodes: 3 }
+    );
+    // Another namespace has its own counter.
+    let other = LeaseSpec::new(&format!("{ns}-x"), 3, Duration::from_secs(30));
+    assert_eq!(store.acquire(&other, NOW, None).unwrap().node, 0);
+    // Renewal works with the server gone: boot nodes never expire.
+    s.stop();
+    store.renew(&b, NOW + 10).unwrap();
+    s.resume();
+    let mut client = postgres::Client::connect(&s.url(), postgres::NoTls).unwrap();
+    let rows = client
+        .query(
+            "SELECT node, pid, stopped_at IS NOT NULL, last_issued_ms FROM idmint_boot
+             WHERE namespace = $1 ORDER BY node",
+            &[&ns],
+        )
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    let pid = i64::from(std::process::id());
+    assert!(rows.iter().all(|r| r.get::<_, i64>(1) == pid));
+    assert!(rows[0].get::<_, bool>(2));
+    assert_eq!(rows[0].get::<_, Option<i64>>(3), Some((NOW + 5) as i64));
+    assert!(!rows[1].get::<_, bool>(2));
+}
+
+// ---------------------------------------------------------------------------------------------
+// URLs and unreachable stores
+
+#[test]
+fn open_rejects_bad_urls() {
+    for bad in [
+        "memcached://x",
+        "",
+        "file:",
+        "redis://127.0.0.1/?timeout_ms=abc",
+        "redis://127.0.0.1/?mode=boot",
+        "postgres://u@127.0.0.1/db?mode=sometimes",
+        "postgres://u@127.0.0.1/db?timeout_ms=0",
+    ] {
+        assert!(
+            matches!(lease::open(bad), Err(Error::InvalidConfig { .. })),
+            "{bad:?} was accepted"
+        );
+    }
+    assert_eq!(
+        lease::open("postgresql://u@127.0.0.1/db").unwrap().kind(),
+        "postgres"
+    );
+    assert_eq!(lease::open("redis://127.0.0.1:1/").unwrap().kind(), "redis");
+    let spec = LeaseSpec::new("x", 0, Duration::from_secs(1));
+    let (_dir, url) = file_url("bad");
+    let store = lease::open(&url).unwrap();
+    assert!(matches!(
+        store.acquire(&spec, NOW, None),
+        Err(Error::InvalidConfig { .. })
+    ));
+    let spec = LeaseSpec::new("../escape", 4, Duration::from_secs(1));
+    assert!(matches!(
+        store.acquire(&spec, NOW, None),
+        Err(Error::InvalidConfig { .. })
+    ));
+}
+
+/// Nothing listens: calls fail fast with `StoreUnavailable`, then succeed once a server is
+/// there (the store reconnects on the next call).
+#[test]
+fn unreachable_stores_fail_fast_and_reconnect() {
+    for kind in [Kind::Redis, Kind::Postgres] {
+        let s = Server::start(kind);
+        let url = format!("{}?timeout_ms=500", s.url());
+        let store = lease::open(&url).unwrap();
+        let spec = LeaseSpec::new(&ns("down"), 4, Duration::from_secs(30));
+        let l = store.acquire(&spec, NOW, None).unwrap();
+        s.stop();
+        let name = if kind == Kind::Redis {
+            "redis"
+        } else {
+            "postgres"
+        };
+        let t = Instant::now();
+        assert_eq!(
+            store.renew(&l, NOW + 1).unwrap_err(),
+            Error::StoreUnavailable {
+                store: name,
+                op: "renew"
+            }
+        );
+        assert_eq!(
+            store.acquire(&spec, NOW, None).unwrap_err(),
+            Error::StoreUnavailable {
+                store: name,
+                op: "acquire"
+            }
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "{name}: {:?}",
+            t.elapsed()
+        );
+        s.resume();
+        // A clean stop keeps the server's data: the same lease renews after reconnecting.
+        store.renew(&l, NOW + 2).unwrap();
+        store.release(&l, NOW + 2).unwrap();
+    }
+}
