@@ -128,6 +128,66 @@ export declare class Layout {
 }
 
 /**
+ * A Snowflake generator whose node comes from a node source: a lease from a store
+ * (`file:DIR`, `redis://...`, `postgres://...`) — a node no live holder has, renewed in the
+ * background, fenced after the node's last issued time — or a fixed source (`static:N`,
+ * `env:NAME`, `ip`, `ip:A.B.C.D`, `random`). IDs are `bigint`s, as from `Snowflake`.
+ *
+ * Build it once at startup (the constructor makes a store round trip) and `close()` it on
+ * shutdown to release the node with its exact last issued time (otherwise the node is
+ * released when the object is garbage-collected, or by the store when the process exits).
+ */
+export declare class LeasedSnowflake {
+  /**
+   * Leases a node from `source` (or resolves a fixed one) and builds the generator. Throws
+   * `ERR_NO_FREE_NODE` (every node is held), `ERR_STORE_UNAVAILABLE` (with `store`, `op`),
+   * `ERR_INVALID_CONFIG` (a bad source or option), `ERR_INVALID_LAYOUT`, `ERR_OUT_OF_RANGE`.
+   */
+  constructor(source: string, options?: LeasedSnowflakeOptions)
+  /**
+   * The next ID, as a `bigint`. Throws `ERR_LEASE_LOST` (with `node`, `reason`) once the
+   * lease could not be kept; minting resumes by itself when the store is back.
+   */
+  nextId(): bigint
+  /** The next ID as a decimal string, for JSON. */
+  nextIdString(): string
+  /**
+   * The next ID without waiting on the clock: throws `ERR_WOULD_BLOCK` (with `untilMs`)
+   * where `nextId` would sleep.
+   */
+  tryNextId(): bigint
+  /** `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^28. */
+  nextIds(n: number): BigUint64Array
+  /** Splits an ID of this generator's layout into its fields. */
+  decode(id: bigint | number | string): Parts
+  /**
+   * The node IDs are minted with now (it changes after a swap, or after a lost lease is
+   * replaced).
+   */
+  get node(): bigint
+  /** The lease minted under now, or `null` for a fixed node source. */
+  get lease(): LeaseInfo | null
+  /**
+   * The current generator's high-water mark (Unix ms: start of the latest tick issued, or
+   * the fence), or `null` before the first ID.
+   */
+  get highWaterMs(): bigint | null
+  /** The time fence IDs are minted after now (the lease's, or the one given), if any. */
+  get fenceMs(): bigint | null
+  /** The layout. */
+  get layout(): Layout
+  /** Counters of the generators and the lease. */
+  stats(): LeaseStats
+  /** Whether `close()` was called. */
+  get closed(): boolean
+  /**
+   * Stops the renewal thread and releases the node, recording its exact last issued time
+   * for the next holder. Later calls do nothing; other calls then throw `ERR_CLOSED`.
+   */
+  close(): void
+}
+
+/**
  * The sans-IO generator of a named config, of any type: `nextAt(nowMs, random?)` gives a
  * `bigint` for `type=snowflake` and a UUID string otherwise. Replays the shared vectors.
  */
@@ -165,6 +225,47 @@ export declare class Obfuscator {
   encode(x: bigint | number): bigint
   /** Inverts `encode`. */
   decode(y: bigint | number): bigint
+}
+
+/**
+ * IDs per key from ranges of a segment store (`sqlite:PATH`, `postgres://...`,
+ * `redis://...`): one store round trip per range, the next range fetched in the background
+ * before the current one runs out, the step adapting to the load. IDs are `bigint`s,
+ * increasing per key.
+ *
+ * A call blocks only when both buffers of its key are empty (the first call for a key, an
+ * outage longer than the buffers last), for at most `waitTimeoutMs`; then it throws the
+ * store's error (`ERR_STORE_UNAVAILABLE`).
+ */
+export declare class SegmentAllocator {
+  /**
+   * Opens the store and starts the allocator (resuming the journal, if any). Throws
+   * `ERR_INVALID_CONFIG` (a bad URL or option), `ERR_STORE_UNAVAILABLE`.
+   */
+  constructor(storeUrl: string, options?: SegmentAllocatorOptions)
+  /** The next ID for `key`, as a `bigint`. */
+  nextId(key: string): bigint
+  /** The next `n` IDs for `key`, increasing, in a `BigUint64Array`. `n` is at most 2^28. */
+  nextIds(key: string, n: number): BigUint64Array
+  /**
+   * A snapshot of `key`'s buffers, or `null` if the key was never used (nor resumed from the
+   * journal).
+   */
+  stats(key: string): SegmentKeyStats | null
+  /** The keys used or resumed so far, sorted. */
+  keys(): Array<string>
+  /** Writes a journal checkpoint now (needs `journal` and `checkpointEveryMs`). */
+  checkpoint(): void
+  /** The store: `sqlite`, `postgres`, `redis`, ... */
+  get store(): string
+  /** Whether `close()` was called. */
+  get closed(): boolean
+  /**
+   * Stops the background threads (after a fetch in progress lands) and records the unserved
+   * values in the journal, if any. Later calls do nothing; other calls then throw
+   * `ERR_CLOSED`.
+   */
+  close(): void
 }
 
 /**
@@ -338,6 +439,99 @@ export interface Field {
 export declare function fromConfig(config: string): Snowflake | UuidGenerator
 
 /**
+ * Options of `new LeasedSnowflake(source, options)`: the generator's (as for `Snowflake`,
+ * without `node`, which the source decides) and the lease's. Every key is optional.
+ */
+export interface LeasedSnowflakeOptions {
+  /** A `Layout`, a preset name or a text spec. Default `"twitter"`. */
+  layout?: Layout | string
+  /**
+   * When the clock steps back (also behind the node's time fence): `fail`, `wait:MS`,
+   * `logical:MS`, `rollback_counter`, `ring:TICKS`. Default `wait:1000`.
+   */
+  onBackwards?: string
+  /** When a tick's sequence runs out: `wait`, `borrow:TICKS`, `fail`. Default `wait`. */
+  onExhausted?: string
+  /** Where each tick's sequence starts: `zero`, `random`, `vibrate:K`. Default `zero`. */
+  sequenceStart?: string
+  /** Seed of `random` sequence starts (drawn from the OS when 0 or absent). */
+  seed?: bigint | number
+  /** An extra time fence (Unix ms), on top of the node's recorded one. */
+  fenceMs?: bigint | number
+  /**
+   * Separates unrelated node spaces in one store (`[A-Za-z0-9_.-]`, 1 to 64 bytes).
+   * Default `"default"`.
+   */
+  namespace?: string
+  /**
+   * Lease lifetime without renewal, in ms; minting stops (`ERR_LEASE_LOST`) before a lease
+   * that could not be renewed could expire. Default 10000.
+   */
+  ttlMs?: bigint | number
+  /** How often the background thread renews, in ms. Default `ttlMs / 3`. */
+  renewEveryMs?: bigint | number
+  /** How soon a failed renewal is retried, in ms. Default `ttlMs / 20` (5 to 250). */
+  retryEveryMs?: bigint | number
+  /** How long before the lease could expire minting stops, in ms. Default `ttlMs / 10`. */
+  safetyMarginMs?: bigint | number
+  /** How far ahead of now each renewal records the node's bound, in ms. Default `ttlMs`. */
+  reserveMs?: bigint | number
+  /**
+   * Take another node when the clock is found behind the last issued time by more than
+   * this many ms (instead of waiting or failing). Default: never.
+   */
+  swapAfterMs?: bigint | number
+  /** Lease only nodes `0 .. nodes - 1`. Default: the layout's whole node space. */
+  nodes?: bigint | number
+  /** The holder name recorded in the store. Default `host:pid:random`. */
+  holder?: string
+}
+
+/** The lease a `LeasedSnowflake` mints under. */
+export interface LeaseInfo {
+  /** The store: `file`, `redis` or `postgres`. */
+  store: string
+  /** The namespace the node was granted in. */
+  namespace: string
+  /** The leased node. */
+  node: bigint
+  /** Fencing token: grows with every grant of this node. */
+  token: bigint
+  /**
+   * The node's recorded last issued time (Unix ms) when it was granted, or `null` for a
+   * node never used: no ID of this lease is at or before its tick.
+   */
+  fenceMs?: bigint
+  /** The lease's time to live, in ms. */
+  ttlMs: bigint
+  /** The holder name recorded in the store. */
+  holder: string
+  /** The bound (Unix ms) the last renewal recorded: no ID's time passes it. */
+  boundMs: bigint
+  /**
+   * Milliseconds until minting stops unless a renewal succeeds first (0 if that time has
+   * passed), or `null` once the lease is lost.
+   */
+  expiresInMs?: number
+}
+
+/** Counters of a `LeasedSnowflake`. */
+export interface LeaseStats {
+  /** The generators' counters, summed over every node this generator used. */
+  generator: Stats
+  /** Successful renewals. */
+  renewals: bigint
+  /** Failed renewal attempts (store unavailable). */
+  renewFailures: bigint
+  /** Times the lease was found superseded. */
+  lost: bigint
+  /** Node swaps after a clock rollback (`swapAfterMs`). */
+  swaps: bigint
+  /** New leases taken after losing one. */
+  reacquires: bigint
+}
+
+/**
  * Parses a UUID in any usual form (hyphenated, 32 hex digits, `{braced}`, `urn:uuid:`, any
  * case) and returns the lower-case hyphenated form; `ERR_INVALID_ENCODING` with `at`.
  */
@@ -367,6 +561,56 @@ export interface Run {
   count: number
   /** Distance between consecutive IDs. */
   stride: bigint
+}
+
+/** Options of `new SegmentAllocator(storeUrl, options)`. Every key is optional. */
+export interface SegmentAllocatorOptions {
+  /**
+   * Values per range of the first fetch, and the least the step adapts down to.
+   * Default 1000.
+   */
+  step?: bigint | number
+  /** The most the step adapts up to. Default 1000000 (or `step`, if larger). */
+  maxStep?: bigint | number
+  /** Fetch the next range once this share (0 to 100) of the current one is used. Default 10. */
+  refillAtPercent?: number
+  /** Skip a random 0..=maxGap values before each ID (below the step). Default 0: no gaps. */
+  maxGap?: bigint | number
+  /** Seed of the gaps (they replay exactly). Default 0. */
+  gapSeed?: bigint | number
+  /** Pass every value through this keyed permutation, so IDs look irregular. */
+  obfuscator?: Obfuscator
+  /**
+   * A journal file: `close()` records the unserved values and the next allocator on it
+   * resumes them.
+   */
+  journal?: string
+  /**
+   * Also write a fenced checkpoint of the journal this often (ms), so a crash loses at most
+   * about one step per key. Needs `journal`.
+   */
+  checkpointEveryMs?: bigint | number
+  /**
+   * How long a call waits when both buffers of its key are empty before it throws the
+   * store's error (ms). Default 2000.
+   */
+  waitTimeoutMs?: bigint | number
+}
+
+/** A snapshot of one key's buffers. */
+export interface SegmentKeyStats {
+  /** The current step: what the next fetch asks for before adaptation. */
+  step: bigint
+  /** Unserved values held (current range plus standby). */
+  buffered: bigint
+  /** Whether a fetch is in flight. */
+  fetching: boolean
+  /** The checkpoint fence, if a journal checkpoint recorded some of the buffered values. */
+  fence?: bigint
+  /** The code of the last fetch's error (`ERR_STORE_UNAVAILABLE`, ...), if it failed. */
+  lastErrorCode?: string
+  /** The message of the last fetch's error, if it failed. */
+  lastErrorMessage?: string
 }
 
 /** Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Every key is optional. */

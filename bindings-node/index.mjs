@@ -7,8 +7,10 @@ const native = require('./index.js')
 export const {
   AtomicSnowflake,
   Layout,
+  LeasedSnowflake,
   NamedGenerator,
   Obfuscator,
+  SegmentAllocator,
   Snowflake,
   SortableObfuscator,
   UuidGenerator,

@@ -2,6 +2,9 @@
 # Every check of the Node.js binding: installs what it needs (npm ci), builds the addon in release
 # mode, checks the committed index.d.ts is not stale, lints the crate, type-checks the .d.ts,
 # runs the test suite and the example. Needs node 20+, npm, and a Rust toolchain (cargo 1.88+).
+# The coordination tests (tests/coord.native.mjs) run against Redis and PostgreSQL: the servers
+# named by IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL, or else private ones started here
+# with scripts/services.sh (installed by scripts/setup.sh) and stopped on exit.
 #
 #   bash bindings-node/test.sh
 set -euo pipefail
@@ -15,7 +18,14 @@ for tool in node npm cargo; do
 done
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+services="$here/../scripts/services.sh"
+started=()
+cleanup() {
+  local kind
+  for kind in "${started[@]}"; do bash "$services" stop "$kind" "$tmp/$kind" || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 step "npm ci (@napi-rs/cli, typescript, tinybench and the benchmark peers, pinned by package-lock.json)"
 if ! npm ci --ignore-scripts --no-audit --no-fund 2>"$tmp/ci.err"; then
@@ -57,11 +67,29 @@ step "tsc --strict --noEmit: index.d.ts, a CommonJS-style and an ES-module usage
 node_modules/.bin/tsc --strict --noEmit --target es2022 --lib es2022 --module nodenext --moduleResolution nodenext \
   index.d.ts tests/types/usage.ts tests/types/usage.mts
 
-step "node --test (vectors, API, threads and processes)"
+step "Redis and PostgreSQL for the coordination tests"
+free_port() { node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'; }
+if [ -z "${IDMINT_TEST_REDIS_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start redis "$tmp/redis" "$port"
+  started+=(redis)
+  export IDMINT_TEST_REDIS_URL="redis://127.0.0.1:$port/"
+fi
+if [ -z "${IDMINT_TEST_POSTGRES_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start postgres "$tmp/postgres" "$port"
+  started+=(postgres)
+  export IDMINT_TEST_POSTGRES_URL="postgres://idmint@127.0.0.1:$port/postgres"
+fi
+# The tests must not quietly leave the servers out.
+export IDMINT_TEST_REQUIRE_SERVERS=1
+echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
+
+step "node --test (vectors, API, threads and processes, leases and segments)"
 tap="$tmp/results.tap"
 node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$tap" \
-  tests/vectors.test.mjs tests/api.test.mjs tests/node.test.mjs
+  tests/vectors.test.mjs tests/api.test.mjs tests/node.test.mjs tests/coord.native.mjs
 count() { sed -n "s/^# $1 \([0-9][0-9]*\)$/\1/p" "$tap" | tail -1; }
 tests=$(count tests); pass=$(count pass); fail=$(count fail)
 if [ -z "$tests" ] || [ "$tests" -eq 0 ]; then

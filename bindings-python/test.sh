@@ -3,6 +3,9 @@
 # stdlib parity, threads, fork, bad inputs, versions), mypy --strict on the example,
 # mypy.stubtest of the stubs against the built module, and the example itself.
 # Installs what it needs (idempotently): a venv with pinned maturin, pytest and mypy.
+# The coordination tests (tests/test_coord.py) run against Redis and PostgreSQL: the servers
+# named by IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL, or else private ones started here
+# with scripts/services.sh (installed by scripts/setup.sh) and stopped on exit.
 #
 #   bash bindings-python/test.sh            # from the repository root or anywhere
 #   IDMINT_PY_VENV=/path/to/venv bash ...   # another venv (default: target/py-venv)
@@ -36,6 +39,33 @@ rm -rf "$wheels"
   --interpreter "$py" --out "$wheels"
 wheel=$(ls "$wheels"/idmint-*-abi3-*.whl)
 "$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+
+step "Redis and PostgreSQL for the coordination tests"
+services="$root/scripts/services.sh"
+svc_dir=$(mktemp -d)
+started=()
+cleanup() {
+  local kind
+  for kind in "${started[@]}"; do bash "$services" stop "$kind" "$svc_dir/$kind" || true; done
+  rm -rf "$svc_dir"
+}
+trap cleanup EXIT
+free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if [ -z "${IDMINT_TEST_REDIS_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start redis "$svc_dir/redis" "$port"
+  started+=(redis)
+  export IDMINT_TEST_REDIS_URL="redis://127.0.0.1:$port/"
+fi
+if [ -z "${IDMINT_TEST_POSTGRES_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start postgres "$svc_dir/postgres" "$port"
+  started+=(postgres)
+  export IDMINT_TEST_POSTGRES_URL="postgres://idmint@127.0.0.1:$port/postgres"
+fi
+# The tests must not quietly leave the servers out.
+export IDMINT_TEST_REQUIRE_SERVERS=1
+echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
 
 step "pytest"
 cd "$here"

@@ -53,7 +53,7 @@
 /**
  * @brief Status returned by every fallible idmint function.
  *
- * `IDMINT_OK` (0) means success. Values 1 to 12 are the core's error kinds and keep their
+ * `IDMINT_OK` (0) means success. Values 1 to 15 are the core's error kinds and keep their
  * numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
  * binding itself. `idmint_status_message()` gives a fixed description of each status and
  * `idmint_last_error_message()` the full message of the last failure on the calling thread.
@@ -111,6 +111,20 @@ typedef enum {
      * The operating system's random source failed.
      */
     IDMINT_RANDOM_SOURCE = 12,
+    /**
+     * A lease or segment store could not be reached or answered with an error; nothing was
+     * issued on the strength of the failed call. Retrying later may succeed.
+     */
+    IDMINT_STORE_UNAVAILABLE = 13,
+    /**
+     * The generator's node lease was lost (not renewed in time, or taken over): it stopped
+     * minting. Make a new generator to lease a node again.
+     */
+    IDMINT_LEASE_LOST = 14,
+    /**
+     * Every node of the node space is leased by a live holder.
+     */
+    IDMINT_NO_FREE_NODE = 15,
     /**
      * A pointer argument that must not be NULL was NULL.
      */
@@ -189,6 +203,17 @@ typedef struct idmint_atomic_snowflake idmint_atomic_snowflake;
  * Made by #idmint_layout_new or #idmint_snowflake_layout; freed by #idmint_layout_free.
  */
 typedef struct idmint_layout idmint_layout;
+
+/**
+ * @brief A Snowflake generator on a node leased from a directory of lock files (opaque).
+ *
+ * Thread-safe like #idmint_snowflake. A background thread renews the lease; the node's
+ * last issued time is recorded in the directory, and the next holder of the node starts after
+ * it. The lock is the kernel's (`flock`), so a crashed process's node frees itself. In a child
+ * process after `fork()` every minting call returns `IDMINT_FORKED`: make a new generator
+ * there. Freed (and its node released) by #idmint_leased_snowflake_free.
+ */
+typedef struct idmint_leased_snowflake idmint_leased_snowflake;
 
 /**
  * @brief A keyed bijection over IDs (opaque, immutable, usable from any thread). Obfuscation,
@@ -450,6 +475,73 @@ typedef struct {
      */
     uint64_t unix_ms;
 } idmint_uuid_info;
+
+/**
+ * @brief How an #idmint_leased_snowflake holds its lease. Zero-initialise it
+ * (`idmint_lease_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
+ *
+ * Strings are NUL-terminated UTF-8, read only during #idmint_leased_snowflake_new.
+ */
+typedef struct {
+    /**
+     * Separates unrelated node spaces in one directory (`[A-Za-z0-9_.-]`, 1 to 64 bytes).
+     * NULL: `"default"`.
+     */
+    const char *namespace_name;
+    /**
+     * Lease lifetime without renewal, in ms; minting stops (`IDMINT_LEASE_LOST`) if the lease
+     * could not be renewed for this long. 0: 10000.
+     */
+    uint64_t ttl_ms;
+    /**
+     * Lease only nodes `0 .. nodes - 1`. 0: the layout's whole node space.
+     */
+    uint64_t nodes;
+    /**
+     * With `has_swap_after`: when the clock is found behind the last issued time by more than
+     * `swap_after_ms`, take another node instead of waiting or failing (at least 1).
+     */
+    uint64_t swap_after_ms;
+    /**
+     * Whether `swap_after_ms` applies.
+     */
+    bool has_swap_after;
+    /**
+     * The holder name written into the lease record, for humans. NULL: `host:pid:random`.
+     */
+    const char *holder;
+} idmint_lease_options;
+
+/**
+ * @brief The lease the generator mints under, from #idmint_leased_snowflake_lease.
+ */
+typedef struct {
+    /**
+     * The leased node.
+     */
+    uint64_t node;
+    /**
+     * Fencing token: grows with every grant of this node.
+     */
+    uint64_t token;
+    /**
+     * Whether the node had a recorded last issued time when it was granted.
+     */
+    bool has_fence;
+    /**
+     * With `has_fence`: that time (ms since the Unix epoch); no ID of this generator is at or
+     * before its tick.
+     */
+    uint64_t fence_ms;
+    /**
+     * The bound recorded by the last renewal: no ID's time passes it.
+     */
+    uint64_t bound_ms;
+    /**
+     * The lease's time to live, in ms.
+     */
+    uint64_t ttl_ms;
+} idmint_lease_info;
 
 /**
  * Base 10 without leading zeros (1 to 20 characters).
@@ -1343,6 +1435,93 @@ idmint_status idmint_obfuscator_encode(const idmint_obfuscator *obfuscator,
 idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
                                        uint64_t public_id,
                                        uint64_t *out_id);
+
+/**
+ * @brief Leases a node from the lock files in `dir` (created if missing) and builds a
+ * generator on it.
+ *
+ * @param dir The lease directory, shared by every process that must get distinct nodes.
+ *        Must not be NULL.
+ * @param config The generator config, as for #idmint_snowflake_new; its `node` is ignored (the
+ *        lease decides) and its `fence_ms`, if any, adds to the node's recorded one. Must not
+ *        be NULL.
+ * @param options NULL for the defaults.
+ * @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
+ *        on failure. Must not be NULL.
+ * @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
+ *         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
+ *         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
+ *         than the layout's node space, bad policy text); `IDMINT_INVALID_LAYOUT`;
+ *         `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8); `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use.
+ */
+idmint_status idmint_leased_snowflake_new(const char *dir,
+                                          const idmint_config *config,
+                                          const idmint_lease_options *options,
+                                          idmint_leased_snowflake **out_gen);
+
+/**
+ * @brief Stops the renewal thread, records the node's exact last issued time and releases the
+ * node (its lock), then frees the generator. NULL is ignored. No other thread may still be
+ * using it. In a child process after `fork()` it only frees the child's copy: the lease stays
+ * the parent's.
+ *
+ * # Safety
+ * `gen` must be NULL or a generator from this library that is not used afterwards.
+ */
+void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
+
+/**
+ * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
+ *
+ * @param gen Must not be NULL.
+ * @param out_id Receives the ID. Must not be NULL.
+ * @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
+ *         generator recovers by itself once the directory is writable again);
+ *         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
+ *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use.
+ */
+idmint_status idmint_leased_snowflake_next(const idmint_leased_snowflake *gen, uint64_t *out_id);
+
+/**
+ * @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
+ *
+ * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+ * @return As #idmint_leased_snowflake_next; on failure the array's contents are unspecified
+ *         and must not be used.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
+ */
+idmint_status idmint_leased_snowflake_next_n(const idmint_leased_snowflake *gen,
+                                             uint64_t *out_ids,
+                                             size_t n);
+
+/**
+ * @brief The node the generator mints with now (it changes after a swap, or after a lost
+ * lease is replaced).
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use.
+ */
+idmint_status idmint_leased_snowflake_node(const idmint_leased_snowflake *gen, uint64_t *out_node);
+
+/**
+ * @brief The lease the generator mints under now.
+ *
+ * @param out_info Receives the lease. Must not be NULL.
+ * @return `IDMINT_OK`; `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use.
+ */
+idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
+                                            idmint_lease_info *out_info);
 
 #ifdef __cplusplus
 }  // extern "C"

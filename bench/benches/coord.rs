@@ -161,6 +161,35 @@ mod segments {
 
 mod leases {
     use super::*;
+    use idmint::{Config, Layout, OnExhausted, Snowflake};
+    use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+
+    /// Twitter layout, node 1, borrowing future ticks so no call waits.
+    fn cfg() -> Config {
+        Config::new(Layout::preset("twitter").expect("preset"))
+            .node(1)
+            .on_exhausted(OnExhausted::Borrow {
+                max_ticks: 1_000_000_000,
+            })
+    }
+
+    /// Reference: the plain `Snowflake::next_id` the leased generator wraps.
+    #[divan::bench(sample_count = 1000, sample_size = 1024)]
+    fn snowflake_next_id(b: Bencher) {
+        let g = Snowflake::new(cfg()).expect("generator");
+        b.bench_local(|| g.next_id().expect("id"));
+    }
+
+    /// `LeasedSnowflake::next_id` on a file lease: the generator plus the lease checks (the
+    /// ID's time against the recorded bound, the deadline against a coarse monotonic read).
+    #[divan::bench(sample_count = 1000, sample_size = 1024)]
+    fn leased_next_id(b: Bencher) {
+        let dir = temp_dir("bench-leased");
+        let opts = LeaseOptions::new().ttl(Duration::from_secs(60));
+        let g = LeasedSnowflake::from_source(&format!("file:{}", dir.display()), cfg(), opts)
+            .expect("leased generator");
+        b.bench_local(|| g.next_id().expect("id"));
+    }
 
     fn store(kind: &str) -> Arc<dyn LeaseStore> {
         let (redis, pg) = servers();

@@ -114,7 +114,7 @@ pub struct idmint_atomic_snowflake(AtomicSnowflake);
 ///
 /// # Safety
 /// The strings must be NULL or NUL-terminated.
-unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
+pub(crate) unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
     // SAFETY: the caller's contract (here and for the three policy strings below).
     let layout = match unsafe { opt_c_str(c.layout, "config->layout") }? {
         Some(spec) => Layout::parse(spec)?,

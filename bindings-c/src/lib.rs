@@ -5,7 +5,7 @@
 //! checked (NULL, alignment, UTF-8, lengths) in [`ffi`], core errors become an
 //! [`idmint_status`](status::idmint_status) with the same numbers as `idmint::ErrorKind`, and
 //! every entry point runs inside [`guard`](status::guard), which catches panics so none unwinds
-//! into C. All ID logic lives in the `idmint` core.
+//! into C. All ID logic lives in the `idmint` core (and the file lease in `idmint-coord`).
 //!
 //! Conventions of every function:
 //! - Fallible functions return `idmint_status`; results go through out-pointers.
@@ -38,11 +38,14 @@ mod uuid;
 
 mod obfuscate;
 
+mod leased;
+
 mod ffi;
 
 pub use codec::*;
 pub use generator::*;
 pub use layout::*;
+pub use leased::*;
 pub use obfuscate::*;
 pub use status::*;
 pub use uuid::*;

@@ -1,6 +1,6 @@
 //! Status codes, the per-thread last-error message, and the guard every entry point runs in.
 //!
-//! Every fallible function returns an [`idmint_status`]. Its numbers 1–12 are the core's
+//! Every fallible function returns an [`idmint_status`]. Its numbers 1–15 are the core's
 //! `idmint::ErrorKind` discriminants, the same on every surface; 100 and up are failures only the
 //! C boundary has (NULL pointers, bad UTF-8, a caught panic). The full text of the last failure
 //! (the core error's `Display`, with positions and values) is kept per thread in a fixed buffer,
@@ -15,7 +15,7 @@ use idmint_core::{Error, ErrorKind};
 
 /// @brief Status returned by every fallible idmint function.
 ///
-/// `IDMINT_OK` (0) means success. Values 1 to 12 are the core's error kinds and keep their
+/// `IDMINT_OK` (0) means success. Values 1 to 15 are the core's error kinds and keep their
 /// numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
 /// binding itself. `idmint_status_message()` gives a fixed description of each status and
 /// `idmint_last_error_message()` the full message of the last failure on the calling thread.
@@ -49,6 +49,14 @@ pub enum idmint_status {
     IDMINT_BUFFER_TOO_SMALL = 11,
     /// The operating system's random source failed.
     IDMINT_RANDOM_SOURCE = 12,
+    /// A lease or segment store could not be reached or answered with an error; nothing was
+    /// issued on the strength of the failed call. Retrying later may succeed.
+    IDMINT_STORE_UNAVAILABLE = 13,
+    /// The generator's node lease was lost (not renewed in time, or taken over): it stopped
+    /// minting. Make a new generator to lease a node again.
+    IDMINT_LEASE_LOST = 14,
+    /// Every node of the node space is leased by a live holder.
+    IDMINT_NO_FREE_NODE = 15,
     /// A pointer argument that must not be NULL was NULL.
     IDMINT_NULL_POINTER = 100,
     /// An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
@@ -64,7 +72,7 @@ use idmint_status::*;
 
 impl idmint_status {
     /// Every status, in numeric order.
-    pub(crate) const ALL: [idmint_status; 17] = [
+    pub(crate) const ALL: [idmint_status; 20] = [
         IDMINT_OK,
         IDMINT_INVALID_LAYOUT,
         IDMINT_LAYOUT_EXPIRED,
@@ -78,6 +86,9 @@ impl idmint_status {
         IDMINT_INVALID_ENCODING,
         IDMINT_BUFFER_TOO_SMALL,
         IDMINT_RANDOM_SOURCE,
+        IDMINT_STORE_UNAVAILABLE,
+        IDMINT_LEASE_LOST,
+        IDMINT_NO_FREE_NODE,
         IDMINT_NULL_POINTER,
         IDMINT_INVALID_ARGUMENT,
         IDMINT_PANIC,
@@ -99,6 +110,9 @@ impl idmint_status {
             ErrorKind::InvalidEncoding => IDMINT_INVALID_ENCODING,
             ErrorKind::BufferTooSmall => IDMINT_BUFFER_TOO_SMALL,
             ErrorKind::RandomSource => IDMINT_RANDOM_SOURCE,
+            ErrorKind::StoreUnavailable => IDMINT_STORE_UNAVAILABLE,
+            ErrorKind::LeaseLost => IDMINT_LEASE_LOST,
+            ErrorKind::NoFreeNode => IDMINT_NO_FREE_NODE,
             _ => IDMINT_UNKNOWN_ERROR,
         }
     }
@@ -123,6 +137,9 @@ impl idmint_status {
             IDMINT_INVALID_ENCODING => b"ERR_INVALID_ENCODING\0",
             IDMINT_BUFFER_TOO_SMALL => b"ERR_BUFFER_TOO_SMALL\0",
             IDMINT_RANDOM_SOURCE => b"ERR_RANDOM_SOURCE\0",
+            IDMINT_STORE_UNAVAILABLE => b"ERR_STORE_UNAVAILABLE\0",
+            IDMINT_LEASE_LOST => b"ERR_LEASE_LOST\0",
+            IDMINT_NO_FREE_NODE => b"ERR_NO_FREE_NODE\0",
             IDMINT_NULL_POINTER => b"ERR_NULL_POINTER\0",
             IDMINT_INVALID_ARGUMENT => b"ERR_INVALID_ARGUMENT\0",
             IDMINT_PANIC => b"ERR_PANIC\0",
@@ -147,6 +164,9 @@ impl idmint_status {
             IDMINT_INVALID_ENCODING => b"text cannot be decoded\0",
             IDMINT_BUFFER_TOO_SMALL => b"output buffer too small\0",
             IDMINT_RANDOM_SOURCE => b"random source failed\0",
+            IDMINT_STORE_UNAVAILABLE => b"lease or segment store unavailable\0",
+            IDMINT_LEASE_LOST => b"node lease lost; the generator stopped minting\0",
+            IDMINT_NO_FREE_NODE => b"no free node: every node is leased\0",
             IDMINT_NULL_POINTER => b"NULL pointer argument\0",
             IDMINT_INVALID_ARGUMENT => b"invalid argument\0",
             IDMINT_PANIC => b"internal error (panic caught inside idmint)\0",

@@ -1,7 +1,7 @@
 /*
  * Tests of the idmint C API: every function with good and bad arguments, the shared JSON test
  * vectors (through the tables gen_vectors.py makes), 4 threads minting 1,000,000 IDs with no
- * duplicate, and fork() detection.
+ * duplicate, fork() detection, and file-leased generators in two processes.
  *
  * Build and run: bash bindings-c/test.sh (plain, under valgrind, and with ASan/UBSan).
  * The last line is "C tests: N passed, M failed"; the exit code is 0 only if M is 0.
@@ -26,7 +26,10 @@ _Static_assert(IDMINT_INVALID_LAYOUT == 1, "kind numbers");
 _Static_assert(IDMINT_WOULD_BLOCK == 7, "kind numbers");
 _Static_assert(IDMINT_FORKED == 8, "kind numbers");
 _Static_assert(IDMINT_RANDOM_SOURCE == 12, "kind numbers");
-_Static_assert(IDMINT_NULL_POINTER > 12 && IDMINT_INVALID_ARGUMENT > 12 && IDMINT_PANIC > 12,
+_Static_assert(IDMINT_STORE_UNAVAILABLE == 13, "kind numbers");
+_Static_assert(IDMINT_LEASE_LOST == 14, "kind numbers");
+_Static_assert(IDMINT_NO_FREE_NODE == 15, "kind numbers");
+_Static_assert(IDMINT_NULL_POINTER > 15 && IDMINT_INVALID_ARGUMENT > 15 && IDMINT_PANIC > 15,
                "binding statuses are above the core range");
 
 static unsigned passed, failed;
@@ -122,6 +125,9 @@ static void test_status(void) {
         IDMINT_INVALID_ENCODING,
         IDMINT_BUFFER_TOO_SMALL,
         IDMINT_RANDOM_SOURCE,
+        IDMINT_STORE_UNAVAILABLE,
+        IDMINT_LEASE_LOST,
+        IDMINT_NO_FREE_NODE,
         IDMINT_NULL_POINTER,
         IDMINT_INVALID_ARGUMENT,
         IDMINT_PANIC,
@@ -136,8 +142,11 @@ static void test_status(void) {
     }
     CHECK(strcmp(idmint_status_code(IDMINT_CLOCK_BACKWARDS), "ERR_CLOCK_BACKWARDS") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_NULL_POINTER), "ERR_NULL_POINTER") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_STORE_UNAVAILABLE), "ERR_STORE_UNAVAILABLE") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_LEASE_LOST), "ERR_LEASE_LOST") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_NO_FREE_NODE), "ERR_NO_FREE_NODE") == 0);
     CHECK(strcmp(idmint_status_message(-1), "unknown status") == 0);
-    CHECK(strcmp(idmint_status_message(13), "unknown status") == 0);
+    CHECK(strcmp(idmint_status_message(16), "unknown status") == 0);
     CHECK(strcmp(idmint_status_code(99999), "ERR_UNKNOWN") == 0);
 
     CTX("last error is per thread");
@@ -1166,7 +1175,200 @@ static void test_fork_uuids(void) {
     idmint_uuid_v7_generator_free(vg);
 }
 
-int main(void) {
+/* ---------------------------------------------------------------------------------------- */
+
+/* Twitter layout: 41 time bits above 10 node bits above 12 sequence bits, epoch 1288834974657. */
+#define TW_EPOCH_MS UINT64_C(1288834974657)
+static uint64_t tw_node(uint64_t id) { return id >> 12 & 1023; }
+static uint64_t tw_ms(uint64_t id) { return (id >> 22) + TW_EPOCH_MS; }
+
+static char lease_dir[64];
+static const char *self_path;
+
+/* The child half of test_leased, in a process of its own (run as
+ * `test_idmint --lease-child DIR FD`): leases a node in DIR with the same options, mints on it,
+ * writes the node to FD and releases it. Exit status 0 when every step worked. */
+static int lease_child(const char *dir, int fd) {
+    idmint_config cfg = {0};
+    idmint_lease_options opts = {0};
+    opts.namespace_name = "c-test";
+    opts.nodes = 3;
+    opts.ttl_ms = 3000;
+    opts.holder = "test_idmint child";
+    idmint_leased_snowflake *g = NULL;
+    uint64_t node = 99, id = 0;
+    int bad = 0;
+    if (idmint_leased_snowflake_new(dir, &cfg, &opts, &g) != IDMINT_OK) {
+        fprintf(stderr, "lease child: %s\n", idmint_last_error_message());
+        return 1;
+    }
+    bad |= (idmint_leased_snowflake_node(g, &node) != IDMINT_OK) << 1;
+    bad |= (idmint_leased_snowflake_next(g, &id) != IDMINT_OK || tw_node(id) != node) << 2;
+    bad |= (write(fd, &node, sizeof node) != (ssize_t)sizeof node) << 3;
+    idmint_leased_snowflake_free(g);
+    return bad;
+}
+
+static void remove_lease_dir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", lease_dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", lease_dir);
+}
+
+static void test_leased_arguments(void) {
+    CTX("leased: bad arguments");
+    idmint_config cfg = {0};
+    idmint_lease_options opts = {0};
+    idmint_leased_snowflake *g = (idmint_leased_snowflake *)&opts; /* must become NULL */
+    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, NULL, &g), IDMINT_NULL_POINTER,
+           "null pointer: `dir` must not be NULL");
+    CHECK(g == NULL);
+    EXPECT(idmint_leased_snowflake_new(lease_dir, NULL, NULL, &g), IDMINT_NULL_POINTER,
+           "null pointer: `config` must not be NULL");
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_gen` must not be NULL");
+    EXPECT(idmint_leased_snowflake_new("\xff/x", &cfg, NULL, &g), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `dir` is not valid UTF-8 (at byte 0)");
+    EXPECT(idmint_leased_snowflake_new("", &cfg, NULL, &g), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: dir must not be empty");
+    /* A directory that cannot be created: below a regular file. */
+    EXPECT(idmint_leased_snowflake_new("/dev/null/leases", &cfg, NULL, &g),
+           IDMINT_STORE_UNAVAILABLE, "file store unavailable during open");
+    CHECK(g == NULL);
+    cfg.layout = "nope";
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, &g), IDMINT_INVALID_LAYOUT, NULL);
+    cfg.layout = NULL;
+    opts.namespace_name = "two words";
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
+    opts.namespace_name = "\xc3";
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `options->namespace_name` is not valid UTF-8 (at byte 0)");
+    opts.namespace_name = "args";
+    opts.nodes = 1025; /* twitter has 1024 nodes */
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
+    opts.nodes = 0;
+    opts.ttl_ms = 1; /* no room for renewals */
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
+    opts.ttl_ms = 0;
+    opts.has_swap_after = true; /* swap_after_ms 0 */
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
+    CHECK(g == NULL);
+
+    uint64_t id = 0;
+    idmint_lease_info info;
+    EXPECT(idmint_leased_snowflake_next(NULL, &id), IDMINT_NULL_POINTER,
+           "null pointer: `gen` must not be NULL");
+    EXPECT(idmint_leased_snowflake_next_n(NULL, &id, 1), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_leased_snowflake_node(NULL, &id), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_leased_snowflake_lease(NULL, &info), IDMINT_NULL_POINTER, NULL);
+    idmint_leased_snowflake_free(NULL);
+}
+
+/* Two holders in this process and one in another process get three distinct nodes; a fourth
+ * finds none free; a forked child's inherited copy refuses to mint; a released node's next
+ * holder starts after its last ID. */
+static void test_leased(void) {
+    CTX("leased");
+    idmint_config cfg = {0};
+    idmint_lease_options opts = {0};
+    opts.namespace_name = "c-test";
+    opts.nodes = 3;
+    opts.ttl_ms = 3000;
+    opts.holder = "test_idmint";
+    idmint_leased_snowflake *a = NULL, *b = NULL, *c = NULL;
+    if (!OK(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &a))) return;
+    if (!OK(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &b))) {
+        idmint_leased_snowflake_free(a);
+        return;
+    }
+    uint64_t na = 99, nb = 99, id = 0, ids[1000];
+    OK(idmint_leased_snowflake_node(a, &na));
+    OK(idmint_leased_snowflake_node(b, &nb));
+    CHECK(na < 3 && nb < 3 && na != nb);
+    uint64_t before = wall_ms();
+    OK(idmint_leased_snowflake_next(a, &id));
+    CHECK(tw_node(id) == na);
+    CHECK(tw_ms(id) + 50 >= before && tw_ms(id) <= wall_ms()); /* the hot path reads a coarse clock */
+    OK(idmint_leased_snowflake_next_n(a, ids, 1000));
+    bool increasing = ids[0] > id;
+    for (int i = 1; i < 1000; i++) increasing &= ids[i] > ids[i - 1] && tw_node(ids[i]) == na;
+    CHECK(increasing);
+    EXPECT(idmint_leased_snowflake_next_n(a, NULL, 1), IDMINT_NULL_POINTER, NULL);
+    OK(idmint_leased_snowflake_next_n(a, NULL, 0));
+    EXPECT(idmint_leased_snowflake_next(a, NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_lease_info info;
+    memset(&info, 0xff, sizeof info);
+    OK(idmint_leased_snowflake_lease(a, &info));
+    CHECK(info.node == na);
+    CHECK(info.token >= 1);
+    CHECK(info.ttl_ms == 3000);
+    CHECK(info.bound_ms >= tw_ms(ids[999]));
+    EXPECT(idmint_leased_snowflake_lease(a, NULL), IDMINT_NULL_POINTER, NULL);
+    uint64_t last_a = ids[999];
+
+    /* Another process: its own holder gets the third node. The child checks that the copy of
+     * `a` it inherited refuses to mint, then runs this program again (exec, so that no thread
+     * or lease of this process lives on in it) as the second lease holder. */
+    int fds[2];
+    if (!CHECK(pipe(fds) == 0)) goto out;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        uint64_t x = 0;
+        if (idmint_leased_snowflake_next(a, &x) != IDMINT_FORKED) _exit(64);
+        if (idmint_leased_snowflake_next_n(a, &x, 1) != IDMINT_FORKED) _exit(65);
+        char fd[16];
+        snprintf(fd, sizeof fd, "%d", fds[1]);
+        execl(self_path, self_path, "--lease-child", lease_dir, fd, (char *)NULL);
+        _exit(66);
+    }
+    close(fds[1]);
+    if (!CHECK(pid > 0)) {
+        close(fds[0]);
+        goto out;
+    }
+    uint64_t nchild = 99;
+    CHECK(read(fds[0], &nchild, sizeof nchild) == (ssize_t)sizeof nchild);
+    close(fds[0]);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    if (!CHECK(WEXITSTATUS(status) == 0))
+        fprintf(stderr, "  lease child's exit status: %d\n", WEXITSTATUS(status));
+    CHECK(nchild < 3 && nchild != na && nchild != nb);
+
+    /* The child released its node on free; nodes a and b are still ours. */
+    if (!OK(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &c))) goto out;
+    uint64_t nc = 99;
+    OK(idmint_leased_snowflake_node(c, &nc));
+    CHECK(nc == nchild);
+    idmint_leased_snowflake *d = (idmint_leased_snowflake *)&opts;
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &d), IDMINT_NO_FREE_NODE,
+           "no free node: all 3 nodes are leased");
+    CHECK(d == NULL);
+
+    /* Releasing a records its last ID's time: the node's next holder is fenced after it. */
+    idmint_leased_snowflake_free(a);
+    a = NULL;
+    if (!OK(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &a))) goto out;
+    OK(idmint_leased_snowflake_node(a, &na));
+    OK(idmint_leased_snowflake_lease(a, &info));
+    CHECK(info.has_fence && info.fence_ms >= tw_ms(last_a));
+    OK(idmint_leased_snowflake_next(a, &id));
+    CHECK(tw_node(id) == na);
+    CHECK(tw_ms(id) > info.fence_ms);
+out:
+    idmint_leased_snowflake_free(a);
+    idmint_leased_snowflake_free(b);
+    idmint_leased_snowflake_free(c);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--lease-child") == 0)
+        return lease_child(argv[2], atoi(argv[3]));
+    self_path = argv[0];
     test_version();
     test_status();
     test_layout_vectors();
@@ -1179,6 +1381,12 @@ int main(void) {
     test_threads();
     test_fork();
     test_fork_uuids();
+    snprintf(lease_dir, sizeof lease_dir, "/tmp/idmint-c-test-XXXXXX");
+    if (CHECK(mkdtemp(lease_dir) != NULL)) {
+        test_leased_arguments();
+        test_leased();
+        remove_lease_dir();
+    }
     printf("C tests: %u passed, %u failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -356,28 +356,38 @@ pub(crate) fn text_or_bytes_arg(env: &Env, v: &Unknown<'_>, what: &str) -> napi:
     }
 }
 
-/// The core layout inside a JavaScript `Layout` object, or `None` for any other object.
-fn unwrap_layout(env: &Env, v: &Unknown<'_>) -> napi::Result<Option<CoreLayout>> {
-    let tag = <Layout as TypeTag>::type_tag();
-    let mut is_layout = false;
-    // SAFETY: `v` is an object of this env; `tag` and `is_layout` are valid pointers.
+/// `f` of the Rust value napi-rs wrapped in a JavaScript object of class `T`, or `None` for
+/// any other object (checked by type tag, so a look-alike object is never unwrapped).
+pub(crate) fn unwrap_tagged<T: TypeTag, R>(
+    env: &Env,
+    v: &Unknown<'_>,
+    f: impl FnOnce(&T) -> R,
+) -> napi::Result<Option<R>> {
+    let tag = <T as TypeTag>::type_tag();
+    let mut is_t = false;
+    // SAFETY: `v` is an object of this env; `tag` and `is_t` are valid pointers.
     status(env, unsafe {
-        sys::napi_check_object_type_tag(env.raw(), v.raw(), &tag, &mut is_layout)
+        sys::napi_check_object_type_tag(env.raw(), v.raw(), &tag, &mut is_t)
     })?;
-    if !is_layout {
+    if !is_t {
         return Ok(None);
     }
     let mut wrapped: *mut c_void = ptr::null_mut();
-    // SAFETY: the type tag says napi-rs wrapped a `Layout` in this object.
+    // SAFETY: the type tag says napi-rs wrapped a `T` in this object.
     status(env, unsafe {
         sys::napi_unwrap(env.raw(), v.raw(), &mut wrapped)
     })?;
     if wrapped.is_null() {
         return Ok(None);
     }
-    // SAFETY: `wrapped` points at the live `Layout` the object owns (kept alive by `v`, which
-    // the caller holds); `Layout` has no `&mut self` methods, and the value is copied out at once.
-    Ok(Some(unsafe { (*wrapped.cast::<Layout>()).inner }))
+    // SAFETY: `wrapped` points at the live `T` the object owns (kept alive by `v`, which the
+    // caller holds); the shared borrow lasts only for `f`, during which no JavaScript runs.
+    Ok(Some(f(unsafe { &*wrapped.cast::<T>() })))
+}
+
+/// The core layout inside a JavaScript `Layout` object, or `None` for any other object.
+fn unwrap_layout(env: &Env, v: &Unknown<'_>) -> napi::Result<Option<CoreLayout>> {
+    unwrap_tagged::<Layout, _>(env, v, |l| l.inner)
 }
 
 /// A layout: a `Layout` object, or a preset name / text spec to parse.

@@ -186,6 +186,13 @@ pub(crate) fn core(env: &Env, e: Error) -> napi::Error {
             (c"reason", Prop::Str(reason)),
         ],
         Error::BufferTooSmall { needed } => &[(c"needed", Prop::Num(needed))],
+        Error::StoreUnavailable { store, op } => {
+            &[(c"store", Prop::Str(store)), (c"op", Prop::Str(op))]
+        }
+        Error::LeaseLost { node, reason } => {
+            &[(c"node", Prop::Big(node)), (c"reason", Prop::Str(reason))]
+        }
+        Error::NoFreeNode { nodes } => &[(c"nodes", Prop::Big(nodes))],
         // Forked, RandomSource and kinds added later carry no fields.
         _ => &[],
     };

@@ -27,7 +27,7 @@ use crate::fast;
 use crate::layout::{decompose, Layout, Parts};
 
 /// Most IDs one `nextIds` / `nextIdsAt` call returns (2^28: a 2 GiB array).
-const MAX_BATCH: u64 = 1 << 28;
+pub(crate) const MAX_BATCH: u64 = 1 << 28;
 
 /// Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Every key is optional.
 #[napi(object, object_from_js = false, object_to_js = false)]
@@ -55,7 +55,7 @@ pub struct SnowflakeOptions {
     pub fence_ms: Option<u64>,
 }
 
-const OPTION_KEYS: &[&str] = &[
+pub(crate) const OPTION_KEYS: &[&str] = &[
     "layout",
     "node",
     "onBackwards",
@@ -75,6 +75,13 @@ pub(crate) fn config_from_options(env: &Env, options: Option<Unknown<'_>>) -> na
     }
     expect_object(env, &o, "options")?;
     only_keys(env, &o, "options", OPTION_KEYS)?;
+    config_from_object(env, &o)
+}
+
+/// Reads the generator keys of an options object (already checked to be an object with known
+/// keys only) into a core `Config`.
+pub(crate) fn config_from_object(env: &Env, o: &Unknown<'_>) -> napi::Result<Config> {
+    let o = *o;
     let v = get(env, &o, c"layout")?;
     let layout: CoreLayout = if is_nullish(&v)? {
         preset::twitter()

@@ -9,6 +9,7 @@
 //! | `uuids`     | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
 //! | `codec`     | `encode`, `decodeString`                                                |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
+//! | `coord`     | `LeasedSnowflake`, `SegmentAllocator` (the `idmint-coord` crate)         |
 //! | `convert`   | argument conversions (`TypeError` / `RangeError` on bad input)          |
 //! | `errors`    | how errors become JavaScript exceptions (`code`, fields)                |
 //! | `fast`      | hand-registered per-ID `Snowflake` methods and `_benchFloor` (speed)    |
@@ -28,6 +29,7 @@
 
 mod codec;
 mod convert;
+mod coord;
 mod errors;
 mod fast;
 mod generator;

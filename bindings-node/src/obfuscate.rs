@@ -14,7 +14,7 @@ use crate::errors::OrThrow;
 /// 128 bits: a `bigint`, or 16 bytes read big-endian (`crypto.randomBytes(16)`).
 #[napi]
 pub struct Obfuscator {
-    inner: CoreObfuscator,
+    pub(crate) inner: CoreObfuscator,
 }
 
 #[napi]

@@ -4,76 +4,107 @@
 //! `Display` text.
 //!
 //! The classes are made with `type(name, bases, namespace)` so that the value-like kinds can
-//! also subclass `ValueError`, which `create_exception!` (one base) cannot express.
+//! also subclass `ValueError` (and a store outage `ConnectionError`), which
+//! `create_exception!` (one base) cannot express.
 
 use idmint::{Error, ErrorKind};
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-/// Exception class names, in the order of [`ErrorKind::ALL`], with whether each also subclasses
-/// `ValueError` and its docstring.
-const KINDS: [(&str, bool, &str); 12] = [
+/// The built-in exception a kind also subclasses, besides `IdmintError`, so that generic
+/// handlers (`except ValueError`, `except ConnectionError`) catch it too.
+#[derive(Clone, Copy)]
+enum Also {
+    /// Only `IdmintError`.
+    Nothing,
+    /// A bad value or text from the caller.
+    ValueError,
+    /// A store (Redis, PostgreSQL, SQLite, lease directory) could not be used; retrying later
+    /// may work.
+    ConnectionError,
+}
+
+use Also::{ConnectionError, Nothing, ValueError};
+
+/// Exception class names, in the order of [`ErrorKind::ALL`], with the built-in class each also
+/// subclasses and its docstring.
+const KINDS: [(&str, Also, &str); 15] = [
     (
         "InvalidLayout",
-        true,
+        ValueError,
         "A layout spec, preset name or named-generator config is invalid (`at` is the byte offset for text errors, else None).",
     ),
     (
         "LayoutExpired",
-        false,
+        Nothing,
         "The layout's time field cannot represent the time any more (`end_ms`: its first unrepresentable instant).",
     ),
     (
         "BeforeEpoch",
-        false,
+        Nothing,
         "A time before the layout's epoch (`now_ms`, `epoch_ms`).",
     ),
     (
         "OutOfRange",
-        true,
+        ValueError,
         "A value does not fit its field (`field`, `value`, `max`); a ValueError. Integers outside 0..2**64 raise the built-in OverflowError before reaching the core.",
     ),
     (
         "ClockMovedBackwards",
-        false,
+        Nothing,
         "The clock went back further than the generator's on_backwards policy allows (`by_ms`, `last_ms`).",
     ),
     (
         "SequenceExhausted",
-        false,
+        Nothing,
         "Every sequence value of the tick is used and on_exhausted is 'fail' (`tick_ms`).",
     ),
     (
         "WouldBlock",
-        false,
+        Nothing,
         "Not a failure: no ID can be issued before `until_ms` (sans-IO calls); call again then.",
     ),
     (
         "ForkedGenerator",
-        false,
+        Nothing,
         "The generator was created before os.fork(); call set_node(new_node) in the child to re-arm it.",
     ),
     (
         "InvalidConfig",
-        true,
+        ValueError,
         "A generator, policy, codec or obfuscation configuration is invalid (`reason`).",
     ),
     (
         "InvalidEncoding",
-        true,
+        ValueError,
         "Text could not be decoded (`codec`, `at`: character index, `reason`).",
     ),
     (
         "BufferTooSmall",
-        false,
+        Nothing,
         "An output buffer is too small (`needed` bytes); not raised by the Python API.",
     ),
     (
         "RandomSource",
-        false,
+        Nothing,
         "The operating system's random source failed.",
+    ),
+    (
+        "StoreUnavailable",
+        ConnectionError,
+        "A lease or segment store could not be reached or answered with an error (`store`, `op`); also a ConnectionError. Nothing was issued on the strength of the failed call; retrying later may succeed.",
+    ),
+    (
+        "LeaseLost",
+        Nothing,
+        "The generator's node lease was not renewed in time or was taken over (`node`, `reason`); it stopped minting. Make a new generator to lease a node again.",
+    ),
+    (
+        "NoFreeNode",
+        Nothing,
+        "Every node of the node space is leased by a live holder (`nodes`: the size of the space searched).",
     ),
 ];
 
@@ -105,6 +136,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
         let exc = py.get_type::<PyException>();
         let value_error = py.get_type::<PyValueError>();
+        let connection_error = py.get_type::<PyConnectionError>();
         let base = make_class(
             py,
             "IdmintError",
@@ -113,11 +145,11 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             None,
         )?;
         let mut kinds = Vec::with_capacity(KINDS.len());
-        for ((name, is_value, doc), kind) in KINDS.iter().zip(ErrorKind::ALL) {
-            let bases = if *is_value {
-                PyTuple::new(py, [base.clone(), value_error.clone()])?
-            } else {
-                PyTuple::new(py, [base.clone()])?
+        for ((name, also, doc), kind) in KINDS.iter().zip(ErrorKind::ALL) {
+            let bases = match also {
+                Nothing => PyTuple::new(py, [base.clone()])?,
+                ValueError => PyTuple::new(py, [base.clone(), value_error.clone()])?,
+                ConnectionError => PyTuple::new(py, [base.clone(), connection_error.clone()])?,
             };
             kinds.push(make_class(py, name, bases, doc, Some(kind.code()))?.unbind());
         }
@@ -184,6 +216,15 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
             inst.setattr("reason", reason)?;
         }
         Error::BufferTooSmall { needed } => inst.setattr("needed", needed)?,
+        Error::StoreUnavailable { store, op } => {
+            inst.setattr("store", store)?;
+            inst.setattr("op", op)?;
+        }
+        Error::LeaseLost { node, reason } => {
+            inst.setattr("node", node)?;
+            inst.setattr("reason", reason)?;
+        }
+        Error::NoFreeNode { nodes } => inst.setattr("nodes", nodes)?,
         // Forked and RandomSource carry no fields; kinds added to the core later still get
         // their code and message through the base class.
         _ => {}

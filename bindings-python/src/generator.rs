@@ -71,7 +71,7 @@ impl Clock for GilFreeClock {
 
 /// The constructor arguments as a core `Config`. The wrappers have already parsed layout,
 /// node and policies, in argument order (the order the vectors fix for errors).
-fn config(
+pub(crate) fn config(
     layout: LayoutArg,
     node: NodeArg<'_>,
     on_backwards: Policy<OnBackwards>,

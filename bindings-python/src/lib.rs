@@ -9,6 +9,8 @@
 //! | `codec`        | `codec`                       | `encode`, `decode_str`                               |
 //! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
 //! | `uuids`        | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/7`, `UuidGenerator`, `uuid_info`, ...   |
+//! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
+//! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
 //!
 //! The module supports free-threaded Python (`gil_used = false`): every class is `frozen`,
 //! generators are lock-free (Snowflake) or hold a short internal lock (UUIDs).
@@ -21,7 +23,9 @@ mod convert;
 mod errors;
 mod generator;
 mod layout;
+mod leased;
 mod obfuscate;
+mod segment;
 mod uuids;
 
 use errors::IntoPyResult;
@@ -83,10 +87,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuids::uuid1_random_node, m)?)?;
     m.add_function(wrap_pyfunction!(uuids::parse_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(uuids::uuid_info, m)?)?;
+    m.add_class::<leased::PyLeasedSnowflake>()?;
+    m.add_class::<leased::PyLeaseInfo>()?;
+    m.add_class::<leased::PyLeaseStats>()?;
+    m.add_class::<segment::PySegmentAllocator>()?;
+    m.add_class::<segment::PySegmentKeyStats>()?;
     m.add_function(wrap_pyfunction!(from_config, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_floor, m)?)?;
     // Fork needs no hook here: the core's `pthread_atfork` handler (run by `os.fork()`)
     // restarts the UUID generators and the random pool in the child, and Snowflake
-    // generators refuse in the child until given a node of their own.
+    // generators refuse in the child until given a node of their own (LeasedSnowflake for
+    // good: the lease is the parent's).
     Ok(())
 }

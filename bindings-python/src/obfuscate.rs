@@ -10,7 +10,7 @@ use crate::errors::IntoPyResult;
 /// A keyed permutation of `[0, 2**bits)` (bits in 2..=64); `key` is a 128-bit int.
 #[pyclass(frozen, module = "idmint", name = "Obfuscator")]
 pub struct PyObfuscator {
-    inner: Obfuscator,
+    pub(crate) inner: Obfuscator,
 }
 
 #[pymethods]

@@ -29,6 +29,9 @@ CLASS_BY_CODE = {
     "ERR_INVALID_ENCODING": idmint.InvalidEncoding,
     "ERR_BUFFER_TOO_SMALL": idmint.BufferTooSmall,
     "ERR_RANDOM_SOURCE": idmint.RandomSource,
+    "ERR_STORE_UNAVAILABLE": idmint.StoreUnavailable,
+    "ERR_LEASE_LOST": idmint.LeaseLost,
+    "ERR_NO_FREE_NODE": idmint.NoFreeNode,
 }
 
 

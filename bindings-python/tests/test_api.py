@@ -255,11 +255,16 @@ def test_error_hierarchy() -> None:
         idmint.InvalidEncoding: (True, "ERR_INVALID_ENCODING"),
         idmint.BufferTooSmall: (False, "ERR_BUFFER_TOO_SMALL"),
         idmint.RandomSource: (False, "ERR_RANDOM_SOURCE"),
+        idmint.StoreUnavailable: (False, "ERR_STORE_UNAVAILABLE"),
+        idmint.LeaseLost: (False, "ERR_LEASE_LOST"),
+        idmint.NoFreeNode: (False, "ERR_NO_FREE_NODE"),
     }
     assert issubclass(idmint.IdmintError, Exception)
     for cls, (is_value, code) in classes.items():
         assert issubclass(cls, idmint.IdmintError)
         assert issubclass(cls, ValueError) is is_value
+        # Only a store outage is also a ConnectionError (so `except OSError` retry loops see it).
+        assert issubclass(cls, ConnectionError) is (cls is idmint.StoreUnavailable)
         assert cls.code == code
         assert cls.__module__ == "idmint"
         assert cls.__doc__
@@ -272,3 +277,8 @@ def test_error_hierarchy() -> None:
         assert e2.__dict__ == e.__dict__
     else:
         raise AssertionError("expected an error")
+    # The ConnectionError-based class pickles with its fields too.
+    e = idmint.StoreUnavailable("redis store unavailable during renew")
+    e.store, e.op = "redis", "renew"
+    e2 = pickle.loads(pickle.dumps(e))
+    assert type(e2) is idmint.StoreUnavailable and str(e2) == str(e) and e2.__dict__ == e.__dict__

@@ -138,6 +138,13 @@ pub(crate) fn core(e: Error) -> JsValue {
             ("reason", Prop::Str(reason)),
         ],
         Error::BufferTooSmall { needed } => &[("needed", Prop::Num(needed))],
+        Error::StoreUnavailable { store, op } => {
+            &[("store", Prop::Str(store)), ("op", Prop::Str(op))]
+        }
+        Error::LeaseLost { node, reason } => {
+            &[("node", Prop::Big(node)), ("reason", Prop::Str(reason))]
+        }
+        Error::NoFreeNode { nodes } => &[("nodes", Prop::Big(nodes))],
         // Forked, RandomSource and kinds added later carry no fields.
         _ => &[],
     };

@@ -108,7 +108,10 @@ fn ids_carry_the_current_time_and_node() {
     let ts = big(&prop(&parts, "timestampMs"));
     // The generator's cached reading may lag a fresh one by less than 1 ms (clock.rs docs),
     // which can show as one millisecond early.
-    assert!(before - 1 <= ts && ts <= after, "{before} - 1 <= {ts} <= {after}");
+    assert!(
+        before - 1 <= ts && ts <= after,
+        "{before} - 1 <= {ts} <= {after}"
+    );
     assert_eq!(big(&prop(&parts, "node")), 5);
     let mut last = id;
     for _ in 0..10_000 {
@@ -304,6 +307,41 @@ fn errors_are_typed_and_coded() {
     let e = checked(g.next_id_number()).unwrap_err();
     assert!(e.dyn_ref::<js_sys::RangeError>().is_some());
     assert_eq!(code(&e), "ERR_NOT_JS_SAFE");
+}
+
+/// The store and lease kinds (raised by the coordinated generators of the Node and Python
+/// packages; the browser has no store) still map like every other core error.
+#[wasm_bindgen_test]
+fn store_and_lease_errors_carry_their_fields() {
+    let e = crate::errors::core(Error::StoreUnavailable {
+        store: "redis",
+        op: "renew",
+    });
+    assert!(e.is_instance_of::<js_sys::Error>());
+    assert_eq!(code(&e), "ERR_STORE_UNAVAILABLE");
+    assert_eq!(prop(&e, "store").as_string().unwrap(), "redis");
+    assert_eq!(prop(&e, "op").as_string().unwrap(), "renew");
+    assert_eq!(
+        prop(&e, "message").as_string().unwrap(),
+        "redis store unavailable during renew"
+    );
+    let e = crate::errors::core(Error::LeaseLost {
+        node: 1 << 60,
+        reason: "fencing token superseded",
+    });
+    assert_eq!(code(&e), "ERR_LEASE_LOST");
+    assert_eq!(big(&prop(&e, "node")), 1 << 60);
+    assert_eq!(
+        prop(&e, "reason").as_string().unwrap(),
+        "fencing token superseded"
+    );
+    let e = crate::errors::core(Error::NoFreeNode { nodes: 1024 });
+    assert_eq!(code(&e), "ERR_NO_FREE_NODE");
+    assert_eq!(big(&prop(&e, "nodes")), 1024);
+    assert_eq!(
+        prop(&e, "message").as_string().unwrap(),
+        "no free node: all 1024 nodes are leased"
+    );
 }
 
 #[wasm_bindgen_test]

@@ -939,6 +939,9 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
     /// Stops the renewal thread and releases the node with its exact high-water mark, so the
     /// next holder's fence is as low as it can safely be. Dropping does the same but cannot
     /// report a failure.
+    ///
+    /// In a child process forked from the holder it releases nothing (the lease is the
+    /// parent's) and returns [`Error::Forked`].
     pub fn release(mut self) -> Result<()> {
         self.shutdown()
     }
@@ -948,6 +951,15 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
             return Ok(());
         }
         self.done = true;
+        if std::process::id() != self.pid {
+            // A forked child: the renewal thread does not exist here and the lease is the
+            // parent's. Leak both rather than join a missing thread or release the lease.
+            if let Some(h) = self.renewer.take() {
+                std::mem::forget(h);
+            }
+            std::mem::forget(self.shared.clone());
+            return Err(Error::Forked);
+        }
         *lock(&self.shared.stop) = true;
         self.shared.stop_cv.notify_all();
         if let Some(h) = self.renewer.take() {
@@ -986,16 +998,7 @@ impl<C: Clock + 'static> Shared<C> {
 
 impl<C: Clock + 'static> Drop for LeasedSnowflake<C> {
     fn drop(&mut self) {
-        if std::process::id() != self.pid {
-            // A forked child: the renewal thread does not exist here and the lease is the
-            // parent's. Leak both rather than join a missing thread or release the lease.
-            if let Some(h) = self.renewer.take() {
-                std::mem::forget(h);
-            }
-            std::mem::forget(self.shared.clone());
-            self.done = true;
-            return;
-        }
+        // In a forked child this leaks the parent's lease and thread handle (see `shutdown`).
         let _ = self.shutdown();
     }
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use idmint::{Config, Error, Layout, ManualClock, OnExhausted, Snowflake};
+use idmint::{Config, Error, Layout, ManualClock};
 use idmint_coord::lease::{FileStore, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 
@@ -170,7 +170,10 @@ fn forked_child_cannot_mint_or_release() {
         if g.next_ids(&mut buf) != Err(Error::Forked) {
             code |= 4;
         }
-        drop(g);
+        // Releasing in the child releases nothing: the lease is the parent's.
+        if g.release() != Err(Error::Forked) {
+            code |= 8;
+        }
         // SAFETY: ends the child without running the parent's atexit handlers or destructors.
         unsafe { libc::_exit(code) };
     }
@@ -190,55 +193,4 @@ fn forked_child_cannot_mint_or_release() {
     g.release().unwrap();
     let l = store.acquire(&spec, T, None).unwrap();
     store.release(&l, 0).unwrap();
-}
-
-fn ns_per_call(f: &dyn Fn() -> u64, n: u32) -> f64 {
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let t = Instant::now();
-        let mut acc = 0u64;
-        for _ in 0..n {
-            acc = acc.wrapping_add(f());
-        }
-        std::hint::black_box(acc);
-        best = best.min(t.elapsed().as_nanos() as f64 / f64::from(n));
-    }
-    best
-}
-
-/// The lease checks cost little next to the generator itself: one shift-and-mask, two
-/// relaxed loads, two compares and a coarse monotonic read. (Printed with `--nocapture`;
-/// meaningful in `--release`.) Generators borrow future ticks so none of them waits.
-#[test]
-fn hot_path_cost_close_to_plain_snowflake() {
-    let cfg = twitter().node(1).on_exhausted(OnExhausted::Borrow {
-        max_ticks: 1_000_000_000,
-    });
-    let dir = temp_dir("hot");
-    let plain = Snowflake::new(cfg).unwrap();
-    let leased = LeasedSnowflake::new(
-        file_store(&dir),
-        cfg,
-        LeaseOptions::new()
-            .namespace("hot")
-            .ttl(Duration::from_secs(60)),
-    )
-    .unwrap();
-    let unleased = LeasedSnowflake::unleased(cfg, idmint::SystemClock::new()).unwrap();
-    let n = if cfg!(debug_assertions) {
-        200_000
-    } else {
-        2_000_000
-    };
-    let p = ns_per_call(&|| plain.next_id().unwrap(), n);
-    let l = ns_per_call(&|| leased.next_id().unwrap(), n);
-    let u = ns_per_call(&|| unleased.next_id().unwrap(), n);
-    eprintln!(
-        "next_id: plain Snowflake {p:.1} ns, LeasedSnowflake {l:.1} ns (+{:.1}), unleased {u:.1} ns",
-        l - p
-    );
-    assert!(leased.stats().renewals >= 1);
-    // Generous bounds: this machine is shared; the point is "same order as the plain one".
-    assert!(l < p * 2.0 + 40.0, "leased {l:.1} ns vs plain {p:.1} ns");
-    assert!(u < p * 2.0 + 40.0, "unleased {u:.1} ns vs plain {p:.1} ns");
 }

@@ -766,3 +766,56 @@ fn bad_configs_are_refused() {
     assert_eq!(broken.unwrap_err().kind(), ErrorKind::InvalidConfig);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// After fork() the child would serve the parent's buffered values again: every call refuses
+/// with `Forked`, and closing records nothing in the parent's journal. The parent carries on.
+#[test]
+fn a_forked_child_refuses_to_serve() {
+    let dir = std::env::temp_dir().join(format!("idmint-alloc-fork-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("segments.journal");
+    let alloc = SegmentAllocator::builder(MemoryStore::new(), SegmentConfig::new().fixed_step(100))
+        .journal(&journal)
+        .build()
+        .unwrap();
+    let before = alloc.next_id("k").unwrap();
+    // SAFETY: the child only touches atomics and makes syscalls before _exit; its refusals
+    // return before any lock or allocation.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let mut code = 0;
+        if alloc.next_id("k") != Err(Error::Forked) {
+            code |= 1;
+        }
+        let mut buf = [0u64; 4];
+        if alloc.next_ids("k", &mut buf) != Err(Error::Forked) {
+            code |= 2;
+        }
+        if alloc.key("k").err() != Some(Error::Forked) {
+            code |= 4;
+        }
+        if alloc.close() != Err(Error::Forked) {
+            code |= 8;
+        }
+        // SAFETY: ends the child without running destructors or atexit handlers.
+        unsafe { libc::_exit(code) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child we just forked.
+    let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(rc, pid);
+    assert!(libc::WIFEXITED(status), "child crashed or hung");
+    assert_eq!(libc::WEXITSTATUS(status), 0, "child served or failed oddly");
+    assert_eq!(alloc.next_id("k").unwrap(), before + 1);
+    alloc.close().unwrap();
+    // The parent's close recorded its remainder; the child wrote nothing over it.
+    let next = SegmentAllocator::builder(MemoryStore::new(), SegmentConfig::new().fixed_step(100))
+        .journal(&journal)
+        .build()
+        .unwrap();
+    assert_eq!(next.next_id("k").unwrap(), before + 2);
+    next.close().unwrap();
+    let _ = fs::remove_dir_all(&dir);
+}

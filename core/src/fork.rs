@@ -107,3 +107,47 @@ impl<T> Drop for ForkLockGuard<'_, T> {
             .store(0, std::sync::atomic::Ordering::Release);
     }
 }
+
+/// Remembers the process it was made in, so that code holding state a `fork()` would
+/// duplicate (buffered ID ranges, leases, background threads) can refuse to use it in a
+/// child. The check is one relaxed load, no `getpid` syscall.
+///
+/// # Examples
+/// ```
+/// let guard = idmint::ForkGuard::new();
+/// assert!(guard.check().is_ok()); // in the process that made it
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForkGuard {
+    born: u64,
+}
+
+impl ForkGuard {
+    /// A guard for the current process (installs the fork handler on first use).
+    pub fn new() -> ForkGuard {
+        ForkGuard { born: generation() }
+    }
+
+    /// Whether this is still the process the guard was made in.
+    #[inline]
+    pub fn is_original(&self) -> bool {
+        current() == self.born
+    }
+
+    /// `Ok` in the process the guard was made in, [`Error::Forked`](crate::Error::Forked) in a
+    /// child forked from it.
+    #[inline]
+    pub fn check(&self) -> crate::Result<()> {
+        if self.is_original() {
+            Ok(())
+        } else {
+            Err(crate::Error::Forked)
+        }
+    }
+}
+
+impl Default for ForkGuard {
+    fn default() -> ForkGuard {
+        ForkGuard::new()
+    }
+}

@@ -57,6 +57,8 @@ pub mod uuids;
 #[cfg(feature = "std")]
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, ErrorKind, Result};
+#[cfg(feature = "std")]
+pub use fork::ForkGuard;
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
 pub use local::LocalSnowflake;
 pub use name::Name;

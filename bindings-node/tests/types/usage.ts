@@ -3,8 +3,10 @@
 import {
   AtomicSnowflake,
   Layout,
+  LeasedSnowflake,
   NamedGenerator,
   Obfuscator,
+  SegmentAllocator,
   Snowflake,
   SortableObfuscator,
   UuidGenerator,
@@ -17,7 +19,10 @@ import {
   uuid7,
   uuidInfo,
   version,
+  type LeaseInfo,
+  type LeaseStats,
   type Parts,
+  type SegmentKeyStats,
   type Run,
   type SnowflakeOptions,
   type Stats,
@@ -82,6 +87,23 @@ const sortable = new SortableObfuscator(42n, layout)
 const lowBits: number = sortable.lowBits
 const v: string = version()
 
+const leased = new LeasedSnowflake('file:/var/lib/app/leases', { layout: 'twitter', namespace: 'orders', ttlMs: 10_000 })
+const leasedId: bigint = leased.nextId()
+const lease: LeaseInfo | null = leased.lease
+const fence: bigint | null | undefined = lease?.fenceMs
+const leaseStats: LeaseStats = leased.stats()
+const renewals: bigint = leaseStats.renewals
+leased.close()
+const segments = new SegmentAllocator('sqlite:/var/lib/app/segments.db', { step: 1000, journal: '/var/lib/app/segments.journal', obfuscator: ob })
+const orderId: bigint = segments.nextId('orders')
+const orderIds: BigUint64Array = segments.nextIds('orders', 100)
+const keyStats: SegmentKeyStats | null = segments.stats('orders')
+segments.close()
+// @ts-expect-error: the node comes from the source, not an option
+new LeasedSnowflake('static:3', { node: 1 })
+// @ts-expect-error: a segment key is a string
+segments.nextId(5)
+
 // @ts-expect-error: a layout is a string or a Layout, not a number
 new Layout(5)
 // @ts-expect-error: nextId() returns a bigint, not a number
@@ -91,4 +113,4 @@ new Snowflake({ nodes: 1 })
 // @ts-expect-error: IDs are not booleans
 layout.decompose(true)
 
-export const used = [id, text, first, node, seq, sub, when, waited, count, js53, end, maxId, safe, back, at, some, rollbackDepth, any, next, u4, ms, canon, last, decoded, hidden, lowBits, v, wrong]
+export const used = [leasedId, fence, renewals, orderId, orderIds, keyStats, id, text, first, node, seq, sub, when, waited, count, js53, end, maxId, safe, back, at, some, rollbackDepth, any, next, u4, ms, canon, last, decoded, hidden, lowBits, v, wrong]

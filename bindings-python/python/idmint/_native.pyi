@@ -5,6 +5,7 @@ Checked against the built module by `python -m mypy.stubtest idmint` (see test.s
 
 import array
 import datetime as _dt
+import os
 import uuid as _uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import final
@@ -26,6 +27,9 @@ __all__ = [
     "InvalidEncoding",
     "BufferTooSmall",
     "RandomSource",
+    "StoreUnavailable",
+    "LeaseLost",
+    "NoFreeNode",
     "Layout",
     "Field",
     "Parts",
@@ -52,6 +56,11 @@ __all__ = [
     "parse_uuid",
     "uuid_info",
     "from_config",
+    "LeasedSnowflake",
+    "LeaseInfo",
+    "LeaseStats",
+    "SegmentAllocator",
+    "SegmentKeyStats",
     "_bench_floor",
 ]
 
@@ -147,6 +156,29 @@ class RandomSource(IdmintError):
     """The operating system's random source failed."""
 
     code: str  # "ERR_RANDOM_SOURCE"
+
+class StoreUnavailable(IdmintError, ConnectionError):
+    """A lease or segment store could not be reached or answered with an error.
+
+    Nothing was issued on the strength of the failed call; retrying later may succeed.
+    """
+
+    code: str  # "ERR_STORE_UNAVAILABLE"
+    store: str
+    op: str
+
+class LeaseLost(IdmintError):
+    """The node lease was not renewed in time or was taken over; the generator stopped minting."""
+
+    code: str  # "ERR_LEASE_LOST"
+    node: int
+    reason: str
+
+class NoFreeNode(IdmintError):
+    """Every node of the node space is leased by a live holder."""
+
+    code: str  # "ERR_NO_FREE_NODE"
+    nodes: int
 
 # ----------------------------------------------------------------------------------------------
 # Layouts
@@ -451,6 +483,163 @@ class UuidGenerator:
     def config(self) -> str: ...
     def __iter__(self) -> UuidGenerator: ...
     def __next__(self) -> _uuid.UUID: ...
+
+# ----------------------------------------------------------------------------------------------
+# Coordination: leased nodes and segments (idmint-coord)
+# ----------------------------------------------------------------------------------------------
+
+@final
+class LeaseInfo:
+    """The lease a LeasedSnowflake mints under."""
+
+    @property
+    def store(self) -> str:
+        """`file`, `redis` or `postgres`."""
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def node(self) -> int: ...
+    @property
+    def token(self) -> int:
+        """Fencing token: grows with every grant of this node."""
+    @property
+    def fence_ms(self) -> int | None:
+        """The node's recorded last issued time when granted; no ID is at or before it."""
+    @property
+    def ttl_ms(self) -> int: ...
+    @property
+    def holder(self) -> str: ...
+    @property
+    def bound_ms(self) -> int:
+        """The bound the last renewal recorded: no ID's time passes it."""
+    @property
+    def expires_in_ms(self) -> int | None:
+        """ms (at the snapshot) until minting stops unless renewed; None once lost."""
+
+@final
+class LeaseStats:
+    """Counters of a LeasedSnowflake: its generators' and its lease's."""
+
+    @property
+    def generator(self) -> Stats: ...
+    @property
+    def renewals(self) -> int: ...
+    @property
+    def renew_failures(self) -> int: ...
+    @property
+    def lost(self) -> int: ...
+    @property
+    def swaps(self) -> int: ...
+    @property
+    def reacquires(self) -> int: ...
+
+@final
+class LeasedSnowflake:
+    """A thread-safe Snowflake generator whose node comes from a node source.
+
+    `source` is a lease store (`file:DIR`, `redis://...`, `postgres://...`: a node no live
+    holder has, renewed in the background, fenced after the node's last issued time) or a
+    fixed source (`static:N`, `env:NAME`, `ip`, `ip:A.B.C.D`, `random`). Store round trips run
+    without the GIL. After os.fork() the child's copy raises ForkedGenerator: build a new one.
+    """
+
+    def __new__(
+        cls,
+        source: str,
+        layout: Layout | str = "twitter",
+        on_backwards: str = "wait:1000",
+        on_exhausted: str = "wait",
+        sequence_start: str = "zero",
+        seed: int | None = None,
+        fence_ms: int | None = None,
+        *,
+        namespace: str | None = None,
+        ttl_ms: int | None = None,
+        renew_every_ms: int | None = None,
+        retry_every_ms: int | None = None,
+        safety_margin_ms: int | None = None,
+        reserve_ms: int | None = None,
+        swap_after_ms: int | None = None,
+        nodes: int | None = None,
+        holder: str | None = None,
+    ) -> Self: ...
+    def next_id(self) -> int: ...
+    def try_next_id(self) -> int: ...
+    def next_ids(self, n: int) -> array.array[int]: ...
+    def next_ids_list(self, n: int) -> list[int]: ...
+    def decode(self, id: int) -> Parts: ...
+    def stats(self) -> LeaseStats: ...
+    @property
+    def node(self) -> int: ...
+    @property
+    def lease(self) -> LeaseInfo | None: ...
+    @property
+    def high_water_ms(self) -> int | None: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def fence_ms(self) -> int | None: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None:
+        """Releases the node, recording its exact last issued time. Idempotent."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
+    def __iter__(self) -> LeasedSnowflake: ...
+    def __next__(self) -> int: ...
+
+@final
+class SegmentKeyStats:
+    """A snapshot of one key's buffers."""
+
+    @property
+    def step(self) -> int: ...
+    @property
+    def buffered(self) -> int: ...
+    @property
+    def fetching(self) -> bool: ...
+    @property
+    def fence(self) -> int | None: ...
+    @property
+    def last_error(self) -> IdmintError | None: ...
+
+@final
+class SegmentAllocator:
+    """IDs per key from ranges of a segment store (`sqlite:PATH`, `postgres://...`,
+    `redis://...`), one round trip per range, prefetched in the background.
+
+    A call waits (without the GIL) only when both buffers of its key are empty, up to
+    `wait_timeout_ms`, then raises StoreUnavailable. With `journal`, `close()` records the
+    unserved values and the next allocator on that journal resumes them.
+    """
+
+    def __new__(
+        cls,
+        store_url: str,
+        *,
+        step: int | None = None,
+        max_step: int | None = None,
+        refill_at_percent: int | None = None,
+        max_gap: int = 0,
+        gap_seed: int = 0,
+        obfuscator: Obfuscator | None = None,
+        journal: str | os.PathLike[str] | None = None,
+        checkpoint_every_ms: int | None = None,
+        wait_timeout_ms: int | None = None,
+    ) -> Self: ...
+    def next_id(self, key: str) -> int: ...
+    def next_ids(self, key: str, n: int) -> array.array[int]: ...
+    def stats(self, key: str) -> SegmentKeyStats | None: ...
+    def keys(self) -> list[str]: ...
+    def checkpoint(self) -> None: ...
+    @property
+    def store(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None:
+        """Stops the background threads and journals the remainder. Idempotent."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
 
 def uuid1() -> _uuid.UUID: ...
 def uuid3(namespace: _uuid.UUID | str, name: str | bytes) -> _uuid.UUID: ...

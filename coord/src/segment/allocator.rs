@@ -40,7 +40,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use idmint::segment::{Fetch, SegmentBuffer, SegmentConfig, Stall, Take};
-use idmint::{Clock, Error, Result, SystemClock};
+use idmint::{Clock, Error, ForkGuard, Result, SystemClock};
 
 use super::journal::{Journal, JournalEntry};
 use super::SegmentStore;
@@ -117,6 +117,8 @@ pub struct KeyStats {
 }
 
 struct Shared<S, C> {
+    /// Buffered ranges would be served twice by a forked child: it refuses instead.
+    fork: ForkGuard,
     store: S,
     clock: C,
     cfg: SegmentConfig,
@@ -247,6 +249,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocatorBuilder<S, C
         };
         let every = self.checkpoint_every;
         let shared = Arc::new(Shared {
+            fork: ForkGuard::new(),
             store: self.store,
             clock: self.clock,
             cfg,
@@ -316,6 +319,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
     /// The next ID for `key`. Waits (up to the wait timeout) only when both of the key's
     /// buffers are empty; then fails with the store's error.
     pub fn next_id(&self, key: &str) -> Result<u64> {
+        self.shared.fork.check()?;
         let k = {
             let map = self
                 .shared
@@ -354,6 +358,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
     /// # Ok::<(), idmint::Error>(())
     /// ```
     pub fn key(&self, key: &str) -> Result<SegmentKey<'_, S, C>> {
+        self.shared.fork.check()?;
         Ok(SegmentKey {
             shared: &self.shared,
             key: self.shared.key(key)?,
@@ -364,6 +369,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
     /// batch larger than the buffers hold asks the store for its shortfall at once. On an
     /// error the values already written are lost (never reissued).
     pub fn next_ids(&self, key: &str, out: &mut [u64]) -> Result<()> {
+        self.shared.fork.check()?;
         if out.is_empty() {
             return Ok(());
         }
@@ -418,6 +424,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
     /// Writes a journal checkpoint now (see [`SegmentAllocatorBuilder::checkpoint_every`]);
     /// without checkpoints configured this is [`Error::InvalidConfig`].
     pub fn checkpoint(&self) -> Result<()> {
+        self.shared.fork.check()?;
         match &self.shared.journal {
             Some(j) if j.every.is_some() => self.shared.checkpoint(j),
             _ => Err(Error::InvalidConfig {
@@ -438,6 +445,18 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
             return Ok(());
         }
         self.closed = true;
+        if !self.shared.fork.is_original() {
+            // A forked child: the threads do not exist here and the journal is the parent's.
+            // Leak them rather than join missing threads or record the parent's remainder.
+            if let Some(h) = self.journaler.take() {
+                std::mem::forget(h);
+            }
+            if let Some(h) = self.fetcher.take() {
+                std::mem::forget(h);
+            }
+            std::mem::forget(Arc::clone(&self.shared));
+            return Err(Error::Forked);
+        }
         let shared = &self.shared;
         if let Some(j) = &shared.journal {
             *lock(&j.stop) = true;
@@ -738,6 +757,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentKey<'_, S, C> {
     /// The next ID, as [`SegmentAllocator::next_id`].
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
+        self.shared.fork.check()?;
         if let Some(v) = self.shared.next_cached(&self.key)? {
             return Ok(v);
         }
@@ -748,6 +768,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentKey<'_, S, C> {
 
     /// Fills `out`, as [`SegmentAllocator::next_ids`].
     pub fn next_ids(&self, out: &mut [u64]) -> Result<()> {
+        self.shared.fork.check()?;
         if out.is_empty() {
             return Ok(());
         }

@@ -7,6 +7,7 @@
 //! "no id" — and the first range of a key starts at 1, as Leaf's does. Counters live in the
 //! engines' signed 64-bit integers, so values stop at `i64::MAX`.
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
 use idmint::segment::Range;
 use idmint::{Error, Name, Result};
 
@@ -35,6 +36,7 @@ pub(crate) fn check_take(key: &str, step: u64) -> Result<i64> {
     }
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
 /// The range a take of `step` handed out when it moved the counter to `last`.
 pub(crate) fn range_ending_at(store: &'static str, last: i64, step: i64) -> Result<Range> {
     // A counter below the step means the row was edited by hand or by something else; do not
@@ -48,6 +50,7 @@ pub(crate) fn range_ending_at(store: &'static str, last: i64, step: i64) -> Resu
     })
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
 /// What a SQL store's take statement did to a key's counter.
 pub(crate) enum Moved {
     /// Moved it to this value (the last value of the range handed out).
@@ -56,6 +59,7 @@ pub(crate) enum Moved {
     Full(i64),
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
 impl Moved {
     /// The range handed out by a take of `step`, or why there is none.
     pub(crate) fn range(self, store: &'static str, step: i64) -> Result<Range> {
@@ -81,6 +85,7 @@ pub(crate) fn unavailable(store: &'static str) -> Error {
     Error::StoreUnavailable { store, op: "take" }
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
 /// Milliseconds since the Unix epoch, for `updated_at` columns (informational only).
 pub(crate) fn unix_ms() -> i64 {
     std::time::SystemTime::now()
@@ -88,7 +93,7 @@ pub(crate) fn unix_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "sqlite", feature = "postgres", feature = "redis")))]
 mod tests {
     use super::*;
 

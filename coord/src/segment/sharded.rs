@@ -64,6 +64,7 @@ pub struct ShardRow {
 }
 
 impl ShardRow {
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     /// Checks a row as read from a SQL table `(next_value, version, shards, block)`; anything
     /// negative or out of range was not written by idmint.
     pub(crate) fn from_sql((next, version, shards, block): (i64, i64, i64, i64)) -> Result<Self> {

@@ -1,0 +1,271 @@
+//! `idmint_leased_snowflake`: a Snowflake generator whose node is leased from the embedded
+//! file store (`idmint-coord`'s `FileStore` and `LeasedSnowflake`), so processes on one host
+//! get distinct nodes without configuration, and a node's next holder never mints at or before
+//! the last time its previous holder used (the time fence).
+//!
+//! Only the file lease is in the C library: Redis and PostgreSQL leases need their clients
+//! (and an async runtime) linked into every C program, which the Python and Node packages
+//! carry instead.
+
+use std::ffi::c_char;
+use std::sync::Arc;
+use std::time::Duration;
+
+use idmint_coord::lease::FileStore;
+use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+
+use crate::ffi::{arg, c_str, free_handle, new_handle, opt_c_str, out, u64_out};
+use crate::generator::{config, idmint_config};
+use crate::status::{guard, idmint_status, Fail};
+
+/// @brief How an #idmint_leased_snowflake holds its lease. Zero-initialise it
+/// (`idmint_lease_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
+///
+/// Strings are NUL-terminated UTF-8, read only during #idmint_leased_snowflake_new.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct idmint_lease_options {
+    /// Separates unrelated node spaces in one directory (`[A-Za-z0-9_.-]`, 1 to 64 bytes).
+    /// NULL: `"default"`.
+    pub namespace_name: *const c_char,
+    /// Lease lifetime without renewal, in ms; minting stops (`IDMINT_LEASE_LOST`) if the lease
+    /// could not be renewed for this long. 0: 10000.
+    pub ttl_ms: u64,
+    /// Lease only nodes `0 .. nodes - 1`. 0: the layout's whole node space.
+    pub nodes: u64,
+    /// With `has_swap_after`: when the clock is found behind the last issued time by more than
+    /// `swap_after_ms`, take another node instead of waiting or failing (at least 1).
+    pub swap_after_ms: u64,
+    /// Whether `swap_after_ms` applies.
+    pub has_swap_after: bool,
+    /// The holder name written into the lease record, for humans. NULL: `host:pid:random`.
+    pub holder: *const c_char,
+}
+
+/// @brief A Snowflake generator on a node leased from a directory of lock files (opaque).
+///
+/// Thread-safe like #idmint_snowflake. A background thread renews the lease; the node's
+/// last issued time is recorded in the directory, and the next holder of the node starts after
+/// it. The lock is the kernel's (`flock`), so a crashed process's node frees itself. In a child
+/// process after `fork()` every minting call returns `IDMINT_FORKED`: make a new generator
+/// there. Freed (and its node released) by #idmint_leased_snowflake_free.
+pub struct idmint_leased_snowflake(LeasedSnowflake);
+
+/// The core lease options from the C struct (NULL: all defaults).
+///
+/// # Safety
+/// The strings must be NULL or NUL-terminated.
+unsafe fn options(o: Option<&idmint_lease_options>) -> Result<LeaseOptions, Fail> {
+    let mut opts = LeaseOptions::new();
+    let Some(o) = o else {
+        return Ok(opts);
+    };
+    // SAFETY: the caller's contract (here and for `holder` below).
+    if let Some(ns) = unsafe { opt_c_str(o.namespace_name, "options->namespace_name") }? {
+        opts = opts.namespace(ns);
+    }
+    if o.ttl_ms != 0 {
+        opts = opts.ttl(Duration::from_millis(o.ttl_ms));
+    }
+    if o.nodes != 0 {
+        opts = opts.nodes(o.nodes);
+    }
+    if o.has_swap_after {
+        opts = opts.swap_after_ms(o.swap_after_ms);
+    }
+    // SAFETY: as above.
+    if let Some(h) = unsafe { opt_c_str(o.holder, "options->holder") }? {
+        opts = opts.holder(h);
+    }
+    Ok(opts)
+}
+
+/// # Safety
+/// A non-NULL `p` must be a live generator from this library.
+#[inline(always)]
+unsafe fn leased<'a>(p: *const idmint_leased_snowflake) -> Result<&'a LeasedSnowflake, Fail> {
+    // SAFETY: forwarded contract.
+    unsafe { arg(p, "gen") }.map(|g| &g.0)
+}
+
+/// @brief Leases a node from the lock files in `dir` (created if missing) and builds a
+/// generator on it.
+///
+/// @param dir The lease directory, shared by every process that must get distinct nodes.
+///        Must not be NULL.
+/// @param config The generator config, as for #idmint_snowflake_new; its `node` is ignored (the
+///        lease decides) and its `fence_ms`, if any, adds to the node's recorded one. Must not
+///        be NULL.
+/// @param options NULL for the defaults.
+/// @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
+///        on failure. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
+///         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
+///         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
+///         than the layout's node space, bad policy text); `IDMINT_INVALID_LAYOUT`;
+///         `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8); `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_leased_snowflake_new(
+    dir: *const c_char,
+    config: *const idmint_config,
+    options: *const idmint_lease_options,
+    out_gen: *mut *mut idmint_leased_snowflake,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_gen, "out_gen") }?;
+        new_handle(dst, || {
+            // SAFETY: the caller's contract (every pointer below).
+            let (dir, cfg, opts) = unsafe {
+                let dir = c_str(dir, "dir")?;
+                let cfg = self::config(arg(config, "config")?)?;
+                let opts = if options.is_null() {
+                    None
+                } else {
+                    Some(arg(options, "options")?)
+                };
+                (dir, cfg, self::options(opts)?)
+            };
+            if dir.is_empty() {
+                return Err(Fail::Arg("dir must not be empty"));
+            }
+            let store = Arc::new(FileStore::open(dir)?);
+            Ok(idmint_leased_snowflake(LeasedSnowflake::new(
+                store, cfg, opts,
+            )?))
+        })
+    })
+}
+
+/// @brief Stops the renewal thread, records the node's exact last issued time and releases the
+/// node (its lock), then frees the generator. NULL is ignored. No other thread may still be
+/// using it. In a child process after `fork()` it only frees the child's copy: the lease stays
+/// the parent's.
+///
+/// # Safety
+/// `gen` must be NULL or a generator from this library that is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_snowflake) {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe {
+        free_handle(gen);
+        Ok(())
+    });
+}
+
+/// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
+///
+/// @param gen Must not be NULL.
+/// @param out_id Receives the ID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
+///         generator recovers by itself once the directory is writable again);
+///         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
+///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_leased_snowflake_next(
+    gen: *const idmint_leased_snowflake,
+    out_id: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (leased(gen)?, out(out_id, "out_id")?) };
+        dst.write(g.next_id()?);
+        Ok(())
+    })
+}
+
+/// @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
+///
+/// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+/// @return As #idmint_leased_snowflake_next; on failure the array's contents are unspecified
+///         and must not be used.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_leased_snowflake_next_n(
+    gen: *const idmint_leased_snowflake,
+    out_ids: *mut u64,
+    n: usize,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (leased(gen)?, u64_out(out_ids, n, "out_ids")?) };
+        g.next_ids(dst)?;
+        Ok(())
+    })
+}
+
+/// @brief The node the generator mints with now (it changes after a swap, or after a lost
+/// lease is replaced).
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_leased_snowflake_node(
+    gen: *const idmint_leased_snowflake,
+    out_node: *mut u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (leased(gen)?, out(out_node, "out_node")?) };
+        dst.write(g.node());
+        Ok(())
+    })
+}
+
+/// @brief The lease the generator mints under, from #idmint_leased_snowflake_lease.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct idmint_lease_info {
+    /// The leased node.
+    pub node: u64,
+    /// Fencing token: grows with every grant of this node.
+    pub token: u64,
+    /// Whether the node had a recorded last issued time when it was granted.
+    pub has_fence: bool,
+    /// With `has_fence`: that time (ms since the Unix epoch); no ID of this generator is at or
+    /// before its tick.
+    pub fence_ms: u64,
+    /// The bound recorded by the last renewal: no ID's time passes it.
+    pub bound_ms: u64,
+    /// The lease's time to live, in ms.
+    pub ttl_ms: u64,
+}
+
+/// @brief The lease the generator mints under now.
+///
+/// @param out_info Receives the lease. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_leased_snowflake_lease(
+    gen: *const idmint_leased_snowflake,
+    out_info: *mut idmint_lease_info,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (leased(gen)?, out(out_info, "out_info")?) };
+        // A generator built here always has a lease.
+        let info = g
+            .lease_info()
+            .ok_or(Fail::Arg("the generator holds no lease"))?;
+        dst.write(idmint_lease_info {
+            node: info.lease.node,
+            token: info.lease.token,
+            has_fence: info.lease.fence_ms.is_some(),
+            fence_ms: info.lease.fence_ms.unwrap_or(0),
+            bound_ms: info.bound_ms,
+            ttl_ms: u64::try_from(info.lease.ttl.as_millis()).unwrap_or(u64::MAX),
+        });
+        Ok(())
+    })
+}

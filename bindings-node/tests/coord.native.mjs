@@ -1,0 +1,384 @@
+// LeasedSnowflake and SegmentAllocator (the idmint-coord crate) through the Node addon. Not a
+// `*.test.mjs` file: the shared suite in this directory also runs against the WebAssembly
+// build, which has no stores; test.sh runs this file by name.
+//
+// Always against a file lease directory and an SQLite store; also against Redis and PostgreSQL
+// when IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL name running servers (test.sh starts
+// private ones). With IDMINT_TEST_REQUIRE_SERVERS=1 (test.sh sets it) a missing URL fails the
+// run, so the server-backed tests can never silently drop out.
+import assert from 'node:assert/strict'
+import { fork } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Worker } from 'node:worker_threads'
+
+import m from './support/impl.mjs'
+
+const REDIS = process.env.IDMINT_TEST_REDIS_URL
+const POSTGRES = process.env.IDMINT_TEST_POSTGRES_URL
+if (process.env.IDMINT_TEST_REQUIRE_SERVERS === '1' && !(REDIS && POSTGRES)) {
+  throw new Error('IDMINT_TEST_REQUIRE_SERVERS=1 but IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL are not both set')
+}
+const DEAD = { redis: 'redis://127.0.0.1:1/', postgres: 'postgres://idmint@127.0.0.1:1/postgres' }
+
+const childScript = new URL('./support/coord-child.mjs', import.meta.url)
+const tmp = mkdtempSync(join(tmpdir(), 'idmint-node-coord-'))
+after(() => rmSync(tmp, { recursive: true, force: true }))
+let dirs = 0
+const freshDir = () => {
+  const d = join(tmp, `d${++dirs}`)
+  mkdirSync(d)
+  return d
+}
+const unique = (prefix) => `${prefix}-${randomUUID().slice(0, 12)}`
+
+const TW_EPOCH = 1288834974657n
+const twMs = (id) => (id >> 22n) + TW_EPOCH
+const twNode = (id) => Number((id >> 12n) & 1023n)
+
+/** Asserts `fn` throws an Error of `cls` with `code`; returns it. */
+function throwsCode(fn, cls, code) {
+  let err
+  assert.throws(fn, (e) => {
+    err = e
+    return e instanceof cls && e.code === code
+  })
+  return err
+}
+
+const leaseSources = [['file', () => `file:${freshDir()}`]]
+const segmentStores = [['sqlite', () => `sqlite:${join(freshDir(), 'segments.db')}`]]
+if (REDIS) {
+  leaseSources.push(['redis', () => REDIS])
+  segmentStores.push(['redis', () => REDIS])
+}
+if (POSTGRES) {
+  leaseSources.push(['postgres', () => POSTGRES])
+  segmentStores.push(['postgres', () => POSTGRES])
+}
+
+describe('LeasedSnowflake', () => {
+  for (const [kind, source] of leaseSources) {
+    test(`${kind}: distinct nodes, no free node, the next holder is fenced`, () => {
+      const src = source()
+      const opts = { namespace: unique('node'), nodes: 2, ttlMs: 3000, holder: 'node-test' }
+      const a = new m.LeasedSnowflake(src, opts)
+      const b = new m.LeasedSnowflake(src, opts)
+      try {
+        assert.deepEqual(new Set([a.node, b.node]), new Set([0n, 1n]))
+        const ids = [...a.nextIds(1000), a.nextId(), BigInt(a.nextIdString())]
+        for (let i = 1; i < ids.length; i++) assert.ok(ids[i] > ids[i - 1])
+        assert.ok(ids.every((id) => BigInt(twNode(id)) === a.node))
+        assert.equal(a.decode(ids[0]).node, a.node)
+        const info = a.lease
+        assert.equal(info.store, kind)
+        assert.equal(info.namespace, opts.namespace)
+        assert.equal(info.node, a.node)
+        assert.equal(info.holder, 'node-test')
+        assert.equal(info.ttlMs, 3000n)
+        assert.ok(info.token >= 1n && info.boundMs >= twMs(ids.at(-1)))
+        assert.ok(info.expiresInMs > 0 && info.expiresInMs <= 3000)
+        assert.ok(a.highWaterMs >= twMs(ids.at(-1)))
+        assert.ok(a.stats().renewals >= 1n)
+        assert.equal(typeof a.stats().generator.rollbacks, 'bigint')
+
+        const e = throwsCode(() => new m.LeasedSnowflake(src, opts), Error, 'ERR_NO_FREE_NODE')
+        assert.equal(e.nodes, 2n)
+        assert.equal(e.message, 'no free node: all 2 nodes are leased')
+
+        const node = a.node
+        const last = ids.at(-1)
+        a.close()
+        const c = new m.LeasedSnowflake(src, opts)
+        assert.equal(c.node, node)
+        assert.ok(c.lease.fenceMs >= twMs(last))
+        assert.equal(c.fenceMs, c.lease.fenceMs)
+        assert.ok(c.nextId() > last)
+        c.close()
+      } finally {
+        a.close()
+        b.close()
+      }
+    })
+  }
+
+  test('fixed node sources', () => {
+    const g = new m.LeasedSnowflake('static:7', { layout: 'sonyflake' })
+    assert.equal(g.node, 7n)
+    assert.equal(g.lease, null)
+    assert.equal(g.decode(g.nextId()).node, 7n)
+    assert.equal(g.layout.presetName, 'sonyflake')
+    g.close()
+    const t = new m.LeasedSnowflake('5')
+    assert.equal(t.node, 5n)
+    t.close()
+    const e = throwsCode(() => new m.LeasedSnowflake('static:1024'), RangeError, 'ERR_OUT_OF_RANGE')
+    assert.equal(e.max, 1023n)
+    throwsCode(() => new m.LeasedSnowflake('memcached://127.0.0.1/'), Error, 'ERR_INVALID_CONFIG')
+  })
+
+  test('bad arguments and options', () => {
+    const src = `file:${freshDir()}`
+    throwsCode(() => new m.LeasedSnowflake(5), TypeError, 'ERR_INVALID_ARG_TYPE')
+    throwsCode(() => new m.LeasedSnowflake(), TypeError, 'ERR_INVALID_ARG_TYPE')
+    throwsCode(() => new m.LeasedSnowflake(src, 5), TypeError, 'ERR_INVALID_ARG_TYPE')
+    // The node comes from the source.
+    throwsCode(() => new m.LeasedSnowflake(src, { node: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    throwsCode(() => new m.LeasedSnowflake(src, { ttl: 5 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    throwsCode(() => new m.LeasedSnowflake(src, { ttlMs: -1 }), RangeError, 'ERR_OUT_OF_RANGE')
+    throwsCode(() => new m.LeasedSnowflake(src, { ttlMs: 'long' }), TypeError, 'ERR_INVALID_ARG_TYPE')
+    throwsCode(() => new m.LeasedSnowflake(src, { namespace: 7 }), TypeError, 'ERR_INVALID_ARG_TYPE')
+    for (const bad of [{ namespace: 'two words' }, { ttlMs: 1 }, { nodes: 0 }, { nodes: 1025 }, { swapAfterMs: 0 }, { renewEveryMs: 20000 }]) {
+      throwsCode(() => new m.LeasedSnowflake(src, bad), Error, 'ERR_INVALID_CONFIG')
+    }
+    throwsCode(() => new m.LeasedSnowflake(src, { layout: 'nope' }), Error, 'ERR_INVALID_LAYOUT')
+    throwsCode(() => new m.LeasedSnowflake(src, { onBackwards: 'sometimes' }), Error, 'ERR_INVALID_CONFIG')
+    // A lease directory that cannot be created (below a regular file).
+    const file = join(freshDir(), 'plain')
+    writeFileSync(file, 'x')
+    const e = throwsCode(() => new m.LeasedSnowflake(`file:${join(file, 'leases')}`), Error, 'ERR_STORE_UNAVAILABLE')
+    assert.deepEqual([e.store, e.op], ['file', 'open'])
+  })
+
+  for (const [kind, url] of Object.entries(DEAD)) {
+    test(`an unreachable ${kind} store is ERR_STORE_UNAVAILABLE`, () => {
+      const e = throwsCode(() => new m.LeasedSnowflake(url, { namespace: unique('dead') }), Error, 'ERR_STORE_UNAVAILABLE')
+      assert.equal(e.store, kind)
+      assert.equal(e.message, `${kind} store unavailable during ${e.op}`)
+    })
+  }
+
+  test('a closed generator throws ERR_CLOSED', () => {
+    const dir = freshDir()
+    const g = new m.LeasedSnowflake(`file:${dir}`)
+    g.nextId()
+    assert.equal(g.closed, false)
+    g.close()
+    g.close()
+    assert.equal(g.closed, true)
+    for (const call of [() => g.nextId(), () => g.tryNextId(), () => g.nextIds(2), () => g.stats(), () => g.node, () => g.lease]) {
+      const e = throwsCode(call, Error, 'ERR_CLOSED')
+      assert.equal(e.message, 'LeasedSnowflake is closed')
+    }
+    // The node was released: the next holder gets it at once.
+    const h = new m.LeasedSnowflake(`file:${dir}`, { nodes: 1 })
+    assert.equal(h.node, 0n)
+    h.close()
+  })
+
+  test('renewals that fail stop minting with ERR_LEASE_LOST; it resumes when the store is back', async () => {
+    // Renewals write the node's record in DIR/NAMESPACE; a file in place of that directory
+    // makes them fail (even for root).
+    const dir = freshDir()
+    const g = new m.LeasedSnowflake(`file:${dir}`, { namespace: 'lost', ttlMs: 400 })
+    try {
+      g.nextId()
+      const ns = join(dir, 'lost')
+      renameSync(ns, `${ns}.away`)
+      writeFileSync(ns, 'in the way')
+      let lost = null
+      for (const t0 = Date.now(); !lost && Date.now() - t0 < 5000; await sleep(10)) {
+        try {
+          g.nextId()
+        } catch (e) {
+          lost = e
+        }
+      }
+      assert.ok(lost, 'minting went on without renewals')
+      assert.equal(lost.code, 'ERR_LEASE_LOST')
+      assert.equal(lost.node, g.node)
+      assert.ok(['renewal failed before the deadline', 'the recorded bound could not be advanced'].includes(lost.reason), lost.reason)
+      assert.ok(g.stats().renewFailures >= 1n)
+      unlinkSync(ns)
+      renameSync(`${ns}.away`, ns)
+      let resumed = false
+      for (const t0 = Date.now(); !resumed && Date.now() - t0 < 5000; await sleep(20)) {
+        try {
+          g.nextId()
+          resumed = true
+        } catch (e) {
+          assert.equal(e.code, 'ERR_LEASE_LOST')
+        }
+      }
+      assert.ok(resumed, 'minting did not resume')
+    } finally {
+      g.close()
+    }
+  })
+
+  test('worker threads and child processes holding leases at once get distinct nodes', async () => {
+    const src = `file:${freshDir()}`
+    const namespace = unique('par')
+    const mine = new m.LeasedSnowflake(src, { namespace, nodes: 8 })
+    const job = { kind: 'lease', source: src, namespace, nodes: 8, n: 500 }
+    const holders = []
+    const results = await Promise.all([
+      ...[0, 1].map(
+        () =>
+          new Promise((resolve, reject) => {
+            const w = new Worker(childScript, { workerData: job })
+            holders.push(() => w.postMessage('release'))
+            w.once('message', resolve)
+            w.once('error', reject)
+          }),
+      ),
+      ...[0, 1].map(
+        () =>
+          new Promise((resolve, reject) => {
+            const c = fork(childScript, [JSON.stringify(job)], { serialization: 'advanced', stdio: 'inherit' })
+            holders.push(() => c.send('release'))
+            c.once('message', resolve)
+            c.once('error', reject)
+          }),
+      ),
+    ])
+    for (const release of holders) release()
+    const nodes = [mine.node, ...results.map((r) => r.node)]
+    assert.equal(new Set(nodes).size, 5, `nodes ${nodes}`)
+    const ids = results.flatMap((r) => [...r.ids])
+    assert.equal(new Set(ids).size, 2000)
+    for (const r of results) assert.ok([...r.ids].every((id) => BigInt(twNode(id)) === r.node))
+    mine.close()
+  })
+})
+
+describe('SegmentAllocator', () => {
+  for (const [kind, url] of segmentStores) {
+    test(`${kind}: increasing per key, independent keys, stats`, () => {
+      const a = new m.SegmentAllocator(url(), { step: 100 })
+      try {
+        assert.equal(a.store, kind)
+        const key = unique('orders')
+        const other = unique('users')
+        const first = a.nextId(key)
+        const batch = a.nextIds(key, 1000)
+        assert.equal(batch.length, 1000)
+        assert.ok(batch[0] > first)
+        for (let i = 1; i < batch.length; i++) assert.ok(batch[i] > batch[i - 1])
+        assert.ok(a.nextId(key) > batch.at(-1))
+        assert.ok(a.nextId(other) >= 1n)
+        assert.deepEqual(a.keys(), [key, other].sort())
+        const st = a.stats(key)
+        assert.ok(st.step >= 100n && typeof st.buffered === 'bigint' && typeof st.fetching === 'boolean')
+        assert.equal(st.lastErrorCode ?? null, null)
+        assert.equal(a.stats(unique('never')), null)
+        assert.equal(a.nextIds(key, 0).length, 0)
+      } finally {
+        a.close()
+      }
+    })
+
+    test(`${kind}: allocators on one store never overlap`, () => {
+      const u = url()
+      const key = unique('shared')
+      const allocs = [0, 1, 2, 3].map(() => new m.SegmentAllocator(u, { step: 50 }))
+      const seen = new Set()
+      let count = 0
+      for (let round = 0; round < 20; round++) {
+        for (const a of allocs) {
+          for (const id of [...a.nextIds(key, 37), a.nextId(key)]) {
+            seen.add(id)
+            count++
+          }
+        }
+      }
+      for (const a of allocs) a.close()
+      assert.equal(seen.size, count)
+    })
+  }
+
+  test('child processes on one SQLite file never overlap', async () => {
+    const url = `sqlite:${join(freshDir(), 'shared.db')}`
+    const job = { kind: 'segment', url, key: 'orders', n: 3000 }
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(
+        () =>
+          new Promise((resolve, reject) => {
+            const c = fork(childScript, [JSON.stringify(job)], { serialization: 'advanced', stdio: 'inherit' })
+            c.once('message', resolve)
+            c.once('error', reject)
+          }),
+      ),
+    )
+    const ids = results.flatMap((r) => [...r.ids])
+    assert.equal(new Set(ids).size, 12000)
+  })
+
+  test('the journal resumes the remainder', () => {
+    const dir = freshDir()
+    const url = `sqlite:${join(dir, 'j.db')}`
+    const journal = join(dir, 'segments.journal')
+    const fixed = { step: 1000, maxStep: 1000 }
+    const a = new m.SegmentAllocator(url, { ...fixed, journal })
+    const ids = Array.from({ length: 10 }, () => a.nextId('k'))
+    a.close()
+    const b = new m.SegmentAllocator(url, { ...fixed, journal })
+    assert.equal(b.nextId('k'), ids.at(-1) + 1n)
+    b.close()
+    const c = new m.SegmentAllocator(url, fixed)
+    assert.ok(c.nextId('k') > ids.at(-1) + 1n) // without the journal the rest is skipped
+    c.close()
+    const d = new m.SegmentAllocator(url, { ...fixed, journal, checkpointEveryMs: 60000 })
+    assert.ok(d.nextId('k') > ids.at(-1))
+    d.checkpoint()
+    d.close()
+    const e = new m.SegmentAllocator(url)
+    throwsCode(() => e.checkpoint(), Error, 'ERR_INVALID_CONFIG')
+    e.close()
+  })
+
+  test('gaps and obfuscation keep IDs unique', () => {
+    const ob = new m.Obfuscator(0x0123456789abcdef0123456789abcdefn, 40)
+    const a = new m.SegmentAllocator(`sqlite:${join(freshDir(), 'o.db')}`, { step: 1000, maxGap: 7, gapSeed: 3, obfuscator: ob })
+    const ids = [...a.nextIds('k', 5000)]
+    a.close()
+    assert.equal(new Set(ids).size, 5000)
+    const plain = ids.map((i) => ob.decode(i)).sort((x, y) => (x < y ? -1 : 1))
+    assert.ok(plain.some((v, i) => v !== BigInt(i + 1)))
+  })
+
+  test('bad arguments and options', () => {
+    const url = `sqlite:${join(freshDir(), 'bad.db')}`
+    for (const bad of [{ step: 0 }, { step: 100, maxStep: 10 }, { refillAtPercent: 101 }, { checkpointEveryMs: 1000 }, { maxGap: 5000, step: 1000 }]) {
+      throwsCode(() => new m.SegmentAllocator(url, bad), Error, 'ERR_INVALID_CONFIG')
+    }
+    throwsCode(() => new m.SegmentAllocator('memcached://127.0.0.1/'), Error, 'ERR_INVALID_CONFIG')
+    throwsCode(() => new m.SegmentAllocator(url, { refillAtPercent: 256 }), RangeError, 'ERR_OUT_OF_RANGE')
+    throwsCode(() => new m.SegmentAllocator(url, { obfuscator: 'key' }), TypeError, 'ERR_INVALID_ARG_TYPE')
+    throwsCode(() => new m.SegmentAllocator(url, { obfuscator: new m.Layout('twitter') }), TypeError, 'ERR_INVALID_ARG_TYPE')
+    throwsCode(() => new m.SegmentAllocator(url, { steps: 5 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    throwsCode(() => new m.SegmentAllocator(7), TypeError, 'ERR_INVALID_ARG_TYPE')
+    const a = new m.SegmentAllocator(url)
+    throwsCode(() => a.nextId(5), TypeError, 'ERR_INVALID_ARG_TYPE')
+    throwsCode(() => a.nextIds('k', -1), RangeError, 'ERR_OUT_OF_RANGE')
+    a.close()
+  })
+
+  for (const [kind, url] of Object.entries(DEAD)) {
+    test(`an unreachable ${kind} store fails after the wait with ERR_STORE_UNAVAILABLE`, () => {
+      const a = new m.SegmentAllocator(url, { waitTimeoutMs: 300 })
+      const t0 = Date.now()
+      const e = throwsCode(() => a.nextId('k'), Error, 'ERR_STORE_UNAVAILABLE')
+      assert.ok(Date.now() - t0 < 5000)
+      assert.deepEqual([e.store, e.op], [kind, 'take'])
+      assert.equal(a.stats('k').lastErrorCode, 'ERR_STORE_UNAVAILABLE')
+      a.close()
+    })
+  }
+
+  test('a closed allocator throws ERR_CLOSED', () => {
+    const a = new m.SegmentAllocator(`sqlite:${join(freshDir(), 'c.db')}`)
+    a.nextId('k')
+    a.close()
+    a.close()
+    assert.equal(a.closed, true)
+    for (const call of [() => a.nextId('k'), () => a.nextIds('k', 2), () => a.keys(), () => a.stats('k')]) {
+      const e = throwsCode(call, Error, 'ERR_CLOSED')
+      assert.equal(e.message, 'SegmentAllocator is closed')
+    }
+  })
+})

@@ -1,0 +1,456 @@
+"""LeasedSnowflake and SegmentAllocator (the idmint-coord crate) through the binding.
+
+Always against a file lease directory and an SQLite store; also against Redis and PostgreSQL
+when IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL name running servers (test.sh starts
+private ones). With IDMINT_TEST_REQUIRE_SERVERS=1 (test.sh sets it) a missing URL is an error,
+so the server-backed tests can never silently drop out.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import idmint
+
+REDIS = os.environ.get("IDMINT_TEST_REDIS_URL")
+POSTGRES = os.environ.get("IDMINT_TEST_POSTGRES_URL")
+if os.environ.get("IDMINT_TEST_REQUIRE_SERVERS") == "1" and not (REDIS and POSTGRES):
+    raise RuntimeError(
+        "IDMINT_TEST_REQUIRE_SERVERS=1 but IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL "
+        "are not both set"
+    )
+
+# Nothing listens on port 1 of the loopback: connecting fails at once.
+DEAD_REDIS = "redis://127.0.0.1:1/"
+DEAD_POSTGRES = "postgres://idmint@127.0.0.1:1/postgres"
+
+TW_EPOCH_MS = 1288834974657
+
+
+def tw_ms(id_: int) -> int:
+    return (id_ >> 22) + TW_EPOCH_MS
+
+
+def tw_node(id_: int) -> int:
+    return (id_ >> 12) & 1023
+
+
+def unique(prefix: str) -> str:
+    """A namespace / key no other test (or earlier run on a shared server) uses."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Lease stores: a file directory always, Redis and PostgreSQL when given
+# ----------------------------------------------------------------------------------------------
+
+
+def lease_sources() -> list[Any]:
+    out: list[Any] = [pytest.param("file", id="file")]
+    if REDIS:
+        out.append(pytest.param("redis", id="redis"))
+    if POSTGRES:
+        out.append(pytest.param("postgres", id="postgres"))
+    return out
+
+
+@pytest.fixture
+def lease_source(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    kind = request.param
+    if kind == "file":
+        return f"file:{tmp_path / 'leases'}"
+    return {"redis": REDIS, "postgres": POSTGRES}[kind]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("lease_source", lease_sources(), indirect=True)
+def test_leases_give_distinct_nodes_and_fence_the_next_holder(lease_source: str) -> None:
+    ns = unique("py")
+    opts: dict[str, Any] = {"namespace": ns, "nodes": 2, "ttl_ms": 3000, "holder": "pytest"}
+    a = idmint.LeasedSnowflake(lease_source, **opts)
+    b = idmint.LeasedSnowflake(lease_source, **opts)
+    try:
+        assert {a.node, b.node} == {0, 1}
+        ids = a.next_ids_list(1000) + [a.next_id()]
+        assert ids == sorted(set(ids))
+        assert all(tw_node(i) == a.node for i in ids)
+        assert tw_node(b.next_id()) == b.node
+        info = a.lease
+        assert info is not None
+        assert (info.store, info.namespace, info.node, info.holder) == (
+            lease_source.split(":")[0].replace("postgresql", "postgres"),
+            ns,
+            a.node,
+            "pytest",
+        )
+        assert info.ttl_ms == 3000 and info.token >= 1
+        assert info.bound_ms >= tw_ms(ids[-1])
+        assert info.expires_in_ms is not None and 0 < info.expires_in_ms <= 3000
+        assert a.high_water_ms is not None and a.high_water_ms >= tw_ms(ids[-1])
+        assert a.stats().renewals >= 1
+        assert "LeaseInfo(" in repr(info) and "leased from" in repr(a)
+
+        # Both nodes are held: a third holder gets a typed error.
+        with pytest.raises(idmint.NoFreeNode) as e:
+            idmint.LeasedSnowflake(lease_source, **opts)
+        assert e.value.code == "ERR_NO_FREE_NODE" and e.value.nodes == 2
+        assert str(e.value) == "no free node: all 2 nodes are leased"
+
+        # Released with its exact last issued time: the next holder of the node starts after it.
+        node, last = a.node, ids[-1]
+        a.close()
+        with idmint.LeasedSnowflake(lease_source, **opts) as c:
+            assert c.node == node
+            assert c.lease is not None and c.lease.fence_ms is not None
+            assert c.lease.fence_ms >= tw_ms(last)
+            assert c.fence_ms == c.lease.fence_ms
+            assert c.next_id() > last
+        assert c.closed
+    finally:
+        a.close()
+        b.close()
+
+
+def test_fixed_node_sources() -> None:
+    with idmint.LeasedSnowflake("static:7", "sonyflake") as g:
+        assert g.node == 7 and g.lease is None
+        assert g.decode(g.next_id()).node == 7
+        assert g.layout.preset_name == "sonyflake"
+        assert "fixed" in repr(g)
+    os.environ["IDMINT_PY_TEST_NODE"] = "12"
+    try:
+        with idmint.LeasedSnowflake("env:IDMINT_PY_TEST_NODE") as g:
+            assert g.node == 12
+    finally:
+        del os.environ["IDMINT_PY_TEST_NODE"]
+    with pytest.raises(idmint.OutOfRange):
+        idmint.LeasedSnowflake("static:1024")  # twitter has 1024 nodes
+    with pytest.raises(idmint.InvalidConfig) as e:
+        idmint.LeasedSnowflake("memcached://127.0.0.1/")
+    assert e.value.reason.startswith("node source is")
+
+
+def test_bad_lease_options(tmp_path: Path) -> None:
+    src = f"file:{tmp_path}"
+    for kwargs in (
+        {"namespace": "two words"},
+        {"ttl_ms": 1},
+        {"nodes": 0},
+        {"nodes": 1025},
+        {"swap_after_ms": 0},
+        {"renew_every_ms": 20_000},
+    ):
+        with pytest.raises(idmint.InvalidConfig):
+            idmint.LeasedSnowflake(src, **kwargs)
+    with pytest.raises(idmint.InvalidLayout):
+        idmint.LeasedSnowflake(src, "nope")
+    with pytest.raises(idmint.InvalidConfig):
+        idmint.LeasedSnowflake(src, on_backwards="sometimes")
+    with pytest.raises(OverflowError):
+        idmint.LeasedSnowflake(src, ttl_ms=-1)
+    with pytest.raises(TypeError):
+        idmint.LeasedSnowflake(7)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        idmint.LeasedSnowflake(src, ttl=5)  # type: ignore[call-arg]
+    # A lease directory that cannot be created (below a regular file).
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(idmint.StoreUnavailable) as e:
+        idmint.LeasedSnowflake(f"file:{tmp_path / 'plain' / 'leases'}")
+    assert (e.value.store, e.value.op) == ("file", "open")
+
+
+@pytest.mark.parametrize("url", [DEAD_REDIS, DEAD_POSTGRES], ids=["redis", "postgres"])
+def test_unreachable_lease_store_is_a_connection_error(url: str) -> None:
+    with pytest.raises(idmint.StoreUnavailable) as e:
+        idmint.LeasedSnowflake(url, namespace=unique("dead"))
+    assert isinstance(e.value, ConnectionError)
+    assert e.value.code == "ERR_STORE_UNAVAILABLE"
+    assert e.value.store == url.split(":")[0] and e.value.op in ("connect", "acquire")
+    assert str(e.value) == f"{e.value.store} store unavailable during {e.value.op}"
+    e2 = pickle.loads(pickle.dumps(e.value))
+    assert type(e2) is idmint.StoreUnavailable and e2.__dict__ == e.value.__dict__
+
+
+def test_closed_generator(tmp_path: Path) -> None:
+    g = idmint.LeasedSnowflake(f"file:{tmp_path}")
+    g.next_id()
+    assert not g.closed
+    g.close()
+    g.close()  # idempotent
+    assert g.closed and "closed" in repr(g)
+    for call in (g.next_id, g.try_next_id, g.stats, lambda: g.next_ids(3), lambda: g.node):
+        with pytest.raises(ValueError, match="LeasedSnowflake is closed"):
+            call()
+    # The node was released: a new holder gets it at once.
+    with idmint.LeasedSnowflake(f"file:{tmp_path}", nodes=1) as h:
+        assert h.node == 0
+
+
+def test_lease_lost_when_renewals_fail_then_recovered(tmp_path: Path) -> None:
+    # Renewals write the node's record in DIR/NAMESPACE; replacing that directory by a file
+    # makes them fail (even for root), so minting stops before the lease could expire.
+    src = f"file:{tmp_path}"
+    g = idmint.LeasedSnowflake(src, namespace="lost", ttl_ms=400, holder="pytest")
+    try:
+        g.next_id()
+        ns = tmp_path / "lost"
+        ns.rename(tmp_path / "lost.away")
+        ns.write_text("in the way")
+        deadline = time.monotonic() + 5
+        with pytest.raises(idmint.LeaseLost) as e:
+            while time.monotonic() < deadline:
+                g.next_id()
+                time.sleep(0.01)
+        assert e.value.code == "ERR_LEASE_LOST" and e.value.node == g.node
+        assert e.value.reason in (
+            "renewal failed before the deadline",
+            "the recorded bound could not be advanced",
+        )
+        assert g.stats().renew_failures >= 1
+        # The store is back: the background renewal extends the lease and minting resumes.
+        ns.unlink()
+        (tmp_path / "lost.away").rename(ns)
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                g.next_id()
+                break
+            except idmint.LeaseLost:
+                assert time.monotonic() < deadline, "minting did not resume"
+                time.sleep(0.02)
+    finally:
+        g.close()
+
+
+def test_threads_share_one_leased_generator(tmp_path: Path) -> None:
+    g = idmint.LeasedSnowflake(f"file:{tmp_path}")
+    out: list[list[int]] = [[] for _ in range(8)]
+
+    def work(i: int) -> None:
+        ids = out[i]
+        for _ in range(5000):
+            ids.append(g.next_id())
+        ids.extend(g.next_ids(5000))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    g.close()
+    every = [i for ids in out for i in ids]
+    assert len(every) == 80_000 and len(set(every)) == 80_000
+    assert all(ids[:5000] == sorted(ids[:5000]) for ids in out)
+
+
+def _lease_in_child(args: tuple[str, str]) -> tuple[int, list[int]]:
+    src, ns = args
+    with idmint.LeasedSnowflake(src, namespace=ns, nodes=8) as g:
+        return g.node, g.next_ids_list(2000)
+
+
+def test_processes_get_distinct_nodes(tmp_path: Path) -> None:
+    src, ns = f"file:{tmp_path}", unique("procs")
+    # Everyone holds a lease at once: the parent keeps one while four children take theirs.
+    with idmint.LeasedSnowflake(src, namespace=ns, nodes=8) as mine:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(4) as pool:
+            got = pool.map(_lease_in_child, [(src, ns)] * 4)
+        nodes = [n for n, _ in got]
+        assert mine.node not in nodes
+    ids = [i for _, chunk in got for i in chunk]
+    assert len(set(ids)) == len(ids) == 8000
+    assert all(tw_node(i) == n for n, chunk in got for i in chunk)
+
+
+def test_fork_child_gets_forked_error_and_leases_its_own_node(tmp_path: Path) -> None:
+    src = f"file:{tmp_path}"
+    g = idmint.LeasedSnowflake(src, nodes=4)
+    last = g.next_id()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        code = 1
+        try:
+            try:
+                g.next_id()
+                msg = "minted"
+            except idmint.ForkedGenerator as e:
+                msg = e.code
+            with idmint.LeasedSnowflake(src, nodes=4) as own:
+                msg += f" {own.node} {own.next_id()}"
+            os.write(w, msg.encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r) as f:
+        reply = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, reply
+    code, node, id_ = reply.split()
+    assert code == "ERR_FORKED"
+    assert int(node) != g.node and tw_node(int(id_)) == int(node)
+    # The parent carries on on its own node.
+    assert g.next_id() > last and g.node == tw_node(last)
+    g.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Segment stores: SQLite always, Redis and PostgreSQL when given
+# ----------------------------------------------------------------------------------------------
+
+
+def segment_stores() -> list[Any]:
+    out: list[Any] = [pytest.param("sqlite", id="sqlite")]
+    if REDIS:
+        out.append(pytest.param("redis", id="redis"))
+    if POSTGRES:
+        out.append(pytest.param("postgres", id="postgres"))
+    return out
+
+
+@pytest.fixture
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    kind = request.param
+    if kind == "sqlite":
+        return f"sqlite:{tmp_path / 'segments.db'}"
+    return {"redis": REDIS, "postgres": POSTGRES}[kind]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("store_url", segment_stores(), indirect=True)
+def test_segments_are_increasing_per_key_and_never_repeat(store_url: str) -> None:
+    key, other = unique("orders"), unique("users")
+    with idmint.SegmentAllocator(store_url, step=100) as alloc:
+        assert alloc.store == store_url.split(":")[0].replace("postgresql", "postgres")
+        first = alloc.next_id(key)
+        batch = alloc.next_ids(key, 1000)
+        assert len(batch) == 1000 and batch[0] > first
+        assert list(batch) == sorted(set(batch))
+        assert alloc.next_id(key) > batch[-1]
+        assert alloc.next_id(other) >= 1  # keys are independent
+        assert alloc.keys() == sorted([key, other])
+        st = alloc.stats(key)
+        assert st is not None and st.step >= 100 and st.last_error is None
+        assert "SegmentKeyStats(" in repr(st)
+        assert alloc.stats(unique("never")) is None
+        assert len(alloc.next_ids(key, 0)) == 0
+
+
+@pytest.mark.parametrize("store_url", segment_stores(), indirect=True)
+def test_allocators_on_one_store_never_overlap(store_url: str) -> None:
+    key = unique("shared")
+    allocs = [idmint.SegmentAllocator(store_url, step=50) for _ in range(4)]
+    out: list[list[int]] = [[] for _ in allocs]
+
+    def work(i: int) -> None:
+        for _ in range(20):
+            out[i].extend(allocs[i].next_ids(key, 37))
+            out[i].append(allocs[i].next_id(key))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(allocs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a in allocs:
+        a.close()
+    every = [i for ids in out for i in ids]
+    assert len(every) == 4 * 20 * 38 and len(set(every)) == len(every)
+
+
+def _segments_in_child(args: tuple[str, str]) -> list[int]:
+    url, key = args
+    with idmint.SegmentAllocator(url, step=100) as alloc:
+        return list(alloc.next_ids(key, 3000))
+
+
+def test_processes_on_one_sqlite_file_never_overlap(tmp_path: Path) -> None:
+    url, key = f"sqlite:{tmp_path / 'shared.db'}", "orders"
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        got = pool.map(_segments_in_child, [(url, key)] * 4)
+    every = [i for chunk in got for i in chunk]
+    assert len(every) == 12_000 and len(set(every)) == 12_000
+
+
+def test_journal_resumes_the_remainder(tmp_path: Path) -> None:
+    url, journal = f"sqlite:{tmp_path / 'j.db'}", tmp_path / "segments.journal"
+    with idmint.SegmentAllocator(url, step=1000, max_step=1000, journal=journal) as a:
+        ids = [a.next_id("k") for _ in range(10)]
+    with idmint.SegmentAllocator(url, step=1000, max_step=1000, journal=str(journal)) as b:
+        assert b.next_id("k") == ids[-1] + 1  # not the next range: the remainder came back
+    # Without the journal the unserved rest of a range is skipped, never reissued.
+    with idmint.SegmentAllocator(url, step=1000, max_step=1000) as c:
+        assert c.next_id("k") > ids[-1] + 1
+    with idmint.SegmentAllocator(
+        url, step=1000, max_step=1000, journal=journal, checkpoint_every_ms=60_000
+    ) as d:
+        assert d.next_id("k") > ids[-1]
+        d.checkpoint()
+    with idmint.SegmentAllocator(url) as e, pytest.raises(idmint.InvalidConfig):
+        e.checkpoint()  # checkpoints are not configured
+
+
+def test_gaps_and_obfuscation_keep_ids_unique(tmp_path: Path) -> None:
+    url = f"sqlite:{tmp_path / 'o.db'}"
+    ob = idmint.Obfuscator(0x0123456789ABCDEF0123456789ABCDEF, 40)
+    with idmint.SegmentAllocator(url, step=1000, max_gap=7, gap_seed=3, obfuscator=ob) as a:
+        ids = list(a.next_ids("k", 5000))
+    assert len(set(ids)) == 5000
+    plain = sorted(ob.decode(i) for i in ids)
+    assert plain == sorted(set(plain)) and plain != list(range(1, 5001))
+
+
+def test_bad_segment_configs(tmp_path: Path) -> None:
+    url = f"sqlite:{tmp_path / 'bad.db'}"
+    for kwargs in (
+        {"step": 0},
+        {"step": 100, "max_step": 10},
+        {"refill_at_percent": 101},
+        {"checkpoint_every_ms": 1000},  # no journal
+        {"max_gap": 5000, "step": 1000},  # a gap must stay below the step
+    ):
+        with pytest.raises(idmint.InvalidConfig):
+            idmint.SegmentAllocator(url, **kwargs)
+    with pytest.raises(idmint.InvalidConfig):
+        idmint.SegmentAllocator("memcached://127.0.0.1/")
+    with pytest.raises(OverflowError):
+        idmint.SegmentAllocator(url, refill_at_percent=256)
+    with pytest.raises(TypeError):
+        idmint.SegmentAllocator(url, 1000)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        idmint.SegmentAllocator(url, obfuscator="key")  # type: ignore[arg-type]
+
+
+def test_unreachable_segment_store_fails_after_the_wait(tmp_path: Path) -> None:
+    for url in (DEAD_REDIS, DEAD_POSTGRES):
+        with idmint.SegmentAllocator(url, wait_timeout_ms=300) as a:
+            t0 = time.monotonic()
+            with pytest.raises(idmint.StoreUnavailable) as e:
+                a.next_id("k")
+            assert time.monotonic() - t0 < 5
+            assert isinstance(e.value, ConnectionError)
+            assert e.value.store == url.split(":")[0] and e.value.op == "take"
+            st = a.stats("k")
+            assert st is not None and isinstance(st.last_error, idmint.StoreUnavailable)
+
+
+def test_closed_allocator(tmp_path: Path) -> None:
+    a = idmint.SegmentAllocator(f"sqlite:{tmp_path / 'c.db'}")
+    a.next_id("k")
+    a.close()
+    a.close()
+    assert a.closed and "closed" in repr(a)
+    for call in (lambda: a.next_id("k"), lambda: a.next_ids("k", 2), a.keys):
+        with pytest.raises(ValueError, match="SegmentAllocator is closed"):
+            call()
+
