@@ -1233,7 +1233,7 @@ static void test_leased_arguments(void) {
            "invalid argument: dir must not be empty");
     /* A directory that cannot be created: below a regular file. */
     EXPECT(idmint_leased_snowflake_new("/dev/null/leases", &cfg, NULL, &g),
-           IDMINT_STORE_UNAVAILABLE, "file store unavailable during open");
+           IDMINT_STORE_UNAVAILABLE, "file store unavailable during open: not a directory");
     CHECK(g == NULL);
     cfg.layout = "nope";
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, &g), IDMINT_INVALID_LAYOUT, NULL);

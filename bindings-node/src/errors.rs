@@ -186,9 +186,11 @@ pub(crate) fn core(env: &Env, e: Error) -> napi::Error {
             (c"reason", Prop::Str(reason)),
         ],
         Error::BufferTooSmall { needed } => &[(c"needed", Prop::Num(needed))],
-        Error::StoreUnavailable { store, op } => {
-            &[(c"store", Prop::Str(store)), (c"op", Prop::Str(op))]
-        }
+        Error::StoreUnavailable { store, op, reason } => &[
+            (c"store", Prop::Str(store)),
+            (c"op", Prop::Str(op)),
+            (c"reason", Prop::Str(reason)),
+        ],
         Error::LeaseLost { node, reason } => {
             &[(c"node", Prop::Big(node)), (c"reason", Prop::Str(reason))]
         }

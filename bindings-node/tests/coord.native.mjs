@@ -141,14 +141,15 @@ describe('LeasedSnowflake', () => {
     const file = join(freshDir(), 'plain')
     writeFileSync(file, 'x')
     const e = throwsCode(() => new m.LeasedSnowflake(`file:${join(file, 'leases')}`), Error, 'ERR_STORE_UNAVAILABLE')
-    assert.deepEqual([e.store, e.op], ['file', 'open'])
+    assert.deepEqual([e.store, e.op, e.reason], ['file', 'open', 'not a directory'])
   })
 
   for (const [kind, url] of Object.entries(DEAD)) {
     test(`an unreachable ${kind} store is ERR_STORE_UNAVAILABLE`, () => {
       const e = throwsCode(() => new m.LeasedSnowflake(url, { namespace: unique('dead') }), Error, 'ERR_STORE_UNAVAILABLE')
       assert.equal(e.store, kind)
-      assert.equal(e.message, `${kind} store unavailable during ${e.op}`)
+      assert.equal(e.reason, 'connection refused')
+      assert.equal(e.message, `${kind} store unavailable during ${e.op}: connection refused`)
     })
   }
 

@@ -216,9 +216,10 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
             inst.setattr("reason", reason)?;
         }
         Error::BufferTooSmall { needed } => inst.setattr("needed", needed)?,
-        Error::StoreUnavailable { store, op } => {
+        Error::StoreUnavailable { store, op, reason } => {
             inst.setattr("store", store)?;
             inst.setattr("op", op)?;
+            inst.setattr("reason", reason)?;
         }
         Error::LeaseLost { node, reason } => {
             inst.setattr("node", node)?;

@@ -164,7 +164,7 @@ def test_bad_lease_options(tmp_path: Path) -> None:
     (tmp_path / "plain").write_text("x")
     with pytest.raises(idmint.StoreUnavailable) as e:
         idmint.LeasedSnowflake(f"file:{tmp_path / 'plain' / 'leases'}")
-    assert (e.value.store, e.value.op) == ("file", "open")
+    assert (e.value.store, e.value.op, e.value.reason) == ("file", "open", "not a directory")
 
 
 @pytest.mark.parametrize("url", [DEAD_REDIS, DEAD_POSTGRES], ids=["redis", "postgres"])
@@ -174,7 +174,8 @@ def test_unreachable_lease_store_is_a_connection_error(url: str) -> None:
     assert isinstance(e.value, ConnectionError)
     assert e.value.code == "ERR_STORE_UNAVAILABLE"
     assert e.value.store == url.split(":")[0] and e.value.op in ("connect", "acquire")
-    assert str(e.value) == f"{e.value.store} store unavailable during {e.value.op}"
+    assert e.value.reason == "connection refused"
+    assert str(e.value) == f"{e.value.store} store unavailable during {e.value.op}: connection refused"
     e2 = pickle.loads(pickle.dumps(e.value))
     assert type(e2) is idmint.StoreUnavailable and e2.__dict__ == e.value.__dict__
 

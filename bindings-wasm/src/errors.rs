@@ -138,9 +138,11 @@ pub(crate) fn core(e: Error) -> JsValue {
             ("reason", Prop::Str(reason)),
         ],
         Error::BufferTooSmall { needed } => &[("needed", Prop::Num(needed))],
-        Error::StoreUnavailable { store, op } => {
-            &[("store", Prop::Str(store)), ("op", Prop::Str(op))]
-        }
+        Error::StoreUnavailable { store, op, reason } => &[
+            ("store", Prop::Str(store)),
+            ("op", Prop::Str(op)),
+            ("reason", Prop::Str(reason)),
+        ],
         Error::LeaseLost { node, reason } => {
             &[("node", Prop::Big(node)), ("reason", Prop::Str(reason))]
         }

@@ -316,14 +316,19 @@ fn store_and_lease_errors_carry_their_fields() {
     let e = crate::errors::core(Error::StoreUnavailable {
         store: "redis",
         op: "renew",
+        reason: "connection refused",
     });
     assert!(e.is_instance_of::<js_sys::Error>());
     assert_eq!(code(&e), "ERR_STORE_UNAVAILABLE");
     assert_eq!(prop(&e, "store").as_string().unwrap(), "redis");
     assert_eq!(prop(&e, "op").as_string().unwrap(), "renew");
     assert_eq!(
+        prop(&e, "reason").as_string().unwrap(),
+        "connection refused"
+    );
+    assert_eq!(
         prop(&e, "message").as_string().unwrap(),
-        "redis store unavailable during renew"
+        "redis store unavailable during renew: connection refused"
     );
     let e = crate::errors::core(Error::LeaseLost {
         node: 1 << 60,

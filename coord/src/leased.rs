@@ -61,6 +61,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::reason::Reason;
 use idmint::{Clock, Config, Error, Result, Snowflake, Stats, SystemClock};
 
 use crate::lease::{self, mono, Lease, LeaseSpec, LeaseStore};
@@ -753,11 +754,12 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
             .spawn(move || runner.renewer());
         let renewer = match renewer {
             Ok(h) => h,
-            Err(_) => {
+            Err(e) => {
                 let _ = shared.release_current();
                 return Err(Error::StoreUnavailable {
                     store: shared.store()?.kind(),
                     op: "start the renewal thread",
+                    reason: e.reason(),
                 });
             }
         };

@@ -59,6 +59,7 @@
 pub mod lease;
 pub mod leased;
 pub mod node_source;
+mod reason;
 #[cfg(feature = "redis")]
 pub mod redis_compose;
 pub mod segment;

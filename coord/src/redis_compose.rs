@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use idmint::{Error, Layout, Parts, Result};
 
-use crate::segment::redis::{Failure, RedisPool};
+use crate::segment::redis::RedisPool;
 
 /// How long a tick's sequence counter outlives its last use by default.
 pub const DEFAULT_SEQ_TTL: Duration = Duration::from_secs(5);
@@ -211,13 +211,15 @@ impl RedisCompose {
                 .arg(self.seq_ttl_ms)
                 .invoke::<Vec<i64>>(con)
         });
-        let unavailable = Error::StoreUnavailable {
-            store: "redis",
-            op: "compose",
-        };
         let v = match reply {
             Ok(v) => v,
-            Err(Failure::Reply(_)) | Err(Failure::Down) => return Err(unavailable),
+            Err(f) => {
+                return Err(Error::StoreUnavailable {
+                    store: "redis",
+                    op: "compose",
+                    reason: f.reason(),
+                })
+            }
         };
         match v.as_slice() {
             [-1, now, ..] => Err(Error::BeforeEpoch {
@@ -230,7 +232,11 @@ impl RedisCompose {
             [tick, first, last, _] if *tick >= 0 && 0 <= *first && first <= last => {
                 Ok((*tick as u64, *first as u64, *last as u64))
             }
-            _ => Err(unavailable),
+            _ => Err(Error::StoreUnavailable {
+                store: "redis",
+                op: "compose",
+                reason: "unexpected reply",
+            }),
         }
     }
 }

@@ -165,12 +165,17 @@ fn a_killed_server_fails_in_bounded_time_and_issuing_resumes_above() {
     server.kill();
     for _ in 0..3 {
         let t = Instant::now();
-        assert_eq!(
-            g.next_id(),
-            Err(Error::StoreUnavailable {
-                store: "redis",
-                op: "compose"
-            })
+        let e = g.next_id().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::StoreUnavailable {
+                    store: "redis",
+                    op: "compose",
+                    reason: "connection refused" | "connection lost",
+                }
+            ),
+            "{e:?}"
         );
         assert!(t.elapsed() < Duration::from_secs(3));
     }

@@ -121,9 +121,10 @@ impl SegmentStore for Flaky {
     fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
         thread::sleep(Duration::from_millis(self.delay_ms.load(Ordering::SeqCst)));
         self.inner.take(key, step).map_err(|e| match e {
-            Error::StoreUnavailable { .. } => Error::StoreUnavailable {
+            Error::StoreUnavailable { reason, .. } => Error::StoreUnavailable {
                 store: "flaky",
                 op: "take",
+                reason,
             },
             other => other,
         })
@@ -184,7 +185,8 @@ fn outage_shorter_than_the_buffers_is_invisible() {
         stats.last_error,
         Some(Error::StoreUnavailable {
             store: "flaky",
-            op: "take"
+            op: "take",
+            reason: "set failing"
         })
     );
     // Back up: callers keep going through the boundary without an error.
@@ -224,7 +226,8 @@ fn outage_longer_than_the_buffers_reports_then_recovers() {
         err,
         Error::StoreUnavailable {
             store: "memory",
-            op: "take"
+            op: "take",
+            reason: "set failing"
         }
     );
     // Each further call waits its timeout, then fails the same way; batches too.
@@ -259,7 +262,8 @@ fn a_slow_store_times_callers_out_but_its_range_still_lands() {
         alloc.next_id("k"),
         Err(Error::StoreUnavailable {
             store: "flaky",
-            op: "take"
+            op: "take",
+            reason: "timed out waiting for a range"
         })
     );
     store.delay_ms.store(0, Ordering::SeqCst);
@@ -447,6 +451,7 @@ impl SegmentStore for FileCounter {
         let fail = Error::StoreUnavailable {
             store: "file-counter",
             op: "take",
+            reason: "I/O error",
         };
         let lock = OpenOptions::new()
             .create(true)
@@ -727,7 +732,8 @@ fn a_panicking_store_is_a_failed_fetch() {
             alloc.next_id("k"),
             Err(Error::StoreUnavailable {
                 store: "panicking",
-                op: "take"
+                op: "take",
+                reason: "the store panicked"
             })
         );
     }

@@ -105,13 +105,17 @@ pub enum Error {
     #[error("random source failed")]
     RandomSource,
     /// A lease or segment store could not be reached or answered with an error; `op` says
-    /// what was being done. Nothing was issued on the strength of the failed call.
-    #[error("{store} store unavailable during {op}")]
+    /// what was being done and `reason` why it failed. Nothing was issued on the strength of
+    /// the failed call.
+    #[error("{store} store unavailable during {op}: {reason}")]
     StoreUnavailable {
         /// The store (`file`, `redis`, `postgres`, `sqlite`, ...).
         store: &'static str,
         /// The operation (`acquire`, `renew`, `release`, `take`, ...).
         op: &'static str,
+        /// The cause, in a few words (`connection refused`, `timed out`,
+        /// `authentication failed`, `database is locked`, ...).
+        reason: &'static str,
     },
     /// The generator's node lease could not be renewed in time, or another holder took the
     /// node: it stopped minting before the lease could have expired.

@@ -166,6 +166,7 @@ class StoreUnavailable(IdmintError, ConnectionError):
     code: str  # "ERR_STORE_UNAVAILABLE"
     store: str
     op: str
+    reason: str
 
 class LeaseLost(IdmintError):
     """The node lease was not renewed in time or was taken over; the generator stopped minting."""

@@ -24,6 +24,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use idmint::{Error, Result};
 
+use crate::reason::Reason;
+
 use super::{Lease, LeaseSpec, LeaseStore};
 
 const STORE: &str = "file";
@@ -119,8 +121,12 @@ fn wall_ms() -> u64 {
         .unwrap_or(0)
 }
 
-fn unavailable(op: &'static str) -> Error {
-    Error::StoreUnavailable { store: STORE, op }
+fn unavailable(op: &'static str, reason: &'static str) -> Error {
+    Error::StoreUnavailable {
+        store: STORE,
+        op,
+        reason,
+    }
 }
 
 /// What reading a record found.
@@ -134,7 +140,7 @@ impl FileStore {
     /// Uses `dir` (created if missing) for the lock and record files.
     pub fn open(dir: impl AsRef<Path>) -> Result<FileStore> {
         let dir = dir.as_ref().to_path_buf();
-        fs::create_dir_all(&dir).map_err(|_| unavailable("open"))?;
+        fs::create_dir_all(&dir).map_err(|e| unavailable("open", e.reason()))?;
         Ok(FileStore {
             dir,
             held: Mutex::new(HashMap::new()),
@@ -171,7 +177,7 @@ impl FileStore {
             }),
             Err(e) if e.kind() == IoKind::NotFound => Ok(Read::Missing),
             Err(e) if e.kind() == IoKind::InvalidData => Ok(Read::Corrupt),
-            Err(_) => Err(unavailable("acquire")),
+            Err(e) => Err(unavailable("acquire", e.reason())),
         }
     }
 
@@ -188,7 +194,7 @@ impl FileStore {
             fs::rename(&tmp, &path)?;
             File::open(self.ns_dir(ns))?.sync_all()
         };
-        write().map_err(|_| unavailable(op))
+        write().map_err(|e| unavailable(op, e.reason()))
     }
 
     /// Opens and tries to lock node `node`'s lock file: `Ok(None)` if someone holds it.
@@ -199,17 +205,18 @@ impl FileStore {
             .create(true)
             .truncate(false)
             .open(self.lock_path(ns, node))
-            .map_err(|_| unavailable("acquire"))?;
+            .map_err(|e| unavailable("acquire", e.reason()))?;
         loop {
             // SAFETY: flock on a descriptor we own; no memory is involved.
             let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
             if rc == 0 {
                 return Ok(Some(f));
             }
-            match std::io::Error::last_os_error().raw_os_error() {
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
                 Some(libc::EWOULDBLOCK) => return Ok(None),
                 Some(libc::EINTR) => continue,
-                _ => return Err(unavailable("acquire")),
+                _ => return Err(unavailable("acquire", e.reason())),
             }
         }
     }
@@ -287,7 +294,7 @@ impl LeaseStore for FileStore {
     fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
         spec.validate()?;
         let ns = spec.namespace.as_str();
-        fs::create_dir_all(self.ns_dir(ns)).map_err(|_| unavailable("acquire"))?;
+        fs::create_dir_all(self.ns_dir(ns)).map_err(|e| unavailable("acquire", e.reason()))?;
         // Holders come and go while we scan, so a pass can find every node busy at the moment
         // it tried it although one was free at all times: scan a few times before giving up.
         let mut corrupt = false;
@@ -298,7 +305,7 @@ impl LeaseStore for FileStore {
         }
         if corrupt {
             // Some node's record is unreadable: granting it could break its fence.
-            return Err(unavailable("acquire"));
+            return Err(unavailable("acquire", "corrupt record"));
         }
         Err(Error::NoFreeNode { nodes: spec.nodes })
     }

@@ -32,6 +32,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use idmint::{Error, Result};
+
+use crate::reason::Reason;
 use postgres::{Client, Config, NoTls};
 
 use super::{url, Lease, LeaseSpec, LeaseStore};
@@ -86,6 +88,16 @@ const ACQUIRE: &str = "UPDATE idmint_lease AS l
     WHERE l.namespace = $1 AND l.node = c.node
     RETURNING l.node, l.token, l.last_issued_ms";
 
+/// Whether any node is free or expired, ignoring row locks (after `ACQUIRE` found none it
+/// could lock).
+const ANY_FREE: &str = "SELECT EXISTS (SELECT 1 FROM idmint_lease
+    WHERE namespace = $1 AND node < $2 AND node <> $3
+      AND (holder IS NULL OR expires_at <= now()))";
+
+/// How many times `acquire` tries again while free rows exist but are all locked for the
+/// moment (about a second in all).
+const ACQUIRE_RETRIES: u64 = 60;
+
 const RENEW: &str = "UPDATE idmint_lease
     SET expires_at = now() + $4::bigint * interval '1 millisecond',
         last_issued_ms = GREATEST(COALESCE(last_issued_ms, 0), $5)
@@ -130,8 +142,12 @@ impl std::fmt::Debug for PgStore {
     }
 }
 
-fn unavailable(op: &'static str) -> Error {
-    Error::StoreUnavailable { store: STORE, op }
+fn unavailable(op: &'static str, reason: &'static str) -> Error {
+    Error::StoreUnavailable {
+        store: STORE,
+        op,
+        reason,
+    }
 }
 
 fn to_i64(v: u64) -> i64 {
@@ -195,10 +211,14 @@ impl PgStore {
         let mut guard: MutexGuard<'_, Conn> = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let conn = &mut *guard;
         if conn.client.is_none() {
-            conn.client = Some(self.config.connect(NoTls).map_err(|_| unavailable(op))?);
+            conn.client = Some(
+                self.config
+                    .connect(NoTls)
+                    .map_err(|e| unavailable(op, e.reason()))?,
+            );
         }
         let Some(client) = conn.client.as_mut() else {
-            return Err(unavailable(op));
+            return Err(unavailable(op, "not connected"));
         };
         let run = || -> std::result::Result<T, postgres::Error> {
             if !conn.schema {
@@ -212,9 +232,9 @@ impl PgStore {
         };
         match run() {
             Ok(v) => Ok(v),
-            Err(_) => {
+            Err(e) => {
                 conn.client = None;
-                Err(unavailable(op))
+                Err(unavailable(op, e.reason()))
             }
         }
     }
@@ -270,21 +290,34 @@ impl LeaseStore for PgStore {
         let avoid = avoid.map_or(-1, to_i64);
         let ttl = to_i64(spec.ttl_ms());
         let now = to_i64(now_ms);
-        let row = self.with("acquire", |client, filled| {
-            if !filled.iter().any(|(n, k)| n == ns && *k >= spec.nodes) {
-                client.execute(FILL, &[&ns, &nodes])?;
-                filled.push((ns.to_string(), spec.nodes));
+        // `SKIP LOCKED` also skips a free row that another session has locked for a moment
+        // (a release committing, another acquirer that will settle on a different row). So
+        // "no row" is only believed once no free row is visible at all; otherwise try again.
+        let mut attempt = 0u64;
+        let (node, token, bound) = loop {
+            let row = self.with("acquire", |client, filled| {
+                if !filled.iter().any(|(n, k)| n == ns && *k >= spec.nodes) {
+                    client.execute(FILL, &[&ns, &nodes])?;
+                    filled.push((ns.to_string(), spec.nodes));
+                }
+                let row = client.query_opt(ACQUIRE, &[&ns, &nodes, &avoid, &holder, &ttl, &now])?;
+                if let Some(r) = row {
+                    let node: i64 = r.get(0);
+                    let token: i64 = r.get(1);
+                    let bound: Option<i64> = r.get(2);
+                    return Ok(Ok((node, token, bound)));
+                }
+                let free: bool = client.query_one(ANY_FREE, &[&ns, &nodes, &avoid])?.get(0);
+                Ok(Err(free))
+            })?;
+            match row {
+                Ok(got) => break got,
+                Err(true) if attempt < ACQUIRE_RETRIES => {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(attempt.min(20)));
+                }
+                Err(_) => return Err(Error::NoFreeNode { nodes: spec.nodes }),
             }
-            let row = client.query_opt(ACQUIRE, &[&ns, &nodes, &avoid, &holder, &ttl, &now])?;
-            Ok(row.map(|r| {
-                let node: i64 = r.get(0);
-                let token: i64 = r.get(1);
-                let bound: Option<i64> = r.get(2);
-                (node, token, bound)
-            }))
-        })?;
-        let Some((node, token, bound)) = row else {
-            return Err(Error::NoFreeNode { nodes: spec.nodes });
         };
         Ok(Lease {
             namespace: spec.namespace.clone(),

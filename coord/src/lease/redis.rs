@@ -20,6 +20,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use idmint::{Error, Result};
+
+use crate::reason::Reason;
 use redis::{Client, Connection, Script};
 
 use super::{url, Lease, LeaseSpec, LeaseStore};
@@ -110,8 +112,12 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-fn unavailable(op: &'static str) -> Error {
-    Error::StoreUnavailable { store: STORE, op }
+fn unavailable(op: &'static str, reason: &'static str) -> Error {
+    Error::StoreUnavailable {
+        store: STORE,
+        op,
+        reason,
+    }
 }
 
 fn prefix(ns: &str) -> String {
@@ -162,16 +168,16 @@ impl RedisStore {
         let mut guard: MutexGuard<'_, Option<Connection>> =
             self.con.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            *guard = Some(self.connect().map_err(|_| unavailable(op))?);
+            *guard = Some(self.connect().map_err(|e| unavailable(op, e.reason()))?);
         }
         let Some(con) = guard.as_mut() else {
-            return Err(unavailable(op));
+            return Err(unavailable(op, "not connected"));
         };
         match f(con) {
             Ok(v) => Ok(v),
-            Err(_) => {
+            Err(e) => {
                 *guard = None;
-                Err(unavailable(op))
+                Err(unavailable(op, e.reason()))
             }
         }
     }
@@ -237,7 +243,11 @@ impl LeaseStore for RedisStore {
         let fence_ms = if bound.is_empty() {
             None
         } else {
-            Some(bound.parse().map_err(|_| unavailable("acquire"))?)
+            Some(
+                bound
+                    .parse()
+                    .map_err(|_| unavailable("acquire", "corrupt record"))?,
+            )
         };
         Ok(Lease {
             namespace: spec.namespace.clone(),

@@ -39,6 +39,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::reason::Reason;
 use idmint::segment::{Fetch, SegmentBuffer, SegmentConfig, Stall, Take};
 use idmint::{Clock, Error, ForkGuard, Result, SystemClock};
 
@@ -299,9 +300,10 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>
     std::thread::Builder::new()
         .name(name.into())
         .spawn(f)
-        .map_err(|_| Error::StoreUnavailable {
+        .map_err(|e| Error::StoreUnavailable {
             store: "thread",
             op: "spawn",
+            reason: e.reason(),
         })
 }
 
@@ -608,11 +610,13 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
             (Stall::Fenced, _) => Error::StoreUnavailable {
                 store: "journal",
                 op: "write",
+                reason: "checkpoint not written in time",
             },
             (_, Some(e)) => e,
             (_, None) => Error::StoreUnavailable {
                 store: self.store.kind(),
                 op: "take",
+                reason: "timed out waiting for a range",
             },
         }
     }
@@ -654,6 +658,7 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
             let unavailable = Error::StoreUnavailable {
                 store: self.store.kind(),
                 op: "take",
+                reason: "the store panicked",
             };
             // A store that panics is a store that failed; the allocator keeps going.
             let result = catch_unwind(AssertUnwindSafe(|| self.store.take(&k.name, f.step())))

@@ -128,7 +128,7 @@ impl SegmentStore for AutoIncStore {
                 Err(e) => return Err(e),
             }
         }
-        Err(counter::unavailable(self.kind()))
+        Err(counter::unavailable(self.kind(), "every instance failed"))
     }
 }
 
@@ -149,7 +149,7 @@ mod tests {
         }
         fn take(&self, _key: &str, step: u64) -> Result<Range> {
             if self.down.load(Ordering::SeqCst) {
-                return Err(counter::unavailable("test"));
+                return Err(counter::unavailable("test", "down"));
             }
             let last = self.last.fetch_add(step, Ordering::SeqCst) + step;
             Ok(Range {

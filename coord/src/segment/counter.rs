@@ -42,7 +42,10 @@ pub(crate) fn range_ending_at(store: &'static str, last: i64, step: i64) -> Resu
     // A counter below the step means the row was edited by hand or by something else; do not
     // hand out values at or below 0 on its strength.
     if last < step {
-        return Err(unavailable(store));
+        return Err(unavailable(
+            store,
+            "counter below the step (edited by hand?)",
+        ));
     }
     Ok(Range {
         start: (last - step) as u64 + 1,
@@ -81,8 +84,12 @@ pub(crate) fn exhausted(current: i64, step: i64) -> Error {
 }
 
 /// The store-failure error of `take`.
-pub(crate) fn unavailable(store: &'static str) -> Error {
-    Error::StoreUnavailable { store, op: "take" }
+pub(crate) fn unavailable(store: &'static str, reason: &'static str) -> Error {
+    Error::StoreUnavailable {
+        store,
+        op: "take",
+        reason,
+    }
 }
 
 #[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]

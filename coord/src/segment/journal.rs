@@ -68,6 +68,7 @@ use std::io::{ErrorKind as IoErrorKind, Write};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
+use crate::reason::Reason;
 use idmint::segment::Range;
 use idmint::{Error, Result};
 
@@ -114,10 +115,11 @@ pub struct Journal {
     _lock: File,
 }
 
-fn io_error(op: &'static str) -> Error {
+fn io_error(op: &'static str, e: std::io::Error) -> Error {
     Error::StoreUnavailable {
         store: "journal",
         op,
+        reason: e.reason(),
     }
 }
 
@@ -140,14 +142,14 @@ impl Journal {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&dir).map_err(|_| io_error("open"))?;
+        fs::create_dir_all(&dir).map_err(|e| io_error("open", e))?;
         let lock = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .open(with_suffix(&path, ".lock"))
-            .map_err(|_| io_error("lock"))?;
+            .map_err(|e| io_error("lock", e))?;
         // SAFETY: flock on a descriptor we own; no memory is involved.
         let rc = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if rc != 0 {
@@ -157,7 +159,7 @@ impl Journal {
                     reason: "the segment journal is in use by another process",
                 }
             } else {
-                io_error("lock")
+                io_error("lock", err)
             });
         }
         let journal = Journal {
@@ -179,7 +181,7 @@ impl Journal {
         match fs::read(path.as_ref()) {
             Ok(bytes) => parse(&bytes),
             Err(e) if e.kind() == IoErrorKind::NotFound => Ok(Vec::new()),
-            Err(_) => Err(io_error("read")),
+            Err(e) => Err(io_error("read", e)),
         }
     }
 
@@ -197,15 +199,15 @@ impl Journal {
             .create(true)
             .truncate(true)
             .open(&self.tmp)
-            .map_err(|_| io_error("write"))?;
+            .map_err(|e| io_error("write", e))?;
         f.write_all(text.as_bytes())
             .and_then(|()| f.sync_all())
-            .map_err(|_| io_error("write"))?;
+            .map_err(|e| io_error("write", e))?;
         drop(f);
-        fs::rename(&self.tmp, &self.path).map_err(|_| io_error("write"))?;
+        fs::rename(&self.tmp, &self.path).map_err(|e| io_error("write", e))?;
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
-            .map_err(|_| io_error("write"))
+            .map_err(|e| io_error("write", e))
     }
 }
 

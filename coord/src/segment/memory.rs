@@ -111,6 +111,7 @@ impl SegmentStore for MemoryStore {
             return Err(Error::StoreUnavailable {
                 store: "memory",
                 op: "take",
+                reason: "set failing",
             });
         }
         if step == 0 {

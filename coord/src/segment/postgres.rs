@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::reason::Reason;
 use idmint::segment::Range;
 use idmint::{Error, Result};
 use postgres::types::{ToSql, Type};
@@ -197,12 +198,14 @@ impl PostgresStore {
                 }
                 Err(e) if e.as_db_error().is_some() => {
                     self.give_back(client);
-                    return Err(counter::unavailable(KIND));
+                    return Err(counter::unavailable(KIND, e.reason()));
                 }
                 Err(_) => self.idle().clear(),
             }
         }
-        let mut client = self.connect().map_err(|_| counter::unavailable(KIND))?;
+        let mut client = self
+            .connect()
+            .map_err(|e| counter::unavailable(KIND, e.reason()))?;
         match f(&mut client) {
             Ok(v) => {
                 self.give_back(client);
@@ -212,7 +215,7 @@ impl PostgresStore {
                 if e.as_db_error().is_some() {
                     self.give_back(client);
                 }
-                Err(counter::unavailable(KIND))
+                Err(counter::unavailable(KIND, e.reason()))
             }
         }
     }
@@ -283,17 +286,17 @@ impl ShardRows for PostgresStore {
                     row.try_get::<_, i64>(3),
                 );
                 let (Ok(a), Ok(b), Ok(c), Ok(d)) = read else {
-                    return Err(counter::unavailable(KIND));
+                    return Err(counter::unavailable(KIND, "unexpected row"));
                 };
                 return ShardRow::from_sql((a, b, c, d));
             }
         }
-        Err(counter::unavailable(KIND))
+        Err(counter::unavailable(KIND, "row not found"))
     }
 
     fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool> {
         let (Ok(version), Ok(next)) = (i64::try_from(version), i64::try_from(next)) else {
-            return Err(counter::unavailable(KIND));
+            return Err(counter::unavailable(KIND, "value out of range"));
         };
         let shard = i64::from(shard);
         let params: [(&(dyn ToSql + Sync), Type); 4] = [

@@ -22,6 +22,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::reason::Reason;
 use idmint::segment::Range;
 use idmint::{Error, Result};
 use redis::{Connection, RedisError};
@@ -45,8 +46,18 @@ const MAX_IDLE: usize = 8;
 pub(crate) enum Failure {
     /// The server answered with an error (the connection is fine).
     Reply(RedisError),
-    /// No answer: cannot connect, timed out, or the connection broke.
-    Down,
+    /// No answer: cannot connect, timed out, or the connection broke (why, in a few words).
+    Down(&'static str),
+}
+
+impl Failure {
+    /// The cause, for [`Error::StoreUnavailable`](idmint::Error::StoreUnavailable).
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            Failure::Reply(e) => e.reason(),
+            Failure::Down(reason) => reason,
+        }
+    }
 }
 
 /// A few Redis connections with bounded connect and I/O times, shared by the Redis store and
@@ -83,14 +94,13 @@ impl RedisPool {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn connect(&self) -> Option<Connection> {
+    fn connect(&self) -> redis::RedisResult<Connection> {
         let con = self
             .client
-            .get_connection_with_timeout(self.connect_timeout)
-            .ok()?;
-        con.set_read_timeout(Some(self.io_timeout)).ok()?;
-        con.set_write_timeout(Some(self.io_timeout)).ok()?;
-        Some(con)
+            .get_connection_with_timeout(self.connect_timeout)?;
+        con.set_read_timeout(Some(self.io_timeout))?;
+        con.set_write_timeout(Some(self.io_timeout))?;
+        Ok(con)
     }
 
     /// Runs `f` on a pooled connection or a fresh one; a pooled connection that fails without
@@ -114,7 +124,7 @@ impl RedisPool {
                 Err(_) => self.idle().clear(),
             }
         }
-        let mut con = self.connect().ok_or(Failure::Down)?;
+        let mut con = self.connect().map_err(|e| Failure::Down(e.reason()))?;
         match f(&mut con) {
             Ok(v) => {
                 self.give_back(con);
@@ -124,7 +134,7 @@ impl RedisPool {
                 self.give_back(con);
                 Err(Failure::Reply(e))
             }
-            Err(_) => Err(Failure::Down),
+            Err(e) => Err(Failure::Down(e.reason())),
         }
     }
 
@@ -218,7 +228,7 @@ impl SegmentStore for RedisStore {
                     .unwrap_or(i64::MAX);
                 Err(counter::exhausted(current, step))
             }
-            Err(_) => Err(counter::unavailable(KIND)),
+            Err(f) => Err(counter::unavailable(KIND, f.reason())),
         }
     }
 }

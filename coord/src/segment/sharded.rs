@@ -399,7 +399,7 @@ impl SegmentStore for ShardedStore {
                     }
                     from = (shard + 1) % self.shards;
                 }
-                Err(true) => return Err(counter::unavailable(self.kind())),
+                Err(true) => return Err(counter::unavailable(self.kind(), "every shard failed")),
                 // Every open row is being taken from by another thread: wait for a turn, unless
                 // that thread finds the row's store failing — then the row counts as failed here.
                 Err(false) => {
@@ -412,7 +412,10 @@ impl SegmentStore for ShardedStore {
             // Give up on time only once every row had its chance: a slow failure of one row
             // (a server that times out) must not keep the others from being tried.
             if Instant::now() >= deadline && tried.iter().zip(&failed).all(|(t, f)| *t || *f) {
-                return Err(counter::unavailable(self.kind()));
+                return Err(counter::unavailable(
+                    self.kind(),
+                    "timed out waiting for a shard",
+                ));
             }
         }
     }
@@ -442,6 +445,7 @@ mod tests {
                 Err(Error::StoreUnavailable {
                     store: "test",
                     op: "take",
+                    reason: "down",
                 })
             } else {
                 Ok(())
@@ -509,7 +513,8 @@ mod tests {
             s.take("k", 5),
             Err(Error::StoreUnavailable {
                 store: "sharded",
-                op: "take"
+                op: "take",
+                ..
             })
         ));
     }

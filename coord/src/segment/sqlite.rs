@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::reason::Reason;
 use idmint::segment::Range;
 use idmint::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -100,15 +101,13 @@ impl SqliteStore {
             busy_timeout,
             idle: Mutex::new(Vec::new()),
         };
-        let conn = store.connect().map_err(|_| Error::StoreUnavailable {
+        let failed = |e: rusqlite::Error| Error::StoreUnavailable {
             store: KIND,
             op: "open",
-        })?;
-        conn.execute_batch(SCHEMA)
-            .map_err(|_| Error::StoreUnavailable {
-                store: KIND,
-                op: "open",
-            })?;
+            reason: e.reason(),
+        };
+        let conn = store.connect().map_err(failed)?;
+        conn.execute_batch(SCHEMA).map_err(failed)?;
         store.idle().push(conn);
         Ok(store)
     }
@@ -153,11 +152,15 @@ impl SqliteStore {
         op: &'static str,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
     ) -> Result<T> {
-        let failed = Error::StoreUnavailable { store: KIND, op };
+        let failed = |e: rusqlite::Error| Error::StoreUnavailable {
+            store: KIND,
+            op,
+            reason: e.reason(),
+        };
         let pooled = self.idle().pop();
         let mut conn = match pooled {
             Some(c) => c,
-            None => self.connect().map_err(|_| failed)?,
+            None => self.connect().map_err(failed)?,
         };
         match f(&mut conn) {
             Ok(v) => {
@@ -168,7 +171,7 @@ impl SqliteStore {
                 if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
                     self.give_back(conn);
                 }
-                Err(failed)
+                Err(failed(e))
             }
         }
     }
@@ -283,7 +286,7 @@ impl ShardRows for SqliteStore {
 
     fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool> {
         let (Ok(version), Ok(next)) = (i64::try_from(version), i64::try_from(next)) else {
-            return Err(counter::unavailable(KIND));
+            return Err(counter::unavailable(KIND, "value out of range"));
         };
         let changed = self.with_conn("take", |conn| {
             conn.execute(

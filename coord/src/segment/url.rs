@@ -217,7 +217,8 @@ mod tests {
             r.take("k", 1),
             Err(Error::StoreUnavailable {
                 store: "redis",
-                op: "take"
+                op: "take",
+                reason: "connection refused"
             })
         ));
     }
