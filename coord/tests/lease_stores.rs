@@ -679,7 +679,7 @@ fn unreachable_stores_fail_fast_and_reconnect() {
         ] {
             assert!(
                 matches!(e, Error::StoreUnavailable {
-                    store: s, op: o, reason: "connection refused" | "connection lost",
+                    store: s, op: o, reason: "connection refused" | "connection lost" | "timed out" | "I/O error",
                 } if s == name && o == op),
                 "{name} {op}: {e:?} ({e})"
             );

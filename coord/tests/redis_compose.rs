@@ -172,7 +172,7 @@ fn a_killed_server_fails_in_bounded_time_and_issuing_resumes_above() {
                 Error::StoreUnavailable {
                     store: "redis",
                     op: "compose",
-                    reason: "connection refused" | "connection lost",
+                    reason: "connection refused" | "connection lost" | "timed out" | "I/O error",
                 }
             ),
             "{e:?}"
