@@ -140,7 +140,7 @@ export declare class Layout {
 export declare class LeasedSnowflake {
   /**
    * Leases a node from `source` (or resolves a fixed one) and builds the generator. Throws
-   * `ERR_NO_FREE_NODE` (every node is held), `ERR_STORE_UNAVAILABLE` (with `store`, `op`),
+   * `ERR_NO_FREE_NODE` (every node is held), `ERR_STORE_UNAVAILABLE` (with `store`, `op`, `reason`),
    * `ERR_INVALID_CONFIG` (a bad source or option), `ERR_INVALID_LAYOUT`, `ERR_OUT_OF_RANGE`.
    */
   constructor(source: string, options?: LeasedSnowflakeOptions)
