@@ -44,6 +44,11 @@ case "$action/$kind" in
       --appendonly yes --appendfsync always \
       --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
     wait_port "$port"
+    # A restarted server answers LOADING while it replays its append-only file: wait for PONG.
+    for _ in $(seq 1 200); do
+      [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = PONG ] && break
+      sleep 0.05
+    done
     ;;
   start/postgres)
     : "${port:?port}"
