@@ -22,9 +22,10 @@
 //! Both checks run *after* an ID is minted, on the ID itself (its time field) and on a
 //! monotonic reading taken after minting: a thread paused between check and mint cannot slip
 //! an ID through. A refused ID is discarded, never returned. On the hot path they cost one
-//! shift-and-mask, two relaxed loads, two compares and one coarse monotonic read: measured
-//! here (release build, 2-core VM) `next_id` takes ~21 ns against ~13 ns for a plain
-//! `Snowflake`, most of the difference being the clock read (~6 ns).
+//! shift-and-mask, two relaxed loads, two compares and one coarse monotonic read; the coord
+//! benchmark (`cargo bench -p idmint-bench --bench coord`, rows `leases::leased_next_id` and
+//! `leases::snowflake_next_id`) compares `next_id` with the plain `Snowflake` in one run
+//! (BENCHMARKS.md).
 //!
 //! # Renewal, loss and recovery
 //!
