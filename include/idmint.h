@@ -53,7 +53,7 @@
 /**
  * @brief Status returned by every fallible idmint function.
  *
- * `IDMINT_OK` (0) means success. Values 1 to 15 are the core's error kinds and keep their
+ * `IDMINT_OK` (0) means success. Values 1 to 18 are the core's error kinds and keep their
  * numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
  * binding itself. `idmint_status_message()` gives a fixed description of each status and
  * `idmint_last_error_message()` the full message of the last failure on the calling thread.
@@ -125,6 +125,20 @@ typedef enum {
      * Every node of the node space is leased by a live holder.
      */
     IDMINT_NO_FREE_NODE = 15,
+    /**
+     * No node was given (`has_node` is 0): two processes on one node mint the same IDs, so
+     * there is no default. Set `node` and `has_node`, or lease a node.
+     */
+    IDMINT_NODE_REQUIRED = 16,
+    /**
+     * A journal or shard set does not match the store it was recorded with; resuming would
+     * repeat values.
+     */
+    IDMINT_STORE_MISMATCH = 17,
+    /**
+     * A request is larger than idmint does in one call; the message names the limit.
+     */
+    IDMINT_LIMIT_EXCEEDED = 18,
     /**
      * A pointer argument that must not be NULL was NULL.
      */

@@ -1,6 +1,6 @@
 //! Status codes, the per-thread last-error message, and the guard every entry point runs in.
 //!
-//! Every fallible function returns an [`idmint_status`]. Its numbers 1–15 are the core's
+//! Every fallible function returns an [`idmint_status`]. Its numbers 1–18 are the core's
 //! `idmint::ErrorKind` discriminants, the same on every surface; 100 and up are failures only the
 //! C boundary has (NULL pointers, bad UTF-8, a caught panic). The full text of the last failure
 //! (the core error's `Display`, with positions and values) is kept per thread in a fixed buffer,
@@ -15,7 +15,7 @@ use idmint_core::{Error, ErrorKind};
 
 /// @brief Status returned by every fallible idmint function.
 ///
-/// `IDMINT_OK` (0) means success. Values 1 to 15 are the core's error kinds and keep their
+/// `IDMINT_OK` (0) means success. Values 1 to 18 are the core's error kinds and keep their
 /// numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
 /// binding itself. `idmint_status_message()` gives a fixed description of each status and
 /// `idmint_last_error_message()` the full message of the last failure on the calling thread.
@@ -57,6 +57,14 @@ pub enum idmint_status {
     IDMINT_LEASE_LOST = 14,
     /// Every node of the node space is leased by a live holder.
     IDMINT_NO_FREE_NODE = 15,
+    /// No node was given (`has_node` is 0): two processes on one node mint the same IDs, so
+    /// there is no default. Set `node` and `has_node`, or lease a node.
+    IDMINT_NODE_REQUIRED = 16,
+    /// A journal or shard set does not match the store it was recorded with; resuming would
+    /// repeat values.
+    IDMINT_STORE_MISMATCH = 17,
+    /// A request is larger than idmint does in one call; the message names the limit.
+    IDMINT_LIMIT_EXCEEDED = 18,
     /// A pointer argument that must not be NULL was NULL.
     IDMINT_NULL_POINTER = 100,
     /// An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
@@ -72,7 +80,7 @@ use idmint_status::*;
 
 impl idmint_status {
     /// Every status, in numeric order.
-    pub(crate) const ALL: [idmint_status; 20] = [
+    pub(crate) const ALL: [idmint_status; 23] = [
         IDMINT_OK,
         IDMINT_INVALID_LAYOUT,
         IDMINT_LAYOUT_EXPIRED,
@@ -89,6 +97,9 @@ impl idmint_status {
         IDMINT_STORE_UNAVAILABLE,
         IDMINT_LEASE_LOST,
         IDMINT_NO_FREE_NODE,
+        IDMINT_NODE_REQUIRED,
+        IDMINT_STORE_MISMATCH,
+        IDMINT_LIMIT_EXCEEDED,
         IDMINT_NULL_POINTER,
         IDMINT_INVALID_ARGUMENT,
         IDMINT_PANIC,
@@ -113,6 +124,9 @@ impl idmint_status {
             ErrorKind::StoreUnavailable => IDMINT_STORE_UNAVAILABLE,
             ErrorKind::LeaseLost => IDMINT_LEASE_LOST,
             ErrorKind::NoFreeNode => IDMINT_NO_FREE_NODE,
+            ErrorKind::NodeRequired => IDMINT_NODE_REQUIRED,
+            ErrorKind::StoreMismatch => IDMINT_STORE_MISMATCH,
+            ErrorKind::LimitExceeded => IDMINT_LIMIT_EXCEEDED,
             _ => IDMINT_UNKNOWN_ERROR,
         }
     }
@@ -140,6 +154,9 @@ impl idmint_status {
             IDMINT_STORE_UNAVAILABLE => b"ERR_STORE_UNAVAILABLE\0",
             IDMINT_LEASE_LOST => b"ERR_LEASE_LOST\0",
             IDMINT_NO_FREE_NODE => b"ERR_NO_FREE_NODE\0",
+            IDMINT_NODE_REQUIRED => b"ERR_NODE_REQUIRED\0",
+            IDMINT_STORE_MISMATCH => b"ERR_STORE_MISMATCH\0",
+            IDMINT_LIMIT_EXCEEDED => b"ERR_LIMIT_EXCEEDED\0",
             IDMINT_NULL_POINTER => b"ERR_NULL_POINTER\0",
             IDMINT_INVALID_ARGUMENT => b"ERR_INVALID_ARGUMENT\0",
             IDMINT_PANIC => b"ERR_PANIC\0",
@@ -167,6 +184,9 @@ impl idmint_status {
             IDMINT_STORE_UNAVAILABLE => b"lease or segment store unavailable\0",
             IDMINT_LEASE_LOST => b"node lease lost; the generator stopped minting\0",
             IDMINT_NO_FREE_NODE => b"no free node: every node is leased\0",
+            IDMINT_NODE_REQUIRED => b"no node chosen: set node and has_node, or lease a node\0",
+            IDMINT_STORE_MISMATCH => b"store does not match its record; refusing to continue\0",
+            IDMINT_LIMIT_EXCEEDED => b"request exceeds a limit\0",
             IDMINT_NULL_POINTER => b"NULL pointer argument\0",
             IDMINT_INVALID_ARGUMENT => b"invalid argument\0",
             IDMINT_PANIC => b"internal error (panic caught inside idmint)\0",

@@ -29,7 +29,10 @@ _Static_assert(IDMINT_RANDOM_SOURCE == 12, "kind numbers");
 _Static_assert(IDMINT_STORE_UNAVAILABLE == 13, "kind numbers");
 _Static_assert(IDMINT_LEASE_LOST == 14, "kind numbers");
 _Static_assert(IDMINT_NO_FREE_NODE == 15, "kind numbers");
-_Static_assert(IDMINT_NULL_POINTER > 15 && IDMINT_INVALID_ARGUMENT > 15 && IDMINT_PANIC > 15,
+_Static_assert(IDMINT_NODE_REQUIRED == 16, "kind numbers");
+_Static_assert(IDMINT_STORE_MISMATCH == 17, "kind numbers");
+_Static_assert(IDMINT_LIMIT_EXCEEDED == 18, "kind numbers");
+_Static_assert(IDMINT_NULL_POINTER > 18 && IDMINT_INVALID_ARGUMENT > 18 && IDMINT_PANIC > 18,
                "binding statuses are above the core range");
 
 static unsigned passed, failed;

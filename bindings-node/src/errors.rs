@@ -195,7 +195,13 @@ pub(crate) fn core(env: &Env, e: Error) -> napi::Error {
             &[(c"node", Prop::Big(node)), (c"reason", Prop::Str(reason))]
         }
         Error::NoFreeNode { nodes } => &[(c"nodes", Prop::Big(nodes))],
-        // Forked, RandomSource and kinds added later carry no fields.
+        Error::StoreMismatch { store, reason } => {
+            &[(c"store", Prop::Str(store)), (c"reason", Prop::Str(reason))]
+        }
+        Error::LimitExceeded { what, limit } => {
+            &[(c"what", Prop::Str(what)), (c"limit", Prop::Big(limit))]
+        }
+        // Forked, RandomSource, NodeRequired and kinds added later carry no fields.
         _ => &[],
     };
     throw(env, class, e.code(), &message, props)

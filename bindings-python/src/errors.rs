@@ -30,7 +30,7 @@ use Also::{ConnectionError, Nothing, ValueError};
 
 /// Exception class names, in the order of [`ErrorKind::ALL`], with the built-in class each also
 /// subclasses and its docstring.
-const KINDS: [(&str, Also, &str); 15] = [
+const KINDS: [(&str, Also, &str); 18] = [
     (
         "InvalidLayout",
         ValueError,
@@ -105,6 +105,21 @@ const KINDS: [(&str, Also, &str); 15] = [
         "NoFreeNode",
         Nothing,
         "Every node of the node space is leased by a live holder (`nodes`: the size of the space searched).",
+    ),
+    (
+        "NodeRequired",
+        ValueError,
+        "No node was given: pass node=N (one no other process uses), use LeasedSnowflake for a leased node, or node=random_node(layout) knowing its collision odds.",
+    ),
+    (
+        "StoreMismatch",
+        Nothing,
+        "A journal or shard set does not match the store it was recorded with (`store`, `reason`); resuming would repeat values.",
+    ),
+    (
+        "LimitExceeded",
+        ValueError,
+        "A request is larger than idmint does in one call (`what`, `limit`).",
     ),
 ];
 
@@ -226,7 +241,15 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
             inst.setattr("reason", reason)?;
         }
         Error::NoFreeNode { nodes } => inst.setattr("nodes", nodes)?,
-        // Forked and RandomSource carry no fields; kinds added to the core later still get
+        Error::StoreMismatch { store, reason } => {
+            inst.setattr("store", store)?;
+            inst.setattr("reason", reason)?;
+        }
+        Error::LimitExceeded { what, limit } => {
+            inst.setattr("what", what)?;
+            inst.setattr("limit", limit)?;
+        }
+        // Forked, RandomSource and NodeRequired carry no fields; kinds added to the core later still get
         // their code and message through the base class.
         _ => {}
     }

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "vectors"
 
 # Error fields that hold a u64 (written as decimal strings in the vectors).
-U64_FIELDS = {"until_ms", "by_ms", "last_ms", "tick_ms", "end_ms", "now_ms", "epoch_ms", "value", "max"}
+U64_FIELDS = {"until_ms", "by_ms", "last_ms", "tick_ms", "end_ms", "now_ms", "epoch_ms", "value", "max", "limit"}
 
 CLASS_BY_CODE = {
     "ERR_INVALID_LAYOUT": idmint.InvalidLayout,
@@ -32,6 +32,9 @@ CLASS_BY_CODE = {
     "ERR_STORE_UNAVAILABLE": idmint.StoreUnavailable,
     "ERR_LEASE_LOST": idmint.LeaseLost,
     "ERR_NO_FREE_NODE": idmint.NoFreeNode,
+    "ERR_NODE_REQUIRED": idmint.NodeRequired,
+    "ERR_STORE_MISMATCH": idmint.StoreMismatch,
+    "ERR_LIMIT_EXCEEDED": idmint.LimitExceeded,
 }
 
 

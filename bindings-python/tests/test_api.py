@@ -258,6 +258,9 @@ def test_error_hierarchy() -> None:
         idmint.StoreUnavailable: (False, "ERR_STORE_UNAVAILABLE"),
         idmint.LeaseLost: (False, "ERR_LEASE_LOST"),
         idmint.NoFreeNode: (False, "ERR_NO_FREE_NODE"),
+        idmint.NodeRequired: (True, "ERR_NODE_REQUIRED"),
+        idmint.StoreMismatch: (False, "ERR_STORE_MISMATCH"),
+        idmint.LimitExceeded: (True, "ERR_LIMIT_EXCEEDED"),
     }
     assert issubclass(idmint.IdmintError, Exception)
     for cls, (is_value, code) in classes.items():

@@ -147,7 +147,13 @@ pub(crate) fn core(e: Error) -> JsValue {
             &[("node", Prop::Big(node)), ("reason", Prop::Str(reason))]
         }
         Error::NoFreeNode { nodes } => &[("nodes", Prop::Big(nodes))],
-        // Forked, RandomSource and kinds added later carry no fields.
+        Error::StoreMismatch { store, reason } => {
+            &[("store", Prop::Str(store)), ("reason", Prop::Str(reason))]
+        }
+        Error::LimitExceeded { what, limit } => {
+            &[("what", Prop::Str(what)), ("limit", Prop::Big(limit))]
+        }
+        // Forked, RandomSource, NodeRequired and kinds added later carry no fields.
         _ => &[],
     };
     make(class, e.code(), &message, props)

@@ -222,6 +222,9 @@ impl LeaseOptions {
             nodes,
             ttl: self.ttl,
             holder: self.holder.clone().unwrap_or_else(lease::default_holder),
+            // Minting goes on for up to a TTL without a renewal, and never past the recorded
+            // bound, which runs at most `reserve` ahead of the clock (see the module docs).
+            horizon: self.ttl.saturating_add(Duration::from_millis(reserve_ms)),
         };
         spec.validate()?;
         Ok(Resolved {
@@ -444,10 +447,15 @@ impl<C: Clock + 'static> Shared<C> {
             .filter(|s| s.lease.is_some() && s.node() == lease.node)
             .filter_map(|s| s.gen.high_water_ms())
             .max();
-        let fence = [lease.fence_ms, own_hw, self.cfg.fence()]
-            .into_iter()
-            .flatten()
-            .max();
+        let fence = [
+            lease.fence_ms,
+            lease.not_before_ms,
+            own_hw,
+            self.cfg.fence(),
+        ]
+        .into_iter()
+        .flatten()
+        .max();
         let mut cfg = self.cfg.node(lease.node);
         if let Some(f) = fence {
             cfg = cfg.fence_ms(f);
@@ -569,6 +577,12 @@ impl<C: Clock + 'static> Shared<C> {
         Ok(())
     }
 
+    /// The lease's lock delay (see [`Lease::not_before_ms`]) while the clock has not passed it.
+    fn lock_delay(&self, s: &Slot<C>) -> Option<u64> {
+        let nb = s.lease.as_ref()?.not_before_ms?;
+        (self.clock.now_ms() <= nb).then_some(nb)
+    }
+
     /// Waits up to `d` for the stop signal; `true` when stopping.
     fn wait_stop(&self, d: Duration) -> bool {
         let g = lock(&self.stop);
@@ -630,6 +644,17 @@ impl<C: Clock + 'static> Shared<C> {
                             })
                         }
                     }
+                }
+                Err(Error::WouldBlock { .. } | Error::ClockMovedBackwards { .. })
+                    if self.lock_delay(s).is_some() =>
+                {
+                    // The store lost its records: every node is fenced past its lock delay,
+                    // so this is neither a clock step back nor worth a swap. Wait it out.
+                    let until_ms = self.lock_delay(s).unwrap_or(0).saturating_add(1);
+                    if !wait {
+                        return Err(Error::WouldBlock { until_ms });
+                    }
+                    self.clock.wait_until(until_ms);
                 }
                 Err(Error::WouldBlock { until_ms }) => {
                     if self.maybe_swap(s) {

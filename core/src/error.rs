@@ -132,6 +132,30 @@ pub enum Error {
         /// The size of the node space that was searched.
         nodes: u64,
     },
+    /// A generator was configured without a node. Two processes on the same node mint the same
+    /// IDs, so there is no silent default: give an explicit node, lease one from a store, or
+    /// take a random one knowing its odds.
+    #[error("no node chosen: give an explicit node (one no other process uses), lease one (a lock directory, Redis or PostgreSQL), or take a random one (collisions become likely near the square root of the node space)")]
+    NodeRequired,
+    /// A store, journal or shard set is not the one a record was made with (a journal written
+    /// against another database, backends added or reordered). Resuming would repeat values,
+    /// so idmint refuses.
+    #[error("{store} does not match its record: {reason}; refusing to continue")]
+    StoreMismatch {
+        /// What was checked (`journal`, `sharded store`, ...).
+        store: &'static str,
+        /// What differs.
+        reason: &'static str,
+    },
+    /// A request is larger than idmint does in one call (IDs in one batch, shards, nodes a
+    /// store scans, bytes of a line).
+    #[error("{what} exceeds the limit of {limit}")]
+    LimitExceeded {
+        /// What was too large.
+        what: &'static str,
+        /// The largest value allowed.
+        limit: u64,
+    },
 }
 
 /// Coarse, stable classification of an [`Error`]; the bindings map these one to one.
@@ -169,6 +193,12 @@ pub enum ErrorKind {
     LeaseLost = 14,
     /// [`Error::NoFreeNode`].
     NoFreeNode = 15,
+    /// [`Error::NodeRequired`].
+    NodeRequired = 16,
+    /// [`Error::StoreMismatch`].
+    StoreMismatch = 17,
+    /// [`Error::LimitExceeded`].
+    LimitExceeded = 18,
 }
 
 impl Error {
@@ -190,6 +220,9 @@ impl Error {
             Error::StoreUnavailable { .. } => ErrorKind::StoreUnavailable,
             Error::LeaseLost { .. } => ErrorKind::LeaseLost,
             Error::NoFreeNode { .. } => ErrorKind::NoFreeNode,
+            Error::NodeRequired => ErrorKind::NodeRequired,
+            Error::StoreMismatch { .. } => ErrorKind::StoreMismatch,
+            Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
         }
     }
 
@@ -201,7 +234,7 @@ impl Error {
 
 impl ErrorKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [ErrorKind; 15] = [
+    pub const ALL: [ErrorKind; 18] = [
         ErrorKind::InvalidLayout,
         ErrorKind::LayoutExpired,
         ErrorKind::BeforeEpoch,
@@ -217,6 +250,9 @@ impl ErrorKind {
         ErrorKind::StoreUnavailable,
         ErrorKind::LeaseLost,
         ErrorKind::NoFreeNode,
+        ErrorKind::NodeRequired,
+        ErrorKind::StoreMismatch,
+        ErrorKind::LimitExceeded,
     ];
 
     /// The stable code string (`ERR_...`) of this kind.
@@ -237,6 +273,9 @@ impl ErrorKind {
             ErrorKind::StoreUnavailable => "ERR_STORE_UNAVAILABLE",
             ErrorKind::LeaseLost => "ERR_LEASE_LOST",
             ErrorKind::NoFreeNode => "ERR_NO_FREE_NODE",
+            ErrorKind::NodeRequired => "ERR_NODE_REQUIRED",
+            ErrorKind::StoreMismatch => "ERR_STORE_MISMATCH",
+            ErrorKind::LimitExceeded => "ERR_LIMIT_EXCEEDED",
         }
     }
 }

@@ -32,7 +32,7 @@
 //! |------------------|-----------|----------------------------------------------------------------|------------|
 //! | `type`           | all       | `snowflake`, `uuid4`, `uuid7` (monotonic) or `uuid1`           | required   |
 //! | `layout`         | snowflake | a preset name, or a layout spec (parenthesised in compact form)| required   |
-//! | `node`           | snowflake | the whole node value (all node sub-fields), an integer        | `0`        |
+//! | `node`           | snowflake | the whole node value (all node sub-fields), an integer        | required ([`Error::NodeRequired`]) |
 //! | `on_backwards`   | snowflake | [`OnBackwards`] text form (`fail`, `wait:MS`, `logical:MS`, `rollback_counter`, `ring:TICKS`) | `wait:1000` |
 //! | `on_exhausted`   | snowflake | [`OnExhausted`] text form (`wait`, `borrow:TICKS`, `fail`)     | `wait`     |
 //! | `sequence_start` | snowflake | [`SequenceStart`] text form (`zero`, `random`, `vibrate:K`)    | `zero`     |
@@ -230,10 +230,13 @@ impl fmt::Display for NamedConfig {
                 Some(p) => write!(f, ",layout={p}")?,
                 None => write!(f, ",layout=({})", c.layout)?,
             }
+            if let Some(node) = c.node {
+                write!(f, ",node={node}")?;
+            }
             write!(
                 f,
-                ",node={},on_backwards={},on_exhausted={},sequence_start={}",
-                c.node, c.on_backwards, c.on_exhausted, c.sequence_start
+                ",on_backwards={},on_exhausted={},sequence_start={}",
+                c.on_backwards, c.on_exhausted, c.sequence_start
             )?;
             if c.seed != 0 {
                 write!(f, ",seed={}", c.seed)?;
@@ -855,7 +858,7 @@ fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
     let mut cfg = Config::new(parse_layout(l)?);
     for e in entries {
         match e.key.as_str() {
-            "node" => cfg.node = u64_of(e)?,
+            "node" => cfg.node = Some(u64_of(e)?),
             "on_backwards" => cfg.on_backwards = text_of(e)?.parse::<OnBackwards>()?,
             "on_exhausted" => cfg.on_exhausted = text_of(e)?.parse::<OnExhausted>()?,
             "sequence_start" => cfg.sequence_start = text_of(e)?.parse::<SequenceStart>()?,
@@ -945,7 +948,11 @@ mod tests {
 
     #[test]
     fn defaults_and_spacing() {
-        let c = NamedConfig::parse("  layout = ( twitter ) ,type= snowflake ").unwrap();
+        assert_eq!(
+            NamedConfig::parse("type=snowflake,layout=twitter"),
+            Err(Error::NodeRequired)
+        );
+        let c = NamedConfig::parse("  layout = ( twitter ) ,type= snowflake, node=0 ").unwrap();
         assert_eq!(
             c.to_string(),
             "type=snowflake,layout=twitter,node=0,on_backwards=wait:1000,on_exhausted=wait,sequence_start=zero"
@@ -953,7 +960,7 @@ mod tests {
         let cfg = c.snowflake_config().unwrap();
         assert_eq!(cfg.layout().preset_name(), Some("twitter"));
         assert_eq!(cfg.fence(), None);
-        let c = NamedConfig::parse("type=snowflake,layout=leaf,on_backwards=logical,sequence_start=vibrate,on_exhausted=borrow,seed=0").unwrap();
+        let c = NamedConfig::parse("type=snowflake,layout=leaf,node=0,on_backwards=logical,sequence_start=vibrate,on_exhausted=borrow,seed=0").unwrap();
         assert_eq!(
             c.to_string(),
             "type=snowflake,layout=leaf,node=0,on_backwards=logical:1000,on_exhausted=borrow:16,sequence_start=vibrate:1"
@@ -1196,7 +1203,7 @@ mod tests {
             assert_eq!(g.kind(), c.kind());
             assert!(c.kind().random_bytes() > 0);
         }
-        let mut g = NamedConfig::parse("type=snowflake,layout=leaf")
+        let mut g = NamedConfig::parse("type=snowflake,layout=leaf,node=1")
             .unwrap()
             .build()
             .unwrap();

@@ -200,7 +200,8 @@ impl fmt::Display for SequenceStart {
 }
 
 /// Everything a Snowflake generator needs: layout, node and policies. Validated when a
-/// generator is built from it.
+/// generator is built from it; a config without a node is refused then
+/// ([`Error::NodeRequired`]).
 ///
 /// # Examples
 /// ```
@@ -215,7 +216,7 @@ impl fmt::Display for SequenceStart {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Config {
     pub(crate) layout: Layout,
-    pub(crate) node: u64,
+    pub(crate) node: Option<u64>,
     pub(crate) on_backwards: OnBackwards,
     pub(crate) on_exhausted: OnExhausted,
     pub(crate) sequence_start: SequenceStart,
@@ -224,12 +225,15 @@ pub struct Config {
 }
 
 impl Config {
-    /// A config for `layout` with node 0 and the default policies
-    /// (`wait:1000`, `wait`, `zero`).
+    /// A config for `layout` with the default policies (`wait:1000`, `wait`, `zero`) and **no
+    /// node**: building a generator from it fails with [`Error::NodeRequired`] until
+    /// [`node`](Self::node) sets one. There is no default node because two processes on the same
+    /// node mint the same IDs; lease one (`idmint-coord`'s `LeasedSnowflake`), assign one, or
+    /// take a random one knowing its odds.
     pub const fn new(layout: Layout) -> Config {
         Config {
             layout,
-            node: 0,
+            node: None,
             on_backwards: OnBackwards::Wait {
                 max_ms: DEFAULT_BACKWARDS_MS,
             },
@@ -240,9 +244,10 @@ impl Config {
         }
     }
 
-    /// Sets the whole node value (all node sub-fields; see [`Layout::join_node`]).
+    /// Sets the whole node value (all node sub-fields; see [`Layout::join_node`]). It must be
+    /// a node no other live generator of the same layout uses.
     pub const fn node(mut self, node: u64) -> Config {
-        self.node = node;
+        self.node = Some(node);
         self
     }
 
@@ -284,8 +289,8 @@ impl Config {
         &self.layout
     }
 
-    /// The node value.
-    pub const fn node_value(&self) -> u64 {
+    /// The node value, or `None` when none was chosen yet.
+    pub const fn node_value(&self) -> Option<u64> {
         self.node
     }
 

@@ -137,7 +137,6 @@ impl Packing {
     pub(crate) fn new(cfg: &Config) -> Result<Packing> {
         let l = &cfg.layout;
         let bad = |reason| Err(Error::InvalidConfig { reason });
-        let node_placed = l.node_to_bits(cfg.node)?;
         let time = l.time_field();
         let seq = l.sequence_field();
         let max_seq = seq.max();
@@ -202,6 +201,8 @@ impl Packing {
         } else {
             0
         };
+        // Checked last, so a config's own mistakes are reported before the missing node.
+        let node_placed = l.node_to_bits(cfg.node.ok_or(Error::NodeRequired)?)?;
         let phase_shift = seq.bits;
         let counter_shift = phase_shift + phase_bits;
         let mark_shift = counter_shift + counter_bits;

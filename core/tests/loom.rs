@@ -52,19 +52,25 @@ fn run(cfg: Config, clocks: [&'static [u64]; 2], increasing: bool) {
 
 #[test]
 fn exhaustion_and_ticks() {
-    let cfg = Config::new(layout()).on_exhausted(OnExhausted::Borrow { max_ticks: 2 });
+    let cfg = Config::new(layout())
+        .node(0)
+        .on_exhausted(OnExhausted::Borrow { max_ticks: 2 });
     run(cfg, [&[T0, T0, T0], &[T0, T0 + 1]], true);
 }
 
 #[test]
 fn rollback_counter_races() {
     let l = Layout::parse("time=41@1ms,rollback=1,worker=9,seq=2,epoch=2020-01-01").unwrap();
-    let cfg = Config::new(l).on_backwards(OnBackwards::RollbackCounter);
+    let cfg = Config::new(l)
+        .node(0)
+        .on_backwards(OnBackwards::RollbackCounter);
     run(cfg, [&[T0 + 5, T0 + 2], &[T0 + 3, T0 + 6]], false);
 }
 
 #[test]
 fn ring_races() {
-    let cfg = Config::new(layout()).on_backwards(OnBackwards::Ring { ticks: 4 });
+    let cfg = Config::new(layout())
+        .node(0)
+        .on_backwards(OnBackwards::Ring { ticks: 4 });
     run(cfg, [&[T0 + 3, T0 + 1], &[T0 + 1, T0 + 3]], false);
 }

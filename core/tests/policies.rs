@@ -44,7 +44,7 @@ fn increasing_and_decodable() {
 
 #[test]
 fn exhausted_wait_borrow_fail() {
-    let mut w = gen(Config::new(small()));
+    let mut w = gen(Config::new(small()).node(0));
     for _ in 0..4 {
         w.next_id_at(T0).unwrap();
     }
@@ -55,7 +55,7 @@ fn exhausted_wait_borrow_fail() {
     assert_eq!(w.stats().exhaustions, 1);
     assert_eq!(w.stats().wait_ms, 1);
 
-    let mut f = gen(Config::new(small()).on_exhausted(OnExhausted::Fail));
+    let mut f = gen(Config::new(small()).node(0).on_exhausted(OnExhausted::Fail));
     for _ in 0..4 {
         f.next_id_at(T0).unwrap();
     }
@@ -64,7 +64,9 @@ fn exhausted_wait_borrow_fail() {
         Err(Error::SequenceExhausted { tick_ms: T0 })
     );
 
-    let mut b = gen(Config::new(small()).on_exhausted(OnExhausted::Borrow { max_ticks: 2 }));
+    let mut b = gen(Config::new(small())
+        .node(0)
+        .on_exhausted(OnExhausted::Borrow { max_ticks: 2 }));
     let l = small();
     let ids: Vec<u64> = (0..12).map(|_| b.next_id_at(T0).unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -81,7 +83,7 @@ fn exhausted_wait_borrow_fail() {
 
 #[test]
 fn backwards_fail_and_wait() {
-    let mut f = gen(Config::new(small()).on_backwards(OnBackwards::Fail));
+    let mut f = gen(Config::new(small()).node(0).on_backwards(OnBackwards::Fail));
     f.next_id_at(T0 + 10).unwrap();
     assert_eq!(
         f.next_id_at(T0),
@@ -92,7 +94,9 @@ fn backwards_fail_and_wait() {
     );
     assert_eq!(f.stats().rollbacks, 1);
 
-    let mut w = gen(Config::new(small()).on_backwards(OnBackwards::Wait { max_ms: 5 }));
+    let mut w = gen(Config::new(small())
+        .node(0)
+        .on_backwards(OnBackwards::Wait { max_ms: 5 }));
     let a = w.next_id_at(T0 + 10).unwrap();
     assert_eq!(
         w.next_id_at(T0 + 6),
@@ -112,7 +116,9 @@ fn backwards_fail_and_wait() {
 #[test]
 fn backwards_logical_keeps_increasing_within_bound() {
     let l = small();
-    let mut g = gen(Config::new(l).on_backwards(OnBackwards::Logical { max_ms: 20 }));
+    let mut g = gen(Config::new(l)
+        .node(0)
+        .on_backwards(OnBackwards::Logical { max_ms: 20 }));
     let mut last = g.next_id_at(T0 + 10).unwrap();
     // Clock 5 ms behind: 40 IDs need 10 ticks, borrowed up to 20 ms ahead of the clock.
     for _ in 0..40 {
@@ -131,7 +137,9 @@ fn backwards_logical_keeps_increasing_within_bound() {
 #[test]
 fn rollback_counter_bumps_and_stays_unique() {
     let l = Layout::parse("time=41@1ms,rollback=1,worker=9,seq=2,epoch=2020-01-01").unwrap();
-    let mut g = gen(Config::new(l).on_backwards(OnBackwards::RollbackCounter));
+    let mut g = gen(Config::new(l)
+        .node(0)
+        .on_backwards(OnBackwards::RollbackCounter));
     let mut seen = std::collections::HashSet::new();
     for now in T0..T0 + 5 {
         for _ in 0..4 {
@@ -149,7 +157,9 @@ fn rollback_counter_bumps_and_stays_unique() {
         }
     }
     // A second step back below the first epoch's high-water mark is refused...
-    let mut h = gen(Config::new(l).on_backwards(OnBackwards::RollbackCounter));
+    let mut h = gen(Config::new(l)
+        .node(0)
+        .on_backwards(OnBackwards::RollbackCounter));
     h.next_id_at(T0 + 10).unwrap();
     h.next_id_at(T0 + 5).unwrap();
     assert!(matches!(
@@ -166,19 +176,24 @@ fn rollback_counter_bumps_and_stays_unique() {
     let id = h.next_id_at(T0 + 15).unwrap();
     assert_eq!(l.decompose(id).unwrap().rollback, 0);
     assert!(Config::new(small())
+        .node(0)
         .on_backwards(OnBackwards::RollbackCounter)
         .max_rollback_ticks()
         .is_none());
-    assert!(
-        LocalSnowflake::new(Config::new(small()).on_backwards(OnBackwards::RollbackCounter))
-            .is_err()
-    );
+    assert!(LocalSnowflake::new(
+        Config::new(small())
+            .node(0)
+            .on_backwards(OnBackwards::RollbackCounter)
+    )
+    .is_err());
 }
 
 #[test]
 fn ring_continues_each_ticks_sequence() {
     let l = small();
-    let mut g = gen(Config::new(l).on_backwards(OnBackwards::Ring { ticks: 8 }));
+    let mut g = gen(Config::new(l)
+        .node(0)
+        .on_backwards(OnBackwards::Ring { ticks: 8 }));
     let a = g.next_id_at(T0).unwrap();
     let b = g.next_id_at(T0 + 3).unwrap();
     // Back to T0: continues T0's sequence.
@@ -201,6 +216,7 @@ fn ring_continues_each_ticks_sequence() {
     );
     assert!(LocalSnowflake::new(
         Config::new(l)
+            .node(0)
             .on_backwards(OnBackwards::Ring { ticks: 8 })
             .on_exhausted(OnExhausted::Borrow { max_ticks: 1 })
     )
@@ -210,7 +226,9 @@ fn ring_continues_each_ticks_sequence() {
 #[test]
 fn sequence_starts() {
     let l = small();
-    let mut v = gen(Config::new(l).sequence_start(SequenceStart::Vibrate { max_offset: 1 }));
+    let mut v = gen(Config::new(l)
+        .node(0)
+        .sequence_start(SequenceStart::Vibrate { max_offset: 1 }));
     let seqs: Vec<u64> = (0..4)
         .map(|i| {
             l.decompose(v.next_id_at(T0 + 2 * i).unwrap())
@@ -222,6 +240,7 @@ fn sequence_starts() {
 
     let l12 = Layout::preset("twitter").unwrap();
     let mut r = gen(Config::new(l12)
+        .node(0)
         .sequence_start(SequenceStart::Random)
         .seed(7));
     let starts: Vec<u64> = (0..64)
@@ -241,6 +260,7 @@ fn sequence_starts() {
     );
     // Same seed, same starts: replays are exact.
     let mut r2 = gen(Config::new(l12)
+        .node(0)
         .sequence_start(SequenceStart::Random)
         .seed(7));
     let again: Vec<u64> = (0..64)
@@ -285,7 +305,7 @@ fn fence_blocks_reissue_after_restart() {
 #[test]
 fn expired_and_before_epoch() {
     let baidu = Layout::preset("baidu").unwrap();
-    let mut g = gen(Config::new(baidu));
+    let mut g = gen(Config::new(baidu).node(0));
     let e = g.next_id_at(T0 + 400 * 86_400_000).unwrap_err();
     assert_eq!(
         e,
@@ -294,7 +314,7 @@ fn expired_and_before_epoch() {
         }
     );
     assert!(e.to_string().contains("2024-11-20T21:24:16"));
-    let mut t = gen(Config::new(Layout::preset("twitter").unwrap()));
+    let mut t = gen(Config::new(Layout::preset("twitter").unwrap()).node(0));
     assert!(matches!(t.next_id_at(1000), Err(Error::BeforeEpoch { .. })));
     assert!(LocalSnowflake::new(Config::new(small()).node(1 << 10)).is_err());
 }
@@ -302,7 +322,9 @@ fn expired_and_before_epoch() {
 #[test]
 fn reserve_runs_cover_ticks() {
     let l = Layout::preset("twitter").unwrap();
-    let mut g = gen(Config::new(l).on_exhausted(OnExhausted::Borrow { max_ticks: 1000 }));
+    let mut g = gen(Config::new(l)
+        .node(0)
+        .on_exhausted(OnExhausted::Borrow { max_ticks: 1000 }));
     let mut total = 0;
     let mut runs = 0;
     while total < 100_000 {
@@ -322,7 +344,7 @@ fn reserve_runs_cover_ticks() {
         assert_eq!((p.sequence, p.node), (i as u64, 9));
     }
     let mut buf = vec![0u64; 5000];
-    let a = AtomicSnowflake::new(Config::new(l)).unwrap();
+    let a = AtomicSnowflake::new(Config::new(l).node(0)).unwrap();
     assert_eq!(a.next_ids_at(T0, &mut buf).unwrap(), 4096);
 }
 
@@ -345,6 +367,7 @@ fn fence_holds_for_rollback_counter_and_ring() {
     let next = after.next_id_at(T0 + 6).unwrap();
     assert!(!issued.contains(&next));
     let mut ring = gen(Config::new(small())
+        .node(0)
         .fence_ms(T0 + 5)
         .on_backwards(OnBackwards::Ring { ticks: 8 }));
     assert_eq!(
@@ -360,9 +383,11 @@ fn fence_holds_for_rollback_counter_and_ring() {
 
 #[test]
 fn unbounded_borrow_does_not_overflow() {
-    let cfg = Config::new(small()).on_exhausted(OnExhausted::Borrow {
-        max_ticks: u64::MAX,
-    });
+    let cfg = Config::new(small())
+        .node(0)
+        .on_exhausted(OnExhausted::Borrow {
+            max_ticks: u64::MAX,
+        });
     let mut g = gen(cfg);
     let ids: Vec<u64> = (0..100).map(|_| g.next_id_at(T0).unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -375,7 +400,7 @@ fn unbounded_borrow_does_not_overflow() {
 fn precise_clock_front_door() {
     use idmint::{Snowflake, SystemClock};
     let g = Snowflake::with_clock(
-        Config::new(Layout::preset("twitter").unwrap()),
+        Config::new(Layout::preset("twitter").unwrap()).node(0),
         SystemClock::precise(),
     )
     .unwrap();

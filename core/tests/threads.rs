@@ -64,6 +64,7 @@ fn four_threads_bulk_and_single_mixed() {
 #[test]
 fn ring_policy_under_threads_with_a_clock_going_back() {
     let cfg = Config::new(Layout::parse("time=41@1ms,worker=10,seq=6,epoch=2020-01-01").unwrap())
+        .node(0)
         .on_backwards(OnBackwards::Ring { ticks: 64 })
         .on_exhausted(OnExhausted::Wait);
     let g = AtomicSnowflake::new(cfg).unwrap();
@@ -100,7 +101,8 @@ fn ring_policy_under_threads_with_a_clock_going_back() {
 #[test]
 fn manual_clock_waits_instead_of_failing() {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let cfg = Config::new(Layout::parse("time=41@1ms,worker=10,seq=2,epoch=2020-01-01").unwrap());
+    let cfg =
+        Config::new(Layout::parse("time=41@1ms,worker=10,seq=2,epoch=2020-01-01").unwrap()).node(0);
     let g = Snowflake::with_clock(cfg, clock.clone()).unwrap();
     let ids: Vec<u64> = (0..12).map(|_| g.next_id().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -127,7 +129,7 @@ fn manual_clock_waits_instead_of_failing() {
 
 #[test]
 fn expired_layout_refuses_at_construction() {
-    let e = Snowflake::new(Config::new(Layout::preset("baidu").unwrap())).unwrap_err();
+    let e = Snowflake::new(Config::new(Layout::preset("baidu").unwrap()).node(0)).unwrap_err();
     assert!(matches!(
         e,
         Error::LayoutExpired {
@@ -137,7 +139,7 @@ fn expired_layout_refuses_at_construction() {
     assert!(e.to_string().contains("2024-11-20"), "{e}");
     let future = Layout::parse("time=41@1ms,worker=10,seq=12,epoch=2999-01-01").unwrap();
     assert!(matches!(
-        Snowflake::new(Config::new(future)),
+        Snowflake::new(Config::new(future).node(0)),
         Err(Error::BeforeEpoch { .. })
     ));
 }

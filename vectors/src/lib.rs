@@ -133,6 +133,12 @@ pub(crate) fn error(e: &Error) -> Value {
             put("reason", reason.into());
         }
         Error::BufferTooSmall { needed } => put("needed", needed.into()),
+        Error::LimitExceeded { what, limit } => {
+            put("what", what.into());
+            put("limit", s(limit));
+        }
+        // Store, lease and fork errors never appear in the vectors (they replay sans-IO
+        // generators); NodeRequired carries no fields.
         _ => {}
     }
     Value::Object(m)

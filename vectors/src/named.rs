@@ -33,7 +33,7 @@ const CONFIGS: [(&str, &[u64]); 14] = [
         &[T0, T0, T0, T0, T0, T0 + 1],
     ),
     (
-        " type = snowflake , layout = ( time=40@1ms,rollback=2,worker=8,seq=13,epoch=2010-11-04T01:42:54.657Z ) , on_backwards = rollback_counter ",
+        " type = snowflake , layout = ( time=40@1ms,rollback=2,worker=8,seq=13,epoch=2010-11-04T01:42:54.657Z ) , node = 0 , on_backwards = rollback_counter ",
         &[T0 + 10, T0 + 5, T0 + 6, T0 + 11],
     ),
     (
@@ -45,10 +45,10 @@ const CONFIGS: [(&str, &[u64]); 14] = [
         &[1_800_000_000_000, 1_800_000_001_000, 1_799_999_999_995],
     ),
     (
-        "layout=leaf,type=snowflake,on_exhausted=borrow,on_backwards=logical,sequence_start=vibrate",
+        "layout=leaf,type=snowflake,node=3,on_exhausted=borrow,on_backwards=logical,sequence_start=vibrate",
         &[T0, T0 + 1],
     ),
-    ("type=snowflake,layout=baidu", &[T0]),
+    ("type=snowflake,layout=baidu,node=0", &[T0]),
     ("type=uuid4", &[T0, T0, 0]),
     (r#"{"type":"uuid4"}"#, &[T0]),
     ("type=uuid7", &[T0, T0, T0 - 5, T0 + 1]),
@@ -57,7 +57,7 @@ const CONFIGS: [(&str, &[u64]); 14] = [
     ("   type=uuid1   ", &[0]),
 ];
 
-const INVALID: [&str; 30] = [
+const INVALID: [&str; 31] = [
     "",
     "type",
     "type=",
@@ -76,6 +76,7 @@ const INVALID: [&str; 30] = [
     "type=snowflake,layout=(time=41@1xs,seq=12,epoch=0)",
     "type=snowflake,layout=(time=60@1ms,worker=10,seq=12,epoch=0)",
     "type=snowflake,layout=nope",
+    "type=snowflake,layout=twitter",
     "type=snowflake,layout=twitter,node=1024",
     "type=snowflake,layout=twitter,node=-1",
     "type=snowflake,layout=twitter,seed=18446744073709551616",

@@ -420,7 +420,7 @@ fn replay_generators() {
         for &id in &issued {
             assert!(id <= layout.max_id(), "{name}: {id} exceeds the layout");
             let parts = layout.decompose(id).expect("decomposes");
-            assert_eq!(parts.node, cfg.node_value(), "{name}: node of {id}");
+            assert_eq!(Some(parts.node), cfg.node_value(), "{name}: node of {id}");
         }
         match cfg.on_backwards_policy() {
             OnBackwards::Fail | OnBackwards::Wait { .. } | OnBackwards::Logical { .. } => {

@@ -30,6 +30,9 @@ __all__ = [
     "StoreUnavailable",
     "LeaseLost",
     "NoFreeNode",
+    "NodeRequired",
+    "StoreMismatch",
+    "LimitExceeded",
     "Layout",
     "Field",
     "Parts",
@@ -180,6 +183,30 @@ class NoFreeNode(IdmintError):
 
     code: str  # "ERR_NO_FREE_NODE"
     nodes: int
+
+class NodeRequired(IdmintError, ValueError):
+    """No node was given.
+
+    Two processes on one node mint the same IDs, so there is no default: pass ``node=N`` (one no
+    other process uses), use :class:`LeasedSnowflake` for a leased node, or
+    ``node=random_node(layout)`` knowing its collision odds.
+    """
+
+    code: str  # "ERR_NODE_REQUIRED"
+
+class StoreMismatch(IdmintError):
+    """A journal or shard set does not match the store it was recorded with; resuming would repeat values."""
+
+    code: str  # "ERR_STORE_MISMATCH"
+    store: str
+    reason: str
+
+class LimitExceeded(IdmintError, ValueError):
+    """A request is larger than idmint does in one call."""
+
+    code: str  # "ERR_LIMIT_EXCEEDED"
+    what: str
+    limit: int
 
 # ----------------------------------------------------------------------------------------------
 # Layouts

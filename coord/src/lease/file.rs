@@ -277,6 +277,9 @@ impl FileStore {
                 fence_ms: rec.last_issued_ms,
                 ttl: spec.ttl,
                 holder: rec.holder.clone(),
+                owner: super::random_nonzero()?,
+                epoch: 0,
+                not_before_ms: None,
             };
             self.held()
                 .insert((spec.namespace.clone(), node), Held { lock, rec });

@@ -67,17 +67,31 @@ pub struct LeaseSpec {
     pub ttl: Duration,
     /// Who holds it, for humans reading the store (`host:pid:random` by default).
     pub holder: String,
+    /// How far past any moment the holder's IDs can reach in time: it keeps minting for up to
+    /// a TTL without a successful renewal, and each renewal records a bound some way ahead of
+    /// its clock. A store that finds it lost its records (a Redis flushed or restarted without
+    /// persistence, a PostgreSQL table truncated or restored) cannot know what live holders of
+    /// the old records still mint, so it fences every new grant past *now + the longest
+    /// horizon* it knows of (Consul's lock-delay idea). Default: twice the TTL.
+    pub horizon: Duration,
 }
 
 impl LeaseSpec {
-    /// A spec with the default holder name ([`default_holder`]).
+    /// A spec with the default holder name ([`default_holder`]) and horizon (twice the TTL).
     pub fn new(namespace: &str, nodes: u64, ttl: Duration) -> LeaseSpec {
         LeaseSpec {
             namespace: namespace.to_string(),
             nodes,
             ttl,
             holder: default_holder(),
+            horizon: ttl.saturating_mul(2),
         }
+    }
+
+    /// Sets the horizon (see [`LeaseSpec::horizon`]).
+    pub fn horizon(mut self, horizon: Duration) -> LeaseSpec {
+        self.horizon = horizon;
+        self
     }
 
     /// Sets the holder name.
@@ -105,6 +119,13 @@ impl LeaseSpec {
     #[cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
     pub(crate) fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    #[allow(dead_code)] // used by the network stores' lock delay
+    pub(crate) fn horizon_ms(&self) -> u64 {
+        u64::try_from(self.horizon.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(self.ttl_ms())
     }
 
     /// The holder with whitespace replaced, so it fits one-line records.
@@ -150,6 +171,20 @@ pub struct Lease {
     pub ttl: Duration,
     /// The holder name it was granted to.
     pub holder: String,
+    /// Random per grant: stores check it together with the token, so two grants that got the
+    /// same token (a store that lost its counters hands out token 1 again) are told apart.
+    pub owner: u64,
+    /// The store's epoch when the lease was granted: a random value per namespace that a store
+    /// replaces when it finds its records lost, so renewals of leases granted before the loss
+    /// fail. 0 for stores whose records cannot be lost behind a live holder's back (the file
+    /// store, where the kernel holds the locks).
+    pub epoch: u64,
+    /// The store's lock delay, when the lease was granted under a new epoch: no ID of the
+    /// namespace may carry a time at or before this (ms since the Unix epoch), because holders
+    /// of the lost records may still be minting up to it. Also folded into `fence_ms`.
+    /// [`LeasedSnowflake`](crate::leased::LeasedSnowflake) waits for it instead of treating
+    /// it as a clock step back.
+    pub not_before_ms: Option<u64>,
 }
 
 impl Lease {
@@ -260,6 +295,16 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
     Err(Error::InvalidConfig {
         reason: "lease store URL must start with file:, redis://, postgres:// or postgresql://",
     })
+}
+
+/// A fresh random value for [`Lease::owner`] or a store epoch (never 0, which means "none").
+pub(crate) fn random_nonzero() -> Result<u64> {
+    loop {
+        let v = idmint::os_random_u64()?;
+        if v != 0 {
+            return Ok(v);
+        }
+    }
 }
 
 /// `host:pid:random` — names a holder for humans reading a store.

@@ -265,6 +265,9 @@ impl PgStore {
             fence_ms: None,
             ttl: spec.ttl,
             holder,
+            owner: super::random_nonzero()?,
+            epoch: 0,
+            not_before_ms: None,
         })
     }
 }
@@ -326,6 +329,9 @@ impl LeaseStore for PgStore {
             fence_ms: bound.map(|b| b.max(0) as u64),
             ttl: spec.ttl,
             holder,
+            owner: super::random_nonzero()?,
+            epoch: 0,
+            not_before_ms: None,
         })
     }
 

@@ -256,6 +256,9 @@ impl LeaseStore for RedisStore {
             fence_ms,
             ttl: spec.ttl,
             holder,
+            owner: super::random_nonzero()?,
+            epoch: 0,
+            not_before_ms: None,
         })
     }
 
