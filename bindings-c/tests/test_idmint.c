@@ -131,6 +131,9 @@ static void test_status(void) {
         IDMINT_STORE_UNAVAILABLE,
         IDMINT_LEASE_LOST,
         IDMINT_NO_FREE_NODE,
+        IDMINT_NODE_REQUIRED,
+        IDMINT_STORE_MISMATCH,
+        IDMINT_LIMIT_EXCEEDED,
         IDMINT_NULL_POINTER,
         IDMINT_INVALID_ARGUMENT,
         IDMINT_PANIC,
@@ -149,7 +152,8 @@ static void test_status(void) {
     CHECK(strcmp(idmint_status_code(IDMINT_LEASE_LOST), "ERR_LEASE_LOST") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_NO_FREE_NODE), "ERR_NO_FREE_NODE") == 0);
     CHECK(strcmp(idmint_status_message(-1), "unknown status") == 0);
-    CHECK(strcmp(idmint_status_message(16), "unknown status") == 0);
+    CHECK(strcmp(idmint_status_message(19), "unknown status") == 0);
+    CHECK(strcmp(idmint_status_message(99), "unknown status") == 0);
     CHECK(strcmp(idmint_status_code(99999), "ERR_UNKNOWN") == 0);
 
     CTX("last error is per thread");

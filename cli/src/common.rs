@@ -18,9 +18,11 @@ pub struct GenOpts {
     pub layout: String,
 
     /// Node: the whole node value (`--node 37`), or node sub-fields by name
-    /// (`--node datacenter=1,worker=5`; sub-fields left out are 0).
-    #[arg(long, default_value = "0", value_name = "N|NAME=N,...")]
-    pub node: String,
+    /// (`--node datacenter=1,worker=5`; sub-fields left out are 0). It must be a node no other
+    /// running generator uses. Without it (and without `--lease`), `gen` leases a node from
+    /// the per-user local lock directory.
+    #[arg(long, value_name = "N|NAME=N,...")]
+    pub node: Option<String>,
 
     /// What to do when the clock steps back: fail, wait[:MS], logical[:MS],
     /// rollback_counter, ring[:TICKS].
@@ -37,11 +39,14 @@ pub struct GenOpts {
 }
 
 impl GenOpts {
-    /// The layout and the generator config these options describe.
+    /// The layout and the generator config these options describe (with no node unless
+    /// `--node` was given).
     pub fn config(&self) -> CliResult<(Layout, Config)> {
         let layout = parse_layout(&self.layout)?;
-        let node = parse_node(&layout, &self.node)?;
-        let mut cfg = Config::new(layout).node(node);
+        let mut cfg = Config::new(layout);
+        if let Some(text) = &self.node {
+            cfg = cfg.node(parse_node(&layout, text)?);
+        }
         if let Some(p) = self.on_backwards {
             cfg = cfg.on_backwards(p);
         }

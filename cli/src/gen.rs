@@ -33,19 +33,26 @@ pub struct GenArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Take the node from a source instead of `--node`: a lease (`file:DIR`, `redis://...`,
-    /// `postgres://...`, `postgres://...?mode=boot`) held while minting and released at exit,
-    /// whose recorded last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip`,
-    /// `random`.
+    /// Take the node from a source instead of `--node`: a lease (`local`, the default: the
+    /// per-user lock directory; `file:DIR`, `redis://...`, `postgres://...`,
+    /// `postgres://...?mode=boot`) held while minting and released at exit, whose recorded
+    /// last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip`, `random`. A store
+    /// URL can also come from a file or the environment (`@PATH`, `@env:NAME`), so that a
+    /// password does not appear on the command line.
     #[arg(long, value_name = "SOURCE", conflicts_with = "node")]
     pub lease: Option<String>,
 
     /// Lease time to live, in ms (renewed every third of it while minting).
-    #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "lease")]
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 10_000,
+        conflicts_with = "node"
+    )]
     pub lease_ttl: u64,
 
     /// Lease only nodes 0..N-1 instead of the layout's whole node space.
-    #[arg(long, value_name = "N", requires = "lease")]
+    #[arg(long, value_name = "N", conflicts_with = "node")]
     pub lease_nodes: Option<u64>,
 
     /// Lease namespace: separate node spaces in one store.
@@ -53,24 +60,27 @@ pub struct GenArgs {
         long,
         value_name = "NAME",
         default_value = "default",
-        requires = "lease"
+        conflicts_with = "node"
     )]
     pub lease_namespace: String,
 
     /// On a clock step back of more than MS, switch to another free node instead of waiting
     /// or failing (the old node goes to the back of the queue).
-    #[arg(long, value_name = "MS", requires = "lease")]
+    #[arg(long, value_name = "MS", conflicts_with = "node")]
     pub swap_after: Option<u64>,
 }
 
 pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
     let (_, cfg) = args.opts.config()?;
-    let Some(source) = &args.lease else {
+    if cfg.node_value().is_some() {
         let gen = Snowflake::new(cfg)?;
         return write_ids(out, args.count, args.format, args.json, |chunk| {
             Ok(gen.next_ids(chunk)?)
         });
-    };
+    }
+    // No node given: lease one, by default from the per-user lock directory, so concurrent
+    // runs on this host never share a node.
+    let source = args.lease.as_deref().unwrap_or("local");
     let mut opts = LeaseOptions::new()
         .ttl(Duration::from_millis(args.lease_ttl))
         .namespace(&args.lease_namespace);

@@ -427,6 +427,10 @@ impl<C: Clock + 'static> Shared<C> {
                 s.lost.store(true, RELAXED);
                 s.deadline.store(0, RELAXED);
                 self.counters.lost.fetch_add(1, RELAXED);
+                // Minting on this lease has stopped: let the store free what this process still
+                // holds of it (the file store keeps a lost lease's locks until then, so nobody
+                // takes the node while a mint is in flight). It records nothing for a lost lease.
+                let _ = store.release(lease, s.bound_ms.load(RELAXED));
                 Err(e)
             }
             Err(e) => {

@@ -63,3 +63,4 @@ mod reason;
 #[cfg(feature = "redis")]
 pub mod redis_compose;
 pub mod segment;
+pub mod url_ref;

@@ -7,7 +7,9 @@
 //! | `env:NAME` | the decimal value of environment variable `NAME` | set per pod/instance by the orchestrator |
 //! | `ip` / `ip:A.B.C.D` | the low node bits of the host's private IPv4 address (Sonyflake) | unique only while no two hosts share those bits |
 //! | `random` | OS randomness over the node space | collisions become likely near √(node space) generators (birthday bound) |
-//! | `file:DIR`, `redis://...`, `postgres://...` | a lease from a store ([`crate::lease`]) | the only source that *guarantees* distinct nodes, and carries a time fence |
+//! | `local` | a lease from the per-user local lock directory ([`crate::lease::local`]) | distinct nodes for every process of the host; the CLI's default |
+//! | `file:DIR`, `redis://...`, `postgres://...` | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
+//! | `@env:NAME`, `@PATH` | the source text from an environment variable or a file ([`crate::url_ref`]) | keeps passwords in store URLs off the command line |
 //!
 //! A value is checked against the layout's node field and rejected when it does not fit
 //! ([`Error::FieldOverflow`]) — never truncated or wrapped. Only the IP source takes *low bits*
@@ -59,7 +61,11 @@ fn parse_decimal(s: &str, reason: &'static str) -> Result<u64> {
 impl NodeSource {
     /// Parses the text form (see the [module docs](self)).
     pub fn parse(s: &str) -> Result<NodeSource> {
-        let s = s.trim();
+        let resolved = crate::url_ref::resolve(s)?;
+        let s = resolved.as_str();
+        if s == "local" {
+            return Ok(NodeSource::Leased(s.to_string()));
+        }
         const LEASED: [&str; 6] = [
             "file:",
             "redis://",
@@ -94,7 +100,7 @@ impl NodeSource {
                 NodeSource::Static(parse_decimal(s, "static node must be a decimal number")?),
             ),
             _ => Err(invalid(
-                "node source is static:N, env:NAME, ip, ip:ADDR, random, file:DIR, redis://... or postgres://...",
+                "node source is static:N, env:NAME, ip, ip:ADDR, random, local, file:DIR, redis://..., postgres://... or @env:NAME / @PATH holding one",
             )),
         }
     }
@@ -166,7 +172,7 @@ impl std::fmt::Display for NodeSource {
             NodeSource::Ip(None) => f.write_str("ip"),
             NodeSource::Ip(Some(a)) => write!(f, "ip:{a}"),
             NodeSource::Random => f.write_str("random"),
-            NodeSource::Leased(url) => f.write_str(url),
+            NodeSource::Leased(url) => f.write_str(&crate::url_ref::redact(url)),
         }
     }
 }

@@ -179,7 +179,9 @@ fn drop_records_the_exact_high_water_mark() {
             ManualClock::new(T),
         )
         .unwrap();
-        g.next_id().unwrap();
+        // A never-used node is fenced at the time of the grant: the first ID is a tick later.
+        let id = g.next_id().unwrap();
+        assert_eq!(layout().timestamp_ms(id), T + 1);
         let info = g.lease_info().unwrap();
         assert_eq!(info.store, "file");
         assert_eq!(info.bound_ms, T + 10_000, "renewal reserved a TTL ahead");
@@ -188,7 +190,7 @@ fn drop_records_the_exact_high_water_mark() {
     let l = store
         .acquire(&LeaseSpec::new("drop", 1, Duration::from_secs(1)), T, None)
         .unwrap();
-    assert_eq!(l.fence_ms, Some(T));
+    assert_eq!(l.fence_ms, Some(T + 1));
     store.release(&l, T).unwrap();
 }
 
@@ -221,8 +223,9 @@ fn clock_jump_past_the_bound_renews_synchronously() {
 /// Releases nodes 1, 2, 0 in that order, so the queue is 1, 2, 0.
 fn queue_1_2_0(store: &Arc<dyn LeaseStore>, ns: &str) {
     let spec = LeaseSpec::new(ns, 3, Duration::from_secs(10));
+    // Granted long before T: a never-used node's fence is the time of its grant.
     let ls: Vec<_> = (0..3)
-        .map(|_| store.acquire(&spec, T, None).unwrap())
+        .map(|_| store.acquire(&spec, T - 200_000, None).unwrap())
         .collect();
     for n in [1, 2, 0] {
         let l = ls.iter().find(|l| l.node == n).unwrap();

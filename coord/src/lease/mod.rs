@@ -30,7 +30,10 @@ use std::time::Duration;
 use idmint::{Error, Result};
 
 pub mod file;
+mod inherited;
+pub mod local;
 pub(crate) mod mono;
+mod name_lock;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "redis")]
@@ -38,6 +41,7 @@ pub mod redis;
 mod url;
 
 pub use file::FileStore;
+pub use local::local_dir;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
 #[cfg(feature = "redis")]
@@ -271,7 +275,11 @@ impl<S: LeaseStore + ?Sized> LeaseStore for Box<S> {
 /// # Ok::<(), idmint::Error>(())
 /// ```
 pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
-    let url = url.trim();
+    let url = crate::url_ref::resolve(url)?;
+    let url = url.as_str();
+    if url == "local" {
+        return Ok(Box::new(FileStore::open(local_dir()?)?));
+    }
     if let Some(path) = url.strip_prefix("file:") {
         return Ok(Box::new(FileStore::open(url::file_path(path)?)?));
     }
@@ -293,7 +301,7 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
         });
     }
     Err(Error::InvalidConfig {
-        reason: "lease store URL must start with file:, redis://, postgres:// or postgresql://",
+        reason: "lease store URL must be local, or start with file:, redis://, postgres:// or postgresql://",
     })
 }
 

@@ -40,6 +40,8 @@ pub const DEFAULT_SHARD_BLOCK: u64 = 1000;
 /// # Ok::<(), idmint::Error>(())
 /// ```
 pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
+    let url = crate::url_ref::resolve(url)?;
+    let url = url.as_str();
     let (base, query) = match url.split_once('?') {
         Some((b, q)) => (b, q),
         None => (url, ""),
