@@ -19,7 +19,7 @@
 //! `flock` then sits on an unlinked inode, and a newcomer who re-creates the directory could
 //! lock a new inode for the same node. Two defences keep the node single-held:
 //!
-//! - **A second lock by name** ([`name_lock`](super::name_lock)): every holder also binds an
+//! - **A second lock by name** (the `name_lock` module): every holder also binds an
 //!   abstract unix socket named after the directory, namespace and node. Names are not files;
 //!   nothing removes them, and the kernel frees them with the holder. A newcomer whose bind
 //!   fails skips the node although its lock file was free.
@@ -35,7 +35,7 @@
 //! # fork()
 //!
 //! A forked child inherits the lock descriptors. It lets go of them at fork
-//! ([`inherited`](super::inherited)), and [`FileStore::renew`]/[`FileStore::release`] called in
+//! (the `inherited` module), and [`FileStore::renew`]/[`FileStore::release`] called in
 //! a child answer [`Error::Forked`] without touching the parent's lock or record. The files are
 //! opened close-on-exec, so an exec'd program does not inherit them either.
 //!
