@@ -12,6 +12,8 @@ command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v faketime >/dev/null || need_apt+=(faketime)
+# openssl makes the throwaway certificates of the TLS store tests.
+command -v openssl >/dev/null || need_apt+=(openssl)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"

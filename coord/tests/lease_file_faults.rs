@@ -7,21 +7,14 @@
 
 mod support;
 
-use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use idmint::{Config, Error, Layout};
+use idmint::Error;
 use idmint_coord::lease::{FileStore, LeaseSpec, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use support::minter::{assert_no_duplicates, Minter, MinterSpec};
 
 const T: u64 = 1_750_000_000_000;
-
-/// Marks the child's report lines among the test harness's output.
-const MARK: &str = "@@child ";
 
 /// A temporary directory removed when dropped.
 struct TempDir(PathBuf);
@@ -40,180 +33,10 @@ fn spec(ns: &str, nodes: u64) -> LeaseSpec {
     LeaseSpec::new(ns, nodes, Duration::from_secs(10))
 }
 
-// ---------------------------------------------------------------------------------------------
-// The child: mints until told to stop, writing every ID it hands out.
-
-/// The child half: leases from `IDMINT_FAULT_CHILD_URL` (`IDMINT_FAULT_CHILD_NODES` nodes,
-/// TTL `IDMINT_FAULT_CHILD_TTL_MS`), retrying while no node is free, and mints in batches,
-/// appending every ID as 8 little-endian bytes to `IDMINT_FAULT_CHILD_OUT`, until its stdin
-/// closes. Reports on stdout: `HOLD node` when it (re)starts minting on a node, `ERROR code`
-/// for each error met.
+/// The child half of the process tests (see `support::minter`).
 #[test]
 fn fault_child() {
-    let Ok(url) = std::env::var("IDMINT_FAULT_CHILD_URL") else {
-        return;
-    };
-    let var = |n: &str| std::env::var(n).unwrap();
-    let nodes: u64 = var("IDMINT_FAULT_CHILD_NODES").parse().unwrap();
-    let ttl: u64 = var("IDMINT_FAULT_CHILD_TTL_MS").parse().unwrap();
-    let out_path = var("IDMINT_FAULT_CHILD_OUT");
-    let (stop_tx, stop) = mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        let mut sink = Vec::new();
-        let _ = std::io::stdin().read_to_end(&mut sink);
-        let _ = stop_tx.send(());
-    });
-    let stopped = || !matches!(stop.try_recv(), Err(mpsc::TryRecvError::Empty));
-    let mut out = std::fs::File::create(out_path).unwrap();
-    let say = |line: String| {
-        let mut o = std::io::stdout();
-        // On a line of its own, behind a marker: the test harness prints its own text
-        // ("test fault_child ... ") on the same stdout without a newline.
-        writeln!(o, "\n{MARK}{line}").unwrap();
-        o.flush().unwrap();
-    };
-    let cfg = Config::new(Layout::preset("twitter").unwrap());
-    let opts = LeaseOptions::new()
-        .namespace("faults")
-        .nodes(nodes)
-        .ttl(Duration::from_millis(ttl));
-    let gen = loop {
-        match LeasedSnowflake::from_source(&url, cfg, opts.clone()) {
-            Ok(g) => break g,
-            Err(e) => {
-                say(format!("ERROR {}", e.code()));
-                if stopped() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-    };
-    let mut node = None;
-    let mut last_error = None;
-    let mut buf = vec![0u64; 1000];
-    while !stopped() {
-        match gen.next_ids(&mut buf) {
-            Ok(()) => {
-                if node != Some(gen.node()) {
-                    node = Some(gen.node());
-                    say(format!("HOLD {}", gen.node()));
-                }
-                last_error = None;
-                let bytes: Vec<u8> = buf.iter().flat_map(|id| id.to_le_bytes()).collect();
-                out.write_all(&bytes).unwrap();
-            }
-            Err(e) => {
-                if last_error != Some(e.code()) {
-                    say(format!("ERROR {}", e.code()));
-                    last_error = Some(e.code());
-                }
-                node = None;
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        }
-    }
-    out.flush().unwrap();
-    let _ = gen.release();
-}
-
-/// A running child minter and the lines it printed so far.
-struct Minter {
-    child: Child,
-    out: PathBuf,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Minter {
-    fn start(url: &str, nodes: u64, ttl_ms: u64, out: &Path) -> Minter {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "fault_child", "--nocapture", "--test-threads=1"])
-            .env("IDMINT_FAULT_CHILD_URL", url)
-            .env("IDMINT_FAULT_CHILD_NODES", nodes.to_string())
-            .env("IDMINT_FAULT_CHILD_TTL_MS", ttl_ms.to_string())
-            .env("IDMINT_FAULT_CHILD_OUT", out)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn the child minter");
-        let (tx, lines) = mpsc::channel();
-        let r = BufReader::new(child.stdout.take().unwrap());
-        std::thread::spawn(move || {
-            for line in r.lines().map_while(|l| l.ok()) {
-                let Some(said) = line.strip_prefix(MARK) else {
-                    continue;
-                };
-                if tx.send(said.to_string()).is_err() {
-                    break;
-                }
-            }
-        });
-        Minter {
-            child,
-            out: out.to_path_buf(),
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits (up to a minute) for a line starting with `prefix`; returns it.
-    fn wait_for(&mut self, prefix: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(l) = self.seen.iter().find(|l| l.starts_with(prefix)) {
-                return l.clone();
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => self.seen.push(l),
-                Err(_) => panic!("no {prefix:?} from the child; it said {:?}", self.seen),
-            }
-        }
-    }
-
-    /// How many IDs it wrote so far.
-    fn minted(&self) -> u64 {
-        std::fs::metadata(&self.out).map_or(0, |m| m.len() / 8)
-    }
-
-    /// Waits (up to a minute) until it wrote at least `n` more IDs than now.
-    fn wait_minted(&self, n: u64) {
-        let start = self.minted();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while self.minted() < start + n {
-            assert!(Instant::now() < deadline, "the child stopped minting");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// Closes its stdin, waits for it to exit, and returns every ID it wrote.
-    fn finish(mut self) -> (Vec<u64>, Vec<String>) {
-        drop(self.child.stdin.take());
-        assert!(self.child.wait().unwrap().success(), "the child failed");
-        while let Ok(l) = self.lines.try_recv() {
-            self.seen.push(l);
-        }
-        let bytes = std::fs::read(&self.out).unwrap();
-        let ids = bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        (ids, self.seen)
-    }
-}
-
-fn assert_no_duplicates(sets: &[&[u64]]) -> usize {
-    let mut all = HashSet::new();
-    let mut total = 0;
-    for ids in sets {
-        for &id in *ids {
-            assert!(all.insert(id), "duplicate ID {id}");
-            total += 1;
-        }
-    }
-    total
+    support::minter::child_main();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,11 +62,17 @@ fn directory_removed_case(nodes: u64) {
     let dir = temp_dir("removed");
     let outs = temp_dir("removed-out");
     let url = format!("file:{}", dir.0.display());
-    let mut a = Minter::start(&url, nodes, 1_500, &outs.0.join("a"));
+    let mut a = Minter::start(
+        &MinterSpec::new(&url, "faults", nodes, 1_500),
+        &outs.0.join("a"),
+    );
     a.wait_for("HOLD");
     a.wait_minted(50_000);
     std::fs::remove_dir_all(&dir.0).unwrap();
-    let mut b = Minter::start(&url, nodes, 1_500, &outs.0.join("b"));
+    let mut b = Minter::start(
+        &MinterSpec::new(&url, "faults", nodes, 1_500),
+        &outs.0.join("b"),
+    );
     if nodes == 1 {
         // Until A gives the node up, B finds it taken.
         assert_eq!(b.wait_for("ERROR"), "ERROR ERR_NO_FREE_NODE");
@@ -253,7 +82,7 @@ fn directory_removed_case(nodes: u64) {
     if nodes == 2 {
         b.wait_for("HOLD");
         // A leases again, on the node B does not hold.
-        a.seen.retain(|l| !l.starts_with("HOLD"));
+        a.forget("HOLD");
         a.wait_for("HOLD");
         a.wait_minted(50_000);
     }
@@ -273,22 +102,19 @@ fn holder_paused_past_its_ttl() {
     let dir = temp_dir("paused");
     let outs = temp_dir("paused-out");
     let url = format!("file:{}", dir.0.display());
-    let mut a = Minter::start(&url, 2, 600, &outs.0.join("a"));
+    let mut a = Minter::start(&MinterSpec::new(&url, "faults", 2, 600), &outs.0.join("a"));
     a.wait_for("HOLD");
     a.wait_minted(20_000);
-    let pid = a.child.id() as libc::pid_t;
-    // SAFETY: signalling our own child.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    a.signal(libc::SIGSTOP);
     std::thread::sleep(Duration::from_millis(1_800));
-    let mut b = Minter::start(&url, 2, 600, &outs.0.join("b"));
+    let mut b = Minter::start(&MinterSpec::new(&url, "faults", 2, 600), &outs.0.join("b"));
     assert_eq!(
         b.wait_for("HOLD"),
         "HOLD 1",
         "the paused holder keeps node 0"
     );
     b.wait_minted(20_000);
-    // SAFETY: as above.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    a.signal(libc::SIGCONT);
     a.wait_minted(20_000);
     let (ids_a, _) = a.finish();
     let (ids_b, _) = b.finish();

@@ -3,6 +3,9 @@
 //! its server mid-run and start it again on the same port and data.
 #![allow(dead_code)]
 
+pub mod minter;
+pub mod tls;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
