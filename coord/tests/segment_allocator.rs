@@ -129,6 +129,9 @@ impl SegmentStore for Flaky {
             other => other,
         })
     }
+    fn identity(&self) -> idmint::Result<u64> {
+        self.inner.identity()
+    }
 }
 
 #[test]
@@ -475,6 +478,31 @@ impl SegmentStore for FileCounter {
             end: next + step,
         })
     }
+    /// Kept next to the counter: a new directory is a new store.
+    fn identity(&self) -> idmint::Result<u64> {
+        let path = self.path.with_extension("identity");
+        if let Some(id) = fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return Ok(id);
+        }
+        let id = idmint::os_random_u64()? | 1;
+        let tmp = self.path.with_extension("identity-tmp");
+        let fail = Error::StoreUnavailable {
+            store: "file-counter",
+            op: "identity",
+            reason: "I/O error",
+        };
+        fs::write(&tmp, format!("{id}\n")).map_err(|_| fail)?;
+        // Link, not rename: the first identity written wins, as SET NX would.
+        let _ = fs::hard_link(&tmp, &path);
+        let _ = fs::remove_file(&tmp);
+        fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .ok_or(fail)
+    }
 }
 
 const CHILD_ENV: &str = "IDMINT_SEGMENT_ALLOCATOR_CHILD";
@@ -601,6 +629,9 @@ impl SegmentStore for Recording {
         self.asked.lock().unwrap().push(step);
         self.inner.take(key, step)
     }
+    fn identity(&self) -> idmint::Result<u64> {
+        self.inner.identity()
+    }
 }
 
 #[test]
@@ -663,6 +694,9 @@ impl SegmentStore for Resettable {
     fn ascending(&self) -> bool {
         self.ascending
     }
+    fn identity(&self) -> idmint::Result<u64> {
+        self.inner.lock().unwrap().identity()
+    }
 }
 
 #[test]
@@ -717,6 +751,9 @@ impl SegmentStore for Panicking {
         "panicking"
     }
     fn take(&self, _: &str, _: u64) -> idmint::Result<Range> {
+        panic!("store bug");
+    }
+    fn identity(&self) -> idmint::Result<u64> {
         panic!("store bug");
     }
 }
@@ -804,7 +841,8 @@ fn a_forked_child_refuses_to_serve() {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     let journal = dir.join("segments.journal");
-    let alloc = SegmentAllocator::builder(MemoryStore::new(), SegmentConfig::new().fixed_step(100))
+    let store = Arc::new(MemoryStore::new());
+    let alloc = SegmentAllocator::builder(Arc::clone(&store), SegmentConfig::new().fixed_step(100))
         .journal(&journal)
         .build()
         .unwrap();
@@ -840,7 +878,7 @@ fn a_forked_child_refuses_to_serve() {
     assert_eq!(alloc.next_id("k").unwrap(), before + 1);
     alloc.close().unwrap();
     // The parent's close recorded its remainder; the child wrote nothing over it.
-    let next = SegmentAllocator::builder(MemoryStore::new(), SegmentConfig::new().fixed_step(100))
+    let next = SegmentAllocator::builder(store, SegmentConfig::new().fixed_step(100))
         .journal(&journal)
         .build()
         .unwrap();

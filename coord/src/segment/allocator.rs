@@ -26,7 +26,12 @@
 //!   clean restart, and optionally ([`SegmentAllocatorBuilder::checkpoint_every`]) across a
 //!   crash, minus a reserve; see [`journal`](super::journal) for why it never causes a
 //!   duplicate. With checkpoints on, a journal thread writes a checkpoint periodically, after
-//!   every fetched range, and whenever a buffer's unfenced values fall below half a step.
+//!   every fetched range, and whenever a buffer's unfenced values fall below half a step. The
+//!   journal records the store's [identity](SegmentStore::identity), which the allocator asks
+//!   for once — at start when the journal holds values (and refuses a journal of another
+//!   store), otherwise before its first fetch.
+//! * **Bounds.** Keys are 1 to 200 bytes, as every store takes them, and one allocator serves
+//!   at most [`MAX_KEYS`] keys; beyond, a new key is [`Error::LimitExceeded`].
 //!
 //! Closing ([`SegmentAllocator::close`], or dropping) stops the threads — waiting for a fetch
 //! in progress so its range is not lost — drains every buffer and records the remainder.
@@ -35,7 +40,7 @@ use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -44,7 +49,7 @@ use idmint::segment::{Fetch, SegmentBuffer, SegmentConfig, Stall, Take};
 use idmint::{Clock, Error, ForkGuard, Result, SystemClock};
 
 use super::journal::{Journal, JournalEntry};
-use super::SegmentStore;
+use super::{counter, SegmentStore, MAX_KEYS};
 
 /// How long a caller waits for a range when both buffers of its key are empty, by default.
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -137,6 +142,9 @@ struct Jobs {
 
 struct Journaling {
     journal: Journal,
+    /// The store's identity, recorded with the values: known before any value is buffered
+    /// (checked at open, or asked for before the first fetch).
+    store: OnceLock<u64>,
     /// `Some` when checkpoints run while the allocator does.
     every: Option<Duration>,
     requested: AtomicBool,
@@ -224,7 +232,9 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocatorBuilder<S, C
     }
 
     /// Validates the config, opens (and consumes) the journal, resumes its ranges and starts
-    /// the background threads.
+    /// the background threads. A journal that holds values needs the store reachable (to check
+    /// its identity) and is refused with [`Error::StoreMismatch`] if it was written against
+    /// another store; see [`journal`](super::journal).
     pub fn build(self) -> Result<SegmentAllocator<S, C>> {
         self.cfg.validate()?;
         if self.checkpoint_every.is_some() && self.journal.is_none() {
@@ -243,7 +253,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocatorBuilder<S, C
             .ordered(self.cfg.is_ordered() && self.store.ascending());
         let (journal, resumed) = match &self.journal {
             Some(path) => {
-                let (j, resumed) = Journal::open(path)?;
+                let (j, resumed) = Journal::open(path, &self.store)?;
                 (Some(j), resumed)
             }
             None => (None, Vec::new()),
@@ -262,6 +272,9 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocatorBuilder<S, C
             }),
             jobs_cv: Condvar::new(),
             journal: journal.map(|journal| Journaling {
+                store: journal
+                    .store_identity()
+                    .map_or_else(OnceLock::new, OnceLock::from),
                 journal,
                 every,
                 requested: AtomicBool::new(false),
@@ -280,6 +293,9 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocatorBuilder<S, C
         };
         {
             let mut map = shared.keys.write().unwrap_or_else(PoisonError::into_inner);
+            if resumed.len() > MAX_KEYS {
+                return Err(too_many_keys());
+            }
             for entry in resumed {
                 let mut buf = SegmentBuffer::for_key(cfg, &entry.key)?;
                 buf.resume(&entry.ranges)?;
@@ -493,7 +509,14 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
                 });
             }
         }
-        j.journal.write(&entries)
+        j.journal.write(j.store.get().copied(), &entries)
+    }
+}
+
+fn too_many_keys() -> Error {
+    Error::LimitExceeded {
+        what: "keys of a segment allocator",
+        limit: MAX_KEYS as u64,
     }
 }
 
@@ -522,8 +545,12 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
                 return Ok(Arc::clone(k));
             }
         }
+        counter::check_key(key)?;
         let buf = SegmentBuffer::for_key(self.cfg, key)?;
         let mut map = self.keys.write().unwrap_or_else(PoisonError::into_inner);
+        if map.len() >= MAX_KEYS && !map.contains_key(key) {
+            return Err(too_many_keys());
+        }
         let k = map
             .entry(key.to_owned())
             .or_insert_with(|| Arc::new(Key::new(key.to_owned(), buf)));
@@ -661,8 +688,11 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
                 reason: "the store panicked",
             };
             // A store that panics is a store that failed; the allocator keeps going.
-            let result = catch_unwind(AssertUnwindSafe(|| self.store.take(&k.name, f.step())))
-                .unwrap_or(Err(unavailable));
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                self.learn_identity()?;
+                self.store.take(&k.name, f.step())
+            }))
+            .unwrap_or(Err(unavailable));
             let now = self.clock.now_ms();
             let supplied = {
                 let mut st = k.lock();
@@ -690,6 +720,18 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
                 self.request_checkpoint();
             }
         }
+    }
+
+    /// With a journal: asks the store for its identity before the first range is taken, so
+    /// every buffered value can be recorded with it.
+    fn learn_identity(&self) -> Result<()> {
+        if let Some(j) = &self.journal {
+            if j.store.get().is_none() {
+                let id = self.store.identity()?;
+                let _ = j.store.set(id);
+            }
+        }
+        Ok(())
     }
 
     fn journal_loop(&self) {
@@ -737,7 +779,7 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
             }
             checkpoints.push(cp);
         }
-        j.journal.write(&entries)?;
+        j.journal.write(j.store.get().copied(), &entries)?;
         for (k, cp) in keys.iter().zip(checkpoints) {
             k.lock().buf.end_checkpoint(cp);
             k.cv.notify_all();

@@ -104,6 +104,17 @@ impl SegmentStore for AutoIncStore {
         false
     }
 
+    /// Derived from the instance count and every instance's identity, in order: a journal
+    /// written on this store resumes only with the same instances in the same order (another
+    /// order maps each counter to other values). Every instance must answer.
+    fn identity(&self) -> Result<u64> {
+        let mut parts = vec![self.step()];
+        for s in &self.instances {
+            parts.push(s.identity()?);
+        }
+        Ok(super::derived_identity("idmint autoinc v1", &parts))
+    }
+
     /// Hands out one value (whatever `step` asks), from the next instance in turn; falls over
     /// to the following instances when one fails.
     fn take(&self, key: &str, step: u64) -> Result<Range> {
@@ -156,6 +167,9 @@ mod tests {
                 start: last - step + 1,
                 end: last + 1,
             })
+        }
+        fn identity(&self) -> Result<u64> {
+            Ok(self as *const Counter as u64)
         }
     }
 

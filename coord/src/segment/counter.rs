@@ -21,13 +21,19 @@ const COUNTER: Name = match Name::new("max_id") {
     None => panic!("valid literal"),
 };
 
-/// Checks a take's arguments; returns the step as the engines' integer type.
-pub(crate) fn check_take(key: &str, step: u64) -> Result<i64> {
+/// Checks a key (`biz_tag`): 1 to [`MAX_KEY_LEN`] bytes.
+pub(crate) fn check_key(key: &str) -> Result<()> {
     if key.is_empty() || key.len() > MAX_KEY_LEN {
         return Err(Error::InvalidConfig {
             reason: "segment key must be 1 to 200 bytes",
         });
     }
+    Ok(())
+}
+
+/// Checks a take's arguments; returns the step as the engines' integer type.
+pub(crate) fn check_take(key: &str, step: u64) -> Result<i64> {
+    check_key(key)?;
     match i64::try_from(step) {
         Ok(s) if s > 0 => Ok(s),
         _ => Err(Error::InvalidConfig {

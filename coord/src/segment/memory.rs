@@ -1,16 +1,18 @@
 //! [`MemoryStore`]: a [`SegmentStore`] that keeps its counters in the process.
 //!
 //! Ranges from it are unique only within one process and only while it lives, so it is for
-//! tests and for single-process programs whose IDs need not survive a restart (or that resume
-//! from a [journal](super::journal) and start the store above the journal's values). It follows
-//! the counter stores' convention: a key's first range starts at 1.
+//! tests and for single-process programs whose IDs need not survive a restart. Its
+//! [identity](SegmentStore::identity) is drawn at random per instance: a
+//! [journal](super::journal) written with one instance resumes only with that same instance
+//! (a new one starts at 1 again and would repeat the journal's values). It follows the counter
+//! stores' convention: a key's first range starts at 1.
 //!
 //! It can be told to fail ([`MemoryStore::set_failing`]) — that is how the allocator's tests
 //! simulate a store outage.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use idmint::segment::Range;
 use idmint::{Error, Name, Result};
@@ -46,6 +48,8 @@ pub struct MemoryStore {
     failing: AtomicBool,
     takes: AtomicU64,
     failed: AtomicU64,
+    /// Drawn on first use; this instance's alone.
+    identity: OnceLock<u64>,
 }
 
 impl Default for MemoryStore {
@@ -69,6 +73,7 @@ impl MemoryStore {
             failing: AtomicBool::new(false),
             takes: AtomicU64::new(0),
             failed: AtomicU64::new(0),
+            identity: OnceLock::new(),
         }
     }
 
@@ -134,5 +139,14 @@ impl SegmentStore for MemoryStore {
         *next = end;
         self.takes.fetch_add(1, Ordering::SeqCst);
         Ok(Range { start, end })
+    }
+
+    /// Random per instance (its counters live and die with it).
+    fn identity(&self) -> Result<u64> {
+        if let Some(id) = self.identity.get() {
+            return Ok(*id);
+        }
+        let drawn = super::random_identity()?;
+        Ok(*self.identity.get_or_init(|| drawn))
     }
 }

@@ -21,6 +21,11 @@ pub use journal::{Journal, JournalEntry};
 pub use memory::MemoryStore;
 pub use url::open_store;
 
+/// Most keys one [`SegmentAllocator`] serves (and one journal records): every key holds two
+/// buffers and a thread-safe entry, so an unbounded key space (keys taken from user input)
+/// would grow without bound. Beyond it, a new key is [`idmint::Error::LimitExceeded`].
+pub const MAX_KEYS: usize = 100_000;
+
 /// A store that hands out ranges of values per key (`biz_tag`).
 ///
 /// Implementations: SQLite (embedded default), PostgreSQL, Redis, and the in-memory store for
@@ -43,6 +48,50 @@ pub trait SegmentStore: Send + Sync {
     fn ascending(&self) -> bool {
         true
     }
+
+    /// The store's identity: a random, nonzero number kept in the store itself, drawn at its
+    /// first use and then the same for every handle, process and restart that sees the same
+    /// data — and a new one for a store that lost its data (a new SQLite file, a dropped table,
+    /// a flushed Redis) or for another store. A [journal](journal) records it with its values
+    /// and resumes them only on the store with the same identity, since any other store (or
+    /// the same one after a loss) may hand those values out again.
+    ///
+    /// May take a round trip (creating the identity on first use); callers ask once and keep
+    /// it. A store failure is [`idmint::Error::StoreUnavailable`]. Composite stores derive
+    /// theirs from their parts (so every part must be reachable) and their layout.
+    fn identity(&self) -> idmint::Result<u64>;
+}
+
+/// A fresh random identity for [`SegmentStore::identity`]: never 0.
+pub(crate) fn random_identity() -> idmint::Result<u64> {
+    loop {
+        let id = idmint::os_random_u64()?;
+        if id != 0 {
+            return Ok(id);
+        }
+    }
+}
+
+/// An identity derived from `parts` under `tag` (composite stores): a stable 64-bit hash
+/// (FNV-1a, then a SplitMix64 finaliser), never 0. Distinct tags keep a composite from ever
+/// sharing the identity of one of its parts.
+pub(crate) fn derived_identity(tag: &str, parts: &[u64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: u8| h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    for b in tag.bytes() {
+        eat(b);
+    }
+    eat(0);
+    for p in parts {
+        for b in p.to_le_bytes() {
+            eat(b);
+        }
+    }
+    let mut z = h;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z.max(1)
 }
 
 impl<S: SegmentStore + ?Sized> SegmentStore for std::sync::Arc<S> {
@@ -57,6 +106,10 @@ impl<S: SegmentStore + ?Sized> SegmentStore for std::sync::Arc<S> {
     fn ascending(&self) -> bool {
         (**self).ascending()
     }
+
+    fn identity(&self) -> idmint::Result<u64> {
+        (**self).identity()
+    }
 }
 
 impl<S: SegmentStore + ?Sized> SegmentStore for Box<S> {
@@ -70,5 +123,9 @@ impl<S: SegmentStore + ?Sized> SegmentStore for Box<S> {
 
     fn ascending(&self) -> bool {
         (**self).ascending()
+    }
+
+    fn identity(&self) -> idmint::Result<u64> {
+        (**self).identity()
     }
 }

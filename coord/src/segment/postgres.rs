@@ -24,7 +24,9 @@
 //! process never answers (stopped, not dead) — the `postgres` crate has no read timeout.
 //!
 //! The store also keeps the versioned rows of [`ShardedStore`](super::sharded::ShardedStore)
-//! (table `idmint_segment_shard`) through [`ShardRows`].
+//! (table `idmint_segment_shard`) through [`ShardRows`], and the database's
+//! [identity](SegmentStore::identity) and recorded shard topology in a one-row table
+//! `idmint_segment_identity`.
 
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,6 +103,31 @@ const SWAP_ROW: &str = "
 UPDATE idmint_segment_shard SET next_value = $1, version = version + 1, updated_at = now()
 WHERE biz_tag = $2 AND shard = $3 AND version = $4
 RETURNING version";
+
+/// The database's identity (created on first use, kept after) and recorded shard topology:
+/// the table (created here rather than in `SCHEMA`, under the same advisory lock), then one
+/// upsert that returns the row. Sent by `PostgresStore::identity_row`, rarely (once per
+/// allocator or sharded store).
+const IDENTITY: [&str; 2] = [
+    "BEGIN;
+SELECT pg_advisory_xact_lock(7307165520143452271);
+CREATE TABLE IF NOT EXISTS idmint_segment_identity (
+    one        SMALLINT PRIMARY KEY CHECK (one = 1),
+    identity   BIGINT NOT NULL,
+    topology   TEXT,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+COMMIT;",
+    "INSERT INTO idmint_segment_identity AS t (one, identity) VALUES (1, $1)
+ON CONFLICT (one) DO UPDATE SET identity = t.identity
+RETURNING identity, topology",
+];
+
+/// Records a shard topology unless one is recorded, while the identity is still `$1`.
+const RECORD_TOPOLOGY: &str = "
+UPDATE idmint_segment_identity SET topology = COALESCE(topology, $2)
+WHERE one = 1 AND identity = $1
+RETURNING topology";
 
 /// A [`SegmentStore`] (and [`ShardRows`] backend) on PostgreSQL. See the [module docs](self).
 ///
@@ -231,9 +258,36 @@ impl PostgresStore {
     }
 }
 
+impl PostgresStore {
+    /// The database's identity (created on first use) and its recorded shard topology.
+    fn identity_row(&self) -> Result<(u64, Option<String>)> {
+        let fresh = super::random_identity()? as i64;
+        let row = self.with_client(|c| {
+            if let Err(e) = c.batch_execute(IDENTITY[0]) {
+                let _ = c.batch_execute("ROLLBACK");
+                return Err(e);
+            }
+            let row = c.query_typed_one(IDENTITY[1], &[(&fresh, Type::INT8)])?;
+            Ok((
+                row.try_get::<_, i64>(0)?,
+                row.try_get::<_, Option<String>>(1)?,
+            ))
+        })?;
+        match row {
+            (0, _) => Err(counter::unavailable(KIND, "identity row holds 0")),
+            (id, topology) => Ok((id as u64, topology)),
+        }
+    }
+}
+
 impl SegmentStore for PostgresStore {
     fn kind(&self) -> &'static str {
         KIND
+    }
+
+    /// Kept in the database (table `idmint_segment_identity`).
+    fn identity(&self) -> Result<u64> {
+        Ok(self.identity_row()?.0)
     }
 
     fn take(&self, key: &str, step: u64) -> Result<Range> {
@@ -259,6 +313,21 @@ impl SegmentStore for PostgresStore {
 impl ShardRows for PostgresStore {
     fn kind(&self) -> &'static str {
         KIND
+    }
+
+    fn topology(&self) -> Result<(u64, Option<String>)> {
+        self.identity_row()
+    }
+
+    fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {
+        let id = identity as i64;
+        let params: [(&(dyn ToSql + Sync), Type); 2] = [(&id, Type::INT8), (&topology, Type::TEXT)];
+        let recorded = self.with_client(|c| {
+            c.query_typed_opt(RECORD_TOPOLOGY, &params)?
+                .map(|r| r.try_get::<_, Option<String>>(0))
+                .transpose()
+        })?;
+        Ok(recorded.flatten())
     }
 
     fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {

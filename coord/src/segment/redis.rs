@@ -9,7 +9,10 @@
 //! fail over to an asynchronous replica. A Redis that restarts from an older snapshot (or none)
 //! hands out ranges again — use the SQL stores when the Redis deployment cannot promise that.
 //! (A running [`SegmentAllocator`](super::SegmentAllocator) refuses a range that goes back,
-//! so it fails rather than repeat values; a process started after the loss cannot tell.)
+//! so it fails rather than repeat values; a process started after the loss cannot tell, but a
+//! [journal](super::journal) written before it is refused: the store's
+//! [identity](SegmentStore::identity), the key named by the prefix alone — no counter has an
+//! empty `biz_tag` — is set with `SET NX` on first use and is lost with the counters.)
 //!
 //! Failure handling: connections come from a small pool; a connection attempt is bounded by
 //! the connect timeout and every command by the read/write timeout (defaults
@@ -211,6 +214,35 @@ impl RedisStore {
 impl SegmentStore for RedisStore {
     fn kind(&self) -> &'static str {
         KIND
+    }
+
+    /// Kept in the key named by the prefix alone (`idmint:seg:`), set with `SET NX` on first use.
+    fn identity(&self) -> Result<u64> {
+        let fresh = super::random_identity()?;
+        let name = &self.prefix;
+        let reply = self.pool.run(|con| {
+            redis::pipe()
+                .atomic()
+                .cmd("SET")
+                .arg(name)
+                .arg(fresh)
+                .arg("NX")
+                .ignore()
+                .cmd("GET")
+                .arg(name)
+                .query::<(Option<String>,)>(con)
+        });
+        match reply {
+            Ok((Some(v),)) => match v.parse::<u64>() {
+                Ok(id) if id != 0 => Ok(id),
+                _ => Err(Error::StoreMismatch {
+                    store: KIND,
+                    reason: "the identity key holds a value idmint never writes",
+                }),
+            },
+            Ok((None,)) => Err(counter::unavailable(KIND, "identity key not set")),
+            Err(f) => Err(counter::unavailable(KIND, f.reason())),
+        }
     }
 
     fn take(&self, key: &str, step: u64) -> Result<Range> {

@@ -18,11 +18,45 @@
 //! `block`, and `N` and `block` can never change for an existing key — both are recorded in
 //! the rows and checked on every read, and a mismatch is [`Error::InvalidConfig`].
 //!
+//! # The backends are recorded, and checked before use
+//!
+//! Which backend holds row `i` follows from the list of backends alone, so adding, removing or
+//! reordering backends would move rows to databases where they do not exist yet — where they
+//! start over and repeat values — and a backend that lost its data would do the same. So the
+//! set's **topology** — the shard count and the [identity](SegmentStore::identity) of every
+//! backend, in order — is recorded in every backend (next to its identity), and a store checks
+//! each backend before it uses its rows (on the first take, then once for a backend that was
+//! down): the backend's record must name this configuration, with this backend at its place.
+//! Anything else is [`Error::StoreMismatch`] for every take — nothing is handed out:
+//!
+//! - backends added or removed, or another shard count: the record has another shape;
+//! - backends reordered, or one replaced by another database: a backend sits at a place the
+//!   record gives to another identity;
+//! - a backend that lost its data (a new file, a restored dump without the identity): it has
+//!   a new identity, which the other backends' record does not name.
+//!
+//! A topology is recorded only by a store that sees **every** backend reachable and none
+//! holding a record (a new set, or a set used before records existed: its configuration then
+//! is taken as the truth — do not change the set in the same step as that upgrade). Recording
+//! is one write per backend, so a failure part way leaves some backends without a record; the
+//! next store that checks one of those writes the record of the others into it, provided the
+//! backend still has the identity that record names. Backends that are down when the set is
+//! first used keep the set from being recorded (takes fail with `StoreUnavailable` until they
+//! are back); later, a backend that is down is simply checked when it returns.
+//!
+//! What the operator does on a mismatch: go back to the recorded configuration. A set cannot
+//! be resized or reordered in place; move keys to a new set (new databases, or new `biz_tag`s)
+//! whose values start above every value the old one handed out. A backend that lost its data
+//! cannot rejoin its set: its rows are gone, so its values would repeat. With a single backend,
+//! or when every backend lost its data, nothing is left that remembers the set, and it starts
+//! over like any store that lost its data. A shard row that is found below a value this store
+//! saw it reach (its database lost data while it ran) is refused the same way.
+//!
 //! [`SqliteStore`]: super::sqlite::SqliteStore
 //! [`PostgresStore`]: super::postgres::PostgresStore
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -31,6 +65,17 @@ use idmint::{Error, Result};
 
 use super::counter;
 use super::SegmentStore;
+
+/// Most rows per key: the store keeps a lock and a hint per row, and every take a flag per row.
+pub const MAX_SHARDS: u32 = 1024;
+
+/// Most row hints kept (keys × shards); beyond, the hints are dropped and rebuilt by reads.
+const MAX_HINTS: usize = 1 << 20;
+
+const TOPOLOGY_TAG: &str = "idmint-shards v1";
+
+/// Longest topology record read from a backend (`MAX_SHARDS` backends of 17 characters).
+const MAX_TOPOLOGY_BYTES: usize = 64 + 17 * MAX_SHARDS as usize;
 
 /// Where a row sits in its key's sharding, and the configuration it must have been created with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,11 +134,20 @@ impl ShardRow {
 
 /// A table of versioned rows, one per (key, shard): what a SQL store offers [`ShardedStore`].
 ///
-/// Both calls are single statements (or a read and an idempotent insert), so a backend needs no
+/// Every call is a single statement (or a read and an idempotent insert), so a backend needs no
 /// locking of its own beyond its connection handling.
 pub trait ShardRows: Send + Sync {
     /// The engine's name in errors (`sqlite`, `postgres`).
     fn kind(&self) -> &'static str;
+
+    /// The database's [identity](SegmentStore::identity) (created on first use) and the shard
+    /// topology recorded in it, if any.
+    fn topology(&self) -> Result<(u64, Option<String>)>;
+
+    /// Records `topology` unless the database holds one already, provided its identity is
+    /// still `identity`; returns the topology it holds then (`topology`, or the one that was
+    /// there first), or `None` when its identity is no longer `identity`.
+    fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>>;
 
     /// Reads the row `spec.shard` of `key`, creating it at [`RowSpec::initial`] with version 0
     /// (and `spec`'s shard count and block recorded) when it does not exist yet.
@@ -104,8 +158,83 @@ pub trait ShardRows: Send + Sync {
     fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool>;
 }
 
-/// Per key, per row: the (next value, version) this store last wrote.
-type RowHints = HashMap<String, Vec<Option<(u64, u64)>>>;
+/// What this store last knew of a row: where it was, and whether that can be used without a
+/// read (a lost race or a failure makes it a floor only — rows never move back).
+#[derive(Debug, Clone, Copy)]
+struct Hint {
+    next: u64,
+    version: u64,
+    current: bool,
+}
+
+/// Per key, per row: the row's [`Hint`].
+type RowHints = HashMap<String, Vec<Option<Hint>>>;
+
+/// The recorded layout of a shard set: the shard count and its backends' identities in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Topology {
+    shards: u32,
+    backends: Vec<u64>,
+}
+
+impl Topology {
+    fn text(&self) -> String {
+        let ids: Vec<String> = self
+            .backends
+            .iter()
+            .map(|id| format!("{id:016x}"))
+            .collect();
+        format!(
+            "{TOPOLOGY_TAG} shards={} backends={}",
+            self.shards,
+            ids.join(",")
+        )
+    }
+
+    /// Parses a record; only the exact text [`text`](Self::text) writes is accepted.
+    fn parse(text: &str) -> Option<Topology> {
+        if text.len() > MAX_TOPOLOGY_BYTES {
+            return None;
+        }
+        let rest = text.strip_prefix(TOPOLOGY_TAG)?.strip_prefix(" shards=")?;
+        let (shards, ids) = rest.split_once(" backends=")?;
+        let t = Topology {
+            shards: shards.parse().ok()?,
+            backends: ids
+                .split(',')
+                .map(|h| u64::from_str_radix(h, 16).ok())
+                .collect::<Option<_>>()?,
+        };
+        (t.text() == text).then_some(t)
+    }
+}
+
+/// What the checks of the backends found so far.
+#[derive(Debug)]
+struct TopologyState {
+    /// The record this configuration matches, once a backend showed it.
+    record: Option<Topology>,
+    /// Per backend, the mismatch found, if any (it stays: nothing about it will change).
+    refused: Vec<Option<Error>>,
+}
+
+fn mismatch(reason: &'static str) -> Error {
+    Error::StoreMismatch {
+        store: "sharded store",
+        reason,
+    }
+}
+
+const RESHAPED: &str = "a backend records another shard count or another number of backends \
+     (backends added or removed?); go back to the recorded configuration";
+const MOVED: &str = "a backend is not the database the recorded topology puts at its place \
+     (backends reordered or replaced?); go back to the recorded order";
+const LOST: &str = "a backend's identity is not the one the recorded topology names: it lost \
+     its data or was replaced, and its rows would repeat values";
+const DISAGREE: &str = "the backends record different topologies";
+const UNREADABLE: &str = "a backend's topology record is not one idmint writes";
+const WENT_BACK: &str = "a shard row went back below a value it had reached: its database \
+     lost data";
 
 /// How long takes skip the rows of a backend after it failed, instead of each paying for
 /// its timeout again; then one take tries it again.
@@ -150,6 +279,12 @@ pub struct ShardedStore {
     /// Per backend: when it last failed (ms after `born`, 0: never).
     failed_at: Vec<AtomicU64>,
     born: Instant,
+    /// Per backend: checked against the recorded topology (its rows may be used).
+    verified: Vec<AtomicBool>,
+    /// Every backend verified: takes skip the checks.
+    all_verified: AtomicBool,
+    /// Serialises the checks, which are rare (once per backend).
+    topology: Mutex<TopologyState>,
 }
 
 impl std::fmt::Debug for ShardedStore {
@@ -169,7 +304,17 @@ impl ShardedStore {
     /// Takes start at a row chosen by hashing the key with a salt drawn at random for this
     /// instance, so processes sharing a key spread over its rows; see
     /// [`with_route_salt`](Self::with_route_salt).
+    ///
+    /// Does not touch the backends: the first take checks them against the recorded topology
+    /// (see the [module docs](self)). More than [`MAX_SHARDS`] shards is
+    /// [`Error::LimitExceeded`].
     pub fn new(backends: Vec<Arc<dyn ShardRows>>, shards: u32, block: u64) -> Result<Self> {
+        if shards > MAX_SHARDS {
+            return Err(Error::LimitExceeded {
+                what: "shards of a sharded segment store",
+                limit: u64::from(MAX_SHARDS),
+            });
+        }
         if backends.is_empty() {
             return Err(Error::InvalidConfig {
                 reason: "a sharded store needs at least one backend",
@@ -204,6 +349,12 @@ impl ShardedStore {
             contention_timeout: DEFAULT_CONTENTION_TIMEOUT,
             failed_at: backends.iter().map(|_| AtomicU64::new(0)).collect(),
             born: Instant::now(),
+            verified: backends.iter().map(|_| AtomicBool::new(false)).collect(),
+            all_verified: AtomicBool::new(false),
+            topology: Mutex::new(TopologyState {
+                record: None,
+                refused: vec![None; backends.len()],
+            }),
             backends,
         })
     }
@@ -241,21 +392,150 @@ impl ShardedStore {
         (fnv1a(key).wrapping_add(self.salt) % u64::from(self.shards)) as u32
     }
 
-    fn known(&self, key: &str, shard: u32) -> Option<(u64, u64)> {
+    fn known(&self, key: &str, shard: u32) -> Option<Hint> {
         let map = self.known.lock().unwrap_or_else(|e| e.into_inner());
         map.get(key)
             .and_then(|rows| rows.get(shard as usize).copied().flatten())
     }
 
-    fn remember(&self, key: &str, shard: u32, state: Option<(u64, u64)>) {
+    fn remember(&self, key: &str, shard: u32, hint: Hint) {
         let mut map = self.known.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(rows) = map.get_mut(key) {
-            rows[shard as usize] = state;
-        } else if state.is_some() {
+            rows[shard as usize] = Some(hint);
+        } else {
+            if (map.len() + 1).saturating_mul(self.shards as usize) > MAX_HINTS {
+                map.clear();
+            }
             let mut rows = vec![None; self.shards as usize];
-            rows[shard as usize] = state;
+            rows[shard as usize] = Some(hint);
             map.insert(key.to_owned(), rows);
         }
+    }
+
+    /// Keeps what is known of a row as a floor only: the next take reads it again.
+    fn forget(&self, key: &str, shard: u32) {
+        let mut map = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(Some(h)) = map
+            .get_mut(key)
+            .and_then(|rows| rows.get_mut(shard as usize))
+        {
+            h.current = false;
+        }
+    }
+
+    /// Checks backend `b` against the recorded topology before its rows are used, once per
+    /// backend (see the [module docs](self)). A mismatch is kept and returned every time.
+    fn verify(&self, b: usize) -> Result<()> {
+        if self.verified[b].load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut st = self.topology.lock().unwrap_or_else(|e| e.into_inner());
+        if self.verified[b].load(Ordering::Acquire) {
+            return Ok(());
+        }
+        if let Some(e) = st.refused[b] {
+            return Err(e);
+        }
+        let checked = self.check_backend(&mut st, b);
+        match checked {
+            Ok(()) => self.verified[b].store(true, Ordering::Release),
+            Err(e @ Error::StoreMismatch { .. }) => st.refused[b] = Some(e),
+            Err(_) => {}
+        }
+        checked
+    }
+
+    fn check_backend(&self, st: &mut TopologyState, b: usize) -> Result<()> {
+        let (id, stored) = self.backends[b].topology()?;
+        if let Some(text) = stored {
+            return self.adopt(st, b, id, &text);
+        }
+        let expected = match &st.record {
+            Some(t) => t.clone(),
+            None => self.fresh_topology(st, b, id)?,
+        };
+        if expected.backends.get(b) != Some(&id) {
+            return Err(mismatch(LOST));
+        }
+        match self.backends[b].record_topology(id, &expected.text())? {
+            Some(text) => self.adopt(st, b, id, &text),
+            None => Err(mismatch(LOST)),
+        }
+    }
+
+    /// Accepts the record `text` of backend `b` (identity `id`) if it describes this store.
+    fn adopt(&self, st: &mut TopologyState, b: usize, id: u64, text: &str) -> Result<()> {
+        let t = Topology::parse(text).ok_or(mismatch(UNREADABLE))?;
+        if t.shards != self.shards || t.backends.len() != self.backends.len() {
+            return Err(mismatch(RESHAPED));
+        }
+        if t.backends[b] != id {
+            return Err(mismatch(MOVED));
+        }
+        if st.record.as_ref().is_some_and(|known| *known != t) {
+            return Err(mismatch(DISAGREE));
+        }
+        st.record = Some(t);
+        Ok(())
+    }
+
+    /// The topology to record in backend `b` (identity `id`, no record) when no backend checked
+    /// so far showed one: another backend's record if one holds any; else — every backend
+    /// reachable and none recorded: a new set — this configuration.
+    fn fresh_topology(&self, st: &mut TopologyState, b: usize, id: u64) -> Result<Topology> {
+        let mut ids = Vec::with_capacity(self.backends.len());
+        for (c, backend) in self.backends.iter().enumerate() {
+            if c == b {
+                ids.push(id);
+                continue;
+            }
+            let (other, stored) = backend.topology()?;
+            if let Some(text) = stored {
+                self.adopt(st, c, other, &text)?;
+                self.verified[c].store(true, Ordering::Release);
+                return st.record.clone().ok_or(mismatch(UNREADABLE));
+            }
+            ids.push(other);
+        }
+        Ok(Topology {
+            shards: self.shards,
+            backends: ids,
+        })
+    }
+
+    /// Checks the backends not checked yet — except one that failed within
+    /// [`SKIP_FAILED_BACKEND`] while another one is checked. A mismatch anywhere refuses.
+    fn check_topology(&self) -> Result<()> {
+        if self.all_verified.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let window = SKIP_FAILED_BACKEND.as_millis() as u64;
+        let any = self.verified.iter().any(|v| v.load(Ordering::Acquire));
+        let now = self.now_ms();
+        for b in 0..self.backends.len() {
+            if self.verified[b].load(Ordering::Acquire) {
+                continue;
+            }
+            let at = self.failed_at[b].load(Ordering::Relaxed);
+            if any && at != 0 && now < at + window {
+                continue;
+            }
+            match self.verify(b) {
+                Ok(()) => {}
+                Err(Error::StoreUnavailable { .. }) => {
+                    self.failed_at[b].store(self.now_ms(), Ordering::Relaxed);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if self.verified.iter().all(|v| v.load(Ordering::Acquire)) {
+            self.all_verified.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    fn verified_row(&self, row: usize) -> bool {
+        self.verified[row % self.backends.len()].load(Ordering::Acquire)
     }
 
     /// Picks the first row from `from` on that has not failed and that no other thread of this
@@ -312,7 +592,9 @@ impl ShardedStore {
 
     /// Takes one block from row `shard`; `Ok(None)` when the row kept losing the race.
     fn take_row(&self, key: &str, shard: u32, step: u64) -> Result<Option<Range>> {
-        let backend = &self.backends[shard as usize % self.backends.len()];
+        let b = shard as usize % self.backends.len();
+        self.verify(b)?;
+        let backend = &self.backends[b];
         let spec = RowSpec {
             shard,
             shards: self.shards,
@@ -320,14 +602,18 @@ impl ShardedStore {
         };
         let stride = u64::from(self.shards) * self.block;
         for _ in 0..CONFLICTS_PER_ROW {
-            let (next, version) = match self.known(key, shard) {
-                Some(s) => s,
-                None => {
+            let hint = self.known(key, shard);
+            let (next, version) = match hint {
+                Some(h) if h.current => (h.next, h.version),
+                _ => {
                     let row = backend.load_row(key, &spec)?;
                     if row.shards != self.shards || row.block != self.block {
                         return Err(Error::InvalidConfig {
                             reason: "this sharded key was created with another shard count or block size",
                         });
+                    }
+                    if hint.is_some_and(|h| row.next < h.next || row.version < h.version) {
+                        return Err(mismatch(WENT_BACK));
                     }
                     (row.next, row.version)
                 }
@@ -343,15 +629,20 @@ impl ShardedStore {
             };
             match backend.swap_row(key, shard, version, after) {
                 Ok(true) => {
-                    self.remember(key, shard, Some((after, version + 1)));
+                    let hint = Hint {
+                        next: after,
+                        version: version + 1,
+                        current: true,
+                    };
+                    self.remember(key, shard, hint);
                     return Ok(Some(Range {
                         start: next,
                         end: next + step.min(self.block),
                     }));
                 }
-                Ok(false) => self.remember(key, shard, None),
+                Ok(false) => self.forget(key, shard),
                 Err(e) => {
-                    self.remember(key, shard, None);
+                    self.forget(key, shard);
                     return Err(e);
                 }
             }
@@ -371,6 +662,20 @@ impl SegmentStore for ShardedStore {
         false
     }
 
+    /// Derived from the recorded topology (shard count and every backend's identity, in
+    /// order), after checking the backends as a take does: a journal resumes only on the same
+    /// set in the same order, never on one of its backends alone (another table).
+    fn identity(&self) -> Result<u64> {
+        self.check_topology()?;
+        let st = self.topology.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(t) = &st.record else {
+            return Err(counter::unavailable(self.kind(), "every shard failed"));
+        };
+        let mut parts = vec![u64::from(t.shards)];
+        parts.extend_from_slice(&t.backends);
+        Ok(super::derived_identity("idmint sharded v1", &parts))
+    }
+
     /// Takes one block (or its first `step` values when `step < block`; the rest of the block
     /// is skipped) from the key's rows: first the routed row, then the following ones when a
     /// row is busy in this process, keeps losing the race to other processes, or its store
@@ -378,9 +683,18 @@ impl SegmentStore for ShardedStore {
     /// be taken from within the contention timeout.
     fn take(&self, key: &str, step: u64) -> Result<Range> {
         counter::check_take(key, step)?;
-        let deadline = Instant::now() + self.contention_timeout;
+        self.check_topology()?;
+        let now = Instant::now();
+        // A timeout too long to represent is as good as forever.
+        let deadline = now
+            .checked_add(self.contention_timeout)
+            .unwrap_or(now + Duration::from_secs(1 << 32));
         let started = self.now_ms();
         let mut failed = self.skipped_rows(started);
+        // Rows of a backend not checked yet (down at the check) count as failed.
+        for (row, f) in failed.iter_mut().enumerate() {
+            *f |= !self.verified_row(row);
+        }
         let mut tried = vec![false; self.shards as usize];
         let mut from = self.first_row(key);
         loop {
@@ -433,10 +747,22 @@ mod tests {
     use super::*;
 
     /// Rows in memory, with a switch that makes the backend fail like a dead server.
-    #[derive(Default)]
     struct Rows {
         rows: Mutex<HashMap<(String, u32), ShardRow>>,
         down: std::sync::atomic::AtomicBool,
+        identity: u64,
+        topology: Mutex<Option<String>>,
+    }
+
+    impl Default for Rows {
+        fn default() -> Self {
+            Rows {
+                rows: Mutex::default(),
+                down: false.into(),
+                identity: crate::segment::random_identity().unwrap(),
+                topology: Mutex::default(),
+            }
+        }
     }
 
     impl Rows {
@@ -456,6 +782,18 @@ mod tests {
     impl ShardRows for Rows {
         fn kind(&self) -> &'static str {
             "test"
+        }
+        fn topology(&self) -> Result<(u64, Option<String>)> {
+            self.check()?;
+            Ok((self.identity, self.topology.lock().unwrap().clone()))
+        }
+        fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {
+            self.check()?;
+            if identity != self.identity {
+                return Ok(None);
+            }
+            let mut t = self.topology.lock().unwrap();
+            Ok(Some(t.get_or_insert_with(|| topology.to_owned()).clone()))
         }
         fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {
             self.check()?;
@@ -502,6 +840,7 @@ mod tests {
         let a = Arc::new(Rows::default());
         let b = Arc::new(Rows::default());
         let s = ShardedStore::new(vec![a.clone(), b.clone()], 2, 5).unwrap();
+        s.take("other", 5).unwrap(); // records the new set: every backend must be up for it
         a.down.store(true, std::sync::atomic::Ordering::SeqCst);
         for _ in 0..4 {
             // Row 1 lives in b: values 6..11, 16..21, ...
@@ -553,12 +892,85 @@ mod tests {
     }
 
     #[test]
+    fn a_backend_down_at_first_use_keeps_a_new_set_unrecorded() {
+        let a = Arc::new(Rows::default());
+        let b = Arc::new(Rows::default());
+        b.down.store(true, Ordering::SeqCst);
+        let s = ShardedStore::new(vec![a.clone(), b.clone()], 2, 5).unwrap();
+        assert!(matches!(
+            s.take("k", 5),
+            Err(Error::StoreUnavailable { .. })
+        ));
+        assert!(a.topology.lock().unwrap().is_none(), "nothing recorded");
+        b.down.store(false, Ordering::SeqCst);
+        s.take("k", 5).unwrap();
+        assert_eq!(*a.topology.lock().unwrap(), *b.topology.lock().unwrap());
+        // Later, a backend down at a store's first take is checked when it returns.
+        b.down.store(true, Ordering::SeqCst);
+        let t = ShardedStore::new(vec![a.clone(), b.clone()], 2, 5).unwrap();
+        for _ in 0..3 {
+            let r = t.take("k", 5).unwrap();
+            assert_eq!((r.start - 1) / 5 % 2, 0, "rows of a only");
+        }
+        b.down.store(false, Ordering::SeqCst);
+        std::thread::sleep(SKIP_FAILED_BACKEND);
+        t.take("k", 5).unwrap();
+        assert!(t.verified[1].load(Ordering::SeqCst), "b is checked again");
+    }
+
+    #[test]
+    fn a_row_that_went_back_is_refused() {
+        let rows = Arc::new(Rows::default());
+        let s = ShardedStore::new(vec![rows.clone()], 1, 10).unwrap();
+        s.take("k", 10).unwrap();
+        s.take("k", 10).unwrap();
+        rows.rows.lock().unwrap().clear(); // the table lost its rows, not its identity
+        assert!(matches!(s.take("k", 10), Err(Error::StoreMismatch { .. })));
+    }
+
+    #[test]
+    fn topology_records_round_trip_exactly() {
+        let t = Topology {
+            shards: 8,
+            backends: vec![1, u64::MAX, 0xabc],
+        };
+        assert_eq!(Topology::parse(&t.text()), Some(t.clone()));
+        let text = t.text();
+        for bad in [
+            text.replace("v1", "v2"),
+            text.replace("shards=8", "shards=08"),
+            text.replace("0000000000000001", "+000000000000001"),
+            text.replace("0000000000000001", "1"),
+            format!("{text},"),
+            "x".repeat(MAX_TOPOLOGY_BYTES + 1),
+        ] {
+            assert_eq!(Topology::parse(&bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_huge_contention_timeout_does_not_overflow() {
+        let rows = Arc::new(Rows::default());
+        let s = ShardedStore::new(vec![rows], 2, 10)
+            .unwrap()
+            .with_contention_timeout(Duration::MAX);
+        s.take("k", 10).unwrap();
+    }
+
+    #[test]
     fn bad_configs_are_refused() {
         let rows: Arc<dyn ShardRows> = Arc::new(Rows::default());
         assert!(ShardedStore::new(vec![], 1, 1).is_err());
         assert!(ShardedStore::new(vec![rows.clone()], 0, 1).is_err());
         assert!(ShardedStore::new(vec![rows.clone()], 1, 0).is_err());
         assert!(ShardedStore::new(vec![rows.clone(), rows.clone()], 1, 1).is_err());
-        assert!(ShardedStore::new(vec![rows], 4, u64::MAX / 2).is_err());
+        assert!(ShardedStore::new(vec![rows.clone()], 4, u64::MAX / 2).is_err());
+        assert_eq!(
+            ShardedStore::new(vec![rows], u32::MAX, 1).unwrap_err(),
+            Error::LimitExceeded {
+                what: "shards of a sharded segment store",
+                limit: u64::from(MAX_SHARDS),
+            }
+        );
     }
 }

@@ -13,7 +13,9 @@
 //! the busy timeout alone, not by the takers queued before it.
 //!
 //! The store also keeps the versioned rows of [`ShardedStore`](super::sharded::ShardedStore)
-//! (table `idmint_segment_shard`) through [`ShardRows`].
+//! (table `idmint_segment_shard`) through [`ShardRows`], and the file's
+//! [identity](SegmentStore::identity) and recorded shard topology in a one-row table
+//! `idmint_segment_identity` (a new or recreated file gets a new identity).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -46,7 +48,30 @@ CREATE TABLE IF NOT EXISTS idmint_segment_shard (
     version    INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     PRIMARY KEY (biz_tag, shard)
+);
+CREATE TABLE IF NOT EXISTS idmint_segment_identity (
+    one        INTEGER PRIMARY KEY CHECK (one = 1),
+    identity   INTEGER NOT NULL,
+    topology   TEXT,
+    created_at INTEGER NOT NULL
 );";
+
+/// Creates the file's identity on first use (keeping the one there) and returns it with the
+/// shard topology recorded in the file, if any.
+const IDENTITY: &str = "
+INSERT INTO idmint_segment_identity (one, identity, topology, created_at) VALUES (1, ?1, NULL, ?2)
+ON CONFLICT (one) DO UPDATE SET identity = identity
+RETURNING identity, topology";
+
+/// Records a shard topology unless one is recorded, while the identity is still `?1`; returns
+/// the recorded one (no row: the identity changed).
+const RECORD_TOPOLOGY: &str = "
+UPDATE idmint_segment_identity SET topology = COALESCE(topology, ?2)
+WHERE one = 1 AND identity = ?1
+RETURNING topology";
+
+/// The longest busy timeout accepted: beyond it a wait is a hang, not a wait.
+pub const MAX_BUSY_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// Moves the counter by `?2` (creating the key at `?2` on first use) and returns it; returns no
 /// row when the counter would pass `i64::MAX`.
@@ -95,7 +120,14 @@ impl SqliteStore {
     /// [`open`](Self::open) with another busy timeout: the longest a take waits for the file's
     /// write lock (held by another process's take, or by anything else writing the file)
     /// before it fails with `StoreUnavailable`.
+    /// A timeout above [`MAX_BUSY_TIMEOUT`] is [`Error::LimitExceeded`].
     pub fn open_with_busy_timeout(path: impl AsRef<Path>, busy_timeout: Duration) -> Result<Self> {
+        if busy_timeout > MAX_BUSY_TIMEOUT {
+            return Err(Error::LimitExceeded {
+                what: "SQLite busy timeout (ms)",
+                limit: MAX_BUSY_TIMEOUT.as_millis() as u64,
+            });
+        }
         let store = SqliteStore {
             path: path.as_ref().to_path_buf(),
             busy_timeout,
@@ -211,9 +243,37 @@ fn patient(timeout: Duration) -> impl FnMut(i32) -> bool + Send + 'static {
     }
 }
 
+impl SqliteStore {
+    /// The file's identity (created on first use) and its recorded shard topology.
+    fn identity_row(&self) -> Result<(u64, Option<String>)> {
+        let fresh = super::random_identity()? as i64;
+        let (id, topology) = self.with_conn("identity", |conn| {
+            conn.query_row(IDENTITY, params![fresh, counter::unix_ms()], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+            })
+        })?;
+        if id == 0 {
+            return Err(foreign_identity());
+        }
+        Ok((id as u64, topology))
+    }
+}
+
+fn foreign_identity() -> Error {
+    Error::StoreMismatch {
+        store: KIND,
+        reason: "the identity row holds a value idmint never writes",
+    }
+}
+
 impl SegmentStore for SqliteStore {
     fn kind(&self) -> &'static str {
         KIND
+    }
+
+    /// Kept in the file (table `idmint_segment_identity`).
+    fn identity(&self) -> Result<u64> {
+        Ok(self.identity_row()?.0)
     }
 
     fn take(&self, key: &str, step: u64) -> Result<Range> {
@@ -243,6 +303,20 @@ impl SegmentStore for SqliteStore {
 impl ShardRows for SqliteStore {
     fn kind(&self) -> &'static str {
         KIND
+    }
+
+    fn topology(&self) -> Result<(u64, Option<String>)> {
+        self.identity_row()
+    }
+
+    fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {
+        self.with_conn("identity", |conn| {
+            conn.query_row(RECORD_TOPOLOGY, params![identity as i64, topology], |r| {
+                r.get::<_, Option<String>>(0)
+            })
+            .optional()
+        })
+        .map(Option::flatten)
     }
 
     fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {

@@ -11,11 +11,14 @@
 //! Options, as query parameters:
 //! - `shards=N` (SQL stores only): N sharded rows per key in that database —
 //!   [`ShardedStore`](super::sharded::ShardedStore) — with `block=B` values per take
-//!   (default 1000).
-//! - `busy_timeout_ms=T` (SQLite only): how long a take waits for another process's lock.
+//!   (default 1000). At most [`MAX_SHARDS`](super::sharded::MAX_SHARDS).
+//! - `busy_timeout_ms=T` (SQLite only): how long a take waits for another process's lock. At
+//!   most [`MAX_BUSY_TIMEOUT`](super::sqlite::MAX_BUSY_TIMEOUT) (one hour).
 //!
 //! An unknown scheme, a malformed option, or an option the store does not take is
-//! [`Error::InvalidConfig`]; so is a store whose cargo feature was not built.
+//! [`Error::InvalidConfig`]; so is a store whose cargo feature was not built. A count or a
+//! timeout above its limit is [`Error::LimitExceeded`], checked before anything is allocated
+//! or opened.
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use std::sync::Arc;
@@ -26,6 +29,9 @@ use super::SegmentStore;
 
 /// Block size of a sharded store when the URL gives `shards=` without `block=`.
 pub const DEFAULT_SHARD_BLOCK: u64 = 1000;
+
+/// `busy_timeout_ms=` above this (one hour, as `SqliteStore`'s limit) is refused.
+const MAX_BUSY_TIMEOUT_MS: u64 = 3_600_000;
 
 /// Opens the segment store `url` names (see the [module docs](self)).
 ///
@@ -59,6 +65,24 @@ pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
     }
     if opts.block.is_some() && opts.shards.is_none() {
         return bad("`block=` needs `shards=`");
+    }
+    if opts
+        .shards
+        .is_some_and(|n| n > u64::from(super::sharded::MAX_SHARDS))
+    {
+        return Err(Error::LimitExceeded {
+            what: "`shards=` of a segment store URL",
+            limit: u64::from(super::sharded::MAX_SHARDS),
+        });
+    }
+    if opts
+        .busy_timeout_ms
+        .is_some_and(|t| t > MAX_BUSY_TIMEOUT_MS)
+    {
+        return Err(Error::LimitExceeded {
+            what: "`busy_timeout_ms=` of a segment store URL",
+            limit: MAX_BUSY_TIMEOUT_MS,
+        });
     }
     let rest = rest.join("&");
     if let Some(path) = base.strip_prefix("sqlite:") {
@@ -192,9 +216,36 @@ mod tests {
         assert!(config_error("redis://127.0.0.1/?shards=2"));
         assert!(config_error("redis://127.0.0.1/?busy_timeout_ms=2"));
         assert!(config_error("postgres://u@h/db?shards=0"));
-        assert!(config_error("postgres://u@h/db?shards=99999999999"));
         assert!(config_error("memory:?shards=2"));
         assert!(config_error("memory:x"));
+    }
+
+    #[test]
+    fn counts_above_their_limits_are_refused_before_anything_is_built() {
+        for (url, what) in [
+            (
+                "postgres://u@h/db?shards=99999999999",
+                "`shards=` of a segment store URL",
+            ),
+            (
+                "postgres://u@h/db?shards=4294967295",
+                "`shards=` of a segment store URL",
+            ),
+            (
+                "sqlite:/nonexistent/x.db?shards=1025",
+                "`shards=` of a segment store URL",
+            ),
+            (
+                "sqlite:/nonexistent/x.db?busy_timeout_ms=18446744073709551615",
+                "`busy_timeout_ms=` of a segment store URL",
+            ),
+        ] {
+            match open_store(url) {
+                Err(Error::LimitExceeded { what: w, .. }) => assert_eq!(w, what, "{url}"),
+                Err(e) => panic!("{url}: {e}"),
+                Ok(s) => panic!("{url}: opened a {} store", s.kind()),
+            }
+        }
     }
 
     #[test]
