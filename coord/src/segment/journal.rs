@@ -24,7 +24,7 @@
 //!    there cannot redirect the write), is `fsync`ed, renamed over `PATH`, and the directory is
 //!    `fsync`ed. After a crash at any point the file is either the old version or the new one,
 //!    complete (a trailer line also catches a torn file); the owner removes temporaries a
-//!    crash left behind. The journal and its lock file are opened with `O_NOFOLLOW`: a symbolic
+//!    crash left behind (`PATH.tmp` of older versions is no longer used, and left alone). The journal and its lock file are opened with `O_NOFOLLOW`: a symbolic
 //!    link at either path (which could point at another process's journal, whose values that
 //!    process serves) is refused with [`Error::InvalidConfig`], and so is anything at `PATH`
 //!    that is not a regular file.
@@ -84,7 +84,7 @@
 //!
 //! Each line is `START END KEY` (a half-open range); bytes of the key outside printable ASCII,
 //! and `%`, are written as `%XX`. Keys are 1 to 200 bytes, lines at most [`MAX_LINE_BYTES`],
-//! and a journal holds at most two ranges for each of [`MAX_KEYS`](super::MAX_KEYS) keys; the
+//! and a journal holds at most two ranges for each of [`MAX_KEYS`] keys; the
 //! file is read line by line within those bounds (a larger one is
 //! [`Error::LimitExceeded`], whatever its size on disk). Format v1 is the same without the
 //! `# store` line. A file that does not parse is refused with [`Error::InvalidConfig`]; delete
@@ -371,21 +371,28 @@ impl Journal {
         written.map_err(|e| io_error("write", e))
     }
 
-    /// Removes temporaries a crash left next to the journal (`NAME.tmp.*`, and the fixed
-    /// `NAME.tmp` of older versions). Only the lock's holder calls this.
+    /// Removes temporaries a crash left next to the journal: exactly `NAME.tmp.PID.NONCE`,
+    /// nothing else (another journal's files may share the directory). Only the lock's holder
+    /// calls this.
     fn remove_stale_temps(&self) {
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return;
         };
         let mut prefix = self.name.as_bytes().to_vec();
-        prefix.extend_from_slice(b".tmp");
+        prefix.extend_from_slice(b".tmp.");
+        let ours = |rest: &[u8]| match rest.iter().position(|&c| c == b'.') {
+            Some(dot) => {
+                let (pid, nonce) = (&rest[..dot], &rest[dot + 1..]);
+                !pid.is_empty()
+                    && pid.iter().all(u8::is_ascii_digit)
+                    && nonce.len() == 16
+                    && nonce.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+            }
+            None => false,
+        };
         for e in entries.flatten().take(MAX_DIR_ENTRIES) {
             let name = e.file_name();
-            let name = name.as_bytes();
-            if name
-                .strip_prefix(&prefix[..])
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"."))
-            {
+            if name.as_bytes().strip_prefix(&prefix[..]).is_some_and(ours) {
                 // unlink never follows a link: at worst it removes the link itself.
                 let _ = fs::remove_file(e.path());
             }
@@ -664,6 +671,30 @@ mod tests {
             );
         }
         assert!(parse(&[0xff, 0xfe][..]).is_err());
+    }
+
+    #[test]
+    fn open_removes_its_own_stale_temporaries_only() {
+        let dir = std::env::temp_dir().join(format!("idmint-journal-temps-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let stale = dir.join("j.tmp.123.0123456789abcdef");
+        let others = [
+            "j.tmp",
+            "j.tmp.lock",
+            "j.tmp.x.0123456789abcdef",
+            "k.tmp.1.0123456789abcdef",
+        ];
+        for name in others.iter().copied().chain(["j.tmp.123.0123456789abcdef"]) {
+            fs::write(dir.join(name), "x").unwrap();
+        }
+        let (_j, _) = Journal::open(dir.join("j"), &super::super::MemoryStore::new()).unwrap();
+        assert!(!stale.exists());
+        for name in others {
+            assert!(dir.join(name).exists(), "{name}");
+        }
+        drop(_j);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

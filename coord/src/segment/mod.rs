@@ -52,7 +52,7 @@ pub trait SegmentStore: Send + Sync {
     /// The store's identity: a random, nonzero number kept in the store itself, drawn at its
     /// first use and then the same for every handle, process and restart that sees the same
     /// data — and a new one for a store that lost its data (a new SQLite file, a dropped table,
-    /// a flushed Redis) or for another store. A [journal](journal) records it with its values
+    /// a flushed Redis) or for another store. A [`journal`] records it with its values
     /// and resumes them only on the store with the same identity, since any other store (or
     /// the same one after a loss) may hand those values out again.
     ///

@@ -49,8 +49,10 @@
 //! whose values start above every value the old one handed out. A backend that lost its data
 //! cannot rejoin its set: its rows are gone, so its values would repeat. With a single backend,
 //! or when every backend lost its data, nothing is left that remembers the set, and it starts
-//! over like any store that lost its data. A shard row that is found below a value this store
-//! saw it reach (its database lost data while it ran) is refused the same way.
+//! over like any store that lost its data. Nor can a database be told apart whose rows were
+//! deleted while its identity row (table `idmint_segment_identity`) was kept or restored: keep
+//! the two together. A shard row that is found below a value this store saw it reach (its
+//! database lost data while it ran) is refused the same way.
 //!
 //! [`SqliteStore`]: super::sqlite::SqliteStore
 //! [`PostgresStore`]: super::postgres::PostgresStore
@@ -281,6 +283,9 @@ pub struct ShardedStore {
     born: Instant,
     /// Per backend: checked against the recorded topology (its rows may be used).
     verified: Vec<AtomicBool>,
+    /// Per backend: how many checks failed (a thread that waited for a failing check does not
+    /// repeat it).
+    check_failures: Vec<AtomicU64>,
     /// Every backend verified: takes skip the checks.
     all_verified: AtomicBool,
     /// Serialises the checks, which are rare (once per backend).
@@ -350,6 +355,7 @@ impl ShardedStore {
             failed_at: backends.iter().map(|_| AtomicU64::new(0)).collect(),
             born: Instant::now(),
             verified: backends.iter().map(|_| AtomicBool::new(false)).collect(),
+            check_failures: backends.iter().map(|_| AtomicU64::new(0)).collect(),
             all_verified: AtomicBool::new(false),
             topology: Mutex::new(TopologyState {
                 record: None,
@@ -424,11 +430,14 @@ impl ShardedStore {
     }
 
     /// Checks backend `b` against the recorded topology before its rows are used, once per
-    /// backend (see the [module docs](self)). A mismatch is kept and returned every time.
+    /// backend (see the [module docs](self)). A mismatch is kept and returned every time; a
+    /// failure marks the backend failed, and threads that waited for that attempt do not
+    /// repeat it (each would pay the dead server's timeout in turn).
     fn verify(&self, b: usize) -> Result<()> {
         if self.verified[b].load(Ordering::Acquire) {
             return Ok(());
         }
+        let failures = self.check_failures[b].load(Ordering::Acquire);
         let mut st = self.topology.lock().unwrap_or_else(|e| e.into_inner());
         if self.verified[b].load(Ordering::Acquire) {
             return Ok(());
@@ -436,10 +445,17 @@ impl ShardedStore {
         if let Some(e) = st.refused[b] {
             return Err(e);
         }
+        if self.check_failures[b].load(Ordering::Acquire) != failures {
+            return Err(counter::unavailable(self.kind(), "every shard failed"));
+        }
         let checked = self.check_backend(&mut st, b);
         match checked {
             Ok(()) => self.verified[b].store(true, Ordering::Release),
             Err(e @ Error::StoreMismatch { .. }) => st.refused[b] = Some(e),
+            Err(Error::StoreUnavailable { .. }) => {
+                self.failed_at[b].store(self.now_ms(), Ordering::Relaxed);
+                self.check_failures[b].fetch_add(1, Ordering::AcqRel);
+            }
             Err(_) => {}
         }
         checked
@@ -521,10 +537,7 @@ impl ShardedStore {
                 continue;
             }
             match self.verify(b) {
-                Ok(()) => {}
-                Err(Error::StoreUnavailable { .. }) => {
-                    self.failed_at[b].store(self.now_ms(), Ordering::Relaxed);
-                }
+                Ok(()) | Err(Error::StoreUnavailable { .. }) => {}
                 Err(e) => return Err(e),
             }
         }
