@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Starts and stops throwaway Redis and PostgreSQL servers on loopback, each in its own directory.
 #
-#   scripts/services.sh start redis DIR PORT      # redis-server, append-only file fsynced per write
+#   scripts/services.sh start redis DIR PORT [MODE]  # redis-server; MODE is how it persists:
+#       always (default: append-only file fsynced per write), everysec (fsynced once a second, a
+#       crash loses up to a second of writes) or none (no persistence: a restart loses everything)
+#   scripts/services.sh start redis-tls DIR PORT CERTDIR  # TLS only (no plain port), with
+#       CERTDIR/server.crt, CERTDIR/server.key and CERTDIR/ca.crt (coord/tests/support/tls.rs)
 #   scripts/services.sh start postgres DIR PORT   # initdb (trust auth, user idmint) + pg_ctl start
 #   scripts/services.sh stop redis|postgres DIR   # stops it (the directory stays, for a restart)
 #   scripts/services.sh kill redis|postgres DIR   # SIGKILL, as a crash would
 #
-# URLs: redis://127.0.0.1:PORT/ and postgres://idmint@127.0.0.1:PORT/postgres.
+# URLs: redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls) and
+# postgres://idmint@127.0.0.1:PORT/postgres.
 # Tests use it to run private servers they can stop mid-run; scripts/test.sh uses it for the
 # servers the bindings' tests share. The servers are installed by scripts/setup.sh.
 set -euo pipefail
 
-action=${1:?action}; kind=${2:?kind}; dir=${3:?dir}; port=${4:-}
+action=${1:?action}; kind=${2:?kind}; dir=${3:?dir}; port=${4:-}; extra=${5:-}
 
 pg_bin() {
   local d
@@ -34,19 +39,35 @@ wait_port() {
 }
 
 case "$action/$kind" in
-  start/redis)
+  start/redis|start/redis-tls)
     : "${port:?port}"
     mkdir -p "$dir"
     command -v redis-server >/dev/null || { echo "services: redis-server not found (run scripts/setup.sh)" >&2; exit 1; }
-    # Durable like a production store for IDs must be: every acknowledged write is in the
-    # append-only file before the reply, so a killed server comes back with its counters.
-    redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" \
-      --appendonly yes --appendfsync always \
+    ping=(redis-cli -h 127.0.0.1 -p "$port")
+    if [ "$kind" = redis-tls ]; then
+      certs=${extra:?certificate directory}
+      listen=(--port 0 --tls-port "$port" --tls-cert-file "$certs/server.crt"
+        --tls-key-file "$certs/server.key" --tls-ca-cert-file "$certs/ca.crt" --tls-auth-clients no)
+      ping+=(--tls --cacert "$certs/ca.crt")
+      persist=(--appendonly yes --appendfsync always)
+    else
+      listen=(--port "$port")
+      # Durable like a production store for IDs must be (the default): every acknowledged write
+      # is in the append-only file before the reply, so a killed server comes back with its
+      # counters. The other modes are for tests of what a less durable server loses.
+      case "${extra:-always}" in
+        always) persist=(--appendonly yes --appendfsync always) ;;
+        everysec) persist=(--appendonly yes --appendfsync everysec) ;;
+        none) persist=(--appendonly no) ;;
+        *) echo "services: redis persistence is always, everysec or none" >&2; exit 2 ;;
+      esac
+    fi
+    redis-server --bind 127.0.0.1 "${listen[@]}" --dir "$dir" --save "" "${persist[@]}" \
       --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
     wait_port "$port"
     # A restarted server answers LOADING while it replays its append-only file: wait for PONG.
     for _ in $(seq 1 200); do
-      [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = PONG ] && break
+      [ "$("${ping[@]}" ping 2>/dev/null)" = PONG ] && break
       sleep 0.05
     done
     ;;
@@ -71,11 +92,13 @@ case "$action/$kind" in
       -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" \
       start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
     ;;
-  stop/redis|kill/redis)
+  stop/redis|kill/redis|stop/redis-tls|kill/redis-tls)
     [ -f "$dir/redis.pid" ] || exit 0
     pid=$(cat "$dir/redis.pid")
     sig=TERM; [ "$action" = kill ] && sig=KILL
     kill -s "$sig" "$pid" 2>/dev/null || true
+    # A server a test paused (SIGSTOP) acts on the signal only once it runs again.
+    kill -s CONT "$pid" 2>/dev/null || true
     for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     rm -f "$dir/redis.pid"
     ;;
@@ -94,5 +117,5 @@ case "$action/$kind" in
     rm -f "$dir/data/postmaster.pid"
     ;;
   *)
-    echo "usage: $0 start|stop|kill redis|postgres DIR [PORT]" >&2; exit 2 ;;
+    echo "usage: $0 start|stop|kill redis|redis-tls|postgres DIR [PORT [MODE|CERTDIR]]" >&2; exit 2 ;;
 esac

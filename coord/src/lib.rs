@@ -62,5 +62,7 @@ pub mod node_source;
 mod reason;
 #[cfg(feature = "redis")]
 pub mod redis_compose;
+#[cfg(feature = "redis")]
+mod redis_conn;
 pub mod segment;
 pub mod url_ref;

@@ -34,7 +34,9 @@ impl Reason for std::io::Error {
 impl Reason for redis::RedisError {
     fn reason(&self) -> &'static str {
         use redis::ErrorKind;
-        if self.is_timeout() {
+        if let Some(tls) = crate::redis_conn::tls_reason(self) {
+            tls
+        } else if self.is_timeout() {
             "timed out"
         } else if self.is_connection_refusal() {
             "connection refused"

@@ -113,7 +113,9 @@ impl std::fmt::Debug for RedisCompose {
 }
 
 impl RedisCompose {
-    /// A generator on the Redis server at `url` (not connected until the first call), minting
+    /// A generator on the Redis server at `url` (not connected until the first call; `rediss://`
+    /// for TLS, with `ca_file=PATH` for a private CA, and `timeout_ms=N` bounding every connect
+    /// and call, as for the [segment store](crate::segment::redis)), minting
     /// IDs of `layout` with node field `shard` from the counters of namespace `ns` (1 to 64
     /// bytes, no `{` or `}`). Fails with [`Error::InvalidConfig`] for a bad URL or namespace
     /// and [`Error::FieldOverflow`] when `shard` does not fit the layout's node field.

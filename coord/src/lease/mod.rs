@@ -7,12 +7,14 @@
 //! | URL | store | how a dead holder's node frees itself |
 //! |---|---|---|
 //! | `file:DIR` | [`FileStore`]: one `flock`ed file per node in `DIR/NAMESPACE/` (embedded default) | the kernel drops the lock when the process dies |
-//! | `redis://HOST:PORT/[DB]` | [`RedisStore`] (feature `redis`): `SET NX PX`-style keys, fencing tokens from `INCR`, a queue in a sorted set | the lease key expires after the TTL |
+//! | `redis://HOST:PORT/[DB]`, `rediss://...` | [`RedisStore`] (feature `redis`): expiring lease keys with epoch, fencing token and random owner; a store epoch and lock delay, so a Redis that loses data (`FLUSHALL`, restart, failover) never lets two holders mint on one node | the lease key expires after the TTL |
 //! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table, `FOR UPDATE SKIP LOCKED` | the row's `expires_at` passes |
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
 //!
 //! Redis and PostgreSQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
 //! statement timeout of every store call, so a dead store fails a call instead of hanging it.
+//! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
+//! (see [`redis`] for when a restart may be trusted).
 //!
 //! # The protocol a holder follows
 //!

@@ -1,20 +1,69 @@
-//! Node leases on Redis. Every operation is one Lua script, so its check-and-set is atomic.
+//! Node leases on Redis. Every operation is one Lua script, so its checks and writes are atomic.
+//!
+//! # What the store guarantees, and what it assumes
+//!
+//! Redis can lose what it acknowledged: `FLUSHALL`, a restart without persistence, a crash
+//! under `appendfsync everysec` (the last second), a failover to a replica that lagged. A
+//! holder whose records vanished does not stop at once — it mints until its next renewal, and
+//! up to the bound it recorded — so a store that simply granted the node again would let two
+//! holders mint on one node. Three defences keep that from happening:
+//!
+//! - **Holder identity.** Every grant draws a random 64-bit owner (client-side) and the lease
+//!   key holds it with the fencing token; renew and release check both. A store that lost its
+//!   counters hands out token 1 again, but never the same owner.
+//! - **A store epoch.** Each namespace has a random epoch, created on first use and replaced
+//!   whenever the store may have lost records. Leases carry the epoch they were granted under,
+//!   and a renewal or release under another epoch (or none) is [`Error::LeaseLost`]:
+//!   "the store lost its records".
+//! - **A lock delay.** A grant under a new epoch is fenced past anything a holder of the lost
+//!   records could still mint: `not_before_ms = now + the longest horizon`
+//!   ([`LeaseSpec::horizon`]; the largest ever asked for in the namespace is recorded, and the
+//!   larger of it and the asking spec's is used). Every node granted before that moment gets the
+//!   same fence, not only the first. A namespace's very first grant cannot be told from the
+//!   first grant after a wipe, so it pays the lock delay too (once).
+//!
+//! **How a loss is detected.** A wipe (`FLUSHALL`, restart without persistence) removes the
+//! epoch. A crash under `appendfsync everysec` or a failover to a lagging replica may keep the
+//! epoch but lose the last grants and bounds, so the epoch record also holds the server's
+//! `run_id` (read by the scripts from `INFO server`, atomically with the check), and a changed
+//! `run_id` — any restart or failover — counts as a possible loss: leases granted before it are
+//! lost, and the next grant is fenced. A restart therefore costs a pause of the lock delay
+//! (default twice the TTL); a duplicate ID is never an acceptable price. Deployments where a
+//! restart loses nothing — `appendonly yes`, `appendfsync always`, and no failover to a replica —
+//! may say so with **`restart=durable`** in the URL: a changed `run_id` is then accepted, and
+//! leases survive restarts. Wrongly claimed, it brings back duplicates after a crash.
+//!
+//! **Assumptions.** The lock delay and every fence are in the *holders'* clock (the caller's
+//! `now_ms`), because that is what IDs carry: holders' clocks must agree to well within the
+//! horizon. A namespace whose records were wiped forgets its recorded horizon, so after a wipe
+//! the fence uses the asking holder's horizon: give a namespace's holders the same TTL. A server
+//! that comes back with an old copy of its own data under the same `run_id` (a partitioned
+//! primary promoted again without resynchronising) is not detected. Scripts need the `INFO`
+//! command (and `TIME`); a `rename-command`ed `INFO` makes every call fail.
+//!
+//! # Keys
 //!
 //! Keys of namespace `NS` (the braces are a Redis Cluster hash tag: one namespace's keys live
 //! in one slot, as scripts need):
 //!
 //! | key | type | content |
 //! |---|---|---|
-//! | `idmint:{NS}:lease:N` | string, expires (`PX ttl`) | `TOKEN HOLDER` while node N is leased |
-//! | `idmint:{NS}:token:N` | string, persistent | the fencing-token counter (`INCR` per grant) |
-//! | `idmint:{NS}:bound:N` | string, persistent | the node's last-issued bound, ms |
-//! | `idmint:{NS}:queue` | sorted set | every node, scored by when it was last granted or released |
-//! | `idmint:{NS}:clock`, `idmint:{NS}:queued` | strings | the queue's logical clock; how many nodes are queued |
+//! | `idmint:{NS}:epoch` | hash | `epoch`, `run_id`, `horizon` (largest, ms), `lost_at` and `fence` (the lock delay, holders' ms), `next` (the next never-used node) |
+//! | `idmint:{NS}:lease:N` | string, expires (`PX ttl`) | `EPOCH TOKEN OWNER HOLDER` while node N is leased |
+//! | `idmint:{NS}:node:N` | hash, persistent | `token` (fencing-token counter), `owner` and `holder` of the last grant, `bound` (last-issued bound, ms) |
+//! | `idmint:{NS}:free` | sorted set | nodes released or found expired, scored by when (server ms) |
+//! | `idmint:{NS}:held` | sorted set | granted nodes, scored by when their lease expires (server ms) |
 //!
-//! Acquire walks the queue from its front (O(nodes) in one script at worst; 1,024 nodes take
-//! about a millisecond). The bounds must outlive a Redis restart for the time fence to hold
-//! across one: run Redis with persistence (`appendonly yes`) for that; a lost bound leaves the
-//! fence to the clock alone.
+//! # Work per call
+//!
+//! Never-used nodes come from the `next` counter, so nothing is filled in advance. An acquire
+//! looks at a page of [`PAGE`] entries from the front of `held` (leases that expired, or belong
+//! to an older epoch, without a release move to `free`) and, when no never-used node is left, a
+//! page from the front of `free`: the first node whose bound is not ahead of `now`, else the
+//! nearest bound in the page. Released nodes go to the back of `free`. The work is a few
+//! hundred commands at most, whatever the node space; node spaces up to 2^53 nodes work (the
+//! scripts' numbers are doubles), larger ones are [`Error::LimitExceeded`]. Renew and release
+//! touch one node.
 
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -28,67 +77,169 @@ use super::{url, Lease, LeaseSpec, LeaseStore};
 
 const STORE: &str = "redis";
 
-const ACQUIRE: &str = r#"
-local p, n, now, ttl, holder, avoid = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
-local q = p .. 'queue'
-local queued = tonumber(redis.call('GET', p .. 'queued') or '0')
-if queued < n then
-  for i = queued, n - 1 do redis.call('ZADD', q, 'NX', 0, i) end
-  redis.call('SET', p .. 'queued', n)
+/// How many entries of `held` and of `free` one acquire looks at.
+pub const PAGE: u64 = 64;
+
+/// The largest node space, and the largest millisecond value sent to the scripts: Lua numbers
+/// are doubles, exact to 2^53.
+const MAX_EXACT: u64 = 1 << 53;
+
+/// The largest TTL or horizon: about 35 years, far from both Redis's and Lua's limits.
+const MAX_SPAN_MS: u64 = 1 << 40;
+
+/// Functions every script starts with.
+const COMMON: &str = r#"
+if redis.replicate_commands then redis.replicate_commands() end
+local function num(x) return string.format('%.0f', x) end
+local function server_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local pick, pick_bound, ahead, ahead_bound, ahead_n = nil, '', nil, '', nil
-for _, m in ipairs(redis.call('ZRANGE', q, 0, -1)) do
-  local node = tonumber(m)
-  if node < n and node ~= avoid and redis.call('EXISTS', p .. 'lease:' .. m) == 0 then
-    local b = redis.call('GET', p .. 'bound:' .. m)
-    if (not b) or tonumber(b) <= now then
-      pick, pick_bound = m, (b or '')
-      break
-    end
-    if ahead == nil or tonumber(b) < ahead_n then ahead, ahead_bound, ahead_n = m, b, tonumber(b) end
-  end
+local function run_id()
+  local id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+  if not id then error('idmint: INFO server shows no run_id') end
+  return id
 end
-if pick == nil then pick, pick_bound = ahead, ahead_bound end
-if pick == nil then return {-1, 0, ''} end
-local token = redis.call('INCR', p .. 'token:' .. pick)
-redis.call('SET', p .. 'lease:' .. pick, token .. ' ' .. holder, 'PX', ttl)
-redis.call('ZADD', q, redis.call('INCR', p .. 'clock'), pick)
-return {tonumber(pick), token, pick_bound}
 "#;
 
-/// Returns 1 if the lease (ARGV[3] = token) still owns node ARGV[2] — its key holds the token,
-/// or the key expired and nobody was granted the node since — after re-arming the key.
+/// Returns 0 if the lease (epoch, token, owner) still owns its node — its key holds them, or
+/// the key expired and nobody was granted the node since — after re-arming the key; else why
+/// not: 1 another grant, 2 the epoch is gone or replaced, 3 the server restarted.
 const OWNS: &str = r#"
-local function owns(p, node, token, ttl, holder)
+local function owns(p, node, epoch, token, owner, ttl, holder, trust)
+  local e = redis.call('HMGET', p .. 'epoch', 'epoch', 'run_id')
+  if (not e[1]) or e[1] ~= epoch then return 2 end
+  if trust ~= '1' and e[2] ~= run_id() then return 3 end
   local lk = p .. 'lease:' .. node
+  local mine = epoch .. ' ' .. token .. ' ' .. owner .. ' '
   local v = redis.call('GET', lk)
   if v then
-    if string.match(v, '^(%d+)') ~= token then return false end
+    if string.sub(v, 1, #mine) ~= mine then return 1 end
     redis.call('PEXPIRE', lk, ttl)
   else
-    if redis.call('GET', p .. 'token:' .. node) ~= token then return false end
-    redis.call('SET', lk, token .. ' ' .. holder, 'PX', ttl)
+    local n = redis.call('HMGET', p .. 'node:' .. node, 'token', 'owner')
+    if n[1] ~= token or n[2] ~= owner then return 1 end
+    redis.call('SET', lk, mine .. holder, 'PX', ttl)
+    redis.call('ZREM', p .. 'free', node)
   end
-  return true
+  redis.call('ZADD', p .. 'held', server_ms() + tonumber(ttl), node)
+  return 0
 end
+"#;
+
+const ACQUIRE: &str = r#"
+local p, n, now, ttl, holder, avoid = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+local new_epoch, trust, hz, owner, page = ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10], tonumber(ARGV[11])
+local tnow, rid = server_ms(), run_id()
+local ek, fk, hk = p .. 'epoch', p .. 'free', p .. 'held'
+local e = redis.call('HMGET', ek, 'epoch', 'run_id', 'horizon', 'fence', 'lost_at', 'next')
+local epoch, recorded = e[1], tonumber(e[3] or '0')
+local fence, lost_at, nxt = tonumber(e[4] or '0'), tonumber(e[5] or '0'), tonumber(e[6] or '0')
+local horizon = math.max(recorded, hz)
+if (not epoch) or (trust ~= '1' and e[2] ~= rid) then
+  -- The records may be lost: a new epoch, fenced past what holders of the old one can mint.
+  epoch, lost_at, fence = new_epoch, now, now + horizon
+  redis.call('HSET', ek, 'epoch', epoch, 'run_id', rid, 'horizon', num(horizon),
+    'lost_at', num(lost_at), 'fence', num(fence), 'next', num(nxt))
+else
+  if e[2] ~= rid then redis.call('HSET', ek, 'run_id', rid) end
+  if horizon > recorded then
+    fence = math.max(fence, lost_at + horizon)
+    redis.call('HSET', ek, 'horizon', num(horizon), 'fence', num(fence))
+  end
+end
+local prefix = epoch .. ' '
+local function lease_ms(m)
+  -- ms left on a lease of this epoch on node m, or nil if it has none
+  local lk = p .. 'lease:' .. m
+  local v = redis.call('GET', lk)
+  if v and string.sub(v, 1, #prefix) == prefix then return redis.call('PTTL', lk) end
+  return nil
+end
+-- Leases that expired, or belong to an older epoch, without a release: their nodes are free.
+local h = redis.call('ZRANGE', hk, 0, page - 1, 'WITHSCORES')
+for i = 1, #h, 2 do
+  local m, at = h[i], tonumber(h[i + 1])
+  if not lease_ms(m) then
+    redis.call('ZREM', hk, m)
+    redis.call('ZADD', fk, math.min(at, tnow), m)
+  end
+end
+local pick, bound = nil, nil
+-- Never-used nodes first, from the counter.
+local start = nxt
+while pick == nil and nxt < n do
+  local m = num(nxt)
+  nxt = nxt + 1
+  local left = lease_ms(m)
+  if left then
+    redis.call('ZADD', hk, tnow + left, m)
+  elseif nxt - 1 == avoid then
+    redis.call('ZADD', fk, 0, m)
+  else
+    pick = m
+  end
+end
+if nxt ~= start then redis.call('HSET', ek, 'next', num(nxt)) end
+if pick then
+  bound = redis.call('HGET', p .. 'node:' .. pick, 'bound')
+else
+  -- Free nodes from the front of the queue: the first whose bound is not ahead of now,
+  -- else the nearest bound among those looked at.
+  local near, near_b = nil, nil
+  for _, m in ipairs(redis.call('ZRANGE', fk, 0, page - 1)) do
+    local node = tonumber(m)
+    if node < n and node ~= avoid then
+      local left = lease_ms(m)
+      if left then
+        redis.call('ZREM', fk, m)
+        redis.call('ZADD', hk, tnow + left, m)
+      else
+        local b = redis.call('HGET', p .. 'node:' .. m, 'bound')
+        if (not b) or tonumber(b) <= now then
+          pick, bound = m, b
+          break
+        end
+        if near == nil or tonumber(b) < tonumber(near_b) then near, near_b = m, b end
+      end
+    end
+  end
+  if pick == nil then pick, bound = near, near_b end
+end
+if pick == nil then return {-1, 0, '', '', -1} end
+local nk = p .. 'node:' .. pick
+local token = redis.call('HINCRBY', nk, 'token', 1)
+redis.call('HSET', nk, 'owner', owner, 'holder', holder)
+redis.call('SET', p .. 'lease:' .. pick, prefix .. token .. ' ' .. owner .. ' ' .. holder, 'PX', ttl)
+redis.call('ZREM', fk, pick)
+redis.call('ZADD', hk, tnow + ttl, pick)
+local delay = -1
+if now <= fence then delay = fence end
+return {tonumber(pick), token, bound or '', epoch, delay}
 "#;
 
 const RENEW: &str = r#"
-local p, node, token, ttl, up_to, holder = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-if not owns(p, node, token, ttl, holder) then return 0 end
-local bk = p .. 'bound:' .. node
-local b = redis.call('GET', bk)
-if (not b) or tonumber(b) < tonumber(up_to) then redis.call('SET', bk, up_to) end
-return 1
+local p, node, epoch, token, owner, ttl, up_to, holder, trust = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local c = owns(p, node, epoch, token, owner, ttl, holder, trust)
+if c ~= 0 then return c end
+local nk = p .. 'node:' .. node
+local b = redis.call('HGET', nk, 'bound')
+if (not b) or tonumber(b) < tonumber(up_to) then redis.call('HSET', nk, 'bound', up_to) end
+return 0
 "#;
 
 const RELEASE: &str = r#"
-local p, node, token, ttl, final, holder = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-if not owns(p, node, token, ttl, holder) then return 0 end
-redis.call('SET', p .. 'bound:' .. node, final)
+local p, node, epoch, token, owner, ttl, final, holder, trust = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local c = owns(p, node, epoch, token, owner, ttl, holder, trust)
+if c ~= 0 then return c end
+local nk = p .. 'node:' .. node
+redis.call('HSET', nk, 'bound', final)
+-- Released: a late renewal of this lease must not take the node again.
+redis.call('HDEL', nk, 'owner')
 redis.call('DEL', p .. 'lease:' .. node)
-redis.call('ZADD', p .. 'queue', redis.call('INCR', p .. 'clock'), node)
-return 1
+redis.call('ZREM', p .. 'held', node)
+redis.call('ZADD', p .. 'free', server_ms(), node)
+return 0
 "#;
 
 /// Node leases on Redis; see the [module docs](self).
@@ -98,6 +249,8 @@ return 1
 pub struct RedisStore {
     client: Client,
     timeout: Duration,
+    /// `restart=durable`: a changed server `run_id` is not taken for a loss.
+    durable_restarts: bool,
     con: Mutex<Option<Connection>>,
     acquire: Script,
     renew: Script,
@@ -108,6 +261,7 @@ impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
             .field("timeout", &self.timeout)
+            .field("durable_restarts", &self.durable_restarts)
             .finish_non_exhaustive()
     }
 }
@@ -124,8 +278,31 @@ fn prefix(ns: &str) -> String {
     format!("idmint:{{{ns}}}:")
 }
 
+/// Refuses a millisecond value the scripts cannot compute with exactly.
+fn exact(ms: u64, what: &'static str) -> Result<u64> {
+    if ms > MAX_EXACT {
+        return Err(Error::LimitExceeded {
+            what,
+            limit: MAX_EXACT,
+        });
+    }
+    Ok(ms)
+}
+
+fn span(ms: u64, what: &'static str) -> Result<u64> {
+    if ms > MAX_SPAN_MS {
+        return Err(Error::LimitExceeded {
+            what,
+            limit: MAX_SPAN_MS,
+        });
+    }
+    Ok(ms.max(1))
+}
+
 impl RedisStore {
-    /// Opens a store for `redis://HOST:PORT/[DB][?timeout_ms=N]` (no connection yet).
+    /// Opens a store for `redis://HOST:PORT/[DB]` or `rediss://...` with the parameters
+    /// `timeout_ms=N`, `ca_file=PATH` (`rediss://`: a private CA) and `restart=durable`
+    /// (see the [module docs](self)). Does not connect yet.
     pub fn open(url: &str) -> Result<RedisStore> {
         let split = url::split_params(url)?;
         if split.mode.is_some() {
@@ -133,29 +310,31 @@ impl RedisStore {
                 reason: "the Redis lease store has no `mode` parameter",
             });
         }
-        let client = Client::open(split.url.as_str()).map_err(|_| Error::InvalidConfig {
-            reason: "invalid Redis URL",
-        })?;
+        let (rest, restart) = crate::redis_conn::take_param(&split.url, "restart")?;
+        let durable_restarts = match restart.as_deref() {
+            None | Some("fence") => false,
+            Some("durable") => true,
+            Some(_) => {
+                return Err(Error::InvalidConfig {
+                    reason: "restart= is `fence` (the default) or `durable`",
+                })
+            }
+        };
+        let target = crate::redis_conn::target(&rest)?;
         Ok(RedisStore {
-            client,
+            client: target.client,
             timeout: split.timeout,
+            durable_restarts,
             con: Mutex::new(None),
-            acquire: Script::new(ACQUIRE),
-            renew: Script::new(&format!("{OWNS}{RENEW}")),
-            release: Script::new(&format!("{OWNS}{RELEASE}")),
+            acquire: Script::new(&format!("{COMMON}{ACQUIRE}")),
+            renew: Script::new(&format!("{COMMON}{OWNS}{RENEW}")),
+            release: Script::new(&format!("{COMMON}{OWNS}{RELEASE}")),
         })
     }
 
     /// The timeout of each call.
     pub fn timeout(&self) -> Duration {
         self.timeout
-    }
-
-    fn connect(&self) -> redis::RedisResult<Connection> {
-        let con = self.client.get_connection_with_timeout(self.timeout)?;
-        con.set_read_timeout(Some(self.timeout))?;
-        con.set_write_timeout(Some(self.timeout))?;
-        Ok(con)
     }
 
     /// Runs `f` on the connection (connecting first if needed); any failure drops the
@@ -168,7 +347,9 @@ impl RedisStore {
         let mut guard: MutexGuard<'_, Option<Connection>> =
             self.con.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            *guard = Some(self.connect().map_err(|e| unavailable(op, e.reason()))?);
+            let con = crate::redis_conn::connect(&self.client, self.timeout, self.timeout)
+                .map_err(|e| unavailable(op, e.reason()))?;
+            *guard = Some(con);
         }
         let Some(con) = guard.as_mut() else {
             return Err(unavailable(op, "not connected"));
@@ -182,6 +363,14 @@ impl RedisStore {
         }
     }
 
+    fn trust(&self) -> &'static str {
+        if self.durable_restarts {
+            "1"
+        } else {
+            "0"
+        }
+    }
+
     fn owned_call(
         &self,
         script: &Script,
@@ -189,27 +378,33 @@ impl RedisStore {
         lease: &Lease,
         value: u64,
     ) -> Result<()> {
-        let ttl = u64::try_from(lease.ttl.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
-        let ok: i64 = self.with(op, |con| {
+        let ttl_ms = u64::try_from(lease.ttl.as_millis()).unwrap_or(u64::MAX);
+        let ttl = span(ttl_ms, "lease ttl in ms")?;
+        let value = exact(value, "ms values sent to the Redis lease store")?;
+        let code: i64 = self.with(op, |con| {
             script
+                .key(format!("{}epoch", prefix(&lease.namespace)))
                 .arg(prefix(&lease.namespace))
                 .arg(lease.node)
+                .arg(lease.epoch.to_string())
                 .arg(lease.token)
+                .arg(lease.owner.to_string())
                 .arg(ttl)
                 .arg(value)
                 .arg(lease.holder.as_str())
+                .arg(self.trust())
                 .invoke(con)
         })?;
-        if ok == 1 {
-            Ok(())
-        } else {
-            Err(Error::LeaseLost {
-                node: lease.node,
-                reason: "fencing token superseded",
-            })
-        }
+        let reason = match code {
+            0 => return Ok(()),
+            2 => "the store lost its records",
+            3 => "the store restarted or failed over",
+            _ => "another holder has the node",
+        };
+        Err(Error::LeaseLost {
+            node: lease.node,
+            reason,
+        })
     }
 }
 
@@ -220,45 +415,63 @@ impl LeaseStore for RedisStore {
 
     fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
         spec.validate()?;
-        if spec.nodes > 1 << 20 {
-            return Err(Error::InvalidConfig {
-                reason: "the Redis lease store handles node spaces of at most 2^20 nodes",
+        if spec.nodes > MAX_EXACT {
+            return Err(Error::LimitExceeded {
+                what: "nodes in a Redis lease node space",
+                limit: MAX_EXACT,
             });
         }
-        let avoid = avoid.map_or(-1, |a| i64::try_from(a).unwrap_or(-1));
+        let now_ms = exact(now_ms, "ms values sent to the Redis lease store")?;
+        let ttl_ms = span(spec.ttl_ms(), "lease ttl in ms")?;
+        let horizon_ms = span(spec.horizon_ms(), "lease horizon in ms")?;
+        // A node outside the space is never granted anyway.
+        let avoid = avoid.filter(|&a| a < spec.nodes).map_or(-1, |a| a as i64);
         let holder = spec.holder_clean();
-        let (node, token, bound): (i64, i64, String) = self.with("acquire", |con| {
-            self.acquire
-                .arg(prefix(&spec.namespace))
-                .arg(spec.nodes)
-                .arg(now_ms)
-                .arg(spec.ttl_ms())
-                .arg(holder.as_str())
-                .arg(avoid)
-                .invoke(con)
-        })?;
+        let owner = super::random_nonzero()?;
+        let new_epoch = super::random_nonzero()?;
+        let ns = prefix(&spec.namespace);
+        let (node, token, bound, epoch, delay): (i64, i64, String, String, i64) =
+            self.with("acquire", |con| {
+                self.acquire
+                    .key(format!("{ns}epoch"))
+                    .arg(&ns)
+                    .arg(spec.nodes)
+                    .arg(now_ms)
+                    .arg(ttl_ms)
+                    .arg(holder.as_str())
+                    .arg(avoid)
+                    .arg(new_epoch.to_string())
+                    .arg(self.trust())
+                    .arg(horizon_ms)
+                    .arg(owner.to_string())
+                    .arg(PAGE)
+                    .invoke(con)
+            })?;
         if node < 0 {
             return Err(Error::NoFreeNode { nodes: spec.nodes });
         }
-        let fence_ms = if bound.is_empty() {
+        let corrupt = || unavailable("acquire", "corrupt record");
+        let bound_ms: Option<u64> = if bound.is_empty() {
             None
         } else {
-            Some(
-                bound
-                    .parse()
-                    .map_err(|_| unavailable("acquire", "corrupt record"))?,
-            )
+            Some(bound.parse().map_err(|_| corrupt())?)
+        };
+        let epoch: u64 = epoch.parse().map_err(|_| corrupt())?;
+        let not_before_ms = u64::try_from(delay).ok();
+        let fence_ms = match (bound_ms, not_before_ms) {
+            (Some(b), Some(d)) => Some(b.max(d)),
+            (b, d) => b.or(d),
         };
         Ok(Lease {
             namespace: spec.namespace.clone(),
-            node: node as u64,
-            token: token as u64,
+            node: u64::try_from(node).map_err(|_| corrupt())?,
+            token: u64::try_from(token).map_err(|_| corrupt())?,
             fence_ms,
             ttl: spec.ttl,
             holder,
-            owner: super::random_nonzero()?,
-            epoch: 0,
-            not_before_ms: None,
+            owner,
+            epoch,
+            not_before_ms,
         })
     }
 

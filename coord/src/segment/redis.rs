@@ -14,6 +14,9 @@
 //! [identity](SegmentStore::identity), the key named by the prefix alone — no counter has an
 //! empty `biz_tag` — is set with `SET NX` on first use and is lost with the counters.)
 //!
+//! URLs: `redis://`, `rediss://` (TLS; `ca_file=PATH` trusts a private CA instead of the
+//! system's roots) and `redis+unix://`; `timeout_ms=N` sets both timeouts below.
+//!
 //! Failure handling: connections come from a small pool; a connection attempt is bounded by
 //! the connect timeout and every command by the read/write timeout (defaults
 //! [`DEFAULT_CONNECT_TIMEOUT`], [`DEFAULT_IO_TIMEOUT`]), so a dead, stopped or unreachable
@@ -27,7 +30,7 @@ use std::time::Duration;
 
 use crate::reason::Reason;
 use idmint::segment::Range;
-use idmint::{Error, Result};
+use idmint::Result;
 use redis::{Connection, RedisError};
 
 use super::counter;
@@ -73,18 +76,21 @@ pub(crate) struct RedisPool {
 }
 
 impl RedisPool {
-    /// A pool for `url` (`redis://`, `rediss://` where built in, `redis+unix://`); does not
-    /// connect.
+    /// A pool for `url` (`redis://`, `rediss://`, `redis+unix://`, with the parameters of
+    /// the `redis_conn` module: `timeout_ms` bounds connects and commands alike, `ca_file`
+    /// names a private CA); does not connect.
     pub(crate) fn new(url: &str) -> Result<Self> {
-        let client = redis::Client::open(url).map_err(|_| Error::InvalidConfig {
-            reason: "not a valid Redis URL",
-        })?;
-        Ok(RedisPool {
-            client,
+        let target = crate::redis_conn::target(url)?;
+        let mut pool = RedisPool {
+            client: target.client,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             io_timeout: DEFAULT_IO_TIMEOUT,
             idle: Mutex::new(Vec::new()),
-        })
+        };
+        if let Some(t) = target.timeout {
+            pool.set_timeouts(t, t);
+        }
+        Ok(pool)
     }
 
     pub(crate) fn set_timeouts(&mut self, connect: Duration, io: Duration) {
@@ -98,12 +104,7 @@ impl RedisPool {
     }
 
     fn connect(&self) -> redis::RedisResult<Connection> {
-        let con = self
-            .client
-            .get_connection_with_timeout(self.connect_timeout)?;
-        con.set_read_timeout(Some(self.io_timeout))?;
-        con.set_write_timeout(Some(self.io_timeout))?;
-        Ok(con)
+        crate::redis_conn::connect(&self.client, self.connect_timeout, self.io_timeout)
     }
 
     /// Runs `f` on a pooled connection or a fresh one; a pooled connection that fails without
@@ -184,7 +185,7 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     /// A store on the Redis server at `url` with key prefix `idmint:seg:`. Does not connect:
-    /// the first take does. A URL that does not parse is [`Error::InvalidConfig`].
+    /// the first take does. A URL that does not parse is [`Error::InvalidConfig`](idmint::Error::InvalidConfig).
     pub fn new(url: &str) -> Result<Self> {
         Ok(RedisStore {
             pool: RedisPool::new(url)?,

@@ -27,12 +27,38 @@ impl Kind {
     }
 }
 
+/// How a test Redis persists its data (`scripts/services.sh start redis DIR PORT MODE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Persistence {
+    /// Append-only file fsynced before every reply (the default of every other test).
+    Always,
+    /// Append-only file fsynced once a second: a crash loses up to a second of writes.
+    EverySec,
+    /// No persistence: a restart starts empty.
+    None,
+}
+
+impl Persistence {
+    fn arg(self) -> &'static str {
+        match self {
+            Persistence::Always => "always",
+            Persistence::EverySec => "everysec",
+            Persistence::None => "none",
+        }
+    }
+}
+
 /// A server owned by one test.
 #[derive(Debug)]
 pub struct Server {
     kind: Kind,
     dir: PathBuf,
     port: u16,
+    /// Redis only: how it persists.
+    persistence: Persistence,
+    /// Redis only: the directory of its TLS certificates (`server.crt`, `server.key`,
+    /// `ca.crt`); it then listens for TLS only.
+    tls: Option<PathBuf>,
 }
 
 fn services() -> PathBuf {
@@ -76,26 +102,72 @@ fn run(args: &[&str]) {
 impl Server {
     /// Starts a new server of `kind` on a free loopback port.
     pub fn start(kind: Kind) -> Server {
+        Server::start_with(kind, Persistence::Always, None)
+    }
+
+    /// Starts a Redis that persists as `persistence` says.
+    pub fn start_redis(persistence: Persistence) -> Server {
+        Server::start_with(Kind::Redis, persistence, None)
+    }
+
+    /// Starts a Redis that listens for TLS only, with the certificates of `pki`
+    /// (see [`tls::make_pki`]).
+    pub fn start_redis_tls(pki: &tls::TestPki) -> Server {
+        let certs = pki
+            .ca_cert
+            .parent()
+            .expect("the PKI directory")
+            .to_path_buf();
+        Server::start_with(Kind::Redis, Persistence::Always, Some(certs))
+    }
+
+    fn start_with(kind: Kind, persistence: Persistence, tls: Option<PathBuf>) -> Server {
         let dir = temp_dir(kind.name());
         let s = Server {
             kind,
             dir,
             port: free_port(),
+            persistence,
+            tls,
         };
         s.resume();
         s
     }
 
-    /// Its URL: `redis://127.0.0.1:PORT/` or `postgres://idmint@127.0.0.1:PORT/postgres`.
+    /// Its URL: `redis://127.0.0.1:PORT/` (`rediss://` with TLS) or
+    /// `postgres://idmint@127.0.0.1:PORT/postgres`.
     pub fn url(&self) -> String {
         match self.kind {
+            Kind::Redis if self.tls.is_some() => format!("rediss://127.0.0.1:{}/", self.port),
             Kind::Redis => format!("redis://127.0.0.1:{}/", self.port),
             Kind::Postgres => format!("postgres://idmint@127.0.0.1:{}/postgres", self.port),
         }
     }
 
+    /// The server's process id (Redis only), to pause it with SIGSTOP.
+    pub fn pid(&self) -> u32 {
+        assert_eq!(self.kind, Kind::Redis, "pid() is for Redis");
+        let text = std::fs::read_to_string(self.dir.join("redis.pid")).expect("redis.pid");
+        text.trim().parse().expect("a pid in redis.pid")
+    }
+
+    /// Sends signal `sig` (a name: `STOP` pauses, `CONT` resumes) to the server (Redis only).
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args(["-s", sig, &self.pid().to_string()])
+            .status()
+            .expect("run kill")
+            .success();
+        assert!(ok, "kill -s {sig} failed");
+    }
+
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The server's data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Stops the server cleanly (its data stays for [`resume`](Self::resume)).
@@ -111,7 +183,14 @@ impl Server {
     /// Starts the server again on the same port and data.
     pub fn resume(&self) {
         let port = self.port.to_string();
-        run(&["start", self.kind.name(), self.dir.to_str().unwrap(), &port]);
+        let dir = self.dir.to_str().unwrap();
+        match (self.kind, &self.tls) {
+            (Kind::Redis, Some(certs)) => {
+                run(&["start", "redis-tls", dir, &port, certs.to_str().unwrap()])
+            }
+            (Kind::Redis, None) => run(&["start", "redis", dir, &port, self.persistence.arg()]),
+            _ => run(&["start", self.kind.name(), dir, &port]),
+        }
     }
 }
 
