@@ -25,9 +25,10 @@
 //! **How a loss is detected.** A wipe (`FLUSHALL`, restart without persistence) removes the
 //! epoch. A crash under `appendfsync everysec` or a failover to a lagging replica may keep the
 //! epoch but lose the last grants and bounds, so the epoch record also holds the server's
-//! `run_id` (read by the scripts from `INFO server`, atomically with the check), and a changed
-//! `run_id` — any restart or failover — counts as a possible loss: leases granted before it are
-//! lost, and the next grant is fenced. A restart therefore costs a pause of the lock delay
+//! `run_id`, and a changed `run_id` — any restart or failover — counts as a possible loss:
+//! leases granted before it are lost, and the next grant is fenced. The scripts read the
+//! `run_id` themselves (`INFO server`), so it is that of the server running the check; a value
+//! read by the client could come from another server behind a proxy or before a failover. A restart therefore costs a pause of the lock delay
 //! (default twice the TTL); a duplicate ID is never an acceptable price. Deployments where a
 //! restart loses nothing — `appendonly yes`, `appendfsync always`, and no failover to a replica —
 //! may say so with **`restart=durable`** in the URL: a changed `run_id` is then accepted, and
@@ -53,6 +54,10 @@
 //! | `idmint:{NS}:node:N` | hash, persistent | `token` (fencing-token counter), `owner` and `holder` of the last grant, `bound` (last-issued bound, ms) |
 //! | `idmint:{NS}:free` | sorted set | nodes released or found expired, scored by when (server ms) |
 //! | `idmint:{NS}:held` | sorted set | granted nodes, scored by when their lease expires (server ms) |
+//!
+//! Of the records of earlier versions of this store only the bounds (`bound:N`) are read, when
+//! a node has none of its own; their leases are not (the first grant after an upgrade pays the
+//! lock delay like a namespace's first use, which also fences their live holders).
 //!
 //! # Work per call
 //!
@@ -208,6 +213,8 @@ else
 end
 if pick == nil then return {-1, 0, '', '', -1} end
 local nk = p .. 'node:' .. pick
+-- A bound recorded by an earlier version of this store.
+if not bound then bound = redis.call('GET', p .. 'bound:' .. pick) end
 local token = redis.call('HINCRBY', nk, 'token', 1)
 redis.call('HSET', nk, 'owner', owner, 'holder', holder)
 redis.call('SET', p .. 'lease:' .. pick, prefix .. token .. ' ' .. owner .. ' ' .. holder, 'PX', ttl)
