@@ -32,11 +32,13 @@
 //! (default twice the TTL); a duplicate ID is never an acceptable price. Deployments where a
 //! restart loses nothing — `appendonly yes`, `appendfsync always`, and no failover to a replica —
 //! may say so with **`restart=durable`** in the URL: a changed `run_id` is then accepted, and
-//! leases survive restarts. Wrongly claimed, it brings back duplicates after a crash.
+//! leases survive restarts. Wrongly claimed, it brings back duplicates after a crash; and every
+//! client of a namespace must say it or none (one trusting client accepts the new `run_id` for
+//! all).
 //!
 //! **Assumptions.** The lock delay and every fence are in the *holders'* clock (the caller's
-//! `now_ms`), because that is what IDs carry: holders' clocks must agree to well within the
-//! horizon. A namespace whose records were wiped forgets its recorded horizon, so after a wipe
+//! `now_ms`), because that is what IDs carry: holders' clocks must agree to within about a
+//! TTL (the horizon's margin over the reserve an old holder minted into). A namespace whose records were wiped forgets its recorded horizon, so after a wipe
 //! the fence uses the asking holder's horizon: give a namespace's holders the same TTL. A server
 //! that comes back with an old copy of its own data under the same `run_id` (a partitioned
 //! primary promoted again without resynchronising) is not detected. Scripts need the `INFO`
