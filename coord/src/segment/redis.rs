@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use crate::reason::Reason;
 use idmint::segment::Range;
-use idmint::Result;
+use idmint::{Error, Result};
 use redis::{Connection, RedisError};
 
 use super::counter;
