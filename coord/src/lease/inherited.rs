@@ -11,12 +11,22 @@
 //! (`dup3` onto the same number): the child's references to the lock file and the socket are
 //! gone, the parent's are untouched, and the child's own bookkeeping can still close the
 //! descriptor number later without harm. The handler only calls async-signal-safe functions and
-//! never blocks: if another thread held the registry's mutex at the moment of the fork, it does
-//! nothing (the child then keeps the references, and the node stays locked until it exits).
+//! never blocks: the registry is an array of atomic slots, so another thread registering or
+//! releasing a lease at the moment of the fork cannot make the child skip it. (A descriptor
+//! registered in the instant between its lock being taken and its slot being written, or one
+//! beyond the first 1,024 while another thread holds the overflow list, stays in the child,
+//! which then keeps the node locked until it exits: never two holders, only a late release.)
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, Once};
 
-static FDS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+/// Registered descriptors, lock-free so the fork handler never finds the registry busy
+/// because another thread was registering at the moment of the fork. -1 is a free slot.
+static SLOTS: [AtomicI32; SLOTS_LEN] = [const { AtomicI32::new(-1) }; SLOTS_LEN];
+const SLOTS_LEN: usize = 1024;
+/// Descriptors beyond the slots (a process holding more than 1,024 leases): the handler only
+/// reaches them if no other thread holds this mutex at the fork.
+static OVERFLOW: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 static HANDLER: Once = Once::new();
 
 /// Registers `fd` as a lock descriptor a forked child must let go of.
@@ -25,32 +35,56 @@ pub(crate) fn register(fd: i32) {
         // SAFETY: registers a plain function; called once per process.
         unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
     });
-    FDS.lock().unwrap_or_else(|p| p.into_inner()).push(fd);
+    for slot in &SLOTS {
+        if slot
+            .compare_exchange(-1, fd, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+    OVERFLOW.lock().unwrap_or_else(|p| p.into_inner()).push(fd);
 }
 
-/// Forgets `fd` (its lock was released by this process).
+/// Forgets `fd` (its lock is being released by this process).
 pub(crate) fn unregister(fd: i32) {
-    let mut v = FDS.lock().unwrap_or_else(|p| p.into_inner());
+    for slot in &SLOTS {
+        if slot
+            .compare_exchange(fd, -1, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+    let mut v = OVERFLOW.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(i) = v.iter().position(|&f| f == fd) {
         v.swap_remove(i);
     }
 }
 
 extern "C" fn in_child() {
-    let Ok(mut fds) = FDS.try_lock() else {
-        return;
-    };
     // SAFETY: open/dup3/close are async-signal-safe; the path is a NUL-terminated literal.
-    unsafe {
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
-        if null < 0 {
-            return;
-        }
-        for &fd in fds.iter() {
-            libc::dup3(null, fd, libc::O_CLOEXEC);
-        }
-        libc::close(null);
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+    if null < 0 {
+        return;
     }
-    // Vec::clear frees nothing, so it is safe here too.
-    fds.clear();
+    let let_go = |fd: i32| {
+        // SAFETY: as above; `fd` is a descriptor number of this (child) process.
+        unsafe { libc::dup3(null, fd, libc::O_CLOEXEC) };
+    };
+    for slot in &SLOTS {
+        let fd = slot.swap(-1, Ordering::AcqRel);
+        if fd >= 0 {
+            let_go(fd);
+        }
+    }
+    if let Ok(mut v) = OVERFLOW.try_lock() {
+        for &fd in v.iter() {
+            let_go(fd);
+        }
+        // Vec::clear frees nothing, so it is safe here too.
+        v.clear();
+    }
+    // SAFETY: closing our own descriptor.
+    unsafe { libc::close(null) };
 }
