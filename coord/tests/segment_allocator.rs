@@ -357,6 +357,9 @@ fn crash_images_of_the_journal_hold_no_served_value() {
     let alloc = SegmentAllocator::builder(Arc::clone(&store), cfg)
         .journal(&path)
         .checkpoint_every(Duration::from_millis(1))
+        // A loaded machine can take seconds per fsync: a caller waiting on a checkpoint must
+        // not give up while one is in flight.
+        .wait_timeout(Duration::from_secs(120))
         .build()
         .unwrap();
     let keys = ["a", "b"];
@@ -364,7 +367,12 @@ fn crash_images_of_the_journal_hold_no_served_value() {
     let mut images = 0usize;
     let mut non_empty = 0usize;
     let mut batch = vec![0u64; 97];
-    for round in 0..2_000usize {
+    // At least 2,000 rounds, and on until 20 images held values (checkpoints run in the
+    // background; a loaded machine runs fewer of them per round).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut round = 0usize;
+    while round < 2_000 || (non_empty < 20 && Instant::now() < deadline) {
+        round += 1;
         let k = round % 2;
         if round % 3 == 0 {
             alloc.next_ids(keys[k], &mut batch).unwrap();
@@ -395,8 +403,8 @@ fn crash_images_of_the_journal_hold_no_served_value() {
         }
     }
     assert!(
-        non_empty > images / 4,
-        "checkpoints ran ({non_empty}/{images})"
+        non_empty >= 20,
+        "checkpoints ran ({non_empty} of {images} images held values)"
     );
 
     // An explicit checkpoint with no fetch in flight records everything beyond one step.
