@@ -41,11 +41,12 @@
 //!
 //! # Work per acquire
 //!
-//! An acquire lists the namespace directory once and reads the records that exist; never-used
-//! nodes are tried from the lowest number up without reading anything. The work grows with the
-//! nodes ever used, not with the size of the node space (a 32-bit node field is fine). A
-//! namespace directory with more than [`MAX_DIR_ENTRIES`] files is refused with
-//! [`Error::LimitExceeded`].
+//! An acquire lists the namespace directory once and reads the records that exist. A released
+//! node whose bound is not ahead of the caller's clock is reused before a never-used one is
+//! taken (never-used nodes are tried from the lowest number up without reading anything), so the
+//! directory holds about as many nodes as ever ran at once, and the work grows with that, not
+//! with the size of the node space (a 32-bit node field is fine). A namespace directory with
+//! more than [`MAX_DIR_ENTRIES`] files is refused with [`Error::LimitExceeded`].
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
@@ -481,7 +482,8 @@ impl FileStore {
         Ok(Some(lease))
     }
 
-    /// One pass: never-used nodes from the lowest up, then recorded nodes in queue order.
+    /// One pass: released nodes whose bound is not ahead of `now_ms` (queue order), then
+    /// never-used nodes from the lowest up, then the rest by nearest bound.
     fn acquire_pass(
         &self,
         spec: &LeaseSpec,
@@ -492,26 +494,9 @@ impl FileStore {
         let ns = spec.namespace.as_str();
         let listing = self.list(ns, spec.nodes)?;
         let recorded: HashSet<u64> = listing.records.iter().copied().collect();
-        // Never-used nodes. Only a node with a lock file can be busy (a racer creates the file
-        // before locking it), so after that many busy ones plus a few, give up on this phase.
-        let mut busy_budget = listing.locks.len() as u64 + 8;
-        let mut node = 0u64;
-        while node < spec.nodes && busy_budget > 0 {
-            if !recorded.contains(&node) && Some(node) != avoid {
-                match self.try_lock(ns, node)? {
-                    Some(locks) => {
-                        if let Some(l) = self.grant(spec, now_ms, node, locks, corrupt)? {
-                            return Ok(Some(l));
-                        }
-                    }
-                    None => busy_budget -= 1,
-                }
-            }
-            node += 1;
-        }
         // Recorded nodes, ranked from their records read without the lock (a hint; the grant
-        // re-reads under it): bound not ahead of now first, released longest ago first; nodes
-        // whose bound is ahead last, nearest bound first.
+        // re-reads under it): bound not ahead of now, released longest ago first; then those
+        // whose bound is ahead, nearest bound first.
         let mut ranked = Vec::with_capacity(listing.records.len());
         for node in listing.records {
             if Some(node) == avoid {
@@ -534,8 +519,42 @@ impl FileStore {
             ranked.push((ahead, key, node));
         }
         ranked.sort_unstable();
-        for (_, _, node) in ranked {
-            let Some(locks) = self.try_lock(ns, node)? else {
+        let (ready, ahead) = ranked.split_at(ranked.iter().take_while(|r| !r.0).count());
+        // Released nodes first, so the directory holds about as many nodes as ever ran at
+        // once, not one per run (a 32-bit node space would otherwise fill it).
+        if let Some(l) = self.first_grantable(spec, now_ms, ready, corrupt)? {
+            return Ok(Some(l));
+        }
+        // Never-used nodes. Only a node with a lock file can be busy (a racer creates the file
+        // before locking it), so after that many busy ones plus a few, give up on this phase.
+        let mut busy_budget = listing.locks.len() as u64 + 8;
+        let mut node = 0u64;
+        while node < spec.nodes && busy_budget > 0 {
+            if !recorded.contains(&node) && Some(node) != avoid {
+                match self.try_lock(ns, node)? {
+                    Some(locks) => {
+                        if let Some(l) = self.grant(spec, now_ms, node, locks, corrupt)? {
+                            return Ok(Some(l));
+                        }
+                    }
+                    None => busy_budget -= 1,
+                }
+            }
+            node += 1;
+        }
+        self.first_grantable(spec, now_ms, ahead, corrupt)
+    }
+
+    /// Grants the first node of `ranked` that can be locked.
+    fn first_grantable(
+        &self,
+        spec: &LeaseSpec,
+        now_ms: u64,
+        ranked: &[(bool, u64, u64)],
+        corrupt: &mut bool,
+    ) -> Result<Option<Lease>> {
+        for &(_, _, node) in ranked {
+            let Some(locks) = self.try_lock(&spec.namespace, node)? else {
                 continue;
             };
             if let Some(l) = self.grant(spec, now_ms, node, locks, corrupt)? {
