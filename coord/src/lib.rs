@@ -59,6 +59,8 @@
 pub mod lease;
 pub mod leased;
 pub mod node_source;
+#[cfg(feature = "postgres")]
+mod pg;
 mod reason;
 #[cfg(feature = "redis")]
 pub mod redis_compose;

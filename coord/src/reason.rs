@@ -2,6 +2,7 @@
 //! [`Error::StoreUnavailable`](idmint::Error::StoreUnavailable). The core error holds only
 //! static text, so each driver's error is classified into the causes an operator acts on
 //! differently (a server that is down, a wrong password, a missing database, a timeout).
+//! PostgreSQL's classification (TLS included) lives with its connection code, in `pg.rs`.
 
 /// A driver error's cause, for [`idmint::Error::StoreUnavailable`].
 pub(crate) trait Reason {
@@ -52,48 +53,6 @@ impl Reason for redis::RedisError {
                 _ => "server error",
             }
         }
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl Reason for postgres::Error {
-    fn reason(&self) -> &'static str {
-        use postgres::error::SqlState;
-        if let Some(db) = self.as_db_error() {
-            let c = db.code();
-            return if *c == SqlState::INVALID_PASSWORD
-                || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-            {
-                "authentication failed"
-            } else if *c == SqlState::INVALID_CATALOG_NAME {
-                "database does not exist"
-            } else if *c == SqlState::QUERY_CANCELED {
-                "statement timed out"
-            } else if *c == SqlState::LOCK_NOT_AVAILABLE {
-                "lock timed out"
-            } else if *c == SqlState::TOO_MANY_CONNECTIONS {
-                "too many connections"
-            } else if *c == SqlState::ADMIN_SHUTDOWN || *c == SqlState::CANNOT_CONNECT_NOW {
-                "server shutting down"
-            } else if *c == SqlState::READ_ONLY_SQL_TRANSACTION {
-                "server is read-only"
-            } else if *c == SqlState::INSUFFICIENT_PRIVILEGE {
-                "permission denied"
-            } else {
-                "server error"
-            };
-        }
-        if self.is_closed() {
-            return "connection lost";
-        }
-        let mut source = std::error::Error::source(self);
-        while let Some(s) = source {
-            if let Some(io) = s.downcast_ref::<std::io::Error>() {
-                return io.reason();
-            }
-            source = s.source();
-        }
-        "connection failed"
     }
 }
 

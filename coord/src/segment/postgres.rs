@@ -13,31 +13,34 @@
 //! same single round trip as every later one. The row lock orders concurrent takers; `max_id`
 //! is the last value handed out, so a key's first range starts at 1.
 //!
-//! Failure handling: connections come from a small pool. A connection attempt is bounded by
-//! `connect_timeout` (default [`DEFAULT_CONNECT_TIMEOUT`]), unacknowledged writes by
-//! `tcp_user_timeout` and each statement by `statement_timeout`/`lock_timeout` (default
-//! [`DEFAULT_STATEMENT_TIMEOUT`]), so a dead or unreachable server fails a take with
-//! `StoreUnavailable { store: "postgres", op: "take" }` in bounded time and the next take
-//! connects again. A pooled connection that turns out dead is retried once on a fresh
-//! connection; when the first attempt had reached the server its range is skipped, never
-//! handed out twice. Not bounded: a server whose kernel still acknowledges packets but whose
-//! process never answers (stopped, not dead) — the `postgres` crate has no read timeout.
+//! Failure handling: connections come from a small pool. Every call has a client-side deadline
+//! (see the crate's `pg` module, `coord/src/pg.rs`): opening a connection (TCP, TLS, startup,
+//! authentication, schema) within `connect_timeout` (default [`DEFAULT_CONNECT_TIMEOUT`]), and
+//! each statement within `statement_timeout` (default [`DEFAULT_STATEMENT_TIMEOUT`]) plus a
+//! quarter of it (at most a second), so the server's own `statement_timeout`/`lock_timeout`
+//! report first when the server is alive. A dead, unreachable *or stopped* server (SIGSTOP,
+//! blocked I/O: the kernel still acknowledges packets) therefore fails a take with
+//! `StoreUnavailable { store: "postgres", op: "take" }` within `connect_timeout` + 1.25 ×
+//! `statement_timeout` per attempt, and the next take connects again. A pooled connection that
+//! turns out dead is retried once on a fresh connection; when the first attempt had reached the
+//! server its range is skipped, never handed out twice. TLS: libpq's `sslmode` and
+//! `sslrootcert`, as that module describes.
 //!
 //! The store also keeps the versioned rows of [`ShardedStore`](super::sharded::ShardedStore)
 //! (table `idmint_segment_shard`) through [`ShardRows`], and the database's
 //! [identity](SegmentStore::identity) and recorded shard topology in a one-row table
 //! `idmint_segment_identity`.
 
-use std::str::FromStr;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::pg::{self, Conn, Pg};
 use crate::reason::Reason;
 use idmint::segment::Range;
 use idmint::{Error, Result};
-use postgres::types::{ToSql, Type};
-use postgres::{Client, NoTls};
+use tokio_postgres::types::{ToSql, Type};
 
 use super::counter::{self, Moved};
 use super::sharded::{RowSpec, ShardRow, ShardRows};
@@ -141,137 +144,208 @@ RETURNING topology";
 /// # Ok::<(), idmint::Error>(())
 /// ```
 pub struct PostgresStore {
-    config: postgres::Config,
+    pg: Pg,
+    connect_timeout: Duration,
     statement_timeout: Duration,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Conn>>,
     schema_ready: AtomicBool,
 }
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresStore")
-            .field("hosts", &self.config.get_hosts())
-            .field("ports", &self.config.get_ports())
-            .field("dbname", &self.config.get_dbname())
+            .field("server", &self.pg)
             .finish_non_exhaustive()
     }
 }
 
+type PgError = tokio_postgres::Error;
+
+/// A take's work on one connection: it hands the connection back with its result.
+type Attempt<T> = (Conn, std::result::Result<T, PgError>);
+
 impl PostgresStore {
-    /// A store for a `postgres://` / `postgresql://` URL or a `key=value` connection string.
-    /// Does not connect: the first take does, so a process can start while the server is
-    /// down. Unset timeouts get the defaults above. A string that does not parse is
-    /// [`Error::InvalidConfig`].
+    /// A store for a `postgres://` / `postgresql://` URL or a `key=value` connection string,
+    /// with libpq's `sslmode` and `sslrootcert`. Does not connect: the first take does, so a
+    /// process can start while the server is down. Unset timeouts get the defaults above. A
+    /// string that does not parse, or an unreadable `sslrootcert`, is [`Error::InvalidConfig`].
     pub fn new(url: &str) -> Result<Self> {
-        let config = postgres::Config::from_str(url).map_err(|_| Error::InvalidConfig {
-            reason: "not a valid PostgreSQL connection URL or string",
-        })?;
-        Ok(Self::from_config(config))
+        Self::with_target(pg::parse(url)?)
     }
 
-    /// A store for a ready [`postgres::Config`]; unset timeouts get the defaults above.
-    pub fn from_config(mut config: postgres::Config) -> Self {
+    /// A store for a ready [`tokio_postgres::Config`] (its `ssl_mode` as `sslmode`, the
+    /// system's roots); unset timeouts get the defaults above.
+    pub fn from_config(config: tokio_postgres::Config) -> Result<Self> {
+        use tokio_postgres::config::SslMode as Wire;
+        let ssl = match config.get_ssl_mode() {
+            Wire::Disable => pg::SslMode::Disable,
+            Wire::Require => pg::SslMode::Require,
+            _ => pg::SslMode::Prefer,
+        };
+        Self::with_target(pg::Target {
+            config,
+            ssl,
+            root: None,
+        })
+    }
+
+    fn with_target(mut target: pg::Target) -> Result<Self> {
+        let config = &mut target.config;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(DEFAULT_CONNECT_TIMEOUT);
         }
         if config.get_tcp_user_timeout().is_none() {
             config.tcp_user_timeout(DEFAULT_STATEMENT_TIMEOUT);
         }
-        PostgresStore {
-            config,
+        let connect_timeout = config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(DEFAULT_CONNECT_TIMEOUT);
+        Ok(PostgresStore {
+            pg: Pg::new(target)?,
+            connect_timeout,
             statement_timeout: DEFAULT_STATEMENT_TIMEOUT,
             idle: Mutex::new(Vec::new()),
             schema_ready: AtomicBool::new(false),
-        }
+        })
     }
 
     /// Sets the server-side `statement_timeout` and `lock_timeout` of this store's sessions
-    /// (how long a take may wait for a row lock or a slow server before failing).
+    /// (how long a take may wait for a row lock or a slow server before failing), and with it
+    /// the client-side deadline of each statement.
     pub fn with_statement_timeout(mut self, timeout: Duration) -> Self {
         self.statement_timeout = timeout.max(Duration::from_millis(1));
         self
     }
 
-    fn idle(&self) -> MutexGuard<'_, Vec<Client>> {
+    /// The client-side bound of one statement: the server's timeout, plus a grace so that a
+    /// live server reports its own timeout first.
+    fn statement_limit(&self) -> Duration {
+        let t = self.statement_timeout;
+        t + (t / 4).clamp(Duration::from_millis(1), Duration::from_secs(1))
+    }
+
+    fn idle(&self) -> MutexGuard<'_, Vec<Conn>> {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn connect(&self) -> std::result::Result<Client, postgres::Error> {
-        let mut client = self.config.connect(NoTls)?;
+    /// A new connection with the session settings and the schema, within `connect_timeout`.
+    fn connect(&self) -> Result<Conn> {
         let ms = self.statement_timeout.as_millis();
-        client.batch_execute(&format!(
-            "SET statement_timeout = {ms}; SET lock_timeout = {ms};"
-        ))?;
-        if !self.schema_ready.load(Ordering::Acquire) {
-            client.batch_execute(SCHEMA)?;
-            self.schema_ready.store(true, Ordering::Release);
+        let (pg, ready) = (&self.pg, &self.schema_ready);
+        let opened = self.pg.block(self.connect_timeout, async move {
+            let conn = pg.connect().await?;
+            conn.client
+                .batch_execute(&format!(
+                    "SET statement_timeout = {ms}; SET lock_timeout = {ms};"
+                ))
+                .await?;
+            if !ready.load(Ordering::Acquire) {
+                conn.client.batch_execute(SCHEMA).await?;
+                ready.store(true, Ordering::Release);
+            }
+            Ok::<_, PgError>(conn)
+        });
+        match opened {
+            None => Err(counter::unavailable(KIND, pg::TIMED_OUT)),
+            Some(Err(e)) => Err(counter::unavailable(KIND, e.reason())),
+            Some(Ok(c)) => Ok(c),
         }
-        Ok(client)
+    }
+
+    /// Runs `f` on `conn` within the statement limit: `None` when it timed out (the
+    /// connection is gone then).
+    fn attempt<T, F, Fut>(&self, conn: Conn, f: &F) -> Option<Attempt<T>>
+    where
+        T: Send,
+        F: Fn(Conn) -> Fut + Sync,
+        Fut: Future<Output = Attempt<T>> + Send,
+    {
+        self.pg.block(self.statement_limit(), f(conn))
     }
 
     /// Runs `f` on a pooled connection, or a fresh one. A pooled connection that fails with
-    /// anything but a server-reported error is presumed dead with all its idle siblings (the
-    /// server went away): the pool is emptied and `f` runs once more on a fresh connection.
-    fn with_client<T>(
-        &self,
-        f: impl Fn(&mut Client) -> std::result::Result<T, postgres::Error>,
-    ) -> Result<T> {
+    /// anything but a server-reported error (or times out) is presumed dead with all its idle
+    /// siblings (the server went away): the pool is emptied and `f` runs once more on a fresh
+    /// connection.
+    fn with_client<T, F, Fut>(&self, f: F) -> Result<T>
+    where
+        T: Send,
+        F: Fn(Conn) -> Fut + Sync,
+        Fut: Future<Output = Attempt<T>> + Send,
+    {
         let pooled = self.idle().pop();
-        if let Some(mut client) = pooled {
-            match f(&mut client) {
-                Ok(v) => {
-                    self.give_back(client);
+        if let Some(conn) = pooled {
+            match self.attempt(conn, &f) {
+                Some((conn, Ok(v))) => {
+                    self.give_back(conn);
                     return Ok(v);
                 }
-                Err(e) if e.as_db_error().is_some() => {
-                    self.give_back(client);
+                Some((conn, Err(e))) if e.as_db_error().is_some() => {
+                    self.give_back(conn);
                     return Err(counter::unavailable(KIND, e.reason()));
                 }
-                Err(_) => self.idle().clear(),
+                _ => self.idle().clear(),
             }
         }
-        let mut client = self
-            .connect()
-            .map_err(|e| counter::unavailable(KIND, e.reason()))?;
-        match f(&mut client) {
-            Ok(v) => {
-                self.give_back(client);
+        let conn = self.connect()?;
+        match self.attempt(conn, &f) {
+            Some((conn, Ok(v))) => {
+                self.give_back(conn);
                 Ok(v)
             }
-            Err(e) => {
+            Some((conn, Err(e))) => {
                 if e.as_db_error().is_some() {
-                    self.give_back(client);
+                    self.give_back(conn);
                 }
                 Err(counter::unavailable(KIND, e.reason()))
             }
+            None => Err(counter::unavailable(KIND, pg::TIMED_OUT)),
         }
     }
 
-    fn give_back(&self, client: Client) {
-        if client.is_closed() {
+    fn give_back(&self, conn: Conn) {
+        if conn.client.is_closed() {
             return;
         }
         let mut idle = self.idle();
         if idle.len() < MAX_IDLE {
-            idle.push(client);
+            idle.push(conn);
         }
     }
+}
+
+/// One typed query on a connection, handed back with its rows.
+async fn typed(
+    conn: Conn,
+    sql: &str,
+    params: &[(&(dyn ToSql + Sync), Type)],
+) -> Attempt<Vec<tokio_postgres::Row>> {
+    let r = conn.client.query_typed(sql, params).await;
+    (conn, r)
 }
 
 impl PostgresStore {
     /// The database's identity (created on first use) and its recorded shard topology.
     fn identity_row(&self) -> Result<(u64, Option<String>)> {
         let fresh = super::random_identity()? as i64;
-        let row = self.with_client(|c| {
-            if let Err(e) = c.batch_execute(IDENTITY[0]) {
-                let _ = c.batch_execute("ROLLBACK");
-                return Err(e);
+        let row = self.with_client(|conn| async move {
+            let r = async {
+                let c = &conn.client;
+                if let Err(e) = c.batch_execute(IDENTITY[0]).await {
+                    let _ = c.batch_execute("ROLLBACK").await;
+                    return Err(e);
+                }
+                let row = c
+                    .query_typed_one(IDENTITY[1], &[(&fresh, Type::INT8)])
+                    .await?;
+                Ok((
+                    row.try_get::<_, i64>(0)?,
+                    row.try_get::<_, Option<String>>(1)?,
+                ))
             }
-            let row = c.query_typed_one(IDENTITY[1], &[(&fresh, Type::INT8)])?;
-            Ok((
-                row.try_get::<_, i64>(0)?,
-                row.try_get::<_, Option<String>>(1)?,
-            ))
+            .await;
+            (conn, r)
         })?;
         match row {
             (0, _) => Err(counter::unavailable(KIND, "identity row holds 0")),
@@ -292,19 +366,25 @@ impl SegmentStore for PostgresStore {
 
     fn take(&self, key: &str, step: u64) -> Result<Range> {
         let step = counter::check_take(key, step)?;
-        let moved = self.with_client(|c| {
-            let params: [(&(dyn ToSql + Sync), Type); 2] =
-                [(&key, Type::TEXT), (&step, Type::INT8)];
-            Ok(match c.query_typed_opt(TAKE, &params)? {
-                Some(row) => Moved::To(row.try_get(0)?),
-                None => Moved::Full(
-                    c.query_typed_one(
-                        "SELECT max_id FROM idmint_segment WHERE biz_tag = $1",
-                        &[(&key, Type::TEXT)],
-                    )?
-                    .try_get(0)?,
-                ),
-            })
+        let moved = self.with_client(|conn| async move {
+            let r = async {
+                let c = &conn.client;
+                let params: [(&(dyn ToSql + Sync), Type); 2] =
+                    [(&key, Type::TEXT), (&step, Type::INT8)];
+                Ok(match c.query_typed_opt(TAKE, &params).await? {
+                    Some(row) => Moved::To(row.try_get(0)?),
+                    None => Moved::Full(
+                        c.query_typed_one(
+                            "SELECT max_id FROM idmint_segment WHERE biz_tag = $1",
+                            &[(&key, Type::TEXT)],
+                        )
+                        .await?
+                        .try_get(0)?,
+                    ),
+                })
+            }
+            .await;
+            (conn, r)
         })?;
         moved.range(KIND, step)
     }
@@ -322,12 +402,13 @@ impl ShardRows for PostgresStore {
     fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {
         let id = identity as i64;
         let params: [(&(dyn ToSql + Sync), Type); 2] = [(&id, Type::INT8), (&topology, Type::TEXT)];
-        let recorded = self.with_client(|c| {
-            c.query_typed_opt(RECORD_TOPOLOGY, &params)?
-                .map(|r| r.try_get::<_, Option<String>>(0))
-                .transpose()
-        })?;
-        Ok(recorded.flatten())
+        let rows = self.with_client(|conn| typed(conn, RECORD_TOPOLOGY, &params))?;
+        match rows.first() {
+            Some(r) => r
+                .try_get::<_, Option<String>>(0)
+                .map_err(|e| counter::unavailable(KIND, e.reason())),
+            None => Ok(None),
+        }
     }
 
     fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {
@@ -346,7 +427,7 @@ impl ShardRows for PostgresStore {
             (&initial, Type::INT8),
         ];
         for _ in 0..3 {
-            let rows = self.with_client(|c| c.query_typed(LOAD_ROW, &params))?;
+            let rows = self.with_client(|conn| typed(conn, LOAD_ROW, &params))?;
             if let Some(row) = rows.first() {
                 let read = (
                     row.try_get::<_, i64>(0),
@@ -374,7 +455,7 @@ impl ShardRows for PostgresStore {
             (&shard, Type::INT8),
             (&version, Type::INT8),
         ];
-        let row = self.with_client(|c| c.query_typed_opt(SWAP_ROW, &params))?;
-        Ok(row.is_some())
+        let rows = self.with_client(|conn| typed(conn, SWAP_ROW, &params))?;
+        Ok(!rows.is_empty())
     }
 }
