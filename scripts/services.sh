@@ -7,8 +7,15 @@
 #   scripts/services.sh start redis-tls DIR PORT CERTDIR  # TLS only (no plain port), with
 #       CERTDIR/server.crt, CERTDIR/server.key and CERTDIR/ca.crt (coord/tests/support/tls.rs)
 #   scripts/services.sh start postgres DIR PORT   # initdb (trust auth, user idmint) + pg_ctl start
+#   scripts/services.sh start postgres-tls DIR PORT CERTDIR
+#                                                 # the same with ssl=on (CERTDIR/server.crt and
+#                                                 # server.key) and TCP only through TLS (hostssl)
 #   scripts/services.sh stop redis|postgres DIR   # stops it (the directory stays, for a restart)
 #   scripts/services.sh kill redis|postgres DIR   # SIGKILL, as a crash would
+#   scripts/services.sh signal redis|postgres DIR SIG  # sends SIG (STOP, CONT) to the server; for
+#                                                 # PostgreSQL to the postmaster and
+#                                                 # every process it started (each has its own
+#                                                 # process group, so one group signal is not enough)
 #
 # URLs: redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls) and
 # postgres://idmint@127.0.0.1:PORT/postgres.
@@ -17,6 +24,8 @@
 set -euo pipefail
 
 action=${1:?action}; kind=${2:?kind}; dir=${3:?dir}; port=${4:-}; extra=${5:-}
+# The TLS variant is the same server once started.
+[ "$action" != start ] && [ "$kind" = postgres-tls ] && kind=postgres
 
 pg_bin() {
   local d
@@ -71,7 +80,7 @@ case "$action/$kind" in
       sleep 0.05
     done
     ;;
-  start/postgres)
+  start/postgres|start/postgres-tls)
     : "${port:?port}"
     bin=$(pg_bin)
     mkdir -p "$dir"
@@ -88,8 +97,19 @@ case "$action/$kind" in
       as_pg "$bin/initdb" -D "$dir/data" -A trust -U idmint --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
+    extra=""
+    if [ "$kind" = postgres-tls ]; then
+      certs=${5:?certificate directory}
+      # The server reads its key only if the postgres user owns it and nobody else can read it.
+      install -m 0644 "$certs/server.crt" "$dir/data/server.crt"
+      install -m 0600 "$certs/server.key" "$dir/data/server.key"
+      [ "$(id -u)" = 0 ] && chown postgres "$dir/data/server.crt" "$dir/data/server.key"
+      printf '%s\n' "local all all trust" "hostssl all all 127.0.0.1/32 trust" \
+        "hostssl all all ::1/128 trust" >"$dir/data/pg_hba.conf"
+      extra="-c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key"
+    fi
     as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300 $extra" \
       start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
     ;;
   stop/redis|kill/redis|stop/redis-tls|kill/redis-tls)
@@ -116,6 +136,19 @@ case "$action/$kind" in
     sleep 0.2
     rm -f "$dir/data/postmaster.pid"
     ;;
+  signal/redis|signal/redis-tls)
+    sig=${4:?signal}
+    [ -f "$dir/redis.pid" ] || { echo "services: no server in $dir" >&2; exit 1; }
+    kill -s "$sig" "$(cat "$dir/redis.pid")"
+    ;;
+  signal/postgres)
+    sig=${4:?signal}
+    [ -f "$dir/data/postmaster.pid" ] || { echo "services: no server in $dir" >&2; exit 1; }
+    pid=$(head -1 "$dir/data/postmaster.pid")
+    # The postmaster first: stopped, it starts no new backend while the rest are signalled.
+    kill -s "$sig" "$pid"
+    for child in $(pgrep -P "$pid"); do kill -s "$sig" "$child" 2>/dev/null || true; done
+    ;;
   *)
-    echo "usage: $0 start|stop|kill redis|redis-tls|postgres DIR [PORT [MODE|CERTDIR]]" >&2; exit 2 ;;
+    echo "usage: $0 start|stop|kill|signal redis|redis-tls|postgres|postgres-tls DIR [PORT [MODE|CERTDIR]|SIG]" >&2; exit 2 ;;
 esac

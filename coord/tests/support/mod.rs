@@ -56,8 +56,8 @@ pub struct Server {
     port: u16,
     /// Redis only: how it persists.
     persistence: Persistence,
-    /// Redis only: the directory of its TLS certificates (`server.crt`, `server.key`,
-    /// `ca.crt`); it then listens for TLS only.
+    /// The directory of its TLS certificates (`server.crt`, `server.key`, and `ca.crt` for
+    /// Redis); it then takes TCP connections through TLS only.
     tls: Option<PathBuf>,
 }
 
@@ -134,6 +134,33 @@ impl Server {
         s
     }
 
+    /// Starts a PostgreSQL server with `ssl=on`, its certificate and key from `pki`, that
+    /// accepts TCP connections only through TLS (`hostssl` in pg_hba.conf).
+    pub fn start_postgres_tls(pki: &tls::TestPki) -> Server {
+        let certs = temp_dir("postgres-certs");
+        std::fs::copy(&pki.server_cert, certs.join("server.crt")).unwrap();
+        std::fs::copy(&pki.server_key, certs.join("server.key")).unwrap();
+        let s = Server {
+            kind: Kind::Postgres,
+            dir: temp_dir("postgres-tls"),
+            port: free_port(),
+            persistence: Persistence::Always,
+            tls: Some(certs),
+        };
+        s.resume();
+        s
+    }
+
+    /// Sends `sig` (`STOP` pauses, `CONT` resumes) to every process of the server; whether
+    /// that worked.
+    pub fn signal(&self, sig: &str) -> bool {
+        Command::new("bash")
+            .arg(services())
+            .args(["signal", self.kind.name(), self.dir.to_str().unwrap(), sig])
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
     /// Its URL: `redis://127.0.0.1:PORT/` (`rediss://` with TLS) or
     /// `postgres://idmint@127.0.0.1:PORT/postgres`.
     pub fn url(&self) -> String {
@@ -149,16 +176,6 @@ impl Server {
         assert_eq!(self.kind, Kind::Redis, "pid() is for Redis");
         let text = std::fs::read_to_string(self.dir.join("redis.pid")).expect("redis.pid");
         text.trim().parse().expect("a pid in redis.pid")
-    }
-
-    /// Sends signal `sig` (a name: `STOP` pauses, `CONT` resumes) to the server (Redis only).
-    pub fn signal(&self, sig: &str) {
-        let ok = Command::new("kill")
-            .args(["-s", sig, &self.pid().to_string()])
-            .status()
-            .expect("run kill")
-            .success();
-        assert!(ok, "kill -s {sig} failed");
     }
 
     pub fn port(&self) -> u16 {
@@ -189,7 +206,10 @@ impl Server {
                 run(&["start", "redis-tls", dir, &port, certs.to_str().unwrap()])
             }
             (Kind::Redis, None) => run(&["start", "redis", dir, &port, self.persistence.arg()]),
-            _ => run(&["start", self.kind.name(), dir, &port]),
+            (Kind::Postgres, Some(certs)) => {
+                run(&["start", "postgres-tls", dir, &port, certs.to_str().unwrap()])
+            }
+            (Kind::Postgres, None) => run(&["start", "postgres", dir, &port]),
         }
     }
 }
@@ -201,5 +221,20 @@ impl Drop for Server {
             .args(["stop", self.kind.name(), self.dir.to_str().unwrap()])
             .output();
         let _ = std::fs::remove_dir_all(&self.dir);
+        if let Some(certs) = &self.tls {
+            let _ = std::fs::remove_dir_all(certs);
+        }
     }
+}
+
+/// A PostgreSQL client program (`pg_dump`, `psql`) of the installed server version.
+pub fn pg_tool(name: &str) -> PathBuf {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL is installed (scripts/setup.sh)")
+        .flatten()
+        .map(|e| e.path().join("bin").join(name))
+        .filter(|p| p.exists())
+        .collect();
+    found.sort();
+    found.pop().expect("the PostgreSQL client programs")
 }
