@@ -970,7 +970,9 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
 
     /// Stops the renewal thread and releases the node with its exact high-water mark, so the
     /// next holder's fence is as low as it can safely be. Dropping does the same but cannot
-    /// report a failure.
+    /// report a failure. Both wait for the renewal call in flight, then make the release call:
+    /// with a store that bounds its calls they return within about two store calls even while
+    /// the store does not answer (the PostgreSQL store: six `timeout_ms`).
     ///
     /// In a child process forked from the holder it releases nothing (the lease is the
     /// parent's) and returns [`Error::Forked`].

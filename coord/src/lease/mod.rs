@@ -8,13 +8,22 @@
 //! |---|---|---|
 //! | `file:DIR` | [`FileStore`]: one `flock`ed file per node in `DIR/NAMESPACE/` (embedded default) | the kernel drops the lock when the process dies |
 //! | `redis://HOST:PORT/[DB]`, `rediss://...` | [`RedisStore`] (feature `redis`): expiring lease keys with epoch, fencing token and random owner; a store epoch and lock delay, so a Redis that loses data (`FLUSHALL`, restart, failover) never lets two holders mint on one node | the lease key expires after the TTL |
-//! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table, `FOR UPDATE SKIP LOCKED` | the row's `expires_at` passes |
+//! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table (rows created on grant, `FOR UPDATE SKIP LOCKED`) and a per-namespace epoch that fences grants after a truncate or restore; TLS by libpq's `sslmode`/`sslrootcert` | the row's `expires_at` passes |
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
 //!
 //! Redis and PostgreSQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
 //! statement timeout of every store call, so a dead store fails a call instead of hanging it.
 //! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
 //! (see [`redis`] for when a restart may be trusted).
+//!
+//! On PostgreSQL the timeout is a client-side deadline on each call (connecting within twice
+//! it, the statements within once more), so a call ends within three timeouts even against a
+//! server that is stopped (SIGSTOP) and never answers. The store keeps a random epoch per
+//! namespace that every renewal must name, and checks at each acquire that its rows were not
+//! truncated or restored from an older backup (table identity, cluster identity and timeline,
+//! row counts); if they may have been, it starts a new epoch (old leases are lost) and fences
+//! every grant under it past the caller's now plus the longest horizon ever asked for. What it
+//! catches and what it cannot is listed in [`postgres`].
 //!
 //! # The protocol a holder follows
 //!

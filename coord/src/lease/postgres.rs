@@ -17,13 +17,16 @@
 //! (below): a holder whose row was granted again — also by a store that lost its tokens and
 //! handed out the same token once more — gets [`Error::LeaseLost`].
 //!
-//! Acquire is one transaction. It locks the namespace's epoch row (acquires of a namespace run
-//! one at a time), checks that the store's records are whole (below), and grants a never-used
-//! node from the namespace's counter `next_node` (the row is created by the grant), or else the
-//! best free or expired row in queue order (bound not ahead of the caller's clock first, then
-//! released longest ago) with `FOR UPDATE SKIP LOCKED`. No row exists for a node never granted,
-//! so an acquire's work grows with the nodes ever used in the namespace, not with the size of
-//! the node space (a 32-bit node field is fine).
+//! Acquire is two statements. The first checks, in one snapshot, that the store's records are
+//! whole (below). The second grants: a never-used node from the namespace's counter
+//! `next_node` (the row is created by the grant), or else the best free or expired row in queue
+//! order (bound not ahead of the caller's clock first, then released longest ago) with
+//! `FOR UPDATE SKIP LOCKED`; it also bumps the namespace's grant count, on condition that the
+//! epoch and the fingerprint are still those the check saw, so the namespace's row is locked
+//! only for that one statement. Only when the check fails does a repair transaction run under
+//! the namespace row's lock. No row exists for a node never granted, so an acquire's work grows
+//! with the nodes ever used in the namespace, not with the size of the node space (a 32-bit
+//! node field is fine).
 //!
 //! **Boot mode** (`postgres://...?mode=boot`, Baidu UidGenerator's worker-id assigner): every
 //! acquire inserts a row into `idmint_boot` (namespace, node, host, pid, holder, started_at)
@@ -76,7 +79,10 @@
 //! cluster and timeline (nothing of the old state survives to compare with); a physical copy of
 //! the data directory started again on the same timeline; rows edited by hand; and, without
 //! the privilege to read the control functions, a restore into a new cluster whose tables happen
-//! to get the same OIDs. `VACUUM FULL`, `CLUSTER` or `pg_repack` of these tables, and a
+//! to get the same OIDs. The counts are read by the acquire's check, not by its grant (which
+//! re-checks only epoch and fingerprint, to keep the namespace's row locked briefly): a restore
+//! by `DELETE` and `INSERT` landing between the two statements of one acquire goes unseen by
+//! that acquire. `VACUUM FULL`, `CLUSTER` or `pg_repack` of these tables, and a
 //! failover without data loss, are taken for a loss too: harmless, but every holder then loses
 //! its lease once and the next grants wait out the lock delay.
 //!
@@ -90,12 +96,13 @@
 //! call on the client: connecting when there is no connection (TCP, TLS, authentication, the
 //! schema check) within twice `timeout_ms` — a busy server starts backends slowly —, the
 //! call's statements within one more, so a call ends within three times the timeout whatever
-//! the server does, also when it is stopped and the kernel still acknowledges packets. A
+//! the server does, also when it is stopped and the kernel still acknowledges packets. The
+//! server also gets it as `statement_timeout` and `lock_timeout`. A failed call drops the
+//! connection and the next one reconnects. A
 //! [`LeasedSnowflake`](crate::leased::LeasedSnowflake) on this store is closed (dropped or
-//! released) within about two calls then: the renewal in flight, and the release.
-//! The server also gets it as `statement_timeout` and `lock_timeout`. A failed call drops the
-//! connection and the next one reconnects. TLS: `sslmode` and `sslrootcert` as in libpq; see
-//! the `pg` module of this crate (`coord/src/pg.rs`) for exactly what each mode checks.
+//! released) within about two calls, six timeouts, while the server does not answer: the
+//! renewal in flight, and the release. TLS: `sslmode` and `sslrootcert` as in libpq; see the
+//! `pg` module of this crate (`coord/src/pg.rs`) for exactly what each mode checks.
 //!
 //! Tables of an older version of this store are migrated in place (`ALTER TABLE ... ADD COLUMN
 //! IF NOT EXISTS`); their first acquire finds no epoch row and counts it as a loss, once.
