@@ -135,7 +135,10 @@ fn child_takes() {
         panic!("bad {CHILD_ENV}: {spec}");
     };
     let (takes, max_step): (usize, u64) = (takes.parse().unwrap(), max_step.parse().unwrap());
-    let store = open_store(url).expect("child opens the store");
+    if let Ok(go) = std::env::var(GO_ENV) {
+        wait_for_file(Path::new(&go));
+    }
+    let store = open_child_store(url);
     // libtest has already printed "test child_takes ... " without a newline.
     let mut out = String::from("\n");
     for i in 0..takes {
@@ -143,6 +146,48 @@ fn child_takes() {
         out.push_str(&format!("range {} {}\n", r.start, r.end));
     }
     print!("{out}");
+}
+
+/// Tells a child taker to wait until this file exists before it opens its store, so the
+/// children race their first use of the store.
+const GO_ENV: &str = "IDMINT_SEGMENT_CHILD_GO";
+
+/// A busy timeout far above the longest `fsync` a loaded machine takes (seconds, seen here),
+/// for tests that play contention only: a take that fails with it did not fail on a slow disk.
+const PATIENT: Duration = Duration::from_secs(30);
+
+/// Child store URLs the tests know beyond `open_store`'s: `sqlite-set:A,B,…` is a sharded
+/// store of 4 rows and blocks of 10 over those SQLite files ([`sqlite_set`], busy timeout
+/// [`PATIENT`]).
+fn open_child_store(url: &str) -> Box<dyn SegmentStore> {
+    match url.strip_prefix("sqlite-set:") {
+        Some(paths) => {
+            let paths: Vec<PathBuf> = paths.split(',').map(PathBuf::from).collect();
+            Box::new(sqlite_set(&paths, PATIENT))
+        }
+        None => open_store(url).expect("child opens the store"),
+    }
+}
+
+/// A sharded store of 4 rows and blocks of 10 over the SQLite files `paths`.
+fn sqlite_set(paths: &[PathBuf], busy_timeout: Duration) -> ShardedStore {
+    let backends: Vec<Arc<dyn ShardRows>> = paths
+        .iter()
+        .map(|p| {
+            Arc::new(SqliteStore::open_with_busy_timeout(p, busy_timeout).unwrap())
+                as Arc<dyn ShardRows>
+        })
+        .collect();
+    ShardedStore::new(backends, 4, 10).unwrap()
+}
+
+/// Waits (up to a minute) until `path` exists.
+fn wait_for_file(path: &Path) {
+    let t = Instant::now();
+    while !path.exists() {
+        assert!(t.elapsed() < Duration::from_secs(60), "{path:?} never came");
+        thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Threads and processes take from one key at the same time; nothing overlaps, and another key
@@ -372,20 +417,57 @@ fn sqlite_lock_outage_fails_in_bounded_time_and_resumes() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Another program writes the file in a stream of short transactions: it holds the write lock
+/// far longer in total than the store's busy timeout, but never long without a commit. That is
+/// contention, not an outage: the take must wait its turn and succeed. (A lock held without
+/// commits still fails in bounded time: `sqlite_lock_outage_fails_in_bounded_time_and_resumes`.)
+#[test]
+fn sqlite_take_waits_behind_a_writer_that_keeps_committing() {
+    let dir = temp_dir("seg-sqlite-stream");
+    let path = dir.join("segments.db");
+    let busy = Duration::from_secs(2);
+    let store = SqliteStore::open_with_busy_timeout(&path, busy).unwrap();
+    store.take("k", 1).unwrap();
+    let (locked, lock_held) = std::sync::mpsc::channel();
+    let writer = {
+        let path = path.clone();
+        thread::spawn(move || {
+            let c = rusqlite::Connection::open(&path).unwrap();
+            // Its commits skip fsync, so a slow disk cannot stretch one of its transactions
+            // past the busy timeout; it waits as long as needed if the take gets in between.
+            c.execute_batch("PRAGMA synchronous = OFF").unwrap();
+            c.busy_timeout(Duration::from_secs(60)).unwrap();
+            c.execute_batch("CREATE TABLE other (x INTEGER); BEGIN IMMEDIATE")
+                .unwrap();
+            locked.send(()).unwrap();
+            // Twice the busy timeout, in transactions of about 100 ms, each taking the lock
+            // again at once.
+            let t = Instant::now();
+            while t.elapsed() < 2 * busy {
+                c.execute("INSERT INTO other VALUES (1)", []).unwrap();
+                thread::sleep(Duration::from_millis(100));
+                c.execute_batch("COMMIT; BEGIN IMMEDIATE").unwrap();
+            }
+            c.execute_batch("COMMIT").unwrap();
+        })
+    };
+    lock_held.recv().unwrap();
+    let r = store
+        .take("k", 1)
+        .expect("a take waits for a writer that keeps committing");
+    assert_eq!(r, Range { start: 2, end: 3 });
+    writer.join().unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Rows of one key in two SQLite files: locking one file is invisible to callers (its rows are
 /// skipped); locking both fails in bounded time; after the locks go nothing overlaps.
 #[test]
 fn sharded_over_two_sqlite_files_falls_over() {
     let dir = temp_dir("seg-sqlite-sharded-lock");
     let paths = [dir.join("a.db"), dir.join("b.db")];
-    let backends: Vec<Arc<dyn ShardRows>> = paths
-        .iter()
-        .map(|p| {
-            Arc::new(SqliteStore::open_with_busy_timeout(p, Duration::from_millis(500)).unwrap())
-                as Arc<dyn ShardRows>
-        })
-        .collect();
-    let store: Arc<dyn SegmentStore> = Arc::new(ShardedStore::new(backends, 4, 10).unwrap());
+    // A busy timeout short enough that a locked file is noticed soon.
+    let store: Arc<dyn SegmentStore> = Arc::new(sqlite_set(&paths, Duration::from_millis(500)));
     let mut all = threads(&store, "outage", 10, 10);
     let a = lock_file(&paths[0]);
     // Every take now lands on b's rows (odd rows), without an error.
@@ -405,6 +487,71 @@ fn sharded_over_two_sqlite_files_falls_over() {
     );
     all.append(&mut rest);
     assert_disjoint(&mut all, 10);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A new set of two SQLite files used for the first time by several processes, and by two
+/// store instances with threads of their own in this one, all at once: they race to create
+/// the files, their tables, identities and the set's topology record, then to take. Plays
+/// contention only — nothing is locked or lost — so every take must succeed: neither queueing
+/// behind the other takers for the files' locks, however long, nor losing the race for rows
+/// again and again may become `StoreUnavailable`. Nothing may overlap, and the set must end
+/// up with one recorded topology that a later store accepts.
+#[test]
+fn sharded_sqlite_set_first_used_by_several_processes_at_once() {
+    let dir = temp_dir("seg-sqlite-sharded-race");
+    let paths = [dir.join("a.db"), dir.join("b.db")];
+    let go = dir.join("go");
+    let (takes, key) = (30, "race");
+    let url = format!("sqlite-set:{},{}", paths[0].display(), paths[1].display());
+    let exe = std::env::current_exe().expect("test binary path");
+    let children: Vec<Child> = (0..PROCESSES)
+        .map(|_| {
+            Command::new(&exe)
+                .args(["child_takes", "--exact", "--nocapture", "--test-threads=1"])
+                .env(CHILD_ENV, format!("{url}\t{key}\t{takes}\t10"))
+                .env(GO_ENV, &go)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("spawn child taker")
+        })
+        .collect();
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (paths, go) = (paths.clone(), go.clone());
+            thread::spawn(move || {
+                wait_for_file(&go);
+                let store: Arc<dyn SegmentStore> = Arc::new(sqlite_set(&paths, PATIENT));
+                threads(&store, key, takes, 10)
+            })
+        })
+        .collect();
+    std::fs::write(&go, b"").unwrap();
+    let mut all: Vec<Range> = handles
+        .into_iter()
+        .flat_map(|h| h.join().expect("store instance"))
+        .collect();
+    all.extend(collect_children(children, takes));
+    assert_eq!(all.len(), (2 * THREADS + PROCESSES) * takes);
+    assert_disjoint(&mut all, 10);
+    // One topology was recorded, in both files, and a store opened later accepts it.
+    let recorded: Vec<Option<String>> = paths
+        .iter()
+        .map(|p| {
+            rusqlite::Connection::open(p)
+                .unwrap()
+                .query_row("SELECT topology FROM idmint_segment_identity", [], |r| {
+                    r.get(0)
+                })
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        recorded[0].is_some() && recorded[0] == recorded[1],
+        "{recorded:?}"
+    );
+    sqlite_set(&paths, PATIENT).take(key, 10).unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }
 

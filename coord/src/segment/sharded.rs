@@ -6,7 +6,10 @@
 //! `k = 0, 1, 2, …` — the rows interleave and never overlap. A take reads the row and moves it
 //! with an optimistic compare-and-set on a version column
 //! (`UPDATE … SET next_value = ?, version = version + 1 WHERE … AND version = ?`); a lost race
-//! re-reads and retries, a row whose store fails is skipped for the next one.
+//! re-reads and retries, a row whose store fails is skipped for the next one. Contention
+//! never fails a take by default: the threads of one store claim rows in the order they came,
+//! and every lost race is another taker's success (see
+//! [`with_contention_timeout`](ShardedStore::with_contention_timeout) to bound the wait).
 //!
 //! The rows live in the SQL stores through [`ShardRows`] ([`SqliteStore`] and [`PostgresStore`]
 //! implement it on a second table, `idmint_segment_shard`): give [`ShardedStore`] one backend
@@ -57,7 +60,7 @@
 //! [`SqliteStore`]: super::sqlite::SqliteStore
 //! [`PostgresStore`]: super::postgres::PostgresStore
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
@@ -238,12 +241,51 @@ const UNREADABLE: &str = "a backend's topology record is not one idmint writes";
 const WENT_BACK: &str = "a shard row went back below a value it had reached: its database \
      lost data";
 
+/// The threads of a store waiting to claim a row, first come first served: only the first in
+/// line claims. A thread that claims a row again at once after a take (or after a row that
+/// failed it) goes to the back, so it cannot keep a waiting thread from ever getting a row.
+#[derive(Debug, Default)]
+struct Line {
+    waiting: Mutex<VecDeque<u64>>,
+    tickets: AtomicU64,
+}
+
+/// A thread's place in the [`Line`]; leaves it when dropped.
+struct Place<'a> {
+    line: &'a Line,
+    ticket: u64,
+}
+
+impl Line {
+    fn waiting(&self) -> MutexGuard<'_, VecDeque<u64>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn join(&self) -> Place<'_> {
+        let ticket = self.tickets.fetch_add(1, Ordering::Relaxed);
+        self.waiting().push_back(ticket);
+        Place { line: self, ticket }
+    }
+}
+
+impl Place<'_> {
+    fn first(&self) -> bool {
+        self.line.waiting().front() == Some(&self.ticket)
+    }
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        let mut waiting = self.line.waiting();
+        if let Some(i) = waiting.iter().position(|t| *t == self.ticket) {
+            waiting.remove(i);
+        }
+    }
+}
+
 /// How long takes skip the rows of a backend after it failed, instead of each paying for
 /// its timeout again; then one take tries it again.
 pub const SKIP_FAILED_BACKEND: Duration = Duration::from_millis(500);
-
-/// Default bound on one take's retries under contention.
-pub const DEFAULT_CONTENTION_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How often one take retries a row after losing the compare-and-set before moving on to the
 /// next row; every loss means another taker succeeded, so this only bounds one call's latency.
@@ -277,7 +319,10 @@ pub struct ShardedStore {
     known: Mutex<RowHints>,
     /// One lock per row index: threads of this process take turns on a row instead of racing.
     turns: Vec<Mutex<()>>,
-    contention_timeout: Duration,
+    /// The threads waiting to claim a row, in the order they came.
+    line: Line,
+    /// Bound on one take's retries under contention, if the caller set one.
+    contention_timeout: Option<Duration>,
     /// Per backend: when it last failed (ms after `born`, 0: never).
     failed_at: Vec<AtomicU64>,
     born: Instant,
@@ -351,7 +396,8 @@ impl ShardedStore {
             salt: idmint::os_random_u64()?,
             known: Mutex::new(HashMap::new()),
             turns: (0..shards).map(|_| Mutex::new(())).collect(),
-            contention_timeout: DEFAULT_CONTENTION_TIMEOUT,
+            line: Line::default(),
+            contention_timeout: None,
             failed_at: backends.iter().map(|_| AtomicU64::new(0)).collect(),
             born: Instant::now(),
             verified: backends.iter().map(|_| AtomicBool::new(false)).collect(),
@@ -373,13 +419,14 @@ impl ShardedStore {
         self
     }
 
-    /// How long one take keeps trying — waiting for its turn on a row another thread of this
-    /// process is using, re-reading rows that other processes keep winning — before it gives up
-    /// with `StoreUnavailable` (default [`DEFAULT_CONTENTION_TIMEOUT`]; every row is still
-    /// tried once). Every lost race is another taker's success, so this only bounds one
-    /// caller's wait under heavy contention.
+    /// How long one take keeps trying — waiting for its turn at the rows other threads of this
+    /// process are using, re-reading rows that other processes keep winning — before it gives
+    /// up with `StoreUnavailable` (every row is still tried once). By default a take never
+    /// gives up on contention: every lost race is another taker's success, so contention is
+    /// not unavailability, and a healthy set never fails a take for it. Set this to bound one
+    /// caller's wait under heavy contention instead, accepting such failures.
     pub fn with_contention_timeout(mut self, timeout: Duration) -> Self {
-        self.contention_timeout = timeout;
+        self.contention_timeout = Some(timeout);
         self
     }
 
@@ -446,7 +493,10 @@ impl ShardedStore {
             return Err(e);
         }
         if self.check_failures[b].load(Ordering::Acquire) != failures {
-            return Err(counter::unavailable(self.kind(), "every shard failed"));
+            return Err(counter::unavailable(
+                self.kind(),
+                "the backend failed its topology check",
+            ));
         }
         let checked = self.check_backend(&mut st, b);
         match checked {
@@ -692,16 +742,17 @@ impl SegmentStore for ShardedStore {
     /// Takes one block (or its first `step` values when `step < block`; the rest of the block
     /// is skipped) from the key's rows: first the routed row, then the following ones when a
     /// row is busy in this process, keeps losing the race to other processes, or its store
-    /// fails. Fails with `StoreUnavailable` when every row's store failed, or when no row could
-    /// be taken from within the contention timeout.
+    /// fails. The threads of this process claim rows in the order they came. Fails with
+    /// `StoreUnavailable` when every row's store failed, or — only when a
+    /// [contention timeout](ShardedStore::with_contention_timeout) is set — when no row could
+    /// be taken from within it.
     fn take(&self, key: &str, step: u64) -> Result<Range> {
         counter::check_take(key, step)?;
         self.check_topology()?;
-        let now = Instant::now();
-        // A timeout too long to represent is as good as forever.
-        let deadline = now
-            .checked_add(self.contention_timeout)
-            .unwrap_or(now + Duration::from_secs(1 << 32));
+        // A timeout too long to represent is as good as none.
+        let deadline = self
+            .contention_timeout
+            .and_then(|t| Instant::now().checked_add(t));
         let started = self.now_ms();
         let mut failed = self.skipped_rows(started);
         // Rows of a backend not checked yet (down at the check) count as failed.
@@ -710,9 +761,18 @@ impl SegmentStore for ShardedStore {
         }
         let mut tried = vec![false; self.shards as usize];
         let mut from = self.first_row(key);
+        let mut place = None;
         loop {
-            match self.claim_row(from, &failed) {
+            // Only the first thread in line claims; the others wait as if every row were busy.
+            let first = place.get_or_insert_with(|| self.line.join()).first();
+            let claim = if first {
+                self.claim_row(from, &failed)
+            } else {
+                Err(failed.iter().all(|f| *f))
+            };
+            match claim {
                 Ok((shard, _turn)) => {
+                    place = None;
                     tried[shard as usize] = true;
                     match self.take_row(key, shard, step) {
                         Ok(Some(r)) => return Ok(r),
@@ -727,8 +787,9 @@ impl SegmentStore for ShardedStore {
                     from = (shard + 1) % self.shards;
                 }
                 Err(true) => return Err(counter::unavailable(self.kind(), "every shard failed")),
-                // Every open row is being taken from by another thread: wait for a turn, unless
-                // that thread finds the row's store failing — then the row counts as failed here.
+                // Every open row is being taken from by another thread, or other threads came
+                // first: wait for a turn, unless a thread finds a row's store failing — then the
+                // row counts as failed here.
                 Err(false) => {
                     std::thread::sleep(Duration::from_micros(200));
                     for (row, f) in failed.iter_mut().enumerate() {
@@ -738,7 +799,9 @@ impl SegmentStore for ShardedStore {
             }
             // Give up on time only once every row had its chance: a slow failure of one row
             // (a server that times out) must not keep the others from being tried.
-            if Instant::now() >= deadline && tried.iter().zip(&failed).all(|(t, f)| *t || *f) {
+            if deadline.is_some_and(|d| Instant::now() >= d)
+                && tried.iter().zip(&failed).all(|(t, f)| *t || *f)
+            {
                 return Err(counter::unavailable(
                     self.kind(),
                     "timed out waiting for a shard",
@@ -959,6 +1022,67 @@ mod tests {
         ] {
             assert_eq!(Topology::parse(&bad), None, "{bad}");
         }
+    }
+
+    /// Rows where another taker wins every race until `until`: each swap finds the row moved
+    /// by a take of its own first.
+    struct Rival {
+        rows: Rows,
+        until: Instant,
+        stride: u64,
+    }
+
+    impl ShardRows for Rival {
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+        fn topology(&self) -> Result<(u64, Option<String>)> {
+            self.rows.topology()
+        }
+        fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {
+            self.rows.record_topology(identity, topology)
+        }
+        fn load_row(&self, key: &str, spec: &RowSpec) -> Result<ShardRow> {
+            self.rows.load_row(key, spec)
+        }
+        fn swap_row(&self, key: &str, shard: u32, version: u64, next: u64) -> Result<bool> {
+            if Instant::now() < self.until {
+                let row = self.rows.rows.lock().unwrap()[&(key.to_owned(), shard)];
+                assert!(self
+                    .rows
+                    .swap_row(key, shard, row.version, row.next + self.stride)?);
+            }
+            self.rows.swap_row(key, shard, version, next)
+        }
+    }
+
+    /// Fault: other takers win every race for every row, for longer than a take used to wait.
+    /// Each lost race is another taker's success, so the take keeps trying and succeeds once
+    /// it wins; only a caller that set a contention timeout gets `StoreUnavailable`.
+    #[test]
+    fn a_take_that_keeps_losing_races_waits_instead_of_failing() {
+        let rival = Arc::new(Rival {
+            rows: Rows::default(),
+            until: Instant::now() + Duration::from_millis(2500),
+            stride: 40,
+        });
+        let bounded = ShardedStore::new(vec![rival.clone()], 4, 10)
+            .unwrap()
+            .with_contention_timeout(Duration::from_millis(100));
+        assert!(matches!(
+            bounded.take("k", 10),
+            Err(Error::StoreUnavailable {
+                reason: "timed out waiting for a shard",
+                ..
+            })
+        ));
+        let patient = ShardedStore::new(vec![rival.clone()], 4, 10).unwrap();
+        let r = patient.take("k", 10).unwrap();
+        assert_eq!(r.len(), 10);
+        assert!(
+            Instant::now() >= rival.until,
+            "it won only once the rival stopped"
+        );
     }
 
     #[test]

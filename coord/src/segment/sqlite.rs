@@ -7,10 +7,30 @@
 //! orders all takers. `max_id` is the last value handed out, so a key's first range starts at 1
 //! (the convention of every counter store). The file runs in WAL mode with
 //! `synchronous=FULL` — a take is on disk before its range is used, so not even a power loss
-//! can hand the range out again — and a busy timeout so takers wait for each other (in short,
-//! fair naps) instead of failing; past it a take fails with `StoreUnavailable`. Every taker
-//! thread uses a connection of its own (from a small pool), so each take's wait is bounded by
-//! the busy timeout alone, not by the takers queued before it.
+//! can hand the range out again.
+//!
+//! # Waiting for other takers, and when a file counts as unavailable
+//!
+//! Only one writer at a time holds the file's write lock, and a commit holds it until its
+//! `fsync` returns — which on a loaded machine can take a second or more. Waiting for other
+//! takers is contention, never a failure:
+//!
+//! - The threads of one store take turns on one connection, so they never wait for each other
+//!   in SQLite's lock, only for their turn, and without a time limit: the thread whose turn it
+//!   is either finishes or gives up within the busy timeout.
+//! - Other processes (and other stores on the same file) are waited for in SQLite's busy
+//!   handler, in short, jittered naps so every waiter has the same chance each time the lock
+//!   is released. The **busy timeout** counts from the last commit another writer landed in
+//!   the file (its write-ahead log changed), so it bounds how long one holder keeps the file
+//!   locked without committing — not how long a taker queues behind takers that keep
+//!   committing.
+//!
+//! A file locked past the busy timeout without a commit (a program holding a transaction
+//! open, a holder paused or stuck in I/O for that long) fails the take with
+//! `StoreUnavailable`, and the threads that were waiting for their turn meanwhile fail with
+//! it at once instead of each waiting out the timeout again; so every take's wait for a
+//! locked file is bounded by the busy timeout. Choose a busy timeout well above the longest
+//! `fsync` the disk may take under load.
 //!
 //! The store also keeps the versioned rows of [`ShardedStore`](super::sharded::ShardedStore)
 //! (table `idmint_segment_shard`) through [`ShardRows`], and the file's
@@ -18,8 +38,9 @@
 //! `idmint_segment_identity` (a new or recreated file gets a new identity).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::reason::Reason;
 use idmint::segment::Range;
@@ -82,10 +103,7 @@ ON CONFLICT (biz_tag) DO UPDATE
     WHERE max_id <= 9223372036854775807 - excluded.step
 RETURNING max_id";
 
-/// Idle connections kept for reuse.
-const MAX_IDLE: usize = 8;
-
-/// How long a taker waits for another taker's write lock by default.
+/// How long a taker waits by default for a file that stays locked without a commit.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A [`SegmentStore`] (and [`ShardRows`] backend) on one SQLite file. See the
@@ -104,9 +122,67 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct SqliteStore {
     path: PathBuf,
     busy_timeout: Duration,
-    /// Idle connections. Each taker uses a connection of its own, so each one's wait for the
-    /// file lock is bounded by the busy timeout alone, not by the takers queued before it.
-    idle: Mutex<Vec<Connection>>,
+    /// The store's connection, used by one thread at a time, in the order they came.
+    turns: Turns,
+    /// How many statements gave up on the file's lock: a thread that waited for its turn
+    /// while one did gives up with it (see the [module docs](self)).
+    lockouts: AtomicU64,
+}
+
+/// The threads' turns at a store's connection, first come first served: a thread waiting for
+/// its turn waits for the statements of the threads before it, each of which ends or gives up
+/// within the busy timeout. Served in order, a thread that takes again at once cannot overtake
+/// one that waits (a plain mutex lets it, and a waiter can starve).
+#[derive(Debug, Default)]
+struct Turns {
+    state: Mutex<TurnState>,
+    next_served: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct TurnState {
+    /// The ticket the next thread to come draws.
+    next: u64,
+    /// The ticket whose turn it is.
+    serving: u64,
+    /// The connection, while no thread uses it (none after one failed).
+    conn: Option<Connection>,
+}
+
+/// A thread's turn: ends (and serves the next ticket) when dropped, whatever happened.
+struct Turn<'a> {
+    turns: &'a Turns,
+    conn: Option<Connection>,
+}
+
+impl Turns {
+    fn state(&self) -> MutexGuard<'_, TurnState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for this thread's turn; returns it with the connection, if one is open.
+    fn wait(&self) -> Turn<'_> {
+        let mut st = self.state();
+        let ticket = st.next;
+        st.next += 1;
+        while st.serving != ticket {
+            st = self.next_served.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        Turn {
+            turns: self,
+            conn: st.conn.take(),
+        }
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut st = self.turns.state();
+        st.conn = self.conn.take();
+        st.serving += 1;
+        drop(st);
+        self.turns.next_served.notify_all();
+    }
 }
 
 impl SqliteStore {
@@ -119,7 +195,8 @@ impl SqliteStore {
 
     /// [`open`](Self::open) with another busy timeout: the longest a take waits for the file's
     /// write lock (held by another process's take, or by anything else writing the file)
-    /// before it fails with `StoreUnavailable`.
+    /// while no commit lands in the file, before it fails with `StoreUnavailable` (see the
+    /// [module docs](self)).
     /// A timeout above [`MAX_BUSY_TIMEOUT`] is [`Error::LimitExceeded`].
     pub fn open_with_busy_timeout(path: impl AsRef<Path>, busy_timeout: Duration) -> Result<Self> {
         if busy_timeout > MAX_BUSY_TIMEOUT {
@@ -131,7 +208,8 @@ impl SqliteStore {
         let store = SqliteStore {
             path: path.as_ref().to_path_buf(),
             busy_timeout,
-            idle: Mutex::new(Vec::new()),
+            turns: Turns::default(),
+            lockouts: AtomicU64::new(0),
         };
         let failed = |e: rusqlite::Error| Error::StoreUnavailable {
             store: KIND,
@@ -140,7 +218,7 @@ impl SqliteStore {
         };
         let conn = store.connect().map_err(failed)?;
         conn.execute_batch(SCHEMA).map_err(failed)?;
-        store.idle().push(conn);
+        store.turns.state().conn = Some(conn);
         Ok(store)
     }
 
@@ -151,19 +229,30 @@ impl SqliteStore {
 
     fn connect(&self) -> rusqlite::Result<Connection> {
         let mut conn = Connection::open(&self.path)?;
-        conn.busy_handler(Some(patient(self.busy_timeout)))?;
+        // SQLite's own (absolute) name of the file: the log is that name with `-wal`.
+        let wal = PathBuf::from(format!("{}-wal", conn.path().unwrap_or_default()));
+        conn.busy_handler(Some(patient(self.busy_timeout, wal.clone())))?;
         // WAL lets readers and the one writer overlap. Switching a new file to it takes an
-        // exclusive lock, and SQLite can report a conflict there without waiting in the busy handler
-        // (several processes opening a new file at once): retry within the busy timeout.
-        let deadline = Instant::now() + self.busy_timeout;
+        // exclusive lock, and SQLite can report a conflict there without waiting in the busy
+        // handler (several processes opening a new file at once): retry within the busy
+        // timeout, which (as in the busy handler) restarts whenever another writer changed the
+        // file.
+        let main = PathBuf::from(conn.path().unwrap_or_default());
+        let changes = |wal: &Path| (log_state(&main), log_state(wal));
+        let mut seen = changes(&wal);
+        let mut since = Instant::now();
         loop {
             match conn.pragma_update(None, "journal_mode", "WAL") {
                 Ok(()) => break,
                 Err(e)
                     if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
-                        && Instant::now() < deadline =>
+                        && since.elapsed() < self.busy_timeout =>
                 {
                     std::thread::sleep(Duration::from_millis(1));
+                    let now = changes(&wal);
+                    if now != seen {
+                        (seen, since) = (now, Instant::now());
+                    }
                 }
                 Err(e) => return Err(e),
             }
@@ -172,13 +261,11 @@ impl SqliteStore {
         Ok(conn)
     }
 
-    fn idle(&self) -> MutexGuard<'_, Vec<Connection>> {
-        self.idle.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Runs `f` on an idle connection or a new one. Any error becomes `StoreUnavailable`; a
-    /// connection that failed for another reason than a lock held too long is closed, so the
-    /// next call starts afresh.
+    /// Runs `f` on the store's connection when it is this thread's turn (opening a new
+    /// connection if the last one failed). Any error becomes `StoreUnavailable`; a connection
+    /// that failed for another reason than a lock held too long is closed, so the next call
+    /// starts afresh. A thread that waited for its turn while another one gave up on the
+    /// file's lock gives up too, without trying.
     fn with_conn<T>(
         &self,
         op: &'static str,
@@ -189,47 +276,60 @@ impl SqliteStore {
             op,
             reason: e.reason(),
         };
-        let pooled = self.idle().pop();
-        let mut conn = match pooled {
-            Some(c) => c,
-            None => self.connect().map_err(failed)?,
+        let lockouts = self.lockouts.load(Ordering::Acquire);
+        let mut turn = self.turns.wait();
+        if self.lockouts.load(Ordering::Acquire) != lockouts {
+            return Err(Error::StoreUnavailable {
+                store: KIND,
+                op,
+                reason: LOCKED,
+            });
+        }
+        let started = Instant::now();
+        let result = match turn.conn.as_mut() {
+            Some(conn) => f(conn),
+            None => self.connect().and_then(|mut conn| {
+                let r = f(&mut conn);
+                turn.conn = Some(conn);
+                r
+            }),
         };
-        match f(&mut conn) {
-            Ok(v) => {
-                self.give_back(conn);
-                Ok(v)
-            }
-            Err(e) => {
-                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
-                    self.give_back(conn);
+        result.map_err(|e| {
+            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+                // Waited the whole busy timeout: the file is locked, not just contended.
+                if started.elapsed() >= self.busy_timeout {
+                    self.lockouts.fetch_add(1, Ordering::AcqRel);
                 }
-                Err(failed(e))
+            } else {
+                turn.conn = None;
             }
-        }
-    }
-
-    fn give_back(&self, conn: Connection) {
-        let mut idle = self.idle();
-        if idle.len() < MAX_IDLE {
-            idle.push(conn);
-        }
+            failed(e)
+        })
     }
 }
 
-/// A busy handler that retries for up to `timeout` per lock wait, in naps of about a
-/// millisecond. SQLite's default handler backs off to 100 ms naps, and a waiter that has
-/// waited long then keeps losing the lock to fresher waiters that poll more often; with
-/// short, jittered naps every waiter has the same chance each time the lock is released.
-fn patient(timeout: Duration) -> impl FnMut(i32) -> bool + Send + 'static {
+/// Why a take failed when the thread before it found the file locked past the busy timeout.
+const LOCKED: &str = "database is locked";
+
+/// A busy handler that retries until the file has been locked for `timeout` with no commit
+/// landing in its write-ahead log `wal`, in naps of about a millisecond. SQLite's default
+/// handler backs off to 100 ms naps, and a waiter that has waited long then keeps losing the
+/// lock to fresher waiters that poll more often; with short, jittered naps every waiter has
+/// the same chance each time the lock is released. A commit by another writer restarts the
+/// clock: the lock is changing hands, which is contention, not an outage.
+fn patient(timeout: Duration, wal: PathBuf) -> impl FnMut(i32) -> bool + Send + 'static {
     let mut started = Instant::now();
+    let mut seen = log_state(&wal);
     let mut jitter = u64::from(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos()),
     ) | 1;
     move |count| {
-        if count == 0 {
+        let now = log_state(&wal);
+        if count == 0 || now != seen {
             started = Instant::now();
+            seen = now;
         }
         if started.elapsed() >= timeout {
             return false;
@@ -241,6 +341,13 @@ fn patient(timeout: Duration) -> impl FnMut(i32) -> bool + Send + 'static {
         std::thread::sleep(Duration::from_micros(500 + jitter % 1000));
         true
     }
+}
+
+/// A file's length and modification time. Every commit appends to the write-ahead log, or
+/// rewrites it from the start once it was checkpointed, and either changes this.
+fn log_state(wal: &Path) -> Option<(u64, Option<SystemTime>)> {
+    let meta = std::fs::metadata(wal).ok()?;
+    Some((meta.len(), meta.modified().ok()))
 }
 
 impl SqliteStore {

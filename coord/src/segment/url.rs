@@ -12,8 +12,9 @@
 //! - `shards=N` (SQL stores only): N sharded rows per key in that database —
 //!   [`ShardedStore`](super::sharded::ShardedStore) — with `block=B` values per take
 //!   (default 1000). At most [`MAX_SHARDS`](super::sharded::MAX_SHARDS).
-//! - `busy_timeout_ms=T` (SQLite only): how long a take waits for another process's lock. At
-//!   most [`MAX_BUSY_TIMEOUT`](super::sqlite::MAX_BUSY_TIMEOUT) (one hour).
+//! - `busy_timeout_ms=T` (SQLite only): how long a take waits for another process's lock
+//!   while no commit lands in the file. At most
+//!   [`MAX_BUSY_TIMEOUT`](super::sqlite::MAX_BUSY_TIMEOUT) (one hour).
 //!
 //! An unknown scheme, a malformed option, or an option the store does not take is
 //! [`Error::InvalidConfig`]; so is a store whose cargo feature was not built. A count or a
