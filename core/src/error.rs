@@ -134,8 +134,9 @@ pub enum Error {
     },
     /// A generator was configured without a node. Two processes on the same node mint the same
     /// IDs, so there is no silent default: give an explicit node, lease one from a store, or
-    /// take a random one knowing its odds.
-    #[error("no node chosen: give an explicit node (one no other process uses), lease one (a lock directory, Redis or PostgreSQL), or take a random one (collisions become likely near the square root of the node space)")]
+    /// take a random one knowing its odds (the birthday bound). The bindings append how to do
+    /// each in their own API.
+    #[error("no node chosen: give an explicit node that no other process uses, lease one with the leased generator from a store URL (`local` for this host's lock directory, `redis://...` or `postgres://...` across hosts), or take a random node knowing that k random nodes out of N collide with odds of about k*k/(2N) (even odds near 1.2*sqrt(N))")]
     NodeRequired,
     /// A store, journal or shard set is not the one a record was made with (a journal written
     /// against another database, backends added or reordered). Resuming would repeat values,
@@ -147,8 +148,9 @@ pub enum Error {
         /// What differs.
         reason: &'static str,
     },
-    /// A request is larger than idmint does in one call (IDs in one batch, shards, nodes a
-    /// store scans, bytes of a line).
+    /// A request is larger than idmint does in one call (IDs in one batch, see
+    /// [`limits::MAX_BATCH`](crate::limits::MAX_BATCH); shards, nodes a store scans, bytes of
+    /// a line).
     #[error("{what} exceeds the limit of {limit}")]
     LimitExceeded {
         /// What was too large.

@@ -36,6 +36,7 @@ mod error;
 #[cfg(feature = "std")]
 mod fork;
 pub mod layout;
+pub mod limits;
 mod local;
 mod name;
 #[cfg(feature = "alloc")]
