@@ -2,11 +2,12 @@
 //! `Layout`, node values given as an int or by sub-field name, `array.array('Q')` results and
 //! aware UTC datetimes.
 
+use idmint::limits::batch_len;
 use idmint::{Error, Layout};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyAny, PyBytes, PyDict, PyMapping, PyString};
+use pyo3::types::{PyAny, PyBytes, PyDict, PyMapping, PyMemoryView, PyString};
 
 use crate::errors::IntoPyResult;
 use crate::layout::PyLayout;
@@ -123,14 +124,12 @@ fn array_type(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
     ARRAY_TYPE.import(py, "array", "array")
 }
 
-/// Creates `array.array('Q')` of `n` zeros, fills its buffer with `fill` (run through `run`,
-/// which may detach from the interpreter) and returns it.
-///
-/// The buffer is written through the address `array.buffer_info()` reports: the array is
-/// brand new and referenced only here, so nothing else can read, resize or free it meanwhile.
+/// Creates `array.array('Q')` of `n` zeros (at most [`MAX_BATCH`](idmint::limits::MAX_BATCH),
+/// else `LimitExceeded`), fills its buffer with `fill` (run through `run`, which may detach
+/// from the interpreter) and returns it.
 pub fn array_filled<'py, R, F>(
     py: Python<'py>,
-    n: usize,
+    n: u64,
     run: R,
     fill: F,
 ) -> PyResult<Bound<'py, PyAny>>
@@ -138,6 +137,7 @@ where
     F: FnOnce(&mut [u64]) -> Result<(), Error> + Send,
     R: FnOnce(Box<dyn FnOnce() -> Result<(), Error> + Send + '_>) -> Result<(), Error>,
 {
+    let n = batch_len(n).py()?;
     let ty = array_type(py)?;
     if n == 0 {
         return ty.call1(("Q",));
@@ -153,19 +153,67 @@ where
         Ok(a.unbind())
     })?;
     let arr = zero.bind(py).mul(n)?;
-    let (addr, len): (usize, usize) = arr.call_method0("buffer_info")?.extract()?;
-    if len != n || addr == 0 || addr % std::mem::align_of::<u64>() != 0 {
-        return Err(PyTypeError::new_err("unexpected array('Q') buffer"));
-    }
-    run(Box::new(move || {
-        // SAFETY: `addr` is the start of the new array's buffer of `n` u64 items, suitably
-        // aligned (checked above); the array is alive (held by `arr` in this frame) and
-        // referenced only by this function, so this is the only access until we return.
-        let out = unsafe { std::slice::from_raw_parts_mut(addr as *mut u64, n) };
-        fill(out)
-    }))
-    .py()?;
+    fill_array(py, &arr, run, fill)?;
     Ok(arr)
+}
+
+/// Fills the whole of `arr`, an `array.array` of 8-byte unsigned items (`'Q'`, or `'L'` where
+/// it is 8 bytes; not a subclass, whose methods could lie about the buffer), with `fill` run
+/// through `run`; returns how many IDs that is.
+///
+/// A buffer export (a `memoryview` of the array) is held from before its address is read until
+/// `fill` returns, so the array cannot be resized, moved or freed meanwhile: another thread
+/// that tries (`append`, `extend`, `del a[:]`, ...) gets `BufferError` instead of making us
+/// write into freed memory. (`PyBuffer` would do the same, but the limited API of the abi3
+/// wheel has the buffer protocol only from Python 3.11.)
+pub fn fill_array<'py, R, F>(
+    py: Python<'py>,
+    arr: &Bound<'py, PyAny>,
+    run: R,
+    fill: F,
+) -> PyResult<usize>
+where
+    F: FnOnce(&mut [u64]) -> Result<(), Error> + Send,
+    R: FnOnce(Box<dyn FnOnce() -> Result<(), Error> + Send + '_>) -> Result<(), Error>,
+{
+    let ty = array_type(py)?;
+    if !arr.get_type().is(ty) {
+        return Err(PyTypeError::new_err(format!(
+            "expected an array.array('Q'), not {}",
+            arr.get_type().name()?
+        )));
+    }
+    let typecode: String = arr.getattr("typecode")?.extract()?;
+    let itemsize: usize = arr.getattr("itemsize")?.extract()?;
+    if !matches!(typecode.as_str(), "Q" | "L") || itemsize != 8 {
+        return Err(PyTypeError::new_err(format!(
+            "expected an array.array('Q') of 8-byte unsigned items, not typecode {typecode:?}"
+        )));
+    }
+    let view = PyMemoryView::from(arr)?;
+    let result = (|| {
+        let (addr, n): (usize, usize) = arr.call_method0("buffer_info")?.extract()?;
+        let n = batch_len(n as u64).py()?;
+        if n == 0 {
+            return Ok(0);
+        }
+        if addr == 0 || addr % std::mem::align_of::<u64>() != 0 {
+            return Err(PyTypeError::new_err("unexpected array('Q') buffer"));
+        }
+        run(Box::new(move || {
+            // SAFETY: `addr` is the start of the array's buffer of `n` u64 items, aligned
+            // (checked above). The array is alive (borrowed by the caller) and the export held
+            // by `view` until after this returns keeps it from being resized, moved or freed.
+            let out = unsafe { std::slice::from_raw_parts_mut(addr as *mut u64, n) };
+            fill(out)
+        }))
+        .py()?;
+        Ok(n)
+    })();
+    // Give the export back now rather than when the view is collected: until then the array
+    // could not be resized by its owner.
+    view.call_method0("release")?;
+    result
 }
 
 /// `array.array('Q')` holding `ids` (copied).

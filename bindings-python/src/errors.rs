@@ -109,7 +109,7 @@ const KINDS: [(&str, Also, &str); 18] = [
     (
         "NodeRequired",
         ValueError,
-        "No node was given: pass node=N (one no other process uses), use LeasedSnowflake for a leased node, or node=random_node(layout) knowing its collision odds.",
+        "No node was given: pass node=N (one no other process uses), lease one with LeasedSnowflake('local') (this host) or LeasedSnowflake('redis://...' / 'postgres://...') (many hosts), or take LeasedSnowflake('random') knowing its collision odds.",
     ),
     (
         "StoreMismatch",
@@ -195,9 +195,16 @@ fn class_for<'py>(py: Python<'py>, kind: ErrorKind) -> PyResult<Bound<'py, PyTyp
     })
 }
 
+/// What the core's `NodeRequired` text says, in this package's spelling.
+const NODE_REQUIRED_HINT: &str = " (in Python: Snowflake(node=N); LeasedSnowflake('local') leases a node from this host's lock directory, LeasedSnowflake('redis://...') or LeasedSnowflake('postgres://...') from a store shared by hosts; LeasedSnowflake('random') takes a random node)";
+
 fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     let cls = class_for(py, e.kind())?;
-    let inst = cls.call1((e.to_string(),))?;
+    let message = match e {
+        Error::NodeRequired => format!("{e}{NODE_REQUIRED_HINT}"),
+        _ => e.to_string(),
+    };
+    let inst = cls.call1((message,))?;
     inst.setattr("code", e.code())?;
     match *e {
         Error::InvalidLayout { reason } => {

@@ -7,6 +7,7 @@
 
 use std::cell::Cell;
 
+use idmint::limits::batch_len;
 use idmint::named::NamedConfig;
 use idmint::{
     AtomicSnowflake, Clock, Config, Error, OnBackwards, OnExhausted, Run, SequenceStart, Snowflake,
@@ -14,7 +15,7 @@ use idmint::{
 };
 use pyo3::prelude::*;
 
-use crate::convert::{array_filled, array_from, LayoutArg, NodeArg, Policy};
+use crate::convert::{array_filled, array_from, fill_array, LayoutArg, NodeArg, Policy};
 use crate::errors::{to_py, IntoPyResult};
 use crate::layout::{decode, PyLayout, PyParts};
 
@@ -73,7 +74,7 @@ impl Clock for GilFreeClock {
 /// node and policies, in argument order (the order the vectors fix for errors).
 pub(crate) fn config(
     layout: LayoutArg,
-    node: NodeArg<'_>,
+    node: Option<NodeArg<'_>>,
     on_backwards: Policy<OnBackwards>,
     on_exhausted: Policy<OnExhausted>,
     sequence_start: Policy<SequenceStart>,
@@ -81,15 +82,17 @@ pub(crate) fn config(
     fence_ms: Option<u64>,
 ) -> PyResult<Config> {
     let layout = layout.0;
-    let node = node.resolve(&layout)?;
     let mut cfg = Config::new(layout)
-        .node(node)
         .on_backwards(on_backwards.0)
         .on_exhausted(on_exhausted.0)
         .sequence_start(sequence_start.0)
         .seed(seed.unwrap_or(0));
     if let Some(f) = fence_ms {
         cfg = cfg.fence_ms(f);
+    }
+    // No node: the generator refuses to build (NodeRequired), after any other config mistake.
+    if let Some(node) = node {
+        cfg = cfg.node(node.resolve(&layout)?);
     }
     Ok(cfg)
 }
@@ -251,12 +254,12 @@ impl PySnowflake {
 impl PySnowflake {
     #[new]
     #[pyo3(
-        signature = (layout = LayoutArg::twitter(), node = NodeArg::Value(0), on_backwards = Policy(OnBackwards::default()), on_exhausted = Policy(OnExhausted::Wait), sequence_start = Policy(SequenceStart::Zero), seed = None, fence_ms = None),
-        text_signature = "(layout='twitter', node=0, on_backwards='wait:1000', on_exhausted='wait', sequence_start='zero', seed=None, fence_ms=None)"
+        signature = (layout = LayoutArg::twitter(), node = None, on_backwards = Policy(OnBackwards::default()), on_exhausted = Policy(OnExhausted::Wait), sequence_start = Policy(SequenceStart::Zero), seed = None, fence_ms = None),
+        text_signature = "(layout='twitter', node=None, on_backwards='wait:1000', on_exhausted='wait', sequence_start='zero', seed=None, fence_ms=None)"
     )]
     fn new(
         layout: LayoutArg,
-        node: NodeArg<'_>,
+        node: Option<NodeArg<'_>>,
         on_backwards: Policy<OnBackwards>,
         on_exhausted: Policy<OnExhausted>,
         sequence_start: Policy<SequenceStart>,
@@ -292,14 +295,24 @@ impl PySnowflake {
         self.inner.try_next_id().py()
     }
 
-    /// `n` fresh IDs as `array.array('Q')`, made without the GIL, one swap per tick.
-    fn next_ids<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyAny>> {
+    /// `n` fresh IDs as `array.array('Q')`, made without the GIL, one swap per tick. `n` is at
+    /// most `MAX_BATCH` (LimitExceeded beyond).
+    fn next_ids<'py>(&self, py: Python<'py>, n: u64) -> PyResult<Bound<'py, PyAny>> {
         let g = &self.inner;
         array_filled(py, n, |fill| detached(py, fill), |out| g.next_ids(out))
     }
 
-    /// `n` fresh IDs as a list of ints.
-    fn next_ids_list(&self, py: Python<'_>, n: usize) -> PyResult<Vec<u64>> {
+    /// Fills all of `out`, an `array.array('Q')`, with fresh IDs (without the GIL; at most
+    /// `MAX_BATCH` of them) and returns how many. The array cannot be resized meanwhile: other
+    /// threads trying get BufferError.
+    fn next_ids_into(&self, py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let g = &self.inner;
+        fill_array(py, out, |fill| detached(py, fill), |buf| g.next_ids(buf))
+    }
+
+    /// `n` fresh IDs as a list of ints (at most `MAX_BATCH`).
+    fn next_ids_list(&self, py: Python<'_>, n: u64) -> PyResult<Vec<u64>> {
+        let n = batch_len(n).py()?;
         let g = &self.inner;
         detached(py, || {
             let mut v = Vec::new();
@@ -339,8 +352,9 @@ impl PySnowflake {
         &self,
         py: Python<'py>,
         now_ms: u64,
-        n: usize,
+        n: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let n = batch_len(n).py()?;
         let mut v = Vec::new();
         v.try_reserve_exact(n).map_err(|_| {
             pyo3::exceptions::PyMemoryError::new_err("cannot allocate that many IDs")
@@ -446,12 +460,12 @@ pub struct PyAtomicSnowflake {
 impl PyAtomicSnowflake {
     #[new]
     #[pyo3(
-        signature = (layout = LayoutArg::twitter(), node = NodeArg::Value(0), on_backwards = Policy(OnBackwards::default()), on_exhausted = Policy(OnExhausted::Wait), sequence_start = Policy(SequenceStart::Zero), seed = None, fence_ms = None),
-        text_signature = "(layout='twitter', node=0, on_backwards='wait:1000', on_exhausted='wait', sequence_start='zero', seed=None, fence_ms=None)"
+        signature = (layout = LayoutArg::twitter(), node = None, on_backwards = Policy(OnBackwards::default()), on_exhausted = Policy(OnExhausted::Wait), sequence_start = Policy(SequenceStart::Zero), seed = None, fence_ms = None),
+        text_signature = "(layout='twitter', node=None, on_backwards='wait:1000', on_exhausted='wait', sequence_start='zero', seed=None, fence_ms=None)"
     )]
     fn new(
         layout: LayoutArg,
-        node: NodeArg<'_>,
+        node: Option<NodeArg<'_>>,
         on_backwards: Policy<OnBackwards>,
         on_exhausted: Policy<OnExhausted>,
         sequence_start: Policy<SequenceStart>,
@@ -498,8 +512,9 @@ impl PyAtomicSnowflake {
         &self,
         py: Python<'py>,
         now_ms: u64,
-        n: usize,
+        n: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let n = batch_len(n).py()?;
         let mut v = Vec::new();
         v.try_reserve_exact(n).map_err(|_| {
             pyo3::exceptions::PyMemoryError::new_err("cannot allocate that many IDs")

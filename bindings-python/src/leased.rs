@@ -15,12 +15,13 @@
 use std::sync::{PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use idmint::limits::batch_len;
 use idmint::{OnBackwards, OnExhausted, SequenceStart};
 use idmint_coord::leased::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::convert::{array_filled, LayoutArg, NodeArg, Policy};
+use crate::convert::{array_filled, fill_array, LayoutArg, Policy};
 use crate::errors::{to_py, IntoPyResult};
 use crate::generator::{config, PyStats};
 use crate::layout::{decode, PyLayout, PyParts};
@@ -235,9 +236,10 @@ impl PyLeasedSnowflake {
         nodes: Option<u64>,
         holder: Option<&str>,
     ) -> PyResult<Self> {
+        // No node: the source decides it.
         let cfg = config(
             layout,
-            NodeArg::Value(0),
+            None,
             on_backwards,
             on_exhausted,
             sequence_start,
@@ -292,13 +294,20 @@ impl PyLeasedSnowflake {
         self.with(|g| py.detach(|| g.try_next_id()).py())
     }
 
-    /// `n` fresh IDs as `array.array('Q')`, one reservation per tick.
-    fn next_ids<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyAny>> {
+    /// `n` fresh IDs as `array.array('Q')`, one reservation per tick (at most `MAX_BATCH`).
+    fn next_ids<'py>(&self, py: Python<'py>, n: u64) -> PyResult<Bound<'py, PyAny>> {
         self.with(|g| array_filled(py, n, |fill| py.detach(fill), |out| g.next_ids(out)))
     }
 
-    /// `n` fresh IDs as a list of ints.
-    fn next_ids_list(&self, py: Python<'_>, n: usize) -> PyResult<Vec<u64>> {
+    /// Fills all of `out`, an `array.array('Q')`, with fresh IDs and returns how many (as
+    /// `Snowflake.next_ids_into`).
+    fn next_ids_into(&self, py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.with(|g| fill_array(py, out, |fill| py.detach(fill), |buf| g.next_ids(buf)))
+    }
+
+    /// `n` fresh IDs as a list of ints (at most `MAX_BATCH`).
+    fn next_ids_list(&self, py: Python<'_>, n: u64) -> PyResult<Vec<u64>> {
+        let n = batch_len(n).py()?;
         let mut v = Vec::new();
         v.try_reserve_exact(n).map_err(|_| {
             pyo3::exceptions::PyMemoryError::new_err("cannot allocate that many IDs")

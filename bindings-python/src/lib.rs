@@ -55,6 +55,7 @@ fn _bench_floor() -> u64 {
 #[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_BATCH", idmint::limits::MAX_BATCH)?;
     errors::register(m)?;
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<layout::PyField>()?;

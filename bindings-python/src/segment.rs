@@ -159,8 +159,8 @@ impl PySegmentAllocator {
         self.with(|a| py.detach(|| a.next_id(key)).py())
     }
 
-    /// The next `n` IDs for `key`, increasing, as `array.array('Q')`.
-    fn next_ids<'py>(&self, py: Python<'py>, key: &str, n: usize) -> PyResult<Bound<'py, PyAny>> {
+    /// The next `n` IDs for `key`, increasing, as `array.array('Q')` (at most `MAX_BATCH`).
+    fn next_ids<'py>(&self, py: Python<'py>, key: &str, n: u64) -> PyResult<Bound<'py, PyAny>> {
         self.with(|a| array_filled(py, n, |fill| py.detach(fill), |out| a.next_ids(key, out)))
     }
 

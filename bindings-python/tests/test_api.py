@@ -115,7 +115,7 @@ def test_next_ids_array_and_list() -> None:
 def test_next_ids_waits_at_the_cap() -> None:
     # 16 IDs per ms: asking for 320 makes next_ids wait for later ticks (without the GIL)
     # instead of failing.
-    gen = idmint.Snowflake("time=41@1ms,worker=10,seq=4,epoch=2020-01-01")
+    gen = idmint.Snowflake("time=41@1ms,worker=10,seq=4,epoch=2020-01-01", node=1)
     t0 = time.monotonic()
     ids = gen.next_ids(16 * 20)
     assert len(set(ids)) == 320 and time.monotonic() - t0 >= 0.015
@@ -123,13 +123,13 @@ def test_next_ids_waits_at_the_cap() -> None:
 
 
 def test_try_next_id_and_policies() -> None:
-    gen = idmint.Snowflake("time=41@1ms,worker=10,seq=1,epoch=2020-01-01", on_exhausted="fail")
+    gen = idmint.Snowflake("time=41@1ms,worker=10,seq=1,epoch=2020-01-01", node=1, on_exhausted="fail")
     seen = set()
     with pytest.raises(idmint.SequenceExhausted) as info:
         for _ in range(10_000):
             seen.add(gen.try_next_id())
     assert info.value.code == "ERR_SEQUENCE_EXHAUSTED" and info.value.tick_ms > 0
-    gen2 = idmint.Snowflake("time=41@1ms,worker=10,seq=1,epoch=2020-01-01")
+    gen2 = idmint.Snowflake("time=41@1ms,worker=10,seq=1,epoch=2020-01-01", node=2)
     with pytest.raises(idmint.WouldBlock) as wb:
         for _ in range(10_000):
             gen2.try_next_id()
@@ -165,18 +165,18 @@ def test_set_node() -> None:
 
 def test_snowflake_construction_errors() -> None:
     with pytest.raises(idmint.LayoutExpired) as info:
-        idmint.Snowflake("baidu")
+        idmint.Snowflake("baidu", node=0)
     assert info.value.end_ms == idmint.Layout("baidu").lifetime_end_ms
     with pytest.raises(idmint.BeforeEpoch):
-        idmint.Snowflake("time=41@1ms,worker=10,seq=12,epoch=2999-01-01")
+        idmint.Snowflake("time=41@1ms,worker=10,seq=12,epoch=2999-01-01", node=0)
     # The sans-IO form does not look at the clock.
-    assert idmint.AtomicSnowflake("baidu").next_id_at(1_700_000_000_000) > 0
+    assert idmint.AtomicSnowflake("baidu", node=0).next_id_at(1_700_000_000_000) > 0
     with pytest.raises(idmint.InvalidConfig):
         idmint.Snowflake(on_backwards="sideways")
     with pytest.raises(idmint.InvalidConfig):
         idmint.Snowflake.from_config("type=uuid7")
     with pytest.raises(idmint.InvalidConfig):
-        idmint.UuidGenerator.from_config("type=snowflake,layout=twitter")
+        idmint.UuidGenerator.from_config("type=snowflake,layout=twitter,node=1")
 
 
 def test_from_config() -> None:
@@ -186,21 +186,21 @@ def test_from_config() -> None:
     u = idmint.from_config('{"type":"uuid7"}')
     assert isinstance(u, idmint.UuidGenerator) and u.version == 7
     assert next(u).version == 7
-    fenced = idmint.Snowflake(fence_ms=int(time.time() * 1000) + 50)
+    fenced = idmint.Snowflake(node=3, fence_ms=int(time.time() * 1000) + 50)
     assert fenced.fence_ms is not None
     assert fenced.layout.timestamp_ms(fenced.next_id()) > fenced.fence_ms
 
 
 def test_random_sequence_start_seeded_and_unseeded() -> None:
-    a = idmint.AtomicSnowflake("leaf", sequence_start="random", seed=42)
-    b = idmint.AtomicSnowflake("leaf", sequence_start="random", seed=42)
+    a = idmint.AtomicSnowflake("leaf", node=1, sequence_start="random", seed=42)
+    b = idmint.AtomicSnowflake("leaf", node=1, sequence_start="random", seed=42)
     t = 1_700_000_000_000
     assert [a.next_id_at(t + i) for i in range(5)] == [b.next_id_at(t + i) for i in range(5)]
     # The clocked generator draws a seed from the OS when none is given, and does not show it.
-    g = idmint.Snowflake("leaf", sequence_start="random")
+    g = idmint.Snowflake("leaf", node=2, sequence_start="random")
     assert len({g.next_id() for _ in range(100)}) == 100
     assert "seed" not in g.config and "seed" not in repr(g)
-    assert "seed=7" in idmint.Snowflake("leaf", sequence_start="random", seed=7).config
+    assert "seed=7" in idmint.Snowflake("leaf", node=3, sequence_start="random", seed=7).config
 
 
 def test_codecs() -> None:
@@ -216,7 +216,7 @@ def test_codecs() -> None:
         idmint.decode_str("G000000000000")
     assert (info.value.codec, info.value.at) == ("base32", 0)
     # Fixed-width codecs sort like the numbers.
-    ids = sorted(idmint.Snowflake().next_ids_list(100) + [0, 2**64 - 1])
+    ids = sorted(idmint.Snowflake(node=1).next_ids_list(100) + [0, 2**64 - 1])
     for c in ("base32", "base62"):
         texts = [idmint.encode(i, c) for i in ids]
         assert texts == sorted(texts)

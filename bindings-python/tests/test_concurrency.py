@@ -218,7 +218,7 @@ def test_uuid_generators_restart_after_fork() -> None:
 @pytest.mark.parametrize("call", ["next_id", "next_ids", "next_ids_list", "reserve"])
 def test_waiting_releases_the_gil(call: str) -> None:
     # 2 IDs per second: once they are used, the next call waits for the next second.
-    gen = idmint.Snowflake("time=31@1s,worker=4,seq=1,epoch=2024-01-01")
+    gen = idmint.Snowflake("time=31@1s,worker=4,seq=1,epoch=2024-01-01", node=1)
     import time
 
     time.sleep(1.02 - (time.time() % 1.0))  # just after a second starts: a long wait follows

@@ -226,7 +226,7 @@ def test_invalid_generator_config(case: dict[str, Any], cls: Any) -> None:
 def test_policy_text(case: dict[str, Any]) -> None:
     # A policy's canonical text is what the generator reports; parse errors are raised by the
     # constructor. Other arguments are chosen so that this policy alone decides.
-    kwargs: dict[str, Any] = {"layout": "time=41@1ms,worker=10,seq=12,epoch=2020-01-01"}
+    kwargs: dict[str, Any] = {"layout": "time=41@1ms,worker=10,seq=12,epoch=2020-01-01", "node": 1}
     kwargs[case["policy"]] = case["text"]
     if "error" in case["expect"]:
         with pytest.raises(idmint.InvalidConfig) as info:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ._native import (
     CODECS,
+    MAX_BATCH,
     PRESETS,
     AtomicSnowflake,
     BeforeEpoch,
@@ -69,6 +70,7 @@ from ._native import (
 
 __all__ = [
     "CODECS",
+    "MAX_BATCH",
     "PRESETS",
     "AtomicSnowflake",
     "BeforeEpoch",

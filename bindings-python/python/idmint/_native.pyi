@@ -14,6 +14,7 @@ from typing_extensions import Self, TypeAlias
 
 __all__ = [
     "__version__",
+    "MAX_BATCH",
     "IdmintError",
     "InvalidLayout",
     "LayoutExpired",
@@ -68,6 +69,8 @@ __all__ = [
 ]
 
 __version__: str
+MAX_BATCH: int
+"""Most IDs one batch call (`next_ids`, `next_ids_list`, `next_ids_at`, `next_ids_into`) makes."""
 PRESETS: list[str]
 CODECS: list[str]
 
@@ -188,8 +191,9 @@ class NodeRequired(IdmintError, ValueError):
     """No node was given.
 
     Two processes on one node mint the same IDs, so there is no default: pass ``node=N`` (one no
-    other process uses), use :class:`LeasedSnowflake` for a leased node, or
-    ``node=random_node(layout)`` knowing its collision odds.
+    other process uses), lease one with ``LeasedSnowflake("local")`` (this host's lock
+    directory) or ``LeasedSnowflake("redis://...")`` / ``"postgres://..."`` (many hosts), or
+    take ``LeasedSnowflake("random")`` knowing its collision odds.
     """
 
     code: str  # "ERR_NODE_REQUIRED"
@@ -364,13 +368,13 @@ class Snowflake:
     """A thread-safe, fork-safe Snowflake generator on the system clock.
 
     After os.fork() the child's copy raises ForkedGenerator until given a node of its own
-    with set_node(); the parent carries on.
+    with set_node(); the parent carries on. Without a node it raises NodeRequired.
     """
 
     def __new__(
         cls,
         layout: Layout | str = "twitter",
-        node: _NodeValue = 0,
+        node: _NodeValue | None = None,
         on_backwards: str = "wait:1000",
         on_exhausted: str = "wait",
         sequence_start: str = "zero",
@@ -382,6 +386,7 @@ class Snowflake:
     def next_id(self) -> int: ...
     def try_next_id(self) -> int: ...
     def next_ids(self, n: int) -> array.array[int]: ...
+    def next_ids_into(self, out: array.array[int]) -> int: ...
     def next_ids_list(self, n: int) -> list[int]: ...
     def reserve(self, max: int) -> Run: ...
     def next_id_at(self, now_ms: int) -> int: ...
@@ -416,7 +421,7 @@ class AtomicSnowflake:
     def __new__(
         cls,
         layout: Layout | str = "twitter",
-        node: _NodeValue = 0,
+        node: _NodeValue | None = None,
         on_backwards: str = "wait:1000",
         on_exhausted: str = "wait",
         sequence_start: str = "zero",
@@ -565,9 +570,10 @@ class LeaseStats:
 class LeasedSnowflake:
     """A thread-safe Snowflake generator whose node comes from a node source.
 
-    `source` is a lease store (`file:DIR`, `redis://...`, `postgres://...`: a node no live
-    holder has, renewed in the background, fenced after the node's last issued time) or a
-    fixed source (`static:N`, `env:NAME`, `ip`, `ip:A.B.C.D`, `random`). Store round trips run
+    `source` is a lease store (`local`: this host's per-user lock directory; `file:DIR`,
+    `redis://...`, `postgres://...`: a node no live holder has, renewed in the background,
+    fenced after the node's last issued time) or a fixed source (`static:N`, `env:NAME`, `ip`,
+    `ip:A.B.C.D`, `random`). Store round trips run
     without the GIL. After os.fork() the child's copy raises ForkedGenerator: build a new one.
     """
 
@@ -594,6 +600,7 @@ class LeasedSnowflake:
     def next_id(self) -> int: ...
     def try_next_id(self) -> int: ...
     def next_ids(self, n: int) -> array.array[int]: ...
+    def next_ids_into(self, out: array.array[int]) -> int: ...
     def next_ids_list(self, n: int) -> list[int]: ...
     def decode(self, id: int) -> Parts: ...
     def stats(self) -> LeaseStats: ...
