@@ -129,7 +129,8 @@ export declare class Layout {
 
 /**
  * A Snowflake generator whose node comes from a node source: a lease from a store
- * (`file:DIR`, `redis://...`, `postgres://...`) — a node no live holder has, renewed in the
+ * (`local` — this host's per-user lock directory —, `file:DIR`, `redis://...`,
+ * `postgres://...`) — a node no live holder has, renewed in the
  * background, fenced after the node's last issued time — or a fixed source (`static:N`,
  * `env:NAME`, `ip`, `ip:A.B.C.D`, `random`). IDs are `bigint`s, as from `Snowflake`.
  *
@@ -156,7 +157,7 @@ export declare class LeasedSnowflake {
    * where `nextId` would sleep.
    */
   tryNextId(): bigint
-  /** `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^28. */
+  /** `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond). */
   nextIds(n: number): BigUint64Array
   /** Splits an ID of this generator's layout into its fields. */
   decode(id: bigint | number | string): Parts
@@ -245,7 +246,7 @@ export declare class SegmentAllocator {
   constructor(storeUrl: string, options?: SegmentAllocatorOptions)
   /** The next ID for `key`, as a `bigint`. */
   nextId(key: string): bigint
-  /** The next `n` IDs for `key`, increasing, in a `BigUint64Array`. `n` is at most 2^28. */
+  /** The next `n` IDs for `key`, increasing, in a `BigUint64Array`. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond). */
   nextIds(key: string, n: number): BigUint64Array
   /**
    * A snapshot of `key`'s buffers, or `null` if the key was never used (nor resumed from the
@@ -308,7 +309,7 @@ export declare class Snowflake {
   tryNextId(): bigint
   /**
    * `n` fresh IDs in a `BigUint64Array`, filled in Rust one tick at a time (waiting between
-   * ticks as needed). `n` is at most 2^28.
+   * ticks as needed). `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
    */
   nextIds(n: number): BigUint64Array
   /** Reserves a run of up to `max` IDs from one tick with a single swap (waiting if needed). */
@@ -619,7 +620,9 @@ export interface SnowflakeOptions {
   layout?: Layout | string
   /**
    * The whole node value, or the node sub-fields by name (`{ datacenter: 1, worker: 2 }`).
-   * Default 0. Give every process and every worker thread its own node.
+   * Required: without it the constructor throws `ERR_NODE_REQUIRED` (two processes on one
+   * node mint the same IDs). Give every process and every worker thread its own node, or
+   * lease one with `new LeasedSnowflake('local')`.
    */
   node?: bigint | number | Record<string, bigint | number>
   /**

@@ -89,7 +89,7 @@ step "node --test (vectors, API, threads and processes, leases and segments)"
 tap="$tmp/results.tap"
 node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$tap" \
-  tests/vectors.test.mjs tests/api.test.mjs tests/node.test.mjs tests/coord.native.mjs
+  tests/*.test.mjs tests/*.native.mjs
 count() { sed -n "s/^# $1 \([0-9][0-9]*\)$/\1/p" "$tap" | tail -1; }
 tests=$(count tests); pass=$(count pass); fail=$(count fail)
 if [ -z "$tests" ] || [ "$tests" -eq 0 ]; then

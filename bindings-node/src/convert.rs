@@ -230,6 +230,13 @@ pub(crate) fn bounded_arg(env: &Env, v: &Unknown<'_>, what: &str, max: u64) -> n
     Ok(n)
 }
 
+/// A batch count `n`: a non-negative integer of at most the core's
+/// [`MAX_BATCH`](idmint::limits::MAX_BATCH), or `ERR_LIMIT_EXCEEDED` (with `what` and `limit`).
+pub(crate) fn batch_arg(env: &Env, v: &Unknown<'_>) -> napi::Result<usize> {
+    let n = u64_arg(env, v, "n")?;
+    idmint::limits::batch_len(n).or_throw(env)
+}
+
 /// An ID: a bigint, a safe integer number, or a decimal string.
 pub(crate) fn id_arg(env: &Env, v: &Unknown<'_>, what: &str) -> napi::Result<u64> {
     match type_of(v)? {

@@ -1,5 +1,5 @@
 //! The coordination crate (`idmint-coord`): `LeasedSnowflake`, a Snowflake generator whose node
-//! is leased from a store (`file:DIR`, `redis://...`, `postgres://...`) or given by a fixed
+//! is leased from a store (`local`, `file:DIR`, `redis://...`, `postgres://...`) or given by a fixed
 //! node source (`static:N`, `env:NAME`, `ip`, `random`), and `SegmentAllocator`, IDs per key
 //! from ranges of a segment store (`sqlite:PATH`, `postgres://...`, `redis://...`).
 //!
@@ -19,11 +19,11 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 
 use crate::convert::{
-    bounded_arg, expect_object, get, id_arg, is_nullish, only_keys, opt_string_arg, string_arg,
-    type_of, u64_arg, unwrap_tagged,
+    batch_arg, bounded_arg, expect_object, get, id_arg, is_nullish, only_keys, opt_string_arg,
+    string_arg, type_of, u64_arg, unwrap_tagged,
 };
 use crate::errors::{throw, type_error, Class, OrThrow};
-use crate::generator::{biguint64_array, config_from_object, Stats, MAX_BATCH, OPTION_KEYS};
+use crate::generator::{biguint64_array, config_from_object, Stats, OPTION_KEYS};
 use crate::layout::{decompose, Layout, Parts};
 use crate::obfuscate::Obfuscator;
 
@@ -160,7 +160,8 @@ pub struct LeaseStats {
 }
 
 /// A Snowflake generator whose node comes from a node source: a lease from a store
-/// (`file:DIR`, `redis://...`, `postgres://...`) — a node no live holder has, renewed in the
+/// (`local` — this host's per-user lock directory —, `file:DIR`, `redis://...`,
+/// `postgres://...`) — a node no live holder has, renewed in the
 /// background, fenced after the node's last issued time — or a fixed source (`static:N`,
 /// `env:NAME`, `ip`, `ip:A.B.C.D`, `random`). IDs are `bigint`s, as from `Snowflake`.
 ///
@@ -265,14 +266,14 @@ impl LeasedSnowflake {
         self.gen(env)?.try_next_id().or_throw(env)
     }
 
-    /// `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^28.
+    /// `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
     #[napi(catch_unwind, ts_return_type = "BigUint64Array")]
     pub fn next_ids<'e>(
         &self,
         env: &'e Env,
         #[napi(ts_arg_type = "number")] n: Unknown<'_>,
     ) -> napi::Result<Unknown<'e>> {
-        let n = bounded_arg(env, &n, "n", MAX_BATCH)? as usize;
+        let n = batch_arg(env, &n)?;
         let g = self.gen(env)?;
         biguint64_array(env, n, |out| {
             g.next_ids(out).or_throw(env).map(|()| out.len())
@@ -540,7 +541,7 @@ impl SegmentAllocator {
         self.alloc(env)?.next_id(&key).or_throw(env)
     }
 
-    /// The next `n` IDs for `key`, increasing, in a `BigUint64Array`. `n` is at most 2^28.
+    /// The next `n` IDs for `key`, increasing, in a `BigUint64Array`. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
     #[napi(catch_unwind, ts_return_type = "BigUint64Array")]
     pub fn next_ids<'e>(
         &self,
@@ -549,7 +550,7 @@ impl SegmentAllocator {
         #[napi(ts_arg_type = "number")] n: Unknown<'_>,
     ) -> napi::Result<Unknown<'e>> {
         let key = string_arg(env, &key, "key")?;
-        let n = bounded_arg(env, &n, "n", MAX_BATCH)? as usize;
+        let n = batch_arg(env, &n)?;
         let a = self.alloc(env)?;
         biguint64_array(env, n, |out| {
             a.next_ids(&key, out).or_throw(env).map(|()| out.len())

@@ -55,6 +55,9 @@ pub(crate) const ERR_OUT_OF_RANGE: &str = "ERR_OUT_OF_RANGE";
 /// Code of `nextIdNumber()` on a layout whose IDs may exceed `Number.MAX_SAFE_INTEGER`.
 pub(crate) const ERR_NOT_JS_SAFE: &str = "ERR_NOT_JS_SAFE";
 
+/// What the core's `NodeRequired` text says, in this package's spelling.
+const NODE_REQUIRED_HINT: &str = " (in Node.js: new Snowflake({ node: N }); new LeasedSnowflake('local') leases a node from this host's lock directory, new LeasedSnowflake('redis://...') or new LeasedSnowflake('postgres://...') from a store shared by hosts; new LeasedSnowflake('random') takes a random node)";
+
 fn string(env: sys::napi_env, s: &str) -> Option<sys::napi_value> {
     let mut v = ptr::null_mut();
     // SAFETY: `s` is valid UTF-8 of the given length; `v` is a valid out pointer.
@@ -146,7 +149,7 @@ pub(crate) fn range_error(env: &Env, message: &str) -> napi::Error {
 /// The exception for a core error: its code, its `Display` text as the message and its fields.
 pub(crate) fn core(env: &Env, e: Error) -> napi::Error {
     let class = match e.kind() {
-        ErrorKind::OutOfRange => Class::RangeError,
+        ErrorKind::OutOfRange | ErrorKind::LimitExceeded => Class::RangeError,
         _ => Class::Error,
     };
     let message = e.to_string();
@@ -203,6 +206,10 @@ pub(crate) fn core(env: &Env, e: Error) -> napi::Error {
         }
         // Forked, RandomSource, NodeRequired and kinds added later carry no fields.
         _ => &[],
+    };
+    let message = match e {
+        Error::NodeRequired => format!("{message}{NODE_REQUIRED_HINT}"),
+        _ => message,
     };
     throw(env, class, e.code(), &message, props)
 }

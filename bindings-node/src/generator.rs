@@ -19,15 +19,12 @@ use napi::{sys, Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{
-    bounded_arg, expect_object, get, id_arg, is_nullish, layout_arg, node_arg, only_keys,
+    batch_arg, expect_object, get, id_arg, is_nullish, layout_arg, node_arg, only_keys,
     opt_string_arg, string_arg, u64_arg,
 };
 use crate::errors::{range_error, throw, Class, OrThrow, Prop, ERR_NOT_JS_SAFE};
 use crate::fast;
 use crate::layout::{decompose, Layout, Parts};
-
-/// Most IDs one `nextIds` / `nextIdsAt` call returns (2^28: a 2 GiB array).
-pub(crate) const MAX_BATCH: u64 = 1 << 28;
 
 /// Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Every key is optional.
 #[napi(object, object_from_js = false, object_to_js = false)]
@@ -37,7 +34,9 @@ pub struct SnowflakeOptions {
     #[napi(ts_type = "Layout | string")]
     pub layout: Option<String>,
     /// The whole node value, or the node sub-fields by name (`{ datacenter: 1, worker: 2 }`).
-    /// Default 0. Give every process and every worker thread its own node.
+    /// Required: without it the constructor throws `ERR_NODE_REQUIRED` (two processes on one
+    /// node mint the same IDs). Give every process and every worker thread its own node, or
+    /// lease one with `new LeasedSnowflake('local')`.
     #[napi(ts_type = "bigint | number | Record<string, bigint | number>")]
     pub node: Option<u64>,
     /// When the clock steps back: `fail`, `wait:MS`, `logical:MS`, `rollback_counter`,
@@ -204,7 +203,7 @@ pub(crate) fn biguint64_array<'e>(
     let raw = env.raw();
     let mut data: *mut c_void = ptr::null_mut();
     let mut buffer = ptr::null_mut();
-    // SAFETY: valid out pointers; the size cannot overflow (n <= MAX_BATCH).
+    // SAFETY: valid out pointers; the size cannot overflow (n <= MAX_BATCH, 2^24).
     let st = unsafe { sys::napi_create_arraybuffer(raw, n * 8, &mut data, &mut buffer) };
     if st != sys::Status::napi_ok {
         let mut pending = ptr::null_mut();
@@ -357,14 +356,14 @@ impl Snowflake {
     }
 
     /// `n` fresh IDs in a `BigUint64Array`, filled in Rust one tick at a time (waiting between
-    /// ticks as needed). `n` is at most 2^28.
+    /// ticks as needed). `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
     #[napi(catch_unwind, ts_return_type = "BigUint64Array")]
     pub fn next_ids<'e>(
         &self,
         env: &'e Env,
         #[napi(ts_arg_type = "number")] n: Unknown<'_>,
     ) -> napi::Result<Unknown<'e>> {
-        let n = bounded_arg(env, &n, "n", MAX_BATCH)? as usize;
+        let n = batch_arg(env, &n)?;
         biguint64_array(env, n, |out| {
             self.inner.next_ids(out).or_throw(env).map(|()| out.len())
         })
@@ -518,7 +517,7 @@ impl AtomicSnowflake {
         #[napi(ts_arg_type = "number")] n: Unknown<'_>,
     ) -> napi::Result<Unknown<'e>> {
         let now = u64_arg(env, &now_ms, "nowMs")?;
-        let n = bounded_arg(env, &n, "n", MAX_BATCH)? as usize;
+        let n = batch_arg(env, &n)?;
         biguint64_array(env, n, |out| self.inner.next_ids_at(now, out).or_throw(env))
     }
 

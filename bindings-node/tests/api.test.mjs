@@ -220,7 +220,8 @@ describe('Snowflake', () => {
         [-1, RangeError, 'ERR_OUT_OF_RANGE'],
         [1.5, RangeError, 'ERR_OUT_OF_RANGE'],
         [NaN, RangeError, 'ERR_OUT_OF_RANGE'],
-        [2 ** 29, RangeError, 'ERR_OUT_OF_RANGE'],
+        [2 ** 24 + 1, RangeError, 'ERR_LIMIT_EXCEEDED'],
+        [2 ** 29, RangeError, 'ERR_LIMIT_EXCEEDED'],
         [2n ** 64n, RangeError, 'ERR_OUT_OF_RANGE'],
       ],
       (v) => g.nextIds(v),
@@ -274,15 +275,15 @@ describe('Snowflake', () => {
   })
 
   test('policies that fail are errors with codes', () => {
-    const g = new m.AtomicSnowflake({ layout: 'time=41@1ms,worker=10,seq=2,epoch=2020-01-01', onExhausted: 'fail' })
+    const g = new m.AtomicSnowflake({ layout: 'time=41@1ms,worker=10,seq=2,epoch=2020-01-01', node: 1, onExhausted: 'fail' })
     for (let i = 0; i < 4; i++) g.nextIdAt(1_700_000_000_000)
     const e = throwsCode(() => g.nextIdAt(1_700_000_000_000), Error, 'ERR_SEQUENCE_EXHAUSTED', 'fail policy')
     assert.equal(e.tickMs, 1_700_000_000_000n)
-    const expired = new m.AtomicSnowflake({ layout: 'baidu' })
+    const expired = new m.AtomicSnowflake({ layout: 'baidu', node: 0 })
     const x = throwsCode(() => expired.nextIdAt(Date.now()), Error, 'ERR_LAYOUT_EXPIRED', 'baidu')
     assert.equal(x.endMs, 1_732_137_856_000n)
-    throwsCode(() => new m.Snowflake({ layout: 'baidu' }), Error, 'ERR_LAYOUT_EXPIRED', 'clocked baidu')
-    throwsCode(() => new m.Snowflake({ layout: 'time=41@1ms,seq=12,epoch=2999-01-01' }), Error, 'ERR_BEFORE_EPOCH', 'future epoch')
+    throwsCode(() => new m.Snowflake({ layout: 'baidu', node: 0 }), Error, 'ERR_LAYOUT_EXPIRED', 'clocked baidu')
+    throwsCode(() => new m.Snowflake({ layout: 'time=41@1ms,seq=12,epoch=2999-01-01', node: 0 }), Error, 'ERR_BEFORE_EPOCH', 'future epoch')
   })
 
   test('nodes', () => {
@@ -310,9 +311,10 @@ describe('Snowflake', () => {
     })
     assert.equal(g.config, 'type=snowflake,layout=sonyflake,node=7,on_backwards=logical:500,on_exhausted=borrow:16,sequence_start=vibrate:1,seed=42,fence_ms=1700000000000')
     assert.equal(g.layout.presetName, 'sonyflake')
-    assert.equal(new m.Snowflake().config, 'type=snowflake,layout=twitter,node=0,on_backwards=wait:1000,on_exhausted=wait,sequence_start=zero')
-    assert.equal(new m.Snowflake(null).node, 0n)
-    assert.equal(new m.Snowflake({ layout: undefined, node: null }).node, 0n)
+    // No node, no generator (see defaults.test.mjs); node 0 on purpose is fine.
+    assert.equal(new m.Snowflake({ node: 0 }).config, 'type=snowflake,layout=twitter,node=0,on_backwards=wait:1000,on_exhausted=wait,sequence_start=zero')
+    throwsCode(() => new m.Snowflake(null), Error, 'ERR_NODE_REQUIRED', 'null options')
+    throwsCode(() => new m.Snowflake({ layout: undefined, node: null }), Error, 'ERR_NODE_REQUIRED', 'node: null')
 
     each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], ['twitter', TypeError, 'ERR_INVALID_ARG_TYPE'], [true, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => new m.Snowflake(v), 'new Snowflake')
     throwsCode(() => new m.Snowflake({ nodes: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'misspelt option')
@@ -359,7 +361,7 @@ describe('Snowflake', () => {
     assert.ok(m.fromConfig('type=uuid7') instanceof m.UuidGenerator)
     throwsCode(() => m.Snowflake.fromConfig('type=uuid7'), Error, 'ERR_INVALID_CONFIG', 'not a snowflake')
     throwsCode(() => m.AtomicSnowflake.fromConfig('type=uuid4'), Error, 'ERR_INVALID_CONFIG', 'not a snowflake')
-    throwsCode(() => m.UuidGenerator.fromConfig('type=snowflake,layout=twitter'), Error, 'ERR_INVALID_CONFIG', 'not a uuid')
+    throwsCode(() => m.UuidGenerator.fromConfig('type=snowflake,layout=twitter,node=1'), Error, 'ERR_INVALID_CONFIG', 'not a uuid')
     const bad = throwsCode(() => m.fromConfig('type=snowflake,layout=twitter,nod=5'), Error, 'ERR_INVALID_LAYOUT', 'typo')
     assert.equal(bad.at, 30)
     each(BAD_STRING, (v) => m.fromConfig(v), 'fromConfig')

@@ -88,7 +88,7 @@ describe('several threads and processes', () => {
     assert.equal(dup, 0)
     for (const [i, ids] of results.entries()) {
       assert.ok(ids instanceof BigUint64Array)
-      const g = new m.AtomicSnowflake({ layout: 'twitter' })
+      const g = new m.AtomicSnowflake({ layout: 'twitter', node: 0 })
       assert.equal(g.decode(ids[0]).node, BigInt(i + 1))
     }
   })

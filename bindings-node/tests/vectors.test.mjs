@@ -176,7 +176,7 @@ describe('generators.json', () => {
     }
     const optionFor = { on_backwards: 'onBackwards', on_exhausted: 'onExhausted', sequence_start: 'sequenceStart' }
     for (const c of v.policy_texts) {
-      const opts = { layout: layoutFor[c.policy], [optionFor[c.policy]]: c.text }
+      const opts = { layout: layoutFor[c.policy], node: 1, [optionFor[c.policy]]: c.text }
       if (c.policy === 'on_exhausted') opts.onBackwards = 'fail'
       const what = `${c.policy} ${JSON.stringify(c.text)}`
       outcome(() => new m.AtomicSnowflake(opts), c.expect, what, (g) => {
