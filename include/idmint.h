@@ -41,6 +41,13 @@
 #define IDMINT_FIELD_NAME_SIZE 16
 
 /**
+ * @brief Most IDs one batch call (#idmint_snowflake_next_n, #idmint_atomic_snowflake_next_n_at,
+ * #idmint_leased_snowflake_next_n) fills: 2^24 (the core's limit, the same on every surface).
+ * More is `IDMINT_LIMIT_EXCEEDED`.
+ */
+#define IDMINT_MAX_BATCH 16777216
+
+/**
  * Buffer size that holds any encoding plus its NUL (20 decimal digits + 1).
  */
 #define IDMINT_ENCODE_BUF_SIZE 21
@@ -359,10 +366,11 @@ typedef struct {
 
 /**
  * @brief What a generator is built from. Zero-initialise it (`idmint_config cfg = {0};`) for
- * the defaults, then set what you need.
+ * the defaults, then set what you need — at least the node (`has_node`), which has no default.
  *
  * Strings are NUL-terminated UTF-8 in the text forms shared by every idmint surface; NULL means
  * the default. They are read only during #idmint_snowflake_new / #idmint_atomic_snowflake_new.
+ * The `has_*` flags are bytes: 0 is false, any other value true.
  */
 typedef struct {
     /**
@@ -370,7 +378,15 @@ typedef struct {
      */
     const char *layout;
     /**
-     * The whole node value (all node sub-fields; see #idmint_layout_join_node). Default 0.
+     * Whether `node` applies. There is no default node: with `has_node` 0 the generator
+     * constructors return `IDMINT_NODE_REQUIRED`, because two processes on one node mint the
+     * same IDs. Set `has_node = 1` and `node` (one no other live process uses; 0 is fine when
+     * chosen on purpose), or lease a node with #idmint_leased_snowflake_new.
+     */
+    uint8_t has_node;
+    /**
+     * With `has_node`: the whole node value (all node sub-fields; see
+     * #idmint_layout_join_node).
      */
     uint64_t node;
     /**
@@ -393,9 +409,9 @@ typedef struct {
      */
     uint64_t seed;
     /**
-     * Whether `fence_ms` applies.
+     * Whether `fence_ms` applies (0: no, any other value: yes).
      */
-    bool has_fence;
+    uint8_t has_fence;
     /**
      * With `has_fence`: the last time (ms since the Unix epoch) a previous holder of this node
      * may have issued; the generator issues nothing at or before that tick.
@@ -517,9 +533,9 @@ typedef struct {
      */
     uint64_t swap_after_ms;
     /**
-     * Whether `swap_after_ms` applies.
+     * Whether `swap_after_ms` applies (0: no, any other value: yes).
      */
-    bool has_swap_after;
+    uint8_t has_swap_after;
     /**
      * The holder name written into the lease record, for humans. NULL: `host:pid:random`.
      */
@@ -882,10 +898,12 @@ idmint_status idmint_policy_normalize(const char *policy,
 /**
  * @brief Builds a clocked generator.
  *
- * @param config Must not be NULL (zero-initialised means all defaults).
+ * @param config Must not be NULL (zero-initialised means all defaults, and no node: set
+ *        `has_node` and `node`).
  * @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
  *        failure. Must not be NULL.
- * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
+ * @return `IDMINT_OK`; `IDMINT_NODE_REQUIRED` (`has_node` is 0; the message says how to
+ *         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
  *         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
  *         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
  *         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
@@ -940,8 +958,9 @@ idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
  * policy asks), one atomic step per tick rather than per ID.
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
- * @param n How many IDs.
- * @return As #idmint_snowflake_next; on failure the array's contents are unspecified.
+ * @param n How many IDs: at most #IDMINT_MAX_BATCH.
+ * @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+ *         IDs (nothing written); on failure the array's contents are unspecified.
  *
  * # Safety
  * Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
@@ -1095,10 +1114,12 @@ idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *
  * @brief Fills up to `n` IDs at `now_ms`; fewer when the policy would have to wait.
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+ * @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
  * @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
  * @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
  *        be issued).
- * @return `IDMINT_OK` if at least one ID was written (or `n` is 0); otherwise why not, as
+ * @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
+ *         for more than #IDMINT_MAX_BATCH; otherwise why not, as
  *         #idmint_atomic_snowflake_next_at.
  *
  * # Safety
@@ -1452,13 +1473,15 @@ idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
 
 /**
  * @brief Leases a node from the lock files in `dir` (created if missing) and builds a
- * generator on it.
+ * generator on it: the way to give every process of a host a node of its own.
  *
- * @param dir The lease directory, shared by every process that must get distinct nodes.
- *        Must not be NULL.
- * @param config The generator config, as for #idmint_snowflake_new; its `node` is ignored (the
- *        lease decides) and its `fence_ms`, if any, adds to the node's recorded one. Must not
- *        be NULL.
+ * @param dir The lease directory, shared by every process that must get distinct nodes; NULL
+ *        for the per-user local one (`$IDMINT_LEASE_DIR`, else `$XDG_STATE_HOME/idmint/leases`,
+ *        else `$HOME/.local/state/idmint/leases`, else `/tmp/idmint-UID/leases`), the same
+ *        directory the CLI and the `local` source of the other packages use.
+ * @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
+ *        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
+ *        recorded one. Must not be NULL.
  * @param options NULL for the defaults.
  * @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
  *        on failure. Must not be NULL.
@@ -1506,8 +1529,10 @@ idmint_status idmint_leased_snowflake_next(const idmint_leased_snowflake *gen, u
  * @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
- * @return As #idmint_leased_snowflake_next; on failure the array's contents are unspecified
- *         and must not be used.
+ * @param n How many IDs: at most #IDMINT_MAX_BATCH.
+ * @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
+ *         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified and must
+ *         not be used.
  *
  * # Safety
  * Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).

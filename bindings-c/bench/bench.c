@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
     if (rounds < 1 || rounds > MAX_ROUNDS || n < BATCH) return 2;
     idmint_config cfg = {0};
     cfg.layout = "twitter";
+    cfg.has_node = 1;
     cfg.node = 1;
     cfg.on_exhausted = "borrow:1000000000";
     idmint_snowflake *gen = NULL;

@@ -16,16 +16,23 @@ use crate::layout::idmint_layout;
 use crate::status::{guard, idmint_status, Fail};
 
 /// @brief What a generator is built from. Zero-initialise it (`idmint_config cfg = {0};`) for
-/// the defaults, then set what you need.
+/// the defaults, then set what you need — at least the node (`has_node`), which has no default.
 ///
 /// Strings are NUL-terminated UTF-8 in the text forms shared by every idmint surface; NULL means
 /// the default. They are read only during #idmint_snowflake_new / #idmint_atomic_snowflake_new.
+/// The `has_*` flags are bytes: 0 is false, any other value true.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct idmint_config {
     /// Preset name or layout spec (see #idmint_layout_new). NULL: `"twitter"`.
     pub layout: *const c_char,
-    /// The whole node value (all node sub-fields; see #idmint_layout_join_node). Default 0.
+    /// Whether `node` applies. There is no default node: with `has_node` 0 the generator
+    /// constructors return `IDMINT_NODE_REQUIRED`, because two processes on one node mint the
+    /// same IDs. Set `has_node = 1` and `node` (one no other live process uses; 0 is fine when
+    /// chosen on purpose), or lease a node with #idmint_leased_snowflake_new.
+    pub has_node: u8,
+    /// With `has_node`: the whole node value (all node sub-fields; see
+    /// #idmint_layout_join_node).
     pub node: u64,
     /// When the clock steps back: `fail`, `wait[:MS]`, `logical[:MS]`, `rollback_counter`,
     /// `ring[:TICKS]`. NULL: `"wait:1000"`.
@@ -38,8 +45,8 @@ pub struct idmint_config {
     /// Seed for `random` sequence starts. 0 with `random`: #idmint_snowflake_new draws one from
     /// the OS (the sans-IO #idmint_atomic_snowflake_new uses 0 as given).
     pub seed: u64,
-    /// Whether `fence_ms` applies.
-    pub has_fence: bool,
+    /// Whether `fence_ms` applies (0: no, any other value: yes).
+    pub has_fence: u8,
     /// With `has_fence`: the last time (ms since the Unix epoch) a previous holder of this node
     /// may have issued; the generator issues nothing at or before that tick.
     pub fence_ms: u64,
@@ -120,7 +127,7 @@ pub(crate) unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
         Some(spec) => Layout::parse(spec)?,
         None => Layout::preset("twitter")?,
     };
-    let mut cfg = Config::new(layout).node(c.node).seed(c.seed);
+    let mut cfg = Config::new(layout).seed(c.seed);
     // SAFETY: as above.
     if let Some(s) = unsafe { opt_c_str(c.on_backwards, "config->on_backwards") }? {
         cfg = cfg.on_backwards(s.parse()?);
@@ -133,10 +140,26 @@ pub(crate) unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
     if let Some(s) = unsafe { opt_c_str(c.sequence_start, "config->sequence_start") }? {
         cfg = cfg.sequence_start(s.parse()?);
     }
-    if c.has_fence {
+    if c.has_fence != 0 {
         cfg = cfg.fence_ms(c.fence_ms);
     }
+    // Without a node the generator refuses (IDMINT_NODE_REQUIRED) after any other mistake.
+    if c.has_node != 0 {
+        cfg = cfg.node(c.node);
+    }
     Ok(cfg)
+}
+
+/// @brief Most IDs one batch call (#idmint_snowflake_next_n, #idmint_atomic_snowflake_next_n_at,
+/// #idmint_leased_snowflake_next_n) fills: 2^24 (the core's limit, the same on every surface).
+/// More is `IDMINT_LIMIT_EXCEEDED`.
+pub const IDMINT_MAX_BATCH: u64 = 16_777_216;
+const _: () = assert!(IDMINT_MAX_BATCH == idmint_core::limits::MAX_BATCH);
+
+/// Refuses a batch of more than [`IDMINT_MAX_BATCH`] IDs (`IDMINT_LIMIT_EXCEEDED`).
+pub(crate) fn batch(n: usize) -> Result<(), Fail> {
+    idmint_core::limits::batch_len(u64::try_from(n).unwrap_or(u64::MAX))?;
+    Ok(())
 }
 
 /// Writes `until_ms` for a would-block result (0 otherwise) and passes the result on.
@@ -210,10 +233,12 @@ pub unsafe extern "C" fn idmint_policy_normalize(
 
 /// @brief Builds a clocked generator.
 ///
-/// @param config Must not be NULL (zero-initialised means all defaults).
+/// @param config Must not be NULL (zero-initialised means all defaults, and no node: set
+///        `has_node` and `node`).
 /// @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
 ///        failure. Must not be NULL.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
+/// @return `IDMINT_OK`; `IDMINT_NODE_REQUIRED` (`has_node` is 0; the message says how to
+///         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
 ///         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
 ///         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
 ///         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
@@ -308,8 +333,9 @@ pub unsafe extern "C" fn idmint_snowflake_try_next(
 /// policy asks), one atomic step per tick rather than per ID.
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
-/// @param n How many IDs.
-/// @return As #idmint_snowflake_next; on failure the array's contents are unspecified.
+/// @param n How many IDs: at most #IDMINT_MAX_BATCH.
+/// @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+///         IDs (nothing written); on failure the array's contents are unspecified.
 ///
 /// # Safety
 /// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
@@ -320,8 +346,11 @@ pub unsafe extern "C" fn idmint_snowflake_next_n(
     n: usize,
 ) -> idmint_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (snowflake(gen)?, u64_out(out_ids, n, "out_ids")?) };
+        // SAFETY: the caller's contract (here and for `out_ids` below).
+        let g = unsafe { snowflake(gen) }?;
+        batch(n)?;
+        // SAFETY: as above.
+        let dst = unsafe { u64_out(out_ids, n, "out_ids") }?;
         g.next_ids(dst)?;
         Ok(())
     })
@@ -586,10 +615,12 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
 /// @brief Fills up to `n` IDs at `now_ms`; fewer when the policy would have to wait.
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+/// @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
 /// @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
 /// @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
 ///        be issued).
-/// @return `IDMINT_OK` if at least one ID was written (or `n` is 0); otherwise why not, as
+/// @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
+///         for more than #IDMINT_MAX_BATCH; otherwise why not, as
 ///         #idmint_atomic_snowflake_next_at.
 ///
 /// # Safety
@@ -612,6 +643,10 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_next_n_at(
                 opt_out(out_until_ms, "out_until_ms")?,
             )
         };
+        if let Err(e) = batch(n) {
+            written.write(0);
+            return Err(e);
+        }
         // SAFETY: the caller's contract.
         let dst = match unsafe { u64_out(out_ids, n, "out_ids") } {
             Ok(d) => d,

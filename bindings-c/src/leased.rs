@@ -11,11 +11,11 @@ use std::ffi::c_char;
 use std::sync::Arc;
 use std::time::Duration;
 
-use idmint_coord::lease::FileStore;
+use idmint_coord::lease::{local_dir, FileStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 
-use crate::ffi::{arg, c_str, free_handle, new_handle, opt_c_str, out, u64_out};
-use crate::generator::{config, idmint_config};
+use crate::ffi::{arg, free_handle, new_handle, opt_c_str, out, u64_out};
+use crate::generator::{batch, config, idmint_config};
 use crate::status::{guard, idmint_status, Fail};
 
 /// @brief How an #idmint_leased_snowflake holds its lease. Zero-initialise it
@@ -36,8 +36,8 @@ pub struct idmint_lease_options {
     /// With `has_swap_after`: when the clock is found behind the last issued time by more than
     /// `swap_after_ms`, take another node instead of waiting or failing (at least 1).
     pub swap_after_ms: u64,
-    /// Whether `swap_after_ms` applies.
-    pub has_swap_after: bool,
+    /// Whether `swap_after_ms` applies (0: no, any other value: yes).
+    pub has_swap_after: u8,
     /// The holder name written into the lease record, for humans. NULL: `host:pid:random`.
     pub holder: *const c_char,
 }
@@ -70,7 +70,7 @@ unsafe fn options(o: Option<&idmint_lease_options>) -> Result<LeaseOptions, Fail
     if o.nodes != 0 {
         opts = opts.nodes(o.nodes);
     }
-    if o.has_swap_after {
+    if o.has_swap_after != 0 {
         opts = opts.swap_after_ms(o.swap_after_ms);
     }
     // SAFETY: as above.
@@ -89,13 +89,15 @@ unsafe fn leased<'a>(p: *const idmint_leased_snowflake) -> Result<&'a LeasedSnow
 }
 
 /// @brief Leases a node from the lock files in `dir` (created if missing) and builds a
-/// generator on it.
+/// generator on it: the way to give every process of a host a node of its own.
 ///
-/// @param dir The lease directory, shared by every process that must get distinct nodes.
-///        Must not be NULL.
-/// @param config The generator config, as for #idmint_snowflake_new; its `node` is ignored (the
-///        lease decides) and its `fence_ms`, if any, adds to the node's recorded one. Must not
-///        be NULL.
+/// @param dir The lease directory, shared by every process that must get distinct nodes; NULL
+///        for the per-user local one (`$IDMINT_LEASE_DIR`, else `$XDG_STATE_HOME/idmint/leases`,
+///        else `$HOME/.local/state/idmint/leases`, else `/tmp/idmint-UID/leases`), the same
+///        directory the CLI and the `local` source of the other packages use.
+/// @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
+///        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
+///        recorded one. Must not be NULL.
 /// @param options NULL for the defaults.
 /// @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
 ///        on failure. Must not be NULL.
@@ -120,7 +122,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_new(
         new_handle(dst, || {
             // SAFETY: the caller's contract (every pointer below).
             let (dir, cfg, opts) = unsafe {
-                let dir = c_str(dir, "dir")?;
+                let dir = opt_c_str(dir, "dir")?;
                 let cfg = self::config(arg(config, "config")?)?;
                 let opts = if options.is_null() {
                     None
@@ -129,10 +131,12 @@ pub unsafe extern "C" fn idmint_leased_snowflake_new(
                 };
                 (dir, cfg, self::options(opts)?)
             };
-            if dir.is_empty() {
-                return Err(Fail::Arg("dir must not be empty"));
-            }
-            let store = Arc::new(FileStore::open(dir)?);
+            let store = match dir {
+                Some("") => return Err(Fail::Arg("dir must not be empty")),
+                Some(dir) => FileStore::open(dir)?,
+                None => FileStore::open(local_dir()?)?,
+            };
+            let store = Arc::new(store);
             Ok(idmint_leased_snowflake(LeasedSnowflake::new(
                 store, cfg, opts,
             )?))
@@ -183,8 +187,10 @@ pub unsafe extern "C" fn idmint_leased_snowflake_next(
 /// @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
-/// @return As #idmint_leased_snowflake_next; on failure the array's contents are unspecified
-///         and must not be used.
+/// @param n How many IDs: at most #IDMINT_MAX_BATCH.
+/// @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
+///         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified and must
+///         not be used.
 ///
 /// # Safety
 /// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
@@ -195,8 +201,11 @@ pub unsafe extern "C" fn idmint_leased_snowflake_next_n(
     n: usize,
 ) -> idmint_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (leased(gen)?, u64_out(out_ids, n, "out_ids")?) };
+        // SAFETY: the caller's contract (here and for `out_ids` below).
+        let g = unsafe { leased(gen) }?;
+        batch(n)?;
+        // SAFETY: as above.
+        let dst = unsafe { u64_out(out_ids, n, "out_ids") }?;
         g.next_ids(dst)?;
         Ok(())
     })

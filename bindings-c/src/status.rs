@@ -184,7 +184,7 @@ impl idmint_status {
             IDMINT_STORE_UNAVAILABLE => b"lease or segment store unavailable\0",
             IDMINT_LEASE_LOST => b"node lease lost; the generator stopped minting\0",
             IDMINT_NO_FREE_NODE => b"no free node: every node is leased\0",
-            IDMINT_NODE_REQUIRED => b"no node chosen: set node and has_node, or lease a node\0",
+            IDMINT_NODE_REQUIRED => b"no node chosen: set has_node and node, or lease one (idmint_leased_snowflake_new)\0",
             IDMINT_STORE_MISMATCH => b"store does not match its record; refusing to continue\0",
             IDMINT_LIMIT_EXCEEDED => b"request exceeds a limit\0",
             IDMINT_NULL_POINTER => b"NULL pointer argument\0",
@@ -194,6 +194,9 @@ impl idmint_status {
         }
     }
 }
+
+/// What the core's `NodeRequired` text says, in this library's spelling.
+const NODE_REQUIRED_HINT: &str = " (in C: set config.has_node = 1 and config.node; idmint_leased_snowflake_new(NULL, ...) leases a node from this host's lock directory)";
 
 /// Why a call failed: a core error, or something only the C boundary can get wrong.
 #[derive(Debug)]
@@ -229,6 +232,9 @@ impl Fail {
 impl fmt::Display for Fail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Fail::Core(Error::NodeRequired) => {
+                write!(f, "{}{NODE_REQUIRED_HINT}", Error::NodeRequired)
+            }
             Fail::Core(e) => write!(f, "{e}"),
             Fail::Null(arg) => write!(f, "null pointer: `{arg}` must not be NULL"),
             Fail::Misaligned(arg) => {

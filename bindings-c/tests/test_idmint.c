@@ -1,7 +1,8 @@
 /*
  * Tests of the idmint C API: every function with good and bad arguments, the shared JSON test
  * vectors (through the tables gen_vectors.py makes), 4 threads minting 1,000,000 IDs with no
- * duplicate, fork() detection, and file-leased generators in two processes.
+ * duplicate, fork() detection, file-leased generators in two processes, no default node, flag
+ * bytes other than 0 and 1, and the batch limit.
  *
  * Build and run: bash bindings-c/test.sh (plain, under valgrind, and with ASan/UBSan).
  * The last line is "C tests: N passed, M failed"; the exit code is 0 only if M is 0.
@@ -297,6 +298,7 @@ static void test_layout_vectors(void) {
 static idmint_config case_config(const v_gen_case *v) {
     idmint_config cfg = {0};
     cfg.layout = v->layout;
+    cfg.has_node = 1;
     cfg.node = v->node;
     cfg.on_backwards = v->on_backwards;
     cfg.on_exhausted = v->on_exhausted;
@@ -403,6 +405,7 @@ static void test_generator_vectors(void) {
             v->sequence_start);
         idmint_config cfg = {0};
         cfg.layout = v->layout;
+        cfg.has_node = 1;
         cfg.node = v->node;
         cfg.on_backwards = v->on_backwards;
         cfg.on_exhausted = v->on_exhausted;
@@ -699,6 +702,7 @@ static void test_bad_arguments(void) {
            "null pointer: `config` must not be NULL");
     EXPECT(idmint_snowflake_new(&cfg, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_gen` must not be NULL");
+    cfg.has_node = 1;
     cfg.layout = bad_utf8;
     EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
            "invalid argument: `config->layout` is not valid UTF-8 (at byte 2)");
@@ -745,8 +749,8 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_snowflake_next_n(NULL, arr, 4), IDMINT_NULL_POINTER, null_gen);
     EXPECT(idmint_snowflake_next_n(g, NULL, 4), IDMINT_NULL_POINTER,
            "null pointer: `out_ids` must not be NULL");
-    EXPECT(idmint_snowflake_next_n(g, arr, SIZE_MAX), IDMINT_INVALID_ARGUMENT,
-           "invalid argument: a length is larger than any buffer can be");
+    EXPECT(idmint_snowflake_next_n(g, arr, SIZE_MAX), IDMINT_LIMIT_EXCEEDED,
+           "IDs in one call exceeds the limit of 16777216");
     OK(idmint_snowflake_next_n(g, NULL, 0));
     EXPECT(idmint_snowflake_reserve(NULL, 1, &run), IDMINT_NULL_POINTER, null_gen);
     EXPECT(idmint_snowflake_reserve(g, 1, NULL), IDMINT_NULL_POINTER, NULL);
@@ -929,6 +933,7 @@ static void test_bad_arguments(void) {
 static void test_clocked(void) {
     CTX("snowflake on the system clock");
     idmint_config cfg = {0};
+    cfg.has_node = 1;
     cfg.node = 1;
     idmint_snowflake *g = NULL;
     idmint_layout *l = NULL;
@@ -1051,6 +1056,7 @@ static int cmp_u64(const void *a, const void *b) {
 static void test_threads(void) {
     CTX("%d threads x %d IDs", THREADS, PER_THREAD);
     idmint_config cfg = {0};
+    cfg.has_node = 1;
     cfg.node = 3;
     idmint_snowflake *g = NULL;
     if (!OK(idmint_snowflake_new(&cfg, &g))) return;
@@ -1078,6 +1084,7 @@ static void test_threads(void) {
 static void test_fork(void) {
     CTX("fork");
     idmint_config cfg = {0};
+    cfg.has_node = 1;
     cfg.node = 1;
     idmint_snowflake *g = NULL;
     uint64_t id = 0, until = 0;
@@ -1227,9 +1234,6 @@ static void test_leased_arguments(void) {
     idmint_config cfg = {0};
     idmint_lease_options opts = {0};
     idmint_leased_snowflake *g = (idmint_leased_snowflake *)&opts; /* must become NULL */
-    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, NULL, &g), IDMINT_NULL_POINTER,
-           "null pointer: `dir` must not be NULL");
-    CHECK(g == NULL);
     EXPECT(idmint_leased_snowflake_new(lease_dir, NULL, NULL, &g), IDMINT_NULL_POINTER,
            "null pointer: `config` must not be NULL");
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, NULL), IDMINT_NULL_POINTER,
@@ -1257,7 +1261,7 @@ static void test_leased_arguments(void) {
     opts.ttl_ms = 1; /* no room for renewals */
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
     opts.ttl_ms = 0;
-    opts.has_swap_after = true; /* swap_after_ms 0 */
+    opts.has_swap_after = 1; /* swap_after_ms 0 */
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
     CHECK(g == NULL);
 
@@ -1269,6 +1273,195 @@ static void test_leased_arguments(void) {
     EXPECT(idmint_leased_snowflake_node(NULL, &id), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_leased_snowflake_lease(NULL, &info), IDMINT_NULL_POINTER, NULL);
     idmint_leased_snowflake_free(NULL);
+}
+
+/* A zero-initialised config has no node: both constructors refuse with IDMINT_NODE_REQUIRED and
+ * a message that says how to choose one; a node given on purpose (even 0) works. */
+static void test_node_required(void) {
+    CTX("no default node");
+    static const char *want =
+        "no node chosen: give an explicit node that no other process uses, lease one with the "
+        "leased generator from a store URL (`local` for this host's lock directory, `redis://...` "
+        "or `postgres://...` across hosts), or take a random node knowing that k random nodes out "
+        "of N collide with odds of about k*k/(2N) (even odds near 1.2*sqrt(N)) (in C: set "
+        "config.has_node = 1 and config.node; idmint_leased_snowflake_new(NULL, ...) leases a "
+        "node from this host's lock directory)";
+    idmint_config cfg = {0};
+    idmint_snowflake *g = (idmint_snowflake *)&cfg; /* must become NULL */
+    idmint_atomic_snowflake *a = (idmint_atomic_snowflake *)&cfg;
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_NODE_REQUIRED, want);
+    CHECK(g == NULL);
+    EXPECT(idmint_atomic_snowflake_new(&cfg, &a), IDMINT_NODE_REQUIRED, want);
+    CHECK(a == NULL);
+    CHECK(strcmp(idmint_status_code(IDMINT_NODE_REQUIRED), "ERR_NODE_REQUIRED") == 0);
+    CHECK(strstr(idmint_status_message(IDMINT_NODE_REQUIRED), "has_node") != NULL);
+    /* A node value without has_node is still no node. */
+    cfg.node = 5;
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_NODE_REQUIRED, want);
+    /* Other mistakes are reported first: fixing the node alone would not do. */
+    cfg.layout = "martian";
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_LAYOUT, NULL);
+    cfg.layout = NULL;
+    /* Node 0 chosen on purpose. */
+    cfg.has_node = 1;
+    cfg.node = 0;
+    uint64_t id = 0;
+    idmint_parts p;
+    idmint_layout *l = NULL;
+    if (!OK(idmint_snowflake_new(&cfg, &g))) return;
+    if (OK(idmint_snowflake_next(g, &id)) && OK(idmint_snowflake_layout(g, &l))) {
+        OK(idmint_layout_decompose(l, id, &p));
+        CHECK(p.node == 0);
+    }
+    idmint_layout_free(l);
+    idmint_snowflake_free(g);
+}
+
+/* The has_* flags of input structs are bytes, not C bools: any nonzero value is true, so a caller
+ * that stores 2 or 255 (a bit field, a memset, a char from elsewhere) gets "true" rather than
+ * undefined behaviour. Run under valgrind and ASan/UBSan by test.sh. */
+_Static_assert(_Generic(((idmint_config *)0)->has_node, uint8_t: 1, default: 0), "has_node is uint8_t");
+_Static_assert(_Generic(((idmint_config *)0)->has_fence, uint8_t: 1, default: 0), "has_fence is uint8_t");
+_Static_assert(_Generic(((idmint_lease_options *)0)->has_swap_after, uint8_t: 1, default: 0),
+               "has_swap_after is uint8_t");
+
+static void test_flag_bytes_other_than_one(void) {
+    static const uint8_t truthy[] = {1, 2, 0x80, 255};
+    const uint64_t t = 1700000000000u;
+    for (size_t i = 0; i < sizeof truthy; i++) {
+        CTX("flag byte %u", (unsigned)truthy[i]);
+        idmint_config cfg = {0};
+        cfg.has_node = truthy[i];
+        cfg.node = 9;
+        cfg.on_backwards = "fail";
+        cfg.has_fence = truthy[i];
+        cfg.fence_ms = t;
+        idmint_atomic_snowflake *a = NULL;
+        if (!OK(idmint_atomic_snowflake_new(&cfg, &a))) continue;
+        uint64_t id = 0, node = 0;
+        OK(idmint_atomic_snowflake_node(a, &node));
+        CHECK(node == 9);
+        /* The fence applies: nothing at or before its tick (without it, t itself is fine). */
+        EXPECT(idmint_atomic_snowflake_next_at(a, t, &id, NULL), IDMINT_WOULD_BLOCK,
+               "would block until 1700000000001 ms");
+        if (OK(idmint_atomic_snowflake_next_at(a, t + 1, &id, NULL))) {
+            CHECK(tw_ms(id) == t + 1 && tw_node(id) == 9);
+        }
+        idmint_atomic_snowflake_free(a);
+        cfg.has_fence = 0;
+        if (OK(idmint_atomic_snowflake_new(&cfg, &a))) {
+            OK(idmint_atomic_snowflake_next_at(a, t, &id, NULL));
+            CHECK(tw_ms(id) == t);
+            idmint_atomic_snowflake_free(a);
+        }
+
+        /* has_swap_after: nonzero applies swap_after_ms (0 is refused, 1000 accepted). */
+        idmint_config lcfg = {0};
+        idmint_lease_options opts = {0};
+        opts.namespace_name = "flags";
+        opts.has_swap_after = truthy[i];
+        idmint_leased_snowflake *g = (idmint_leased_snowflake *)&opts;
+        EXPECT(idmint_leased_snowflake_new(lease_dir, &lcfg, &opts, &g), IDMINT_INVALID_CONFIG,
+               NULL);
+        CHECK(g == NULL);
+        opts.swap_after_ms = 1000;
+        if (OK(idmint_leased_snowflake_new(lease_dir, &lcfg, &opts, &g))) {
+            OK(idmint_leased_snowflake_next(g, &id));
+            idmint_leased_snowflake_free(g);
+        }
+    }
+}
+
+/* Every batch call refuses more than IDMINT_MAX_BATCH IDs before writing anything. */
+static void test_batch_limit(void) {
+    CTX("batch limit");
+    const char *want = "IDs in one call exceeds the limit of 16777216";
+    CHECK(IDMINT_MAX_BATCH == 16777216u);
+    idmint_config cfg = {0};
+    cfg.has_node = 1;
+    cfg.node = 2;
+    idmint_snowflake *g = NULL;
+    idmint_atomic_snowflake *a = NULL;
+    idmint_leased_snowflake *s = NULL;
+    uint64_t one[1] = {0};
+    size_t written = 99;
+    if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_atomic_snowflake_new(&cfg, &a)) ||
+        !OK(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, &s)))
+        goto out;
+    /* The array is not even looked at: a 1-slot array with a larger n is never written. */
+    EXPECT(idmint_snowflake_next_n(g, one, (size_t)IDMINT_MAX_BATCH + 1), IDMINT_LIMIT_EXCEEDED,
+           want);
+    EXPECT(idmint_atomic_snowflake_next_n_at(a, 1700000000000u, one, (size_t)IDMINT_MAX_BATCH + 1,
+                                             &written, NULL),
+           IDMINT_LIMIT_EXCEEDED, want);
+    CHECK(written == 0);
+    EXPECT(idmint_leased_snowflake_next_n(s, one, SIZE_MAX), IDMINT_LIMIT_EXCEEDED, want);
+    CHECK(one[0] == 0);
+    OK(idmint_snowflake_next_n(g, one, 1));
+    CHECK(one[0] != 0);
+out:
+    idmint_snowflake_free(g);
+    idmint_atomic_snowflake_free(a);
+    idmint_leased_snowflake_free(s);
+}
+
+/* The child half of test_leased_local (`test_idmint --local-lease-child FD`): leases a node
+ * from the local directory (NULL dir, all defaults) and writes it to FD, holding it meanwhile. */
+static int local_lease_child(int fd) {
+    idmint_config cfg = {0};
+    idmint_leased_snowflake *c = NULL;
+    if (idmint_leased_snowflake_new(NULL, &cfg, NULL, &c) != IDMINT_OK) {
+        fprintf(stderr, "local lease child: %s\n", idmint_last_error_message());
+        return 1;
+    }
+    uint64_t node = 99;
+    int bad = (idmint_leased_snowflake_node(c, &node) != IDMINT_OK) << 1;
+    bad |= (write(fd, &node, sizeof node) != (ssize_t)sizeof node) << 2;
+    idmint_leased_snowflake_free(c);
+    return bad;
+}
+
+/* A NULL dir leases from the per-user local directory ($IDMINT_LEASE_DIR here): two holders get
+ * distinct nodes there, and another process leasing the same way while they hold theirs gets a
+ * third. */
+static void test_leased_local(void) {
+    CTX("leased: local directory");
+    char local[sizeof lease_dir + 16];
+    snprintf(local, sizeof local, "%s/local", lease_dir);
+    if (!CHECK(setenv("IDMINT_LEASE_DIR", local, 1) == 0)) return;
+    idmint_config cfg = {0};
+    idmint_leased_snowflake *a = NULL, *b = NULL;
+    uint64_t na = 99, nb = 99, nc = 99, id = 0;
+    if (!OK(idmint_leased_snowflake_new(NULL, &cfg, NULL, &a))) goto out;
+    if (!OK(idmint_leased_snowflake_new(NULL, &cfg, NULL, &b))) goto out;
+    OK(idmint_leased_snowflake_node(a, &na));
+    OK(idmint_leased_snowflake_node(b, &nb));
+    CHECK(na != nb);
+    OK(idmint_leased_snowflake_next(a, &id));
+    CHECK(tw_node(id) == na);
+    int fds[2];
+    if (!CHECK(pipe(fds) == 0)) goto out;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* A process of its own (exec), as a separately started program would be. */
+        close(fds[0]);
+        char fd[16];
+        snprintf(fd, sizeof fd, "%d", fds[1]);
+        execl(self_path, self_path, "--local-lease-child", fd, (char *)NULL);
+        _exit(66);
+    }
+    close(fds[1]);
+    CHECK(read(fds[0], &nc, sizeof nc) == (ssize_t)sizeof nc);
+    close(fds[0]);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(nc != na && nc != nb && nc < 1024);
+out:
+    idmint_leased_snowflake_free(a);
+    idmint_leased_snowflake_free(b);
+    unsetenv("IDMINT_LEASE_DIR");
 }
 
 /* Two holders in this process and one in another process get three distinct nodes; a fourth
@@ -1375,6 +1568,8 @@ out:
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--lease-child") == 0)
         return lease_child(argv[2], atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "--local-lease-child") == 0)
+        return local_lease_child(atoi(argv[2]));
     self_path = argv[0];
     test_version();
     test_status();
@@ -1390,7 +1585,11 @@ int main(int argc, char **argv) {
     test_fork_uuids();
     snprintf(lease_dir, sizeof lease_dir, "/tmp/idmint-c-test-XXXXXX");
     if (CHECK(mkdtemp(lease_dir) != NULL)) {
+        test_node_required();
+        test_flag_bytes_other_than_one();
+        test_batch_limit();
         test_leased_arguments();
+        test_leased_local();
         test_leased();
         remove_lease_dir();
     }

@@ -27,8 +27,9 @@ int main(void) {
     idmint_layout *layout = NULL;
     TRY(idmint_layout_new("twitter", &layout));
     uint64_t dc_worker[2] = {1, 10};
-    idmint_config cfg = {0}; /* NULL/0 fields mean the defaults */
+    idmint_config cfg = {0}; /* NULL/0 fields mean the defaults; the node has none */
     cfg.layout = "twitter";
+    cfg.has_node = 1;
     TRY(idmint_layout_join_node(layout, dc_worker, 2, &cfg.node));
     cfg.on_backwards = "wait:1000";
     idmint_snowflake *gen = NULL;
