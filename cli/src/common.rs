@@ -20,7 +20,9 @@ pub struct GenOpts {
     /// Node: the whole node value (`--node 37`), or node sub-fields by name
     /// (`--node datacenter=1,worker=5`; sub-fields left out are 0). It must be a node no other
     /// running generator uses. Without it (and without `--lease`), `gen` leases a node from
-    /// the per-user local lock directory.
+    /// the per-user local lock directory ($IDMINT_LEASE_DIR, else $XDG_STATE_HOME/idmint/leases,
+    /// else ~/.local/state/idmint/leases, else /tmp/idmint-UID/leases), so concurrent runs never
+    /// share one; `bench` runs on node 0, since it counts its IDs and throws them away.
     #[arg(long, value_name = "N|NAME=N,...")]
     pub node: Option<String>,
 

@@ -1,10 +1,10 @@
 //! `idmint decode`: split IDs into their fields.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 
 use clap::Args;
 use idmint::codec::{decode_any, Codec};
-use idmint::{Layout, Rfc3339};
+use idmint::{Error, Layout, Rfc3339};
 
 use crate::common::{parse_codec, parse_layout};
 use crate::error::{CliError, CliResult};
@@ -13,7 +13,8 @@ use crate::json::Json;
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
     /// IDs to decode, in any codec (decimal, 0x-hex, 13-character base32, 11-character base62);
-    /// `-` reads whitespace-separated IDs from standard input.
+    /// `-` reads whitespace-separated IDs from standard input, decoding and printing each line
+    /// as it arrives (lines of at most 1 MiB).
     #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
 
@@ -36,55 +37,148 @@ pub struct DecodeArgs {
 /// `field_<name>` instead.
 const FIXED_KEYS: [&str; 6] = ["id", "timestamp_ms", "time", "sequence", "rollback", "node"];
 
-pub fn run(args: &DecodeArgs, stdin: &mut impl Read, out: &mut impl Write) -> CliResult {
+/// Longest line `decode -` reads from standard input, in bytes without the newline: 1 MiB,
+/// room for about 50,000 IDs on one line. Input is read one line at a time, so memory stays
+/// bounded by this however much is piped in; a longer line is refused (exit 2) naming it.
+pub const MAX_LINE: u64 = 1 << 20;
+
+pub fn run(args: &DecodeArgs, stdin: &mut impl BufRead, out: &mut impl Write) -> CliResult {
     let layout = parse_layout(&args.layout)?;
-    let mut inputs: Vec<String> = Vec::new();
-    let mut from_stdin = false;
-    for arg in &args.ids {
-        if arg == "-" {
-            if !from_stdin {
-                from_stdin = true;
-                let mut text = String::new();
-                stdin.read_to_string(&mut text).map_err(|e| {
-                    CliError::usage(format!("cannot read IDs from standard input: {e}"))
-                })?;
-                inputs.extend(text.split_whitespace().map(str::to_owned));
-            }
+    // The IDs on the command line are all checked first, so a bad one leaves no half-printed
+    // output behind; IDs from standard input are decoded and printed as they arrive (a bad one
+    // there stops the output at that line).
+    let mut given = Vec::with_capacity(args.ids.len());
+    for text in &args.ids {
+        given.push(if text == "-" {
+            None
         } else {
-            inputs.push(arg.clone());
+            Some(decode_checked(&layout, text, args.codec)?)
+        });
+    }
+    let from_stdin = given.iter().any(Option::is_none);
+    let single = args.json && !from_stdin && given.len() == 1;
+    let mut printer = Printer {
+        layout: &layout,
+        json: args.json && !single,
+        printed: 0,
+    };
+    if single {
+        if let Some(Some(id)) = given.first() {
+            to_json(&layout, *id).write_pretty(out)?;
+        }
+        return Ok(());
+    }
+    let mut stdin_read = false;
+    for id in given {
+        match id {
+            Some(id) => printer.print(id, out)?,
+            // `-` given twice reads standard input once.
+            None if !stdin_read => {
+                stdin_read = true;
+                for_each_stdin_word(stdin, |line, text| {
+                    let id = decode_checked(&layout, text, args.codec)
+                        .map_err(|e| e.context(format!("standard input line {line}")))?;
+                    printer.print(id, out)
+                })?;
+            }
+            None => {}
         }
     }
-    // Decode everything first, so a bad ID leaves no half-printed output behind.
-    let mut ids = Vec::with_capacity(inputs.len());
-    for text in &inputs {
-        let id = decode_text(text, args.codec).map_err(|e| e.context(format!("{text:?}")))?;
-        layout.decompose(id).map_err(|e| {
-            CliError::from(e).context(format!("{text:?}")).note(format!(
-                "hint: IDs of layout {} are at most {} ({} bits)",
-                layout_label(&layout),
-                layout.max_id(),
-                layout.width()
+    printer.finish(out)
+}
+
+/// Decodes one ID and checks that it fits the layout.
+fn decode_checked(layout: &Layout, text: &str, codec: Option<Codec>) -> CliResult<u64> {
+    let id = decode_text(text, codec).map_err(|e| e.context(format!("{text:?}")))?;
+    layout.decompose(id).map_err(|e| {
+        CliError::from(e).context(format!("{text:?}")).note(format!(
+            "hint: IDs of layout {} are at most {} ({} bits)",
+            layout_label(layout),
+            layout.max_id(),
+            layout.width()
+        ))
+    })?;
+    Ok(id)
+}
+
+/// Calls `f(line number, word)` for each whitespace-separated word of `input`, reading one line
+/// (at most [`MAX_LINE`] bytes) at a time.
+fn for_each_stdin_word(
+    input: &mut impl BufRead,
+    mut f: impl FnMut(u64, &str) -> CliResult,
+) -> CliResult {
+    let read_error =
+        |e: std::io::Error| CliError::usage(format!("cannot read IDs from standard input: {e}"));
+    let mut buf = Vec::new();
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        line += 1;
+        // One byte more than a line may hold tells a full line from a longer one.
+        let n = input
+            .by_ref()
+            .take(MAX_LINE + 2)
+            .read_until(b'\n', &mut buf)
+            .map_err(read_error)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let body = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if body.len() as u64 > MAX_LINE {
+            let e = Error::LimitExceeded {
+                what: "bytes in one line of standard input",
+                limit: MAX_LINE,
+            };
+            return Err(CliError::usage(e.to_string())
+                .context(format!("standard input line {line}"))
+                .note("hint: put the IDs on several lines, as idmint gen prints them"));
+        }
+        let text = std::str::from_utf8(body).map_err(|e| {
+            CliError::usage(format!(
+                "standard input line {line}: not UTF-8 text (at byte {})",
+                e.valid_up_to()
             ))
         })?;
-        ids.push(id);
-    }
-    if args.json {
-        let items: Vec<Json> = ids.iter().map(|&id| to_json(&layout, id)).collect();
-        let value = if items.len() == 1 && !from_stdin && args.ids.len() == 1 {
-            items.into_iter().next().unwrap_or(Json::Null)
-        } else {
-            Json::Arr(items)
-        };
-        value.write_pretty(out)?;
-    } else {
-        for (i, &id) in ids.iter().enumerate() {
-            if i > 0 {
-                out.write_all(b"\n")?;
-            }
-            write_human(&layout, id, out)?;
+        for word in text.split_whitespace() {
+            f(line, word)?;
         }
     }
-    Ok(())
+}
+
+/// Prints decoded IDs one after another: human-readable blocks separated by blank lines, or the
+/// elements of one JSON array.
+struct Printer<'a> {
+    layout: &'a Layout,
+    json: bool,
+    printed: u64,
+}
+
+impl Printer<'_> {
+    fn print(&mut self, id: u64, out: &mut impl Write) -> CliResult {
+        if self.json {
+            out.write_all(if self.printed == 0 {
+                b"[\n  "
+            } else {
+                b",\n  "
+            })?;
+            to_json(self.layout, id).write_nested(out, 1)?;
+        } else {
+            if self.printed > 0 {
+                out.write_all(b"\n")?;
+            }
+            write_human(self.layout, id, out)?;
+        }
+        self.printed += 1;
+        Ok(())
+    }
+
+    fn finish(self, out: &mut impl Write) -> CliResult {
+        if self.json {
+            out.write_all(if self.printed == 0 { b"[]\n" } else { b"\n]\n" })?;
+        }
+        Ok(())
+    }
 }
 
 fn layout_label(layout: &Layout) -> String {

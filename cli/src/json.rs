@@ -48,6 +48,12 @@ impl Json {
         out.write_all(b"\n")
     }
 
+    /// Writes the value pretty-printed as if nested `depth` levels deep (no trailing newline),
+    /// for streaming the elements of an array one at a time.
+    pub fn write_nested(&self, out: &mut impl Write, depth: usize) -> io::Result<()> {
+        self.write_at(out, depth)
+    }
+
     fn write_at(&self, out: &mut impl Write, depth: usize) -> io::Result<()> {
         match self {
             Json::Null => out.write_all(b"null"),

@@ -45,7 +45,7 @@ fn main() -> Result<(), Error> {
     );
 
     // The expired Baidu default refuses to mint, naming the date.
-    match Snowflake::new(Config::new(Layout::preset("baidu")?)) {
+    match Snowflake::new(Config::new(Layout::preset("baidu")?).node(1)) {
         Err(e @ Error::LayoutExpired { .. }) => println!("baidu       {e}"),
         other => panic!("expected the baidu layout to be expired, got {other:?}"),
     }
