@@ -2,14 +2,15 @@
 /* tslint:disable */
 /* eslint-disable */
 
-/** Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Every key is optional. */
+/** Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Only `node` is required. */
 export interface SnowflakeOptions {
     /** A `Layout`, a preset name or a text spec. Default `"twitter"`. */
     layout?: Layout | string
     /**
      * The whole node value, or the node sub-fields by name (`{ datacenter: 1, worker: 2 }`).
-     * Default 0. Give every page, worker and server process its own node: lease one from your
-     * server, or draw one with `randomNode(layout)` (probabilistic uniqueness, see the README).
+     * Required: without it the constructor throws `ERR_NODE_REQUIRED`. Give every page, worker
+     * and server process its own node: lease one from your server, or draw one with
+     * `randomNode(layout)` (probabilistic uniqueness, see the README).
      */
     node?: bigint | number | Record<string, bigint | number>
     /**
@@ -119,7 +120,7 @@ export class AtomicSnowflake {
      */
     static fromConfig(config: string): AtomicSnowflake;
     /**
-     * Builds a generator from the same options as `Snowflake`.
+     * Builds a generator from the same options as `Snowflake` (`node` required).
      */
     constructor(options?: SnowflakeOptions);
     /**
@@ -391,9 +392,10 @@ export class Snowflake {
      */
     static fromConfig(config: string): Snowflake;
     /**
-     * Builds a generator (default layout `twitter`, node 0, `wait:1000`, `wait`, `zero`).
-     * Throws `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE` (node too large),
-     * `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
+     * Builds a generator on `options.node`, which has no default (default layout `twitter`,
+     * `wait:1000`, `wait`, `zero`). Throws `ERR_NODE_REQUIRED` without a node (the message
+     * says how to choose one), `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE`
+     * (node too large), `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
      */
     constructor(options?: SnowflakeOptions);
     /**
@@ -416,7 +418,7 @@ export class Snowflake {
     nextId(): bigint;
     /**
      * `n` fresh IDs in a `BigUint64Array`, filled in Rust one tick at a time (waiting between
-     * ticks as `nextId` does). `n` is at most 2^28.
+     * ticks as `nextId` does). `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
      */
     nextIds(n: number): BigUint64Array;
     /**

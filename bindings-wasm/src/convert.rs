@@ -172,6 +172,13 @@ pub(crate) fn bounded_arg(v: &JsValue, what: &str, max: u64) -> Result<u64, JsVa
     Ok(n)
 }
 
+/// A batch count `n`: a non-negative integer of at most the core's
+/// [`MAX_BATCH`](idmint::limits::MAX_BATCH), or `ERR_LIMIT_EXCEEDED` (with `what` and `limit`).
+pub(crate) fn batch_arg(v: &JsValue) -> Result<usize, JsValue> {
+    let n = u64_arg(v, "n")?;
+    idmint::limits::batch_len(n).or_throw()
+}
+
 /// An ID: a bigint, a safe integer number, or a decimal string.
 pub(crate) fn id_arg(v: &JsValue, what: &str) -> Result<u64, JsValue> {
     if let Some(s) = v.as_string() {

@@ -94,14 +94,21 @@ pub(crate) fn range_error(message: &str) -> JsValue {
     make(Class::RangeError, ERR_OUT_OF_RANGE, message, &[])
 }
 
+/// What the core's `NodeRequired` text says, in this package's spelling (a page has no lock
+/// directory or store of its own).
+const NODE_REQUIRED_HINT: &str = " (in the browser: new Snowflake({ node: N }) with a node your server leases to the page, as in the README; or new Snowflake({ node: randomNode(layout) }) for a random node)";
+
 /// The exception for a core error: its code, its `Display` text as the message and its fields.
 #[cold]
 pub(crate) fn core(e: Error) -> JsValue {
     let class = match e.kind() {
-        ErrorKind::OutOfRange => Class::RangeError,
+        ErrorKind::OutOfRange | ErrorKind::LimitExceeded => Class::RangeError,
         _ => Class::Error,
     };
-    let message = e.to_string();
+    let message = match e {
+        Error::NodeRequired => format!("{e}{NODE_REQUIRED_HINT}"),
+        _ => e.to_string(),
+    };
     let field;
     let props: &[(&str, Prop<'_>)] = match e {
         Error::InvalidLayout { reason } | Error::InvalidConfig { reason } => {

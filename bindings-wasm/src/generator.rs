@@ -16,16 +16,12 @@ use wasm_bindgen::prelude::*;
 
 use crate::clock::Clock;
 use crate::convert::{
-    bounded_arg, expect_object, get, id_arg, is_nullish, layout_arg, node_arg, object, only_keys,
+    batch_arg, expect_object, get, id_arg, is_nullish, layout_arg, node_arg, object, only_keys,
     opt_string_arg, string_arg, u64_arg,
 };
 use crate::errors::{make, range_error, stash, Class, OrThrow, Prop, ERR_NOT_JS_SAFE};
 use crate::layout::{decompose, JsLayout};
 use crate::random;
-
-/// Most IDs one `nextIds` / `nextIdsAt` call returns (2^28, as in the Node package; a page
-/// will usually run out of memory well before).
-const MAX_BATCH: u64 = 1 << 28;
 
 /// IDs minted into wasm memory per copy into the result array: batches of any size grow the
 /// module's memory (which never shrinks) by at most this many × 8 bytes.
@@ -38,14 +34,15 @@ const MAX_RETRIES: u32 = 64;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_GENERATOR: &str = r#"
-/** Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Every key is optional. */
+/** Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Only `node` is required. */
 export interface SnowflakeOptions {
   /** A `Layout`, a preset name or a text spec. Default `"twitter"`. */
   layout?: Layout | string
   /**
    * The whole node value, or the node sub-fields by name (`{ datacenter: 1, worker: 2 }`).
-   * Default 0. Give every page, worker and server process its own node: lease one from your
-   * server, or draw one with `randomNode(layout)` (probabilistic uniqueness, see the README).
+   * Required: without it the constructor throws `ERR_NODE_REQUIRED`. Give every page, worker
+   * and server process its own node: lease one from your server, or draw one with
+   * `randomNode(layout)` (probabilistic uniqueness, see the README).
    */
   node?: bigint | number | Record<string, bigint | number>
   /**
@@ -322,9 +319,10 @@ impl JsSnowflake {
 
 #[wasm_bindgen(js_class = Snowflake)]
 impl JsSnowflake {
-    /// Builds a generator (default layout `twitter`, node 0, `wait:1000`, `wait`, `zero`).
-    /// Throws `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE` (node too large),
-    /// `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
+    /// Builds a generator on `options.node`, which has no default (default layout `twitter`,
+    /// `wait:1000`, `wait`, `zero`). Throws `ERR_NODE_REQUIRED` without a node (the message
+    /// says how to choose one), `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE`
+    /// (node too large), `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "SnowflakeOptions")] options: JsValue,
@@ -383,13 +381,13 @@ impl JsSnowflake {
     }
 
     /// `n` fresh IDs in a `BigUint64Array`, filled in Rust one tick at a time (waiting between
-    /// ticks as `nextId` does). `n` is at most 2^28.
+    /// ticks as `nextId` does). `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
     #[wasm_bindgen(js_name = nextIds)]
     pub fn next_ids(
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue,
     ) -> Result<BigUint64Array, JsValue> {
-        let n = bounded_arg(&n, "n", MAX_BATCH)? as usize;
+        let n = batch_arg(&n)?;
         biguint64_array(
             n,
             |out| {
@@ -502,7 +500,7 @@ pub struct JsAtomicSnowflake {
 
 #[wasm_bindgen(js_class = AtomicSnowflake)]
 impl JsAtomicSnowflake {
-    /// Builds a generator from the same options as `Snowflake`.
+    /// Builds a generator from the same options as `Snowflake` (`node` required).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "SnowflakeOptions")] options: JsValue,
@@ -555,7 +553,7 @@ impl JsAtomicSnowflake {
         #[wasm_bindgen(unchecked_param_type = "number")] n: JsValue,
     ) -> Result<BigUint64Array, JsValue> {
         let now = u64_arg(&now_ms, "nowMs")?;
-        let n = bounded_arg(&n, "n", MAX_BATCH)? as usize;
+        let n = batch_arg(&n)?;
         let mut first = true;
         biguint64_array(
             n,

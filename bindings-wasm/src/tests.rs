@@ -44,8 +44,63 @@ fn checked<T: Sentinel + PartialEq>(v: T) -> Result<T, JsValue> {
     Ok(v)
 }
 
+/// A clocked generator with these options, on node 1 unless they name a node (a generator
+/// needs one: see `a_generator_without_a_node_throws_node_required`).
 fn snowflake(props: &[(&str, JsValue)]) -> JsSnowflake {
-    JsSnowflake::new(options(props)).unwrap_or_else(|e| panic!("{:?}", e.as_string()))
+    let mut props = props.to_vec();
+    if !props.iter().any(|(k, _)| *k == "node") {
+        props.push(("node", JsValue::from(1u32)));
+    }
+    JsSnowflake::new(options(&props)).unwrap_or_else(|e| panic!("{:?}", e.as_string()))
+}
+
+/// Without a node, neither generator is built: the typed error says how to choose one in the
+/// browser (a node from your server, or `randomNode`); node 0 given on purpose works.
+#[wasm_bindgen_test]
+fn a_generator_without_a_node_throws_node_required() {
+    for opts in [
+        JsValue::UNDEFINED,
+        JsValue::NULL,
+        options(&[]),
+        options(&[("layout", "discord".into())]),
+    ] {
+        for e in [
+            JsSnowflake::new(opts.clone()).err().unwrap(),
+            JsAtomicSnowflake::new(opts.clone()).err().unwrap(),
+        ] {
+            assert_eq!(code(&e), "ERR_NODE_REQUIRED");
+            let message = prop(&e, "message").as_string().unwrap();
+            for hint in [
+                "explicit node",
+                "in the browser",
+                "randomNode(layout)",
+                "k*k/(2N)",
+            ] {
+                assert!(message.contains(hint), "{hint}: {message}");
+            }
+        }
+    }
+    let g = JsSnowflake::new(options(&[("node", JsValue::from(0u32))])).unwrap();
+    let id = checked(g.next_id()).unwrap();
+    assert_eq!(big(&prop(&g.decode(JsValue::from(id)).unwrap(), "node")), 0);
+}
+
+/// A batch larger than the core's MAX_BATCH is refused before anything is allocated.
+#[wasm_bindgen_test]
+fn batches_above_max_batch_throw_limit_exceeded() {
+    let g = snowflake(&[]);
+    let a = JsAtomicSnowflake::new(options(&[("node", JsValue::from(2u32))])).unwrap();
+    let n = JsValue::from(idmint::limits::MAX_BATCH + 1);
+    for e in [
+        g.next_ids(n.clone()).err().unwrap(),
+        a.next_ids_at(JsValue::from(1_700_000_000_000u64), n.clone())
+            .err()
+            .unwrap(),
+    ] {
+        assert!(e.is_instance_of::<js_sys::RangeError>());
+        assert_eq!(code(&e), "ERR_LIMIT_EXCEEDED");
+        assert_eq!(big(&prop(&e, "limit")), idmint::limits::MAX_BATCH);
+    }
 }
 
 #[wasm_bindgen_test]
@@ -197,10 +252,10 @@ fn batches_larger_than_a_chunk() {
 
 #[wasm_bindgen_test]
 fn sans_io_batches_stop_where_the_policy_waits() {
-    let g = JsAtomicSnowflake::new(options(&[(
-        "layout",
-        "time=41@1ms,node=4,seq=2,epoch=2020-01-01".into(),
-    )]))
+    let g = JsAtomicSnowflake::new(options(&[
+        ("layout", "time=41@1ms,node=4,seq=2,epoch=2020-01-01".into()),
+        ("node", JsValue::from(1u32)),
+    ]))
     .unwrap();
     let now = JsValue::from(1_700_000_000_000u64);
     assert_eq!(

@@ -54,6 +54,6 @@ function mint(m: Omit<typeof Node, NodeOnly>): bigint {
 }
 mint(web)
 function mintWeb(m: Omit<typeof Web, WebOnly>): bigint {
-  return new m.Snowflake().nextId()
+  return new m.Snowflake({ node: 2 }).nextId()
 }
 mintWeb(node)
