@@ -7,7 +7,7 @@
  * so it replays the shared test vectors exactly.
  */
 export declare class AtomicSnowflake {
-  /** Builds a generator from the same options as `Snowflake`. */
+  /** Builds a generator from the same options as `Snowflake` (`node` required). */
   constructor(options?: SnowflakeOptions)
   /** Builds a generator from a named config (`type=snowflake,...`). */
   static fromConfig(config: string): AtomicSnowflake
@@ -283,9 +283,10 @@ export declare class SegmentAllocator {
  */
 export declare class Snowflake {
   /**
-   * Builds a generator (default layout `twitter`, node 0, `wait:1000`, `wait`, `zero`).
-   * Throws `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE` (node too large),
-   * `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
+   * Builds a generator on `options.node`, which has no default (default layout `twitter`,
+   * `wait:1000`, `wait`, `zero`). Throws `ERR_NODE_REQUIRED` without a node (the message
+   * says how to choose one), `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE`
+   * (node too large), `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
    */
   constructor(options?: SnowflakeOptions)
   /**

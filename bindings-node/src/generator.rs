@@ -281,9 +281,10 @@ pub struct Snowflake {
 
 #[napi]
 impl Snowflake {
-    /// Builds a generator (default layout `twitter`, node 0, `wait:1000`, `wait`, `zero`).
-    /// Throws `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE` (node too large),
-    /// `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
+    /// Builds a generator on `options.node`, which has no default (default layout `twitter`,
+    /// `wait:1000`, `wait`, `zero`). Throws `ERR_NODE_REQUIRED` without a node (the message
+    /// says how to choose one), `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE`
+    /// (node too large), `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: &Env,
@@ -459,7 +460,7 @@ pub struct AtomicSnowflake {
 
 #[napi]
 impl AtomicSnowflake {
-    /// Builds a generator from the same options as `Snowflake`.
+    /// Builds a generator from the same options as `Snowflake` (`node` required).
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: &Env,
