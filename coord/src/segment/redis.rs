@@ -185,7 +185,7 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     /// A store on the Redis server at `url` with key prefix `idmint:seg:`. Does not connect:
-    /// the first take does. A URL that does not parse is [`Error::InvalidConfig`](idmint::Error::InvalidConfig).
+    /// the first take does. A URL that does not parse is [`Error::InvalidConfig`].
     pub fn new(url: &str) -> Result<Self> {
         Ok(RedisStore {
             pool: RedisPool::new(url)?,
