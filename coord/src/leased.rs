@@ -63,7 +63,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::reason::Reason;
-use idmint::{Clock, Config, Error, Result, Snowflake, Stats, SystemClock};
+use idmint::{
+    Clock, Config, Error, OnBackwards, OnExhausted, Result, Snowflake, Stats, SystemClock,
+};
 
 use crate::lease::{self, mono, Lease, LeaseSpec, LeaseStore};
 use crate::node_source::NodeSource;
@@ -223,8 +225,12 @@ impl LeaseOptions {
             ttl: self.ttl,
             holder: self.holder.clone().unwrap_or_else(lease::default_holder),
             // Minting goes on for up to a TTL without a renewal, and never past the recorded
-            // bound, which runs at most `reserve` ahead of the clock (see the module docs).
-            horizon: self.ttl.saturating_add(Duration::from_millis(reserve_ms)),
+            // bound, which runs `reserve` ahead of the clock or of the generator's high-water
+            // mark — and that runs ahead of the clock by as much as the policies allow.
+            horizon: self
+                .ttl
+                .saturating_add(Duration::from_millis(reserve_ms))
+                .saturating_add(Duration::from_millis(ahead_of_clock_ms(cfg))),
         };
         spec.validate()?;
         Ok(Resolved {
@@ -236,6 +242,20 @@ impl LeaseOptions {
             swap_after_ms: self.swap_after_ms,
         })
     }
+}
+
+/// How far ahead of the clock `cfg`'s policies may run a generator's high-water mark: a
+/// `logical:N` generator keeps issuing up to N ms above the clock, `borrow:N` N ticks.
+fn ahead_of_clock_ms(cfg: &Config) -> u64 {
+    let logical = match cfg.on_backwards_policy() {
+        OnBackwards::Logical { max_ms } => max_ms,
+        _ => 0,
+    };
+    let borrow = match cfg.on_exhausted_policy() {
+        OnExhausted::Borrow { max_ticks } => max_ticks.saturating_mul(cfg.layout().tick_ms()),
+        _ => 0,
+    };
+    logical.saturating_add(borrow)
 }
 
 #[derive(Debug, Clone)]

@@ -798,3 +798,29 @@ fn redis_plain_url_to_a_tls_port_fails_cleanly() {
         );
     }
 }
+
+/// A `logical:N` generator can mint up to N ms above its clock, and its recorded bound runs a
+/// reserve above that: the lock delay of a grant under a new epoch covers it, so a holder of
+/// lost records that was running ahead (a clock stepped back under `logical`) is still fenced.
+#[test]
+fn redis_lock_delay_covers_how_far_a_logical_generator_runs_ahead() {
+    let s = Server::start(Kind::Redis);
+    let ttl = Duration::from_secs(1);
+    let horizon_of = |policy: &str, ns: &str| {
+        let cfg =
+            Config::new(Layout::preset("twitter").unwrap()).on_backwards(policy.parse().unwrap());
+        let g = LeasedSnowflake::with_clock(
+            open(&s.url()),
+            cfg,
+            LeaseOptions::new().namespace(ns).ttl(ttl).nodes(2),
+            idmint::ManualClock::new(NOW),
+        )
+        .unwrap();
+        let nb = g.lease_info().unwrap().lease.not_before_ms.unwrap();
+        drop(g);
+        nb - NOW
+    };
+    // TTL + reserve (a TTL by default), and the 60 s a logical:60000 generator may run ahead.
+    assert_eq!(horizon_of("wait:1000", &ns("ahead-wait")), 2_000);
+    assert_eq!(horizon_of("logical:60000", &ns("ahead-logical")), 62_000);
+}
