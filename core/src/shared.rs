@@ -192,7 +192,7 @@ impl AtomicSnowflake {
         }
         #[cfg(feature = "alloc")]
         if !self.ring.is_empty() {
-            return (self.ring_reserve(now_ms, max, &mut notes), notes);
+            return (self.ring_reserve(now_ms, lag_ticks, max, &mut notes), notes);
         }
         let mut cur = self.state.load(Relaxed);
         if let Some(t) = self.p.tick_fast(now_ms) {
@@ -240,8 +240,26 @@ impl AtomicSnowflake {
     }
 
     #[cfg(feature = "alloc")]
-    fn ring_reserve(&self, now_ms: u64, max: u64, notes: &mut Notes) -> Result<Run> {
+    fn ring_reserve(
+        &self,
+        now_ms: u64,
+        lag_ticks: u64,
+        max: u64,
+        notes: &mut Notes,
+    ) -> Result<Run> {
         let n = self.ring.len() as u64;
+        let Some(now_ms) = self
+            .p
+            .ring_coarse(now_ms, lag_ticks, self.high1.load(Relaxed))
+        else {
+            // A coarse reading further behind the latest tick than it may lag: the caller
+            // confirms with the precise clock before a slot of an earlier tick is used.
+            let last_ms = self.high_water_ms().unwrap_or(now_ms);
+            return Err(Error::ClockMovedBackwards {
+                by_ms: last_ms.saturating_sub(now_ms),
+                last_ms,
+            });
+        };
         let slot = &self.ring[self.p.ring_index(now_ms, n)?];
         let mut cur = slot.load(Relaxed);
         loop {

@@ -427,7 +427,9 @@ impl Packing {
     /// The returned run carries no node bits: the caller ORs its node in.
     ///
     /// `lag_ticks` says how far `now_ms` may lag the true time (a coarse clock): a clock that
-    /// far behind the last tick is treated as still being in it. Use 0 for exact semantics.
+    /// far behind the last tick is treated as still being in it, and one further behind is
+    /// refused without applying the `on_backwards` policy (the caller confirms with a precise
+    /// reading, `lag_ticks` = 0). Use 0 for exact semantics.
     #[inline]
     pub(crate) fn step(
         &self,
@@ -459,10 +461,16 @@ impl Packing {
             }
             return r;
         }
-        notes.rollback = true;
         let last_ms = self.tick_start(last);
         let by_ms = last_ms.saturating_sub(now_ms);
         let backwards = Error::ClockMovedBackwards { by_ms, last_ms };
+        if lag_ticks > 0 {
+            // A coarse reading further behind than it may lag: possibly only a late kernel
+            // tick. The policy acts (opens a rollback epoch, runs ahead on a logical clock) only
+            // on a precise reading, which the caller takes on any error.
+            return Err(backwards);
+        }
+        notes.rollback = true;
         match self.on_backwards {
             OnBackwards::Fail | OnBackwards::Ring { .. } => Err(backwards),
             OnBackwards::Wait { max_ms } if by_ms <= max_ms => {
@@ -538,6 +546,19 @@ impl Packing {
                 }
             }
         }
+    }
+
+    /// The reading a ring step should use for a coarse reading `now_ms` that may lag by up to
+    /// `lag_ticks`: the latest tick issued (`high1 - 1`) when the reading lags it by at most
+    /// that, `now_ms` itself when it does not lag it, and `None` (take a precise reading) when
+    /// it lags further: only a precise reading may continue an earlier tick's slot.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn ring_coarse(&self, now_ms: u64, lag_ticks: u64, high1: u64) -> Option<u64> {
+        let t = self.tick(now_ms).ok()?;
+        if lag_ticks == 0 || high1 <= t + 1 {
+            return Some(now_ms);
+        }
+        (high1 - 1 - t <= lag_ticks).then(|| self.tick_start(high1 - 1))
     }
 
     /// Ring policy: one step on the slot for tick(now). `slot` is `tick+1 << seq_bits | seq`
