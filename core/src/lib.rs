@@ -29,6 +29,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+pub mod anchor;
 #[cfg(feature = "std")]
 pub mod clock;
 pub mod codec;
