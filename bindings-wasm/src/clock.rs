@@ -1,10 +1,21 @@
 //! The browser's time source, and how the clocked generators "wait" where nothing may block.
 //!
-//! **The clock** is `performance.timeOrigin + performance.now()`: Unix milliseconds that never go
-//! backwards within one page or worker (the monotonic clock the page started with). Where
-//! `performance` is missing, `Date.now()` is the fallback (a wall clock: it can step back with
-//! the system clock, which the generator's `onBackwards` policy then handles).
-//! `std::time::SystemTime` is never used: it panics on `wasm32-unknown-unknown`.
+//! **The clock** is `performance.timeOrigin + performance.now()`: Unix milliseconds carried on
+//! the monotonic clock the page started with, re-anchored to the wall clock (`Date.now()`) once
+//! every [`PERIOD_MS`] of monotonic time by the core's [`Anchor`] (the same rules as the
+//! std `SystemClock`): a step of the wall clock is followed, forward or back, so a generator
+//! finds a clock set back behind its last tick and applies its `onBackwards` policy. Where
+//! `performance` is missing, `Date.now()` is the clock itself (a wall clock, whose steps are
+//! seen at once). `std::time::SystemTime` is never used: it panics on `wasm32-unknown-unknown`.
+//!
+//! **Bounds.** `Date.now()` counts whole milliseconds and browsers coarsen `performance.now()`
+//! (to 5 µs–1 ms), so a difference of up to [`MIN_STEP_MS`] ms plus half a millisecond is taken
+//! for noise and not followed. A larger step is seen by the first reading at least
+//! [`PERIOD_MS`] (1 s) of monotonic time after the previous re-anchoring: until then IDs carry
+//! the time of the clock before the step (behind the wall clock by the step after a forward
+//! one; ahead of it after a step back, which the policy then meets). The monotonic clock also
+//! drifts from the wall clock on some systems and, in some browsers, stops while the device
+//! sleeps; both show up at the next re-anchoring as a step.
 //!
 //! **Reading it cheaply.** `performance.now()` is slow in Chromium (about 300 ns a call on the
 //! benchmark machine: Blink clamps and jitters every reading), fifteen times an empty call into
@@ -21,16 +32,12 @@
 //!    once per task), so a reading is never reused across tasks: an event handler, a message
 //!    or a timer callback always starts from a fresh reading.
 //!
-//! So the time a generator sees never goes backwards, is never later than the true time, and
-//! lags it by less than 1 ms plus the time the caller's own code spent in at most
-//! `CALLS_PER_READ - 1` preceding calls of the same task (nothing, in a minting loop): an ID's
-//! time field is at most one tick early for 1 ms ticks in practice. A step of the wall clock
-//! only triggers a fresh `performance` reading.
-//!
-//! **What the monotonic clock trades**: it does not follow later corrections of the system
-//! clock, and in some browsers it does not advance while the device sleeps, so after a long
-//! sleep the time field of new IDs can lag the wall clock until the page is reloaded. IDs stay
-//! unique and increasing either way.
+//! So between steps of the wall clock the time a generator sees never goes backwards, is never
+//! later than the true time, and lags it by less than 1 ms plus the time the caller's own code
+//! spent in at most `CALLS_PER_READ - 1` preceding calls of the same task (nothing, in a minting
+//! loop): an ID's time field is at most one tick early for 1 ms ticks in practice. The
+//! re-anchoring check rides on the `performance` readings (one compare each); the wall clock is
+//! read for it once a period.
 //!
 //! **Waiting**: the core answers `WouldBlock { until_ms }` when a tick's sequence is used up
 //! (`onExhausted: "wait"`) or the clock is a little behind (`onBackwards: "wait:MS"`). A page
@@ -43,7 +50,12 @@ use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use idmint::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
 use idmint::Error;
+
+/// Differences between the anchored time and `Date.now()` up to this many ms (plus half a
+/// millisecond for `Date.now()`'s resolution) are taken for noise, not for a step.
+pub(crate) const MIN_STEP_MS: i64 = 2;
 
 /// Longest single wait a clocked call spins through on the calling thread, in ms: well under
 /// one 60 Hz frame (16.7 ms). Longer waits (a 1 s tick's sequence used up, a clock step back)
@@ -58,7 +70,7 @@ extern "C" {
 
     /// `Date.now()`: the wall clock in ms since the Unix epoch.
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
-    fn date_now() -> f64;
+    fn js_date_now() -> f64;
 
     type Global;
 
@@ -72,12 +84,38 @@ extern "C" {
     fn time_origin(this: &Performance) -> JsValue;
 }
 
-/// A Unix-millisecond clock: `performance.timeOrigin + performance.now()`, or `Date.now()`,
-/// read through the `Date.now()` cache described in the [module docs](self).
-#[derive(Debug, Clone)]
+/// `Date.now()`; in tests, shifted by [`shift_date_for_test`] to play a step of the wall clock.
+#[inline]
+fn date_now() -> f64 {
+    #[cfg(test)]
+    return js_date_now() + DATE_SHIFT_MS.with(Cell::get);
+    #[cfg(not(test))]
+    js_date_now()
+}
+
+#[cfg(test)]
+thread_local! {
+    static DATE_SHIFT_MS: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// Moves this thread's `Date.now()` by `ms` from the real one (tests only).
+#[cfg(test)]
+pub(crate) fn shift_date_for_test(ms: f64) {
+    DATE_SHIFT_MS.with(|s| s.set(ms));
+}
+
+/// ms (a JavaScript time) to ns; `as` saturates, NaN gives 0.
+fn ns(ms: f64) -> i64 {
+    (ms * NS_PER_MS as f64) as i64
+}
+
+/// A Unix-millisecond clock: `performance.timeOrigin + performance.now()` re-anchored to
+/// `Date.now()`, or `Date.now()` alone, read through the `Date.now()` cache described in the
+/// [module docs](self).
+#[derive(Debug)]
 pub(crate) struct Clock {
-    /// `performance.timeOrigin`, or `None` to use `Date.now()` alone.
-    origin: Option<f64>,
+    /// Wall time on `performance.now()` (ns), or `None` to use `Date.now()` alone.
+    anchor: Option<Anchor>,
     /// `Date.now()` just before the last precise reading (NaN: none yet).
     seen_date: Cell<f64>,
     /// The last precise reading, ms since the Unix epoch.
@@ -91,6 +129,11 @@ pub(crate) struct Clock {
 impl Clock {
     /// Picks the best time source this global scope (window, worker, Node) offers.
     pub(crate) fn new() -> Clock {
+        Clock::with_period(PERIOD_MS)
+    }
+
+    /// [`new`](Self::new), re-anchoring every `period_ms`.
+    pub(crate) fn with_period(period_ms: u64) -> Clock {
         let global: Global = js_sys::global().unchecked_into();
         let perf = global.performance();
         let origin = if perf.is_object() {
@@ -104,12 +147,23 @@ impl Clock {
         } else {
             None
         };
-        Clock::with_origin(origin)
+        Clock::with_origin(origin, period_ms)
     }
 
-    fn with_origin(origin: Option<f64>) -> Clock {
+    fn with_origin(origin: Option<f64>, period_ms: u64) -> Clock {
+        let anchor = origin.map(|o| {
+            let a = Anchor::new(
+                ns(o),
+                ns(performance_now()),
+                period_ms,
+                MIN_STEP_MS * NS_PER_MS,
+            );
+            // The page may have run for long: its time origin is not the wall clock now.
+            observe(&a);
+            a
+        });
         Clock {
-            origin,
+            anchor,
             seen_date: Cell::new(f64::NAN),
             seen_ms: Cell::new(0),
             read_in: Cell::new(0),
@@ -120,7 +174,7 @@ impl Clock {
     /// A clock on `Date.now()` only, as where `performance` is missing.
     #[cfg(test)]
     pub(crate) fn date_only() -> Clock {
-        Clock::with_origin(None)
+        Clock::with_origin(None, PERIOD_MS)
     }
 
     /// The current time in ms since the Unix epoch, as the module docs describe: the last
@@ -165,20 +219,26 @@ impl Clock {
         self.refresh(date_now())
     }
 
-    /// A fresh reading of the precise clock, ms since the Unix epoch (fractions dropped).
+    /// A fresh reading of the precise clock, ms since the Unix epoch (fractions dropped),
+    /// re-anchoring first when that is due.
     pub(crate) fn precise_ms(&self) -> u64 {
-        let t = match self.origin {
-            Some(origin) => origin + performance_now(),
-            None => date_now(),
-        };
-        // `as` saturates: NaN or a negative time would give 0, which the layout refuses
-        // (ERR_BEFORE_EPOCH) rather than minting at a wrong time.
-        t as u64
+        match &self.anchor {
+            Some(a) => {
+                let mono = ns(performance_now());
+                if a.is_due(mono) {
+                    reanchor(a, mono);
+                }
+                a.ms_at(mono)
+            }
+            // `as` saturates: NaN or a negative time would give 0, which the layout refuses
+            // (ERR_BEFORE_EPOCH) rather than minting at a wrong time.
+            None => date_now() as u64,
+        }
     }
 
     /// Which source the clock reads: `"performance"` or `"Date"`.
     pub(crate) fn source(&self) -> &'static str {
-        if self.origin.is_some() {
+        if self.anchor.is_some() {
             "performance"
         } else {
             "Date"
@@ -209,6 +269,29 @@ impl Clock {
             other => Err(other),
         }
     }
+}
+
+/// The re-anchoring due at monotonic time `mono` (ns), if this reading claims it.
+#[cold]
+#[inline(never)]
+fn reanchor(a: &Anchor, mono: i64) {
+    if a.claim(mono) {
+        observe(a);
+    }
+}
+
+/// Compares `Date.now()` with the anchored time and follows a step: `Date.now()` is taken as
+/// the middle of its millisecond, at the middle of two `performance.now()` readings around it.
+fn observe(a: &Anchor) {
+    let before = performance_now();
+    let date = date_now();
+    let after = performance_now();
+    if !date.is_finite() {
+        return;
+    }
+    let mono = ns(before + (after - before) / 2.0);
+    let uncertainty = NS_PER_MS / 2 + ns((after - before) / 2.0);
+    a.observe(ns(date) + NS_PER_MS / 2, mono, uncertainty);
 }
 
 /// Calls within one task that may reuse a reading before `Date.now()` is read again.
@@ -277,4 +360,101 @@ pub(crate) fn precise_ms() -> u64 {
 /// One `Date.now()` reading, truncated to ms (benchmarks compare it with [`now_ms`]).
 pub(crate) fn date_ms() -> u64 {
     date_now() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use idmint::{AtomicSnowflake, Config, Layout, OnBackwards};
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::*;
+
+    /// Resets the shifted `Date.now()` when a test ends.
+    struct Shift;
+
+    impl Shift {
+        fn to(ms: f64) -> Shift {
+            shift_date_for_test(ms);
+            Shift
+        }
+    }
+
+    impl Drop for Shift {
+        fn drop(&mut self) {
+            shift_date_for_test(0.0);
+        }
+    }
+
+    /// Spins until `performance.now()` has moved `ms` on.
+    fn spin(ms: f64) {
+        let until = performance_now() + ms;
+        while performance_now() < until {
+            core::hint::spin_loop();
+        }
+    }
+
+    /// `Date.now()` steps 10 s forward and then back again while a clock re-anchoring every
+    /// 20 ms is read: a period later its readings follow each step, the second one backwards.
+    #[wasm_bindgen_test]
+    fn wall_clock_steps_are_followed_a_period_later() {
+        let c = Clock::with_period(20);
+        assert_eq!(c.source(), "performance");
+        let start = c.precise_ms();
+        let shift = Shift::to(10_000.0);
+        spin(30.0);
+        let ahead = c.precise_ms();
+        assert!(
+            (ahead as f64 - date_now()).abs() < 50.0,
+            "{ahead} does not follow Date.now() {} forward",
+            date_now()
+        );
+        assert!(ahead >= start + 10_000);
+        drop(shift);
+        spin(30.0);
+        let back = c.precise_ms();
+        assert!(
+            (back as f64 - date_now()).abs() < 50.0,
+            "{back} does not follow Date.now() {} back",
+            date_now()
+        );
+        assert!(back + 9_000 < ahead, "the clock did not go back");
+    }
+
+    /// Without a step, re-anchoring every 5 ms never moves the clock back: the noise of
+    /// comparing `Date.now()` (whole ms) with `performance.now()` is not taken for a step.
+    #[wasm_bindgen_test]
+    fn reanchoring_noise_is_not_a_step_back() {
+        let c = Clock::with_period(5);
+        let mut last = c.precise_ms();
+        let until = performance_now() + 300.0;
+        while performance_now() < until {
+            let t = c.precise_ms();
+            assert!(t >= last, "went back from {last} to {t}");
+            last = t;
+        }
+    }
+
+    /// A generator on this clock with `onBackwards: "fail"` meets a 5 s step back of
+    /// `Date.now()` within a re-anchoring period: ClockMovedBackwards, and no ID repeats.
+    #[wasm_bindgen_test]
+    fn step_back_reaches_the_policy() {
+        let l = Layout::parse("time=41@1ms,worker=10,seq=12,epoch=2020-01-01").unwrap();
+        let g =
+            AtomicSnowflake::new(Config::new(l).node(1).on_backwards(OnBackwards::Fail)).unwrap();
+        let c = Clock::with_period(20);
+        let mut ids = Vec::new();
+        ids.push(g.next_id_at(c.now_ms()).unwrap());
+        let _shift = Shift::to(-5_000.0);
+        let deadline = performance_now() + 10_000.0;
+        let e = loop {
+            match g.next_id_at(c.now_ms()) {
+                Ok(id) => ids.push(id),
+                Err(Error::WouldBlock { .. }) => {}
+                Err(e) => break e,
+            }
+            assert!(performance_now() < deadline, "the step was never seen");
+        };
+        assert!(matches!(e, Error::ClockMovedBackwards { by_ms, .. } if by_ms >= 4_900));
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    }
 }
