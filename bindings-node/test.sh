@@ -85,7 +85,7 @@ fi
 export IDMINT_TEST_REQUIRE_SERVERS=1
 echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
 
-step "node --test (vectors, API, threads and processes, leases and segments)"
+step "node --test (vectors, API, threads and processes, clock steps, leases and segments)"
 tap="$tmp/results.tap"
 node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$tap" \
