@@ -368,9 +368,10 @@ export class Obfuscator {
 }
 
 /**
- * A Snowflake generator on the page's monotonic clock (`performance.timeOrigin +
- * performance.now()`, or `Date.now()` where `performance` is missing): unique, roughly
- * time-ordered 64-bit IDs as `bigint`s.
+ * A Snowflake generator on the page's clock (`performance.timeOrigin + performance.now()`,
+ * re-anchored to `Date.now()` once a second so that steps of the wall clock are followed, or
+ * `Date.now()` where `performance` is missing): unique, roughly time-ordered 64-bit IDs as
+ * `bigint`s.
  *
  * Waiting: when a policy asks to wait (a tick's sequence ran out with `onExhausted: "wait"`),
  * `nextId`, `nextIds` and `reserve` spin on the clock if the wait is at most 10 ms (one tick

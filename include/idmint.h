@@ -246,8 +246,9 @@ typedef struct idmint_obfuscator idmint_obfuscator;
 /**
  * @brief A thread-safe Snowflake generator on the system clock (opaque).
  *
- * Lock-free: any number of threads may call it at once. It reads the wall clock once and then
- * advances with the monotonic clock, waits when a policy asks, and refuses to mint in a child
+ * Lock-free: any number of threads may call it at once. It carries the wall clock on the
+ * monotonic clock and re-reads it once a second, following its steps (a step back meets the
+ * `on_backwards` policy), waits when a policy asks, and refuses to mint in a child
  * process after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its
  * own node. Freed by #idmint_snowflake_free.
  */
@@ -1041,9 +1042,9 @@ idmint_status idmint_snowflake_stats(const idmint_snowflake *gen, idmint_stats *
 idmint_status idmint_snowflake_layout(const idmint_snowflake *gen, idmint_layout **out_layout);
 
 /**
- * @brief Re-reads the wall clock. The generator otherwise follows the monotonic clock from its
- * creation, so an NTP step is invisible until this call; if the wall clock moved back, the
- * `on_backwards` policy applies.
+ * @brief Re-reads the wall clock now. The generator does so by itself once a second (of
+ * monotonic time), so an NTP step goes unseen for at most that long; this call makes it seen at
+ * once. If the wall clock moved back, the `on_backwards` policy applies.
  *
  * # Safety
  * Pointers must be NULL or valid for their stated use.

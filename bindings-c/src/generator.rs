@@ -104,8 +104,9 @@ impl From<Run> for idmint_run {
 
 /// @brief A thread-safe Snowflake generator on the system clock (opaque).
 ///
-/// Lock-free: any number of threads may call it at once. It reads the wall clock once and then
-/// advances with the monotonic clock, waits when a policy asks, and refuses to mint in a child
+/// Lock-free: any number of threads may call it at once. It carries the wall clock on the
+/// monotonic clock and re-reads it once a second, following its steps (a step back meets the
+/// `on_backwards` policy), waits when a policy asks, and refuses to mint in a child
 /// process after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its
 /// own node. Freed by #idmint_snowflake_free.
 pub struct idmint_snowflake(Snowflake);
@@ -490,9 +491,9 @@ pub unsafe extern "C" fn idmint_snowflake_layout(
     })
 }
 
-/// @brief Re-reads the wall clock. The generator otherwise follows the monotonic clock from its
-/// creation, so an NTP step is invisible until this call; if the wall clock moved back, the
-/// `on_backwards` policy applies.
+/// @brief Re-reads the wall clock now. The generator does so by itself once a second (of
+/// monotonic time), so an NTP step goes unseen for at most that long; this call makes it seen at
+/// once. If the wall clock moved back, the `on_backwards` policy applies.
 ///
 /// # Safety
 /// Pointers must be NULL or valid for their stated use.

@@ -266,7 +266,8 @@ pub(crate) fn not_js_safe(env: &Env, layout: &CoreLayout) -> napi::Error {
 /// A Snowflake generator on the system clock: unique, roughly time-ordered 64-bit IDs as
 /// `bigint`s.
 ///
-/// It reads the wall clock once and then advances with the monotonic clock. When a policy asks
+/// It carries the wall clock on the monotonic clock and re-reads it once a second, following its
+/// steps (a step back meets the `onBackwards` policy within a second). When a policy asks
 /// to wait (a tick's sequence ran out with `onExhausted: "wait"`, or a short clock step back
 /// with `onBackwards: "wait:MS"`), `nextId` and `nextIds` sleep on the calling thread — at most
 /// one tick for exhaustion; use `tryNextId` to get `ERR_WOULD_BLOCK` instead.

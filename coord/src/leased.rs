@@ -12,7 +12,10 @@
 //! - **The recorded bound**: before minting, and every `renew_every` (TTL/3) after, the renewal
 //!   records `issued_up_to = max(high-water, now) + reserve` (reserve = TTL) for the node. An ID
 //!   is handed out only if its time is at most the recorded bound, so the next holder's fence
-//!   covers every ID this one issued — even if this process stalls and its lease runs out.
+//!   covers every ID this one issued — even if this process stalls and its lease runs out. A
+//!   forward step of the wall clock (which the system clock follows within
+//!   [`idmint::clock::REANCHOR_MS`]) takes IDs past the bound: the next mint renews on the spot
+//!   and records a bound from the new time.
 //! - **The deadline**: an ID is handed out only while the lease is surely alive: before
 //!   (monotonic reading taken before the last successful renewal was sent) + TTL − safety
 //!   margin − the coarse clock's lag. If renewals fail (store down) the generator stops with
