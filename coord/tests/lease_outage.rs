@@ -62,17 +62,20 @@ fn outage(kind: Kind) {
             let mut last_ok = t_kill;
             let mut deadline = g.lease_info().unwrap().deadline.unwrap();
             let err = loop {
+                // Taken before the call: the ID was admitted after this moment, however long
+                // this thread is descheduled around the call on a loaded machine.
+                let before = Instant::now();
                 match g.next_id() {
                     Ok(id) => {
                         ids.push(id);
-                        last_ok = Instant::now();
+                        last_ok = before;
                         if let Some(d) = g.lease_info().and_then(|i| i.deadline) {
                             deadline = d;
                         }
                     }
                     Err(e) => break (e, t_kill.elapsed()),
                 }
-                assert!(t_kill.elapsed() < Duration::from_secs(5), "never stopped");
+                assert!(t_kill.elapsed() < Duration::from_secs(60), "never stopped");
                 std::thread::sleep(Duration::from_micros(200));
             };
             (k.join().unwrap(), last_ok, deadline, err)
@@ -86,9 +89,9 @@ fn outage(kind: Kind) {
     // The last successful renewal was sent before the store died (at the latest when the kill
     // command returned), so the store's expiry is at least its send time + TTL, which is
     // the deadline + margin + coarse lag; and at most t_killed + TTL.
-    // (`last_ok` is read just after the mint returned: allow for that.)
+    // (`last_ok` is read just before the call of the last successful mint.)
     assert!(
-        last_ok <= deadline + Duration::from_millis(20),
+        last_ok <= deadline,
         "minted {:?} after the deadline",
         last_ok - deadline
     );
@@ -122,7 +125,7 @@ fn outage(kind: Kind) {
             Err(Error::LeaseLost { .. }) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => panic!("{e:?}"),
         }
-        assert!(back.elapsed() < Duration::from_secs(10), "never resumed");
+        assert!(back.elapsed() < Duration::from_secs(60), "never resumed");
     };
     let max_before = *ids.iter().max().unwrap();
     assert!(resumed > max_before);
@@ -199,7 +202,7 @@ fn redis_superseded_lease_moves_to_another_node() {
     // Within one renewal period the generator finds out and moves.
     let t = Instant::now();
     while g.lease_info().unwrap().lease.node == first.node {
-        assert!(t.elapsed() < Duration::from_secs(3), "never noticed");
+        assert!(t.elapsed() < Duration::from_secs(60), "never noticed");
         std::thread::sleep(Duration::from_millis(10));
     }
     let b = g.next_id().unwrap();
@@ -243,7 +246,7 @@ fn redis_data_loss_is_fenced_by_own_high_water() {
     let _: () = redis::cmd("FLUSHALL").query(&mut con).unwrap();
     let t = Instant::now();
     while g.stats().reacquires == 0 {
-        assert!(t.elapsed() < Duration::from_secs(3), "never re-acquired");
+        assert!(t.elapsed() < Duration::from_secs(60), "never re-acquired");
         std::thread::sleep(Duration::from_millis(10));
     }
     let info = g.lease_info().unwrap();

