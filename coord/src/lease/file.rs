@@ -73,6 +73,9 @@ const MAGIC: &str = "idmint-lease/2";
 /// The most files a namespace directory may hold before an acquire refuses to scan it.
 pub const MAX_DIR_ENTRIES: u64 = 1 << 20;
 
+/// How long an acquire keeps scanning when every node looked busy (see `acquire`).
+const ACQUIRE_PATIENCE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// The largest record file read (records are one short line).
 const MAX_RECORD_BYTES: u64 = 4096;
 
@@ -637,11 +640,21 @@ impl LeaseStore for FileStore {
         let ns = spec.namespace.as_str();
         fs::create_dir_all(self.ns_dir(ns)).map_err(|e| io_error("acquire", &e))?;
         // Holders come and go while we scan, so a pass can find every node busy at the moment
-        // it tried it although one was free at all times: scan a few times before giving up.
+        // it tried it although one was free at all times. And a lock stays held for a moment
+        // after its holder released it when that process was starting a program just then: the
+        // child shares the descriptor until it execs (the files are close-on-exec). So scan
+        // again for up to ACQUIRE_PATIENCE, with short pauses, before giving up.
         let mut corrupt = false;
-        for _ in 0..3 {
+        let give_up = std::time::Instant::now() + ACQUIRE_PATIENCE;
+        for pass in 0u64.. {
             if let Some(lease) = self.acquire_pass(spec, now_ms, avoid, &mut corrupt)? {
                 return Ok(lease);
+            }
+            if pass >= 2 && std::time::Instant::now() >= give_up {
+                break;
+            }
+            if pass >= 2 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
         if corrupt {
