@@ -236,9 +236,10 @@ impl Minter {
         }
     }
 
-    /// Waits (up to a minute) for a report starting with `prefix`; returns it.
+    /// Waits (up to three minutes: a grant may wait out a lock delay first) for a report
+    /// starting with `prefix`; returns it.
     pub fn wait_for(&mut self, prefix: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_secs(180);
         loop {
             if let Some(l) = self.seen.iter().find(|l| l.starts_with(prefix)) {
                 return l.clone();
@@ -270,10 +271,10 @@ impl Minter {
         std::fs::metadata(&self.out).map_or(0, |m| m.len() / 8)
     }
 
-    /// Waits (up to a minute) until it wrote at least `n` more IDs than now.
+    /// Waits (up to three minutes) until it wrote at least `n` more IDs than now.
     pub fn wait_minted(&self, n: u64) {
         let start = self.minted();
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_secs(180);
         while self.minted() < start + n {
             assert!(Instant::now() < deadline, "the child stopped minting");
             std::thread::sleep(Duration::from_millis(10));
