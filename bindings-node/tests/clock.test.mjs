@@ -129,7 +129,8 @@ async function run(policy, step, settleMs) {
   })
   let said = ''
   child.stdout.on('data', (d) => (said += d))
-  const exited = new Promise((resolve) => child.on('exit', resolve))
+  // 'close', not 'exit': 'exit' can come before the last of the child's stdout was read.
+  const exited = new Promise((resolve) => child.on('close', resolve))
   try {
     await waitFor('the first IDs', child, () => readRecs(out).filter((r) => r.tag === TAG.id).length >= 200)
     writeOffset(ft, step)
