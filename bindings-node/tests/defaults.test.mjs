@@ -66,7 +66,7 @@ describe('no default node', () => {
             let reply = null
             c.once('message', (msg) => (reply = msg))
             c.once('error', reject)
-            c.once('exit', (code) => (code === 0 && reply ? resolve(reply) : reject(new Error(`child exited with ${code}`))))
+            c.once('close', (code) => (code === 0 && reply ? resolve(reply) : reject(new Error(`child exited with ${code}`))))
           }),
       ),
     )

@@ -58,7 +58,7 @@ function inChild(job) {
     let ids = null
     c.once('message', (msg) => (ids = msg))
     c.once('error', reject)
-    c.once('exit', (code) => (code === 0 && ids ? resolve(ids) : reject(new Error(`child exited with ${code}`))))
+    c.once('close', (code) => (code === 0 && ids ? resolve(ids) : reject(new Error(`child exited with ${code}`))))
   })
 }
 
