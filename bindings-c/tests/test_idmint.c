@@ -110,7 +110,7 @@ static void *fresh_thread_last_error(void *arg) {
     bool empty = last_is("");
     idmint_layout *l = NULL;
     idmint_status s = idmint_layout_new("nope", &l);
-    bool set = s == IDMINT_INVALID_LAYOUT && last_is("invalid spec at byte 0: expected name=value");
+    bool set = s == IDMINT_INVALID_LAYOUT && last_is("invalid spec at byte 0: unknown preset; presets are twitter, discord, instagram, sonyflake, baidu, shardingsphere, leaf, js53, or give a spec such as time=41@1ms,worker=10,seq=12,epoch=2020-01-01");
     return (void *)(uintptr_t)(empty && set);
 }
 

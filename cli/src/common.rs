@@ -18,7 +18,7 @@ pub struct GenOpts {
     pub layout: String,
 
     /// Node: the whole node value (`--node 37`), or node sub-fields by name
-    /// (`--node datacenter=1,worker=5`; sub-fields left out are 0). It must be a node no other
+    /// (`--node datacenter=1,worker=5`, every sub-field given). It must be a node no other
     /// running generator uses. Without it (and without `--lease`), `gen` leases a node from
     /// the per-user local lock directory ($IDMINT_LEASE_DIR, else $XDG_STATE_HOME/idmint/leases,
     /// else ~/.local/state/idmint/leases, else /tmp/idmint-UID/leases), so concurrent runs never
@@ -82,14 +82,6 @@ pub fn parse_codec(s: &str) -> Result<Codec, String> {
 /// Parses a preset name or spec; a spec error gets the spec echoed with a caret under the
 /// offending byte.
 pub fn parse_layout(spec: &str) -> CliResult<Layout> {
-    let word = spec.trim();
-    if !word.is_empty() && !word.contains(['=', ',']) && Layout::parse(word).is_err() {
-        return Err(CliError::usage(format!(
-            "unknown layout preset {word:?}: presets are {}",
-            idmint::preset::NAMES.join(", ")
-        ))
-        .note("hint: or give a spec such as time=41@1ms,worker=10,seq=12,epoch=2020-01-01"));
-    }
     Layout::parse(spec).map_err(|e| {
         let err = CliError::from(e);
         match e {
@@ -104,67 +96,23 @@ pub fn parse_layout(spec: &str) -> CliResult<Layout> {
     })
 }
 
-/// Parses `--node`: a whole node value, or `name=value` pairs naming node sub-fields (those
-/// left out are 0). The value is checked against the layout.
+/// Parses `--node`: a whole node value, or `name=value` pairs naming every node sub-field,
+/// by the core's one rule ([`Layout::parse_node`]); a node that does not fit gets a hint.
 pub fn parse_node(layout: &Layout, text: &str) -> CliResult<u64> {
-    let text = text.trim();
-    let names: Vec<&str> = layout.node_fields().map(|f| f.name.as_str()).collect();
-    if !text.contains('=') {
-        let node: u64 = text.parse().map_err(|_| {
-            CliError::usage(format!(
-                "invalid --node {text:?}: expected a number or name=value pairs"
-            ))
-        })?;
-        if node > layout.max_node() {
-            let mut err = CliError::usage(format!(
-                "node {node} does not fit the layout: it has {} node bits, so nodes are 0..={}",
-                layout.node_bits(),
-                layout.max_node()
-            ));
-            if names.len() > 1 {
-                let parts: Vec<String> = layout
-                    .node_fields()
-                    .map(|f| format!("{}=0..{}", f.name, f.max()))
-                    .collect();
-                err = err.note(format!(
-                    "hint: or give sub-fields: --node {}",
-                    parts.join(",")
-                ));
-            }
-            return Err(err);
+    layout.parse_node(text).map_err(|e| {
+        let err = CliError::from(e);
+        if layout.node_fields().count() < 2 {
+            return err;
         }
-        return Ok(node);
-    }
-    let mut values = vec![None; names.len()];
-    for pair in text.split(',') {
-        let Some((name, value)) = pair.split_once('=') else {
-            return Err(CliError::usage(format!(
-                "invalid --node part {pair:?}: expected name=value"
-            )));
-        };
-        let name = name.trim();
-        let Some(i) = names.iter().position(|n| *n == name) else {
-            let known = if names.is_empty() {
-                "this layout has no node fields".to_owned()
-            } else {
-                format!("this layout's node fields are {}", names.join(", "))
-            };
-            return Err(CliError::usage(format!(
-                "unknown node field {name:?}: {known}"
-            )));
-        };
-        let v: u64 = value.trim().parse().map_err(|_| {
-            CliError::usage(format!(
-                "invalid value {:?} for node field {name}: expected a number",
-                value.trim()
-            ))
-        })?;
-        if values[i].replace(v).is_some() {
-            return Err(CliError::usage(format!("node field {name} given twice")));
-        }
-    }
-    let values: Vec<u64> = values.into_iter().map(|v| v.unwrap_or(0)).collect();
-    Ok(layout.join_node(&values)?)
+        let parts: Vec<String> = layout
+            .node_fields()
+            .map(|f| format!("{}=0..{}", f.name, f.max()))
+            .collect();
+        err.note(format!(
+            "hint: give every node sub-field: --node {}",
+            parts.join(",")
+        ))
+    })
 }
 
 /// Milliseconds since the Unix epoch, from the system clock (0 if it reads before 1970).
@@ -294,7 +242,10 @@ mod tests {
         let l = Layout::parse("twitter").unwrap();
         assert_eq!(parse_node(&l, "0").unwrap(), 0);
         assert_eq!(parse_node(&l, "datacenter=1,worker=3").unwrap(), 35);
-        assert_eq!(parse_node(&l, "worker=3").unwrap(), 3);
+        assert!(
+            parse_node(&l, "worker=3").is_err(),
+            "every sub-field must be given"
+        );
         assert_eq!(parse_node(&l, " worker = 3 , datacenter=1").unwrap(), 35);
         assert!(parse_node(&l, "1024").is_err());
         assert!(parse_node(&l, "worker=32").is_err());

@@ -82,6 +82,7 @@ impl From<Error> for CliError {
                 | ErrorKind::OutOfRange
                 | ErrorKind::InvalidConfig
                 | ErrorKind::InvalidEncoding
+                | ErrorKind::InvalidArgument
         );
         let err = if input {
             CliError::usage(e.to_string())

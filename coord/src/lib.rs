@@ -59,6 +59,7 @@
 pub mod lease;
 pub mod leased;
 pub mod node_source;
+pub mod options;
 #[cfg(feature = "postgres")]
 mod pg;
 mod reason;

@@ -158,6 +158,15 @@ pub enum Error {
         /// The largest value allowed.
         limit: u64,
     },
+    /// An argument names something that does not exist or leaves out something required: an
+    /// unknown option key, an unknown, missing or repeated node sub-field.
+    #[error("invalid argument `{name}`: {reason}")]
+    InvalidArgument {
+        /// The option key or sub-field name as given (cut to 15 bytes).
+        name: Name,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 /// Coarse, stable classification of an [`Error`]; the bindings map these one to one.
@@ -201,6 +210,8 @@ pub enum ErrorKind {
     StoreMismatch = 17,
     /// [`Error::LimitExceeded`].
     LimitExceeded = 18,
+    /// [`Error::InvalidArgument`].
+    InvalidArgument = 19,
 }
 
 impl Error {
@@ -225,6 +236,7 @@ impl Error {
             Error::NodeRequired => ErrorKind::NodeRequired,
             Error::StoreMismatch { .. } => ErrorKind::StoreMismatch,
             Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
+            Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
         }
     }
 
@@ -232,11 +244,137 @@ impl Error {
     pub const fn code(&self) -> &'static str {
         self.kind().code()
     }
+
+    /// The variant's data as named values, in declaration order, so a binding attaches them to
+    /// its exception generically (a new variant cannot lose its fields in some binding).
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::{Error, FieldValue};
+    /// let e = Error::WouldBlock { until_ms: 5 };
+    /// let f: Vec<_> = e.fields().collect();
+    /// assert_eq!((f[0].name, f[0].camel, f[0].value), ("until_ms", "untilMs", FieldValue::U64(5)));
+    /// ```
+    pub fn fields(&self) -> ErrorFields<'_> {
+        use FieldValue::{Count, Str, U64};
+        const fn f<'a>(
+            name: &'static str,
+            camel: &'static str,
+            value: FieldValue<'a>,
+        ) -> Option<ErrorField<'a>> {
+            Some(ErrorField { name, camel, value })
+        }
+        let items = match self {
+            Error::InvalidLayout { reason } | Error::InvalidConfig { reason } => {
+                [f("reason", "reason", Str(reason)), None, None]
+            }
+            Error::InvalidSpec { at, reason } => [
+                f("at", "at", Count(*at)),
+                f("reason", "reason", Str(reason)),
+                None,
+            ],
+            Error::LayoutExpired { end_ms } => [f("end_ms", "endMs", U64(*end_ms)), None, None],
+            Error::BeforeEpoch { now_ms, epoch_ms } => [
+                f("now_ms", "nowMs", U64(*now_ms)),
+                f("epoch_ms", "epochMs", U64(*epoch_ms)),
+                None,
+            ],
+            Error::FieldOverflow { field, value, max } => [
+                f("field", "field", Str(field.as_str())),
+                f("value", "value", U64(*value)),
+                f("max", "max", U64(*max)),
+            ],
+            Error::ClockMovedBackwards { by_ms, last_ms } => [
+                f("by_ms", "byMs", U64(*by_ms)),
+                f("last_ms", "lastMs", U64(*last_ms)),
+                None,
+            ],
+            Error::SequenceExhausted { tick_ms } => {
+                [f("tick_ms", "tickMs", U64(*tick_ms)), None, None]
+            }
+            Error::WouldBlock { until_ms } => {
+                [f("until_ms", "untilMs", U64(*until_ms)), None, None]
+            }
+            Error::InvalidEncoding { codec, at, reason } => [
+                f("codec", "codec", Str(codec)),
+                f("at", "at", Count(*at)),
+                f("reason", "reason", Str(reason)),
+            ],
+            Error::BufferTooSmall { needed } => [f("needed", "needed", Count(*needed)), None, None],
+            Error::StoreUnavailable { store, op, reason } => [
+                f("store", "store", Str(store)),
+                f("op", "op", Str(op)),
+                f("reason", "reason", Str(reason)),
+            ],
+            Error::LeaseLost { node, reason } => [
+                f("node", "node", U64(*node)),
+                f("reason", "reason", Str(reason)),
+                None,
+            ],
+            Error::NoFreeNode { nodes } => [f("nodes", "nodes", U64(*nodes)), None, None],
+            Error::StoreMismatch { store, reason } => [
+                f("store", "store", Str(store)),
+                f("reason", "reason", Str(reason)),
+                None,
+            ],
+            Error::LimitExceeded { what, limit } => [
+                f("what", "what", Str(what)),
+                f("limit", "limit", U64(*limit)),
+                None,
+            ],
+            Error::InvalidArgument { name, reason } => [
+                f("name", "name", Str(name.as_str())),
+                f("reason", "reason", Str(reason)),
+                None,
+            ],
+            Error::Forked | Error::RandomSource | Error::NodeRequired => [None, None, None],
+        };
+        ErrorFields { items, next: 0 }
+    }
+}
+
+/// One named value of an [`Error`] variant (see [`Error::fields`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorField<'a> {
+    /// The field's name in snake_case, as Rust, Python and C spell it (`until_ms`).
+    pub name: &'static str,
+    /// The same name in camelCase, as JavaScript spells it (`untilMs`).
+    pub camel: &'static str,
+    /// The value.
+    pub value: FieldValue<'a>,
+}
+
+/// The value of an [`ErrorField`], typed so a binding picks the host type once per case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValue<'a> {
+    /// Text: a reason, a store or codec name, a field name.
+    Str(&'a str),
+    /// A small count or offset (bytes, characters): a `number` in JavaScript.
+    Count(usize),
+    /// A 64-bit quantity (times in ms, IDs, field values): a `bigint` in JavaScript.
+    U64(u64),
+}
+
+/// The fields of one error, in declaration order (at most three).
+#[derive(Debug, Clone)]
+pub struct ErrorFields<'a> {
+    items: [Option<ErrorField<'a>>; 3],
+    next: usize,
+}
+
+impl<'a> Iterator for ErrorFields<'a> {
+    type Item = ErrorField<'a>;
+
+    fn next(&mut self) -> Option<ErrorField<'a>> {
+        let item = self.items.get(self.next).copied().flatten()?;
+        self.next += 1;
+        Some(item)
+    }
 }
 
 impl ErrorKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [ErrorKind; 18] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::InvalidLayout,
         ErrorKind::LayoutExpired,
         ErrorKind::BeforeEpoch,
@@ -255,6 +393,7 @@ impl ErrorKind {
         ErrorKind::NodeRequired,
         ErrorKind::StoreMismatch,
         ErrorKind::LimitExceeded,
+        ErrorKind::InvalidArgument,
     ];
 
     /// The stable code string (`ERR_...`) of this kind.
@@ -278,6 +417,7 @@ impl ErrorKind {
             ErrorKind::NodeRequired => "ERR_NODE_REQUIRED",
             ErrorKind::StoreMismatch => "ERR_STORE_MISMATCH",
             ErrorKind::LimitExceeded => "ERR_LIMIT_EXCEEDED",
+            ErrorKind::InvalidArgument => "ERR_INVALID_ARG_VALUE",
         }
     }
 }

@@ -322,7 +322,7 @@ impl Layout {
     /// `shardingsphere`, `leaf`, `js53`); see [`crate::preset`].
     pub fn preset(name: &str) -> Result<Layout> {
         preset::by_name(name).ok_or(Error::InvalidLayout {
-            reason: "unknown preset (twitter, discord, instagram, sonyflake, baidu, shardingsphere, leaf, js53)",
+            reason: UNKNOWN_PRESET,
         })
     }
 
@@ -337,10 +337,93 @@ impl Layout {
     /// assert_eq!(e.to_string(), "invalid spec at byte 26: expected a number of bits");
     /// ```
     pub fn parse(spec: &str) -> Result<Layout> {
-        if let Some(l) = preset::by_name(spec.trim()) {
+        let word = spec.trim();
+        if let Some(l) = preset::by_name(word) {
             return Ok(l);
         }
+        if !word.is_empty() && !word.contains(['=', ',']) {
+            // One word that is no preset: most likely a misspelt preset name.
+            return Err(Error::InvalidSpec {
+                at: spec.len() - spec.trim_start().len(),
+                reason: UNKNOWN_PRESET,
+            });
+        }
         parse_spec(spec)
+    }
+
+    /// A node given as text: a whole value (`37`) or sub-fields by name
+    /// (`datacenter=1,worker=5`), resolved by [`node_from_parts`](Self::node_from_parts).
+    pub fn parse_node(&self, text: &str) -> Result<u64> {
+        let text = text.trim();
+        if !text.contains('=') {
+            let node = text.parse::<u64>().map_err(|_| Error::InvalidArgument {
+                name: Name::lit("node"),
+                reason: "expected a number or name=value pairs",
+            })?;
+            self.node_to_bits(node)?;
+            return Ok(node);
+        }
+        let mut parts = [("", 0u64); MAX_FIELDS];
+        let mut n = 0;
+        for pair in text.split(',') {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let name = name.trim();
+            let value = value
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| Error::InvalidArgument {
+                    name: Name::lossy(name),
+                    reason: "expected name=number",
+                })?;
+            if n == MAX_FIELDS {
+                return Err(Error::InvalidArgument {
+                    name: Name::lossy(name),
+                    reason: "is one node sub-field too many",
+                });
+            }
+            parts[n] = (name, value);
+            n += 1;
+        }
+        self.node_from_parts(&parts[..n])
+    }
+
+    /// Joins a node given by sub-field names. The one rule of every surface: each node
+    /// sub-field of the layout given exactly once, no other name, each value within its field.
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::Layout;
+    /// let l = Layout::preset("twitter")?;
+    /// assert_eq!(l.node_from_parts(&[("worker", 5), ("datacenter", 1)])?, 37);
+    /// let e = l.node_from_parts(&[("worker", 5)]).unwrap_err();
+    /// assert_eq!(e.to_string(), "invalid argument `datacenter`: is a node sub-field of the layout and missing");
+    /// # Ok::<(), idmint::Error>(())
+    /// ```
+    pub fn node_from_parts(&self, parts: &[(&str, u64)]) -> Result<u64> {
+        let mut values = [None; MAX_FIELDS];
+        for (name, v) in parts {
+            let Some(i) = self.node_fields().position(|f| f.name == **name) else {
+                return Err(Error::InvalidArgument {
+                    name: Name::lossy(name),
+                    reason: "is not a node sub-field of the layout",
+                });
+            };
+            if values[i].replace(*v).is_some() {
+                return Err(Error::InvalidArgument {
+                    name: Name::lossy(name),
+                    reason: "is given twice",
+                });
+            }
+        }
+        let mut node = 0u64;
+        for (f, v) in self.node_fields().zip(values) {
+            let v = v.ok_or(Error::InvalidArgument {
+                name: f.name,
+                reason: "is a node sub-field of the layout and missing",
+            })?;
+            node = (node << f.bits) | check(f, v)?;
+        }
+        Ok(node)
     }
 
     /// The preset name, if this layout is an unmodified preset.
@@ -670,6 +753,9 @@ impl FromStr for Layout {
         Layout::parse(s)
     }
 }
+
+/// The answer to a name that is no preset, on every surface.
+const UNKNOWN_PRESET: &str = "unknown preset; presets are twitter, discord, instagram, sonyflake, baidu, shardingsphere, leaf, js53, or give a spec such as time=41@1ms,worker=10,seq=12,epoch=2020-01-01";
 
 fn parse_spec(spec: &str) -> Result<Layout> {
     let err = |at: usize, reason: &'static str| Error::InvalidSpec { at, reason };

@@ -43,6 +43,7 @@ mod name;
 #[cfg(feature = "alloc")]
 pub mod named;
 pub mod obfuscate;
+pub mod options;
 pub mod policy;
 pub mod preset;
 pub mod segment;
@@ -58,7 +59,7 @@ pub mod uuids;
 
 #[cfg(feature = "std")]
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorField, ErrorFields, ErrorKind, FieldValue, Result};
 #[cfg(feature = "std")]
 pub use fork::ForkGuard;
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
@@ -66,6 +67,7 @@ pub use local::LocalSnowflake;
 pub use name::Name;
 #[cfg(feature = "alloc")]
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};
+pub use options::{OptionValue, Options};
 pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 pub use shared::AtomicSnowflake;
 pub use state::Run;

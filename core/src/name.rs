@@ -43,9 +43,24 @@ impl Name {
         }
     }
 
+    /// Keeps any text as a name for an error message: the first 15 bytes, cut at a character
+    /// boundary, without the identifier rules of [`Name::new`].
+    pub fn lossy(s: &str) -> Name {
+        let mut end = s.len().min(MAX_NAME_LEN);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut bytes = [0u8; MAX_NAME_LEN];
+        bytes[..end].copy_from_slice(&s.as_bytes()[..end]);
+        Name {
+            len: end as u8,
+            bytes,
+        }
+    }
+
     /// The name as a string slice.
     pub fn as_str(&self) -> &str {
-        // Only ASCII bytes are ever stored.
+        // Only whole UTF-8 characters are ever stored.
         core::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
     }
 }

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use idmint::Error;
+use idmint::{Error, FieldValue};
 
 mod codecs;
 mod generators;
@@ -100,46 +100,13 @@ pub(crate) fn error(e: &Error) -> Value {
     let mut m = Map::new();
     m.insert("error".into(), Value::from(e.code()));
     m.insert("message".into(), Value::from(e.to_string()));
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.into(), v);
-    };
-    match *e {
-        Error::InvalidLayout { reason } | Error::InvalidConfig { reason } => {
-            put("reason", reason.into())
-        }
-        Error::InvalidSpec { at, reason } => {
-            put("at", at.into());
-            put("reason", reason.into());
-        }
-        Error::LayoutExpired { end_ms } => put("end_ms", s(end_ms)),
-        Error::BeforeEpoch { now_ms, epoch_ms } => {
-            put("now_ms", s(now_ms));
-            put("epoch_ms", s(epoch_ms));
-        }
-        Error::FieldOverflow { field, value, max } => {
-            put("field", field.as_str().into());
-            put("value", s(value));
-            put("max", s(max));
-        }
-        Error::ClockMovedBackwards { by_ms, last_ms } => {
-            put("by_ms", s(by_ms));
-            put("last_ms", s(last_ms));
-        }
-        Error::SequenceExhausted { tick_ms } => put("tick_ms", s(tick_ms)),
-        Error::WouldBlock { until_ms } => put("until_ms", s(until_ms)),
-        Error::InvalidEncoding { codec, at, reason } => {
-            put("codec", codec.into());
-            put("at", at.into());
-            put("reason", reason.into());
-        }
-        Error::BufferTooSmall { needed } => put("needed", needed.into()),
-        Error::LimitExceeded { what, limit } => {
-            put("what", what.into());
-            put("limit", s(limit));
-        }
-        // Store, lease and fork errors never appear in the vectors (they replay sans-IO
-        // generators); NodeRequired carries no fields.
-        _ => {}
+    for f in e.fields() {
+        let v = match f.value {
+            FieldValue::Str(t) => Value::from(t),
+            FieldValue::Count(n) => Value::from(n),
+            FieldValue::U64(n) => s(n),
+        };
+        m.insert(f.name.into(), v);
     }
     Value::Object(m)
 }
