@@ -5,7 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use idmint::codec::Codec;
-use idmint::{Config, Error, Layout, OnBackwards, OnExhausted, Rfc3339, SequenceStart};
+use idmint::{Config, Error, Layout, OptionValue, Options, Rfc3339};
 
 use crate::error::{CliError, CliResult};
 
@@ -28,50 +28,41 @@ pub struct GenOpts {
 
     /// What to do when the clock steps back: fail, wait[:MS], logical[:MS],
     /// rollback_counter, ring[:TICKS].
-    #[arg(long, value_name = "POLICY", value_parser = parse_backwards)]
-    pub on_backwards: Option<OnBackwards>,
+    #[arg(long, value_name = "POLICY")]
+    pub on_backwards: Option<String>,
 
     /// What to do when a tick's sequence runs out: wait, borrow[:TICKS], fail.
-    #[arg(long, value_name = "POLICY", value_parser = parse_exhausted)]
-    pub on_exhausted: Option<OnExhausted>,
+    #[arg(long, value_name = "POLICY")]
+    pub on_exhausted: Option<String>,
 
     /// Where each tick's sequence starts: zero, random, vibrate[:MAX_OFFSET].
-    #[arg(long, value_name = "POLICY", value_parser = parse_sequence_start)]
-    pub sequence_start: Option<SequenceStart>,
+    #[arg(long, value_name = "POLICY")]
+    pub sequence_start: Option<String>,
 }
 
 impl GenOpts {
     /// The layout and the generator config these options describe (with no node unless
-    /// `--node` was given).
+    /// `--node` was given), built by the core's options-by-key like every other surface.
     pub fn config(&self) -> CliResult<(Layout, Config)> {
         let layout = parse_layout(&self.layout)?;
-        let mut cfg = Config::new(layout);
+        let mut opts = Options::new();
+        opts.set("layout", OptionValue::Layout(layout))?;
         if let Some(text) = &self.node {
-            cfg = cfg.node(parse_node(&layout, text)?);
+            opts.set("node", OptionValue::Int(parse_node(&layout, text)?))?;
         }
-        if let Some(p) = self.on_backwards {
-            cfg = cfg.on_backwards(p);
+        for (key, value) in [
+            ("on_backwards", &self.on_backwards),
+            ("on_exhausted", &self.on_exhausted),
+            ("sequence_start", &self.sequence_start),
+        ] {
+            if let Some(text) = value {
+                opts.set(key, OptionValue::Text(text)).map_err(|e| {
+                    CliError::from(e).note(format!("in --{}", key.replace('_', "-")))
+                })?;
+            }
         }
-        if let Some(p) = self.on_exhausted {
-            cfg = cfg.on_exhausted(p);
-        }
-        if let Some(p) = self.sequence_start {
-            cfg = cfg.sequence_start(p);
-        }
-        Ok((layout, cfg))
+        Ok((layout, opts.config()?))
     }
-}
-
-fn parse_backwards(s: &str) -> Result<OnBackwards, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-
-fn parse_exhausted(s: &str) -> Result<OnExhausted, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-
-fn parse_sequence_start(s: &str) -> Result<SequenceStart, String> {
-    s.parse().map_err(|e: Error| e.to_string())
 }
 
 /// clap value parser for codec names (`dec`, `decimal`, `hex`, `base32`, `base62`).
