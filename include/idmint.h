@@ -210,6 +210,28 @@ typedef enum {
 } idmint_uuid_variant;
 
 /**
+ * @brief The type of generator a named config builds (`type=...`).
+ */
+typedef enum {
+    /**
+     * `type=snowflake`: 64-bit Snowflake IDs.
+     */
+    IDMINT_NAMED_SNOWFLAKE = 0,
+    /**
+     * `type=uuid4`: random version 4 UUIDs (16 random bytes per ID).
+     */
+    IDMINT_NAMED_UUID4 = 1,
+    /**
+     * `type=uuid7`: monotonic version 7 UUIDs (10 random bytes per ID).
+     */
+    IDMINT_NAMED_UUID7 = 2,
+    /**
+     * `type=uuid1`: version 1 UUIDs with a random node (8 random bytes on the first call only).
+     */
+    IDMINT_NAMED_UUID1 = 3,
+} idmint_named_type;
+
+/**
  * @brief A thread-safe, sans-IO Snowflake generator (opaque): it never reads a clock nor
  * waits. Every call takes the time (`now_ms`) and answers with IDs, or with
  * `IDMINT_WOULD_BLOCK` and the time to call again. For replays, tests and callers with their
@@ -235,6 +257,15 @@ typedef struct idmint_layout idmint_layout;
  * there. Freed (and its node released) by #idmint_leased_snowflake_free.
  */
 typedef struct idmint_leased_snowflake idmint_leased_snowflake;
+
+/**
+ * @brief A generator built from a named config (opaque), sans-IO: every call takes the time
+ * and the random bytes, so the same config, times and bytes give the same IDs on every idmint
+ * surface. Thread-safe (calls are serialised by a lock). No fork detection: in a child process
+ * after `fork()` make a new one (and for `type=snowflake` give it its own node). Freed by
+ * #idmint_named_generator_free.
+ */
+typedef struct idmint_named_generator idmint_named_generator;
 
 /**
  * @brief A keyed bijection over IDs (opaque, immutable, usable from any thread). Obfuscation,
@@ -506,6 +537,25 @@ typedef struct {
      */
     uint64_t unix_ms;
 } idmint_uuid_info;
+
+/**
+ * @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
+ */
+typedef struct {
+    /**
+     * Whether the ID is the UUID in `uuid` (UUID types) rather than the integer in `id`
+     * (`type=snowflake`).
+     */
+    bool is_uuid;
+    /**
+     * The 64-bit ID; 0 for a UUID.
+     */
+    uint64_t id;
+    /**
+     * The UUID; all zero for a 64-bit ID.
+     */
+    idmint_uuid uuid;
+} idmint_generated_id;
 
 /**
  * @brief How an #idmint_leased_snowflake holds its lease. Zero-initialise it
@@ -1275,6 +1325,51 @@ idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
                                 idmint_uuid *out_uuid);
 
 /**
+ * @brief A version 1 UUID from a count of 100 ns intervals since 1582-10-15 00:00 UTC (the
+ * Gregorian reform), a clock sequence and a random node (sans-IO).
+ *
+ * The node must come from a random source, never from a network card (a MAC address in every
+ * ID tells which machine made it); its multicast bit is forced on (RFC 9562 section 6.10).
+ *
+ * @param ticks 100 ns intervals since 1582-10-15 (clamped to 60 bits, the year 5236).
+ * @param clock_seq The clock sequence; bits above the low 14 are ignored.
+ * @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
+ * @param out_uuid Receives the UUID. Must not be NULL.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
+ */
+idmint_status idmint_uuid_v1_at(uint64_t ticks,
+                                uint16_t clock_seq,
+                                const uint8_t *node,
+                                size_t node_len,
+                                idmint_uuid *out_uuid);
+
+/**
+ * @brief A version 1 UUID at a Unix time in ms plus 100 ns ticks within that millisecond, with
+ * a clock sequence and a random node (sans-IO; see #idmint_uuid_v1_at for the node).
+ *
+ * @param unix_ms Milliseconds since the Unix epoch.
+ * @param ticks_100ns_extra 100 ns ticks within the millisecond, clamped to 9999 so they never
+ *        spill into the next one: a sub-millisecond counter keeps v1 UUIDs of one millisecond
+ *        distinct.
+ * @param clock_seq The clock sequence; bits above the low 14 are ignored.
+ * @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
+ * @param out_uuid Receives the UUID. Must not be NULL.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
+ */
+idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
+                                         uint16_t ticks_100ns_extra,
+                                         uint16_t clock_seq,
+                                         const uint8_t *node,
+                                         size_t node_len,
+                                         idmint_uuid *out_uuid);
+
+/**
  * @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
  * UUID. Prefer v5 for new designs.
  *
@@ -1400,6 +1495,97 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
                                                const uint8_t *random,
                                                size_t random_len,
                                                idmint_uuid *out_uuid);
+
+/**
+ * @brief Parses a named config and builds its generator.
+ *
+ * The config is the compact form, comma-separated `key=value` pairs such as
+ * `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a layout spec in
+ * parentheses: `layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01)`), or one flat JSON
+ * object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid1`) and,
+ * for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
+ * `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
+ *
+ * @param config NUL-terminated UTF-8. Must not be NULL.
+ * @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
+ *        failure. Must not be NULL.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
+ *         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
+ *         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
+ *         `node`); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_INVALID_ARGUMENT` (not
+ *         UTF-8); `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use.
+ */
+idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
+
+/**
+ * @brief Frees a named generator. NULL is ignored.
+ *
+ * # Safety
+ * `gen` must be NULL or a generator from this library that is not used afterwards.
+ */
+void idmint_named_generator_free(idmint_named_generator *gen);
+
+/**
+ * @brief The type of generator (`type=...` of its config).
+ *
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use.
+ */
+idmint_status idmint_named_generator_kind(const idmint_named_generator *gen,
+                                          idmint_named_type *out_kind);
+
+/**
+ * @brief Writes the canonical compact form of the generator's config (keys in a fixed order,
+ * policies in canonical text, defaults filled in), which builds an equal generator.
+ *
+ * Buffer rules as #idmint_layout_spec.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
+ */
+idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
+                                            char *buf,
+                                            size_t buf_len,
+                                            size_t *out_len);
+
+/**
+ * @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS.
+ *
+ * UUID types draw their randomness from the front of `random`: 16 bytes per call for
+ * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
+ * caller replaying a stream of bytes advances it by `*out_random_used`.
+ *
+ * @param gen Must not be NULL.
+ * @param now_ms The time, ms since the Unix epoch.
+ * @param random Random bytes for this call, or NULL to draw them from the OS random source
+ *        (`random_len` is then ignored).
+ * @param random_len Length of `random`.
+ * @param out_id Receives the ID. Must not be NULL.
+ * @param out_random_used If not NULL, receives how many bytes of `random` the call used (0
+ *        when `random` is NULL or on failure).
+ * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth calling
+ *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
+ * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
+ *         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
+ *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
+ *         `random` holds fewer bytes than the call draws (the generator is left as it was);
+ *         `IDMINT_RANDOM_SOURCE` (OS randomness); `IDMINT_NULL_POINTER`.
+ *
+ * # Safety
+ * Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
+ */
+idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
+                                             uint64_t now_ms,
+                                             const uint8_t *random,
+                                             size_t random_len,
+                                             idmint_generated_id *out_id,
+                                             size_t *out_random_used,
+                                             uint64_t *out_until_ms);
 
 /**
  * @brief An obfuscator that permutes all `bits` low bits of an ID: public IDs look random and

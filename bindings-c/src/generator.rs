@@ -165,7 +165,7 @@ pub(crate) fn batch(n: usize) -> Result<(), Fail> {
 
 /// Writes `until_ms` for a would-block result (0 otherwise) and passes the result on.
 #[inline(always)]
-fn report_until<T>(r: Result<T, Error>, until: Option<Out<u64>>) -> Result<T, Fail> {
+pub(crate) fn report_until<T>(r: Result<T, Error>, until: Option<Out<u64>>) -> Result<T, Fail> {
     if let Some(u) = until {
         u.write(match r {
             Err(Error::WouldBlock { until_ms }) => until_ms,

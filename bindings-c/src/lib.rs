@@ -36,6 +36,8 @@ mod codec;
 
 mod uuid;
 
+mod named;
+
 mod obfuscate;
 
 mod leased;
@@ -46,6 +48,7 @@ pub use codec::*;
 pub use generator::*;
 pub use layout::*;
 pub use leased::*;
+pub use named::*;
 pub use obfuscate::*;
 pub use status::*;
 pub use uuid::*;

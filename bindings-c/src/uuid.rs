@@ -1,5 +1,5 @@
-//! UUIDs (RFC 9562): v4 and v7 from the OS, sans-IO v4/v7 from given bytes, name-based v3/v5,
-//! a monotonic v7 generator, parsing, formatting and inspection.
+//! UUIDs (RFC 9562): v4 and v7 from the OS, sans-IO v4/v7/v1 from given bytes, name-based
+//! v3/v5, a monotonic v7 generator, parsing, formatting and inspection.
 //!
 //! The clocked parts are the core's `idmint::uuid_clock`: its process-wide v7 generator, its
 //! `UuidGenerator` and its pool of OS random bytes, all restarted in a forked child.
@@ -60,10 +60,16 @@ pub struct idmint_uuid_info {
 /// `fork()` it starts afresh. Freed by #idmint_uuid_v7_generator_free.
 pub struct idmint_uuid_v7_generator(UuidGenerator);
 
+impl From<Uuid> for idmint_uuid {
+    fn from(u: Uuid) -> Self {
+        idmint_uuid {
+            bytes: *u.as_bytes(),
+        }
+    }
+}
+
 fn put(dst: Out<idmint_uuid>, u: Uuid) {
-    dst.write(idmint_uuid {
-        bytes: *u.as_bytes(),
-    });
+    dst.write(u.into());
 }
 
 fn get(u: &idmint_uuid) -> Uuid {
@@ -180,6 +186,74 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
             )
         }?;
         put(dst, uuids::v7(unix_ms, r));
+        Ok(())
+    })
+}
+
+/// @brief A version 1 UUID from a count of 100 ns intervals since 1582-10-15 00:00 UTC (the
+/// Gregorian reform), a clock sequence and a random node (sans-IO).
+///
+/// The node must come from a random source, never from a network card (a MAC address in every
+/// ID tells which machine made it); its multicast bit is forced on (RFC 9562 section 6.10).
+///
+/// @param ticks 100 ns intervals since 1582-10-15 (clamped to 60 bits, the year 5236).
+/// @param clock_seq The clock sequence; bits above the low 14 are ignored.
+/// @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
+/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v1_at(
+    ticks: u64,
+    clock_seq: u16,
+    node: *const u8,
+    node_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_uuid, "out_uuid") }?;
+        // SAFETY: the caller's contract.
+        let n = unsafe { fixed(node, node_len, "node", "v1 takes a node of exactly 6 bytes") }?;
+        put(dst, uuids::v1(ticks, clock_seq, n));
+        Ok(())
+    })
+}
+
+/// @brief A version 1 UUID at a Unix time in ms plus 100 ns ticks within that millisecond, with
+/// a clock sequence and a random node (sans-IO; see #idmint_uuid_v1_at for the node).
+///
+/// @param unix_ms Milliseconds since the Unix epoch.
+/// @param ticks_100ns_extra 100 ns ticks within the millisecond, clamped to 9999 so they never
+///        spill into the next one: a sub-millisecond counter keeps v1 UUIDs of one millisecond
+///        distinct.
+/// @param clock_seq The clock sequence; bits above the low 14 are ignored.
+/// @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
+/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+///
+/// # Safety
+/// Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v1_random_node(
+    unix_ms: u64,
+    ticks_100ns_extra: u16,
+    clock_seq: u16,
+    node: *const u8,
+    node_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let dst = unsafe { out(out_uuid, "out_uuid") }?;
+        // SAFETY: the caller's contract.
+        let n = unsafe { fixed(node, node_len, "node", "v1 takes a node of exactly 6 bytes") }?;
+        put(
+            dst,
+            uuids::v1_random_node(unix_ms, ticks_100ns_extra, clock_seq, n),
+        );
         Ok(())
     })
 }

@@ -7,7 +7,8 @@ The output is a build artefact (bindings-c/test.sh writes it under target/), nev
 the JSON files are the single source of truth. Every string becomes a C literal with each byte
 outside printable ASCII octal-escaped, so names with NULs or UTF-8 pass through unchanged; u64
 values (decimal strings in JSON) become `UINT64_C(...)`. An expected error becomes its status
-constant (`ERR_WOULD_BLOCK` -> `IDMINT_WOULD_BLOCK`) plus the exact message.
+constant (`ERR_WOULD_BLOCK` -> `IDMINT_WOULD_BLOCK`) plus the exact message. It fails when the
+directory holds a vector file, or a file a section, that the C tests do not replay (REPLAYED).
 """
 
 import json
@@ -152,8 +153,9 @@ def generators(o, d):
         arr, nsteps = o.array("v_step", "steps", steps)
         st = c["stats"]
         fence = c["fence_ms"]
-        cases.append("{%s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s}" % (
-            cstr(c["name"]), cstr(c["layout"]), u64(c["node"]), cstr(c["on_backwards"]),
+        cases.append("{%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %s, %s}" % (
+            cstr(c["name"]), cstr(c["named_config"]), cstr(c["layout"]), u64(c["node"]),
+            cstr(c["on_backwards"]),
             cstr(c["on_exhausted"]), cstr(c["sequence_start"]), u64(c["seed"]),
             "false" if fence is None else "true", u64(fence or 0), nsteps, arr,
             u64(st["rollbacks"]), u64(st["wait_ms"]), u64(st["max_ahead_ms"]),
@@ -225,6 +227,17 @@ def uuids(o, d):
     o.array("v_v7", "v7s", v7)
     o.emit("#define V_V7 v7s_%d" % o.n)
     o.emit("#define V_N_V7 %d" % len(v7))
+    v1 = []
+    for c in d["v1"]:
+        e = c["expect"]
+        node = hexbytes(c["node"])
+        v1.append("{%s, %s, %s, %d, %d, %s, %d, %s, %s}" % (
+            "true" if "unix_ms" in c else "false", u64(c.get("ticks", 0)),
+            u64(c.get("unix_ms", 0)), c.get("ticks_100ns_extra", 0), c["clock_seq"], cstr(node),
+            len(node), cstr(e["uuid"]), inspect(e["inspect"])))
+    o.array("v_v1", "v1s", v1)
+    o.emit("#define V_V1 v1s_%d" % o.n)
+    o.emit("#define V_N_V1 %d" % len(v1))
     gens = []
     for g in d["v7_generator"]:
         steps, n = o.array("v_v7", "v7g", [
@@ -278,6 +291,48 @@ def obfuscation(o, d):
     o.emit("#define V_N_OBF_INVALID %d" % len(inv))
 
 
+def named(o, d):
+    kinds = {"snowflake": "IDMINT_NAMED_SNOWFLAKE", "uuid4": "IDMINT_NAMED_UUID4",
+             "uuid7": "IDMINT_NAMED_UUID7", "uuid1": "IDMINT_NAMED_UUID1"}
+    rows = []
+    for c in d["configs"]:
+        is_uuid = c["type"] != "snowflake"
+        steps = []
+        for s in c["steps"]:
+            e = s["expect"]
+            st, msg = status(e)
+            got = e.get("id")
+            steps.append("{%s, %s, %s, %s, %s, %s}" % (
+                u64(s["now_ms"]), st, msg, u64(e.get("until_ms", 0)),
+                u64(0 if is_uuid or got is None else got), cstr(got if is_uuid else None)))
+        arr, n = o.array("v_named_step", "nsteps", steps)
+        rnd = hexbytes(c["random_hex"])
+        rows.append("{%s, %s, %s, %s, %d, %d, %d, %s}" % (
+            cstr(c["config"]), cstr(c["canonical"]), kinds[c["type"]], cstr(rnd), len(rnd),
+            c["random_used"], n, arr))
+    o.array("v_named", "named", rows)
+    o.emit("#define V_NAMED named_%d" % o.n)
+    o.emit("#define V_N_NAMED %d" % len(rows))
+    inv = []
+    for c in d["invalid"]:
+        st, msg = status(c["expect"])
+        inv.append("{%s, %s, %s}" % (cstr(c["config"]), st, msg))
+    o.array("v_named_invalid", "named_invalid", inv)
+    o.emit("#define V_NAMED_INVALID named_invalid_%d" % o.n)
+    o.emit("#define V_N_NAMED_INVALID %d" % len(inv))
+
+
+# Every vector file and every section of it that the C tests replay. main() fails when
+# vectors/ holds a file or a section not listed here, so nothing new is skipped silently.
+REPLAYED = {
+    "layouts.json": (layouts, {"layouts", "invalid"}),
+    "generators.json": (generators, {"cases", "invalid_configs", "policy_texts"}),
+    "codecs.json": (codecs, {"encode", "decode"}),
+    "uuids.json": (uuids, {"name_based", "v4", "v7", "v1", "v7_generator", "parse", "inspect"}),
+    "obfuscation.json": (obfuscation, {"full", "sortable", "invalid"}),
+    "named.json": (named, {"configs", "invalid"}),
+}
+
 TYPES = r"""
 typedef struct { const char *name; idmint_field_kind kind; uint32_t bits, shift; } v_field;
 typedef struct {
@@ -311,7 +366,7 @@ typedef struct {
     size_t n_ids; const uint64_t *ids;
 } v_step;
 typedef struct {
-    const char *name, *layout; uint64_t node;
+    const char *name, *named_config, *layout; uint64_t node;
     const char *on_backwards, *on_exhausted, *sequence_start;
     uint64_t seed; bool has_fence; uint64_t fence_ms;
     size_t n_steps; const v_step *steps;
@@ -340,9 +395,25 @@ typedef struct { const char *random; size_t random_len; const char *uuid; v_insp
 typedef struct {
     uint64_t unix_ms; const char *random; size_t random_len; const char *uuid; v_inspect inspect;
 } v_v7;
+typedef struct {
+    bool has_unix_ms; /* true: v1_random_node(unix_ms, extra, ...); false: v1(ticks, ...) */
+    uint64_t ticks, unix_ms; uint16_t extra, clock_seq;
+    const char *node; size_t node_len; const char *uuid; v_inspect inspect;
+} v_v1;
 typedef struct { const char *name; size_t n_steps; const v_v7 *steps; } v_v7_gen;
 typedef struct { const char *text; idmint_status status; const char *message; const char *uuid; } v_uuid_parse;
 typedef struct { const char *uuid; v_inspect inspect; } v_uuid_inspect;
+
+typedef struct {
+    uint64_t now_ms; idmint_status status; const char *message; uint64_t until_ms;
+    uint64_t id; const char *uuid; /* uuid: NULL for snowflake IDs */
+} v_named_step;
+typedef struct {
+    const char *config, *canonical; idmint_named_type kind;
+    const char *random; size_t random_len, random_used; /* one stream for all the steps */
+    size_t n_steps; const v_named_step *steps;
+} v_named;
+typedef struct { const char *config; idmint_status status; const char *message; } v_named_invalid;
 
 typedef struct { uint64_t input; idmint_status status; const char *message; uint64_t output; } v_obf_case;
 typedef struct {
@@ -371,11 +442,16 @@ def main():
     o.emit("#include <stdint.h>")
     o.emit('#include "idmint.h"')
     o.emit(TYPES)
-    layouts(o, load("layouts.json"))
-    generators(o, load("generators.json"))
-    codecs(o, load("codecs.json"))
-    uuids(o, load("uuids.json"))
-    obfuscation(o, load("obfuscation.json"))
+    files = sorted(n for n in os.listdir(vdir) if n.endswith(".json"))
+    if files != sorted(REPLAYED):
+        sys.exit("gen_vectors.py: vector files %s, replayed %s: replay every file" %
+                 (files, sorted(REPLAYED)))
+    for name, (emit, sections) in REPLAYED.items():
+        d = load(name)
+        if set(d) - {"_comment"} != sections:
+            sys.exit("gen_vectors.py: %s has sections %s, replayed %s: replay every section" %
+                     (name, sorted(set(d) - {"_comment"}), sorted(sections)))
+        emit(o, d)
     o.emit("#endif")
     tmp = out_path + ".tmp"
     with open(tmp, "w", encoding="ascii") as f:

@@ -1,6 +1,7 @@
 /*
- * Tests of the idmint C API: every function with good and bad arguments, the shared JSON test
- * vectors (through the tables gen_vectors.py makes), 4 threads minting 1,000,000 IDs with no
+ * Tests of the idmint C API: every function with good and bad arguments, every case of the
+ * shared JSON test vectors (through the tables gen_vectors.py makes, which fails on a vector
+ * file or section it does not know), 4 threads minting 1,000,000 IDs with no
  * duplicate, fork() detection, file-leased generators in two processes, no default node, flag
  * bytes other than 0 and 1, and the batch limit.
  *
@@ -369,6 +370,31 @@ static void test_generator_vectors(void) {
         CHECK(node == v->node);
         idmint_atomic_snowflake_free(g);
 
+        /* The case's named config is canonical and builds the same generator; the named
+         * generator mints one ID per call, so it replays the scripts of single-ID steps. */
+        CTX("generator '%s' (named)", v->name);
+        idmint_named_generator *ng = NULL;
+        if (OK(idmint_named_generator_new(v->named_config, &ng))) {
+            char text[512];
+            idmint_named_type kind = (idmint_named_type)99;
+            if (OK(idmint_named_generator_config(ng, text, sizeof text, NULL)))
+                CHECK(strcmp(text, v->named_config) == 0);
+            OK(idmint_named_generator_kind(ng, &kind));
+            CHECK(kind == IDMINT_NAMED_SNOWFLAKE);
+            for (size_t k = 0; only_next && k < v->n_steps; k++) {
+                const v_step *s = &v->steps[k];
+                CTX("generator '%s' (named) step %zu", v->name, k);
+                idmint_generated_id id = {true, 0, {{0}}};
+                uint64_t until = 12345;
+                if (!EXPECT(idmint_named_generator_next_at(ng, s->now_ms, NULL, 0, &id, NULL, &until),
+                            s->status, s->message))
+                    continue;
+                if (s->status == IDMINT_OK) CHECK(!id.is_uuid && id.id == s->id);
+                CHECK(until == s->until_ms);
+            }
+            idmint_named_generator_free(ng);
+        }
+
         /* The clocked generator's sans-IO call gives the same results (its layout must be able
          * to represent the current time, which an expired test layout cannot). */
         if (!only_next) continue;
@@ -497,6 +523,18 @@ static void test_uuid_vectors(void) {
         CHECK(uuid_is(&u, v->uuid));
         check_inspect(&u, &v->inspect);
     }
+    for (size_t i = 0; i < V_N_V1; i++) {
+        const v_v1 *v = &V_V1[i];
+        CTX("uuid v1 #%zu", i);
+        idmint_uuid u;
+        const uint8_t *node = (const uint8_t *)v->node;
+        if (!OK(v->has_unix_ms ? idmint_uuid_v1_random_node(v->unix_ms, v->extra, v->clock_seq, node,
+                                                            v->node_len, &u)
+                               : idmint_uuid_v1_at(v->ticks, v->clock_seq, node, v->node_len, &u)))
+            continue;
+        CHECK(uuid_is(&u, v->uuid));
+        check_inspect(&u, &v->inspect);
+    }
     for (size_t i = 0; i < V_N_V7_GENS; i++) {
         const v_v7_gen *v = &V_V7_GENS[i];
         idmint_uuid_v7_generator *g = NULL;
@@ -526,6 +564,67 @@ static void test_uuid_vectors(void) {
         CTX("uuid inspect '%s'", v->uuid);
         idmint_uuid u;
         if (OK(idmint_uuid_parse(v->uuid, &u))) check_inspect(&u, &v->inspect);
+    }
+}
+
+/* named.json: each config builds a generator whose steps draw their random bytes from one
+ * stream, front to back; invalid configs fail with the exact status and message. */
+static void test_named_vectors(void) {
+    for (size_t i = 0; i < V_N_NAMED; i++) {
+        const v_named *v = &V_NAMED[i];
+        CTX("named '%s'", v->config);
+        idmint_named_generator *g = NULL;
+        if (!OK(idmint_named_generator_new(v->config, &g))) continue;
+        idmint_named_type kind = (idmint_named_type)99;
+        OK(idmint_named_generator_kind(g, &kind));
+        CHECK(kind == v->kind);
+        char text[512];
+        size_t len = 0;
+        if (OK(idmint_named_generator_config(g, text, sizeof text, &len)))
+            CHECK(strcmp(text, v->canonical) == 0 && len == strlen(v->canonical));
+        /* The canonical form parses back to the same config. */
+        idmint_named_generator *again = NULL;
+        if (OK(idmint_named_generator_new(v->canonical, &again)) &&
+            OK(idmint_named_generator_config(again, text, sizeof text, NULL)))
+            CHECK(strcmp(text, v->canonical) == 0);
+        idmint_named_generator_free(again);
+
+        size_t used = 0;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_named_step *s = &v->steps[k];
+            CTX("named '%s' step %zu", v->config, k);
+            idmint_generated_id id = {false, 12345, {{0}}};
+            size_t step_used = 99;
+            uint64_t until = 12345;
+            if (!EXPECT(idmint_named_generator_next_at(g, s->now_ms, (const uint8_t *)v->random + used,
+                                                       v->random_len - used, &id, &step_used,
+                                                       &until),
+                        s->status, s->message))
+                continue;
+            CHECK(until == s->until_ms);
+            CHECK(step_used <= v->random_len - used);
+            used += step_used;
+            if (s->status != IDMINT_OK)
+                CHECK(step_used == 0);
+            else if (s->uuid)
+                CHECK(id.is_uuid && id.id == 0 && uuid_is(&id.uuid, s->uuid));
+            else
+                CHECK(!id.is_uuid && id.id == s->id);
+        }
+        CTX("named '%s'", v->config);
+        CHECK(used == v->random_used);
+        idmint_named_generator_free(g);
+    }
+    for (size_t i = 0; i < V_N_NAMED_INVALID; i++) {
+        const v_named_invalid *v = &V_NAMED_INVALID[i];
+        CTX("named invalid '%s'", v->config);
+        idmint_named_generator *g = (idmint_named_generator *)&ctx; /* must become NULL */
+        /* An ERR_NODE_REQUIRED message is the core's text and then how to choose a node in C. */
+        bool prefix = v->status == IDMINT_NODE_REQUIRED;
+        if (EXPECT(idmint_named_generator_new(v->config, &g), v->status, prefix ? NULL : v->message) &&
+            prefix)
+            CHECK(strncmp(idmint_last_error_message(), v->message, strlen(v->message)) == 0);
+        CHECK(g == NULL);
     }
 }
 
@@ -899,6 +998,86 @@ static void test_bad_arguments(void) {
         EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 9, &uu), IDMINT_INVALID_ARGUMENT, NULL);
         EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
         idmint_uuid_v7_generator_free(vg);
+    }
+    EXPECT(idmint_uuid_v1_at(0, 0, rnd, 5, &uu), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: v1 takes a node of exactly 6 bytes");
+    EXPECT(idmint_uuid_v1_at(0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER,
+           "null pointer: `node` must not be NULL");
+    EXPECT(idmint_uuid_v1_at(0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 7, &uu), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: v1 takes a node of exactly 6 bytes");
+    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
+    /* Extra ticks are clamped to the millisecond: 9999 and 65535 give the same UUID. */
+    idmint_uuid v1a, v1b;
+    OK(idmint_uuid_v1_random_node(1700000000000u, 9999, 0, rnd, 6, &v1a));
+    OK(idmint_uuid_v1_random_node(1700000000000u, UINT16_MAX, 0, rnd, 6, &v1b));
+    CHECK(memcmp(&v1a, &v1b, sizeof v1a) == 0);
+
+    CTX("named generator arguments");
+    idmint_named_generator *ng = (idmint_named_generator *)&ctx;
+    idmint_generated_id gid, gid2;
+    idmint_named_type nt = (idmint_named_type)99;
+    EXPECT(idmint_named_generator_new(NULL, &ng), IDMINT_NULL_POINTER,
+           "null pointer: `config` must not be NULL");
+    CHECK(ng == NULL);
+    EXPECT(idmint_named_generator_new("type=uuid4", NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_gen` must not be NULL");
+    EXPECT(idmint_named_generator_new(bad_utf8, &ng), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `config` is not valid UTF-8 (at byte 2)");
+    EXPECT(idmint_named_generator_new("type=snowflake,layout=twitter", &ng), IDMINT_NODE_REQUIRED,
+           NULL);
+    idmint_named_generator_free(NULL);
+    if (OK(idmint_named_generator_new("type=uuid1", &ng))) {
+        EXPECT(idmint_named_generator_kind(NULL, &nt), IDMINT_NULL_POINTER, null_gen);
+        EXPECT(idmint_named_generator_kind(ng, NULL), IDMINT_NULL_POINTER,
+               "null pointer: `out_kind` must not be NULL");
+        OK(idmint_named_generator_kind(ng, &nt));
+        CHECK(nt == IDMINT_NAMED_UUID1);
+        EXPECT(idmint_named_generator_config(NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
+               null_gen);
+        n = 0;
+        EXPECT(idmint_named_generator_config(ng, buf, 10, &n), IDMINT_BUFFER_TOO_SMALL,
+               "buffer too small: need 11 bytes");
+        CHECK(n == 10 && buf[0] == '\0');
+        EXPECT(idmint_named_generator_config(ng, NULL, 0, &n), IDMINT_BUFFER_TOO_SMALL, NULL);
+        EXPECT(idmint_named_generator_next_at(NULL, 1, rnd, 16, &gid, NULL, NULL),
+               IDMINT_NULL_POINTER, null_gen);
+        EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, NULL, NULL, NULL), IDMINT_NULL_POINTER,
+               "null pointer: `out_id` must not be NULL");
+        EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, (idmint_generated_id *)((char *)arr + 4),
+                                              NULL, NULL),
+               IDMINT_INVALID_ARGUMENT, "invalid argument: `out_id` is not aligned for its type");
+        EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, &gid, (size_t *)((char *)arr + 1), NULL),
+               IDMINT_INVALID_ARGUMENT,
+               "invalid argument: `out_random_used` is not aligned for its type");
+        /* Too few random bytes: refused, and nothing drawn (the next call is still the first). */
+        n = 99;
+        u = 99;
+        EXPECT(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 7, &gid, &n, &u),
+               IDMINT_INVALID_ARGUMENT,
+               "invalid argument: `random` holds fewer bytes than this call draws (uuid4: 16, "
+               "uuid7: 10, uuid1: 8 on its first call)");
+        CHECK(n == 0 && u == 0);
+        OK(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 16, &gid, &n, &u));
+        CHECK(n == 8 && u == 0 && gid.is_uuid && gid.id == 0);
+        /* Later v1 calls draw nothing: a zero-length buffer will do. */
+        OK(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 0, &gid2, &n, NULL));
+        CHECK(n == 0 && memcmp(&gid.uuid, &gid2.uuid, sizeof gid.uuid) < 0);
+        OK(idmint_uuid_inspect(&gid2.uuid, &ui));
+        CHECK(ui.version == 1 && ui.unix_ms == 1700000000000u);
+        idmint_named_generator_free(ng);
+    }
+    /* NULL random: bytes from the OS random source, none from the caller. */
+    if (OK(idmint_named_generator_new("{\"type\":\"uuid4\"}", &ng))) {
+        n = 99;
+        OK(idmint_named_generator_next_at(ng, 0, NULL, 5, &gid, &n, NULL));
+        CHECK(n == 0);
+        OK(idmint_named_generator_next_at(ng, 0, NULL, 0, &gid2, NULL, NULL));
+        CHECK(gid.is_uuid && memcmp(&gid.uuid, &gid2.uuid, sizeof gid.uuid) != 0);
+        OK(idmint_uuid_inspect(&gid.uuid, &ui));
+        CHECK(ui.version == 4);
+        idmint_named_generator_free(ng);
     }
 
     CTX("obfuscator arguments");
@@ -1577,6 +1756,7 @@ int main(int argc, char **argv) {
     test_generator_vectors();
     test_codec_vectors();
     test_uuid_vectors();
+    test_named_vectors();
     test_obfuscation_vectors();
     test_bad_arguments();
     test_clocked();
