@@ -19,7 +19,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::error::{Error, Result};
-use crate::name::Name;
+use crate::field_name::Name;
 use crate::preset;
 use crate::time::{parse_date_ms, Rfc3339};
 

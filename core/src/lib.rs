@@ -30,48 +30,54 @@
 extern crate alloc;
 
 pub mod anchor;
+mod atomic;
 #[cfg(feature = "std")]
 pub mod clock;
 pub mod codec;
 mod error;
+mod field_name;
 #[cfg(feature = "std")]
 mod fork;
 pub mod layout;
 pub mod limits;
 mod local;
-mod name;
+// `error.rs` (edited elsewhere) still imports `crate::name::Name`; this alias keeps that path.
+use field_name as name;
 #[cfg(feature = "alloc")]
 pub mod named;
 pub mod obfuscate;
 pub mod policy;
 pub mod preset;
+#[cfg(feature = "std")]
+mod random;
 pub mod segment;
-mod shared;
+#[cfg(feature = "std")]
+mod snowflake;
 mod state;
 mod stats;
-#[cfg(feature = "std")]
-mod system;
 mod time;
 #[cfg(feature = "std")]
 pub mod uuid_clock;
 pub mod uuids;
 
+pub use atomic::AtomicSnowflake;
 #[cfg(feature = "std")]
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, ErrorKind, Result};
+pub use field_name::Name;
 #[cfg(feature = "std")]
 pub use fork::ForkGuard;
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
 pub use local::LocalSnowflake;
-pub use name::Name;
 #[cfg(feature = "alloc")]
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
-pub use shared::AtomicSnowflake;
+#[cfg(feature = "std")]
+pub use random::{os_random_fill, os_random_u64};
+#[cfg(feature = "std")]
+pub use snowflake::Snowflake;
 pub use state::Run;
 pub use stats::Stats;
-#[cfg(feature = "std")]
-pub use system::{os_random_fill, os_random_u64, Snowflake};
 pub use time::Rfc3339;
 #[cfg(feature = "std")]
 pub use uuid_clock::UuidGenerator;

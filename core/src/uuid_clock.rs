@@ -8,7 +8,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::fork::{self, ForkLock, ForkLockGuard};
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
-use crate::system::os_random_fill;
+use crate::random::os_random_fill;
 use crate::uuids::Uuid;
 
 const POOL_BYTES: usize = 4096;

@@ -3,11 +3,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use crate::atomic::AtomicSnowflake;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::policy::{Config, SequenceStart};
-use crate::shared::AtomicSnowflake;
+use crate::random::os_random_u64;
 use crate::state::Run;
 use crate::stats::Stats;
 
@@ -45,18 +46,6 @@ impl Snowflake<SystemClock> {
     pub fn new(cfg: Config) -> Result<Snowflake<SystemClock>> {
         Snowflake::with_clock(cfg, SystemClock::new())
     }
-}
-
-/// Draws 8 random bytes from the OS.
-pub fn os_random_u64() -> Result<u64> {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).map_err(|_| Error::RandomSource)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-/// Fills `buf` from the OS random source.
-pub fn os_random_fill(buf: &mut [u8]) -> Result<()> {
-    getrandom::fill(buf).map_err(|_| Error::RandomSource)
 }
 
 impl<C: Clock> Snowflake<C> {
