@@ -56,8 +56,11 @@ mod snowflake;
 mod state;
 mod stats;
 mod time;
+/// The clocked UUID front door under its former path: [`uuids::clocked`].
 #[cfg(feature = "std")]
-pub mod uuid_clock;
+pub mod uuid_clock {
+    pub use crate::uuids::clocked::*;
+}
 pub mod uuids;
 
 pub use atomic::AtomicSnowflake;
@@ -80,7 +83,7 @@ pub use state::Run;
 pub use stats::Stats;
 pub use time::Rfc3339;
 #[cfg(feature = "std")]
-pub use uuid_clock::UuidGenerator;
+pub use uuids::clocked::UuidGenerator;
 
 // Text codecs, obfuscation and UUIDs.
 pub use codec::{decode_any, Codec, SliceWriter};
