@@ -31,13 +31,14 @@ extern crate alloc;
 
 pub mod anchor;
 mod atomic;
-#[cfg(feature = "std")]
 pub mod clock;
+mod clocked;
 pub mod codec;
 mod error;
 mod field_name;
 #[cfg(feature = "std")]
 mod fork;
+mod generator;
 pub mod layout;
 pub mod limits;
 mod local;
@@ -65,11 +66,14 @@ pub mod uuids;
 
 pub use atomic::AtomicSnowflake;
 #[cfg(feature = "std")]
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::SystemClock;
+pub use clock::{Clock, ManualClock, Retry};
+pub use clocked::Clocked;
 pub use error::{Error, ErrorKind, Result};
 pub use field_name::Name;
 #[cfg(feature = "std")]
 pub use fork::ForkGuard;
+pub use generator::Generator;
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
 pub use local::LocalSnowflake;
 #[cfg(feature = "alloc")]

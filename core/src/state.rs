@@ -327,12 +327,6 @@ impl Packing {
         Ok(t)
     }
 
-    /// The tick that `lag_ms` of clock lag spans (rounded up), for coarse clocks.
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) const fn lag_ticks(&self, lag_ms: u64) -> u64 {
-        lag_ms.div_ceil(self.tick_ms)
-    }
-
     #[inline]
     fn unpack(&self, s: u64) -> St {
         St {

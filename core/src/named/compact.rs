@@ -1,4 +1,4 @@
-//! The compact form: comma-separated `key=value` pairs (see the [module docs](super)).
+//! The compact form: comma-separated `key=value` pairs (see the [module docs](crate::named)).
 
 use alloc::string::String;
 use alloc::vec::Vec;

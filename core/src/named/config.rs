@@ -16,14 +16,14 @@ use crate::state::Packing;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NamedType {
-    /// A Snowflake-family 64-bit ID generator ([`LocalSnowflake`], or
+    /// A Snowflake-family 64-bit ID generator ([`LocalSnowflake`](crate::LocalSnowflake), or
     /// [`AtomicSnowflake`](crate::AtomicSnowflake) built from [`NamedConfig::snowflake_config`]).
     Snowflake,
     /// Random version 4 UUIDs.
     Uuid4,
-    /// Monotonic version 7 UUIDs ([`V7Generator`]).
+    /// Monotonic version 7 UUIDs ([`V7Generator`](crate::uuids::V7Generator)).
     Uuid7,
-    /// Version 1 UUIDs with a random node ([`Uuid1Generator`]).
+    /// Version 1 UUIDs with a random node ([`Uuid1Generator`](crate::uuids::Uuid1Generator)).
     Uuid1,
 }
 
@@ -51,7 +51,7 @@ impl NamedType {
         NamedType::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// How many random bytes one call of [`NamedGenerator::next_at`] may request: 16 for
+    /// How many random bytes one call of [`NamedGenerator::next_at`](super::NamedGenerator::next_at) may request: 16 for
     /// `uuid4`, 10 for `uuid7`, 8 for `uuid1` (on its first call only), 0 for `snowflake`.
     pub const fn random_bytes(self) -> usize {
         match self {
@@ -69,7 +69,7 @@ impl fmt::Display for NamedType {
     }
 }
 
-/// A parsed, validated generator configuration. See the [module docs](self) for the text forms.
+/// A parsed, validated generator configuration. See the [module docs](crate::named) for the text forms.
 ///
 /// [`parse`](Self::parse) validates everything a generator would; a value built by hand (for
 /// example `NamedConfig::Snowflake(config)`) is validated by [`build`](Self::build).
@@ -90,7 +90,7 @@ pub enum NamedConfig {
 }
 
 impl NamedConfig {
-    /// Parses the compact or the JSON form (see the [module docs](self)) and validates it.
+    /// Parses the compact or the JSON form (see the [module docs](crate::named)) and validates it.
     ///
     /// # Examples
     /// ```
@@ -136,7 +136,7 @@ impl FromStr for NamedConfig {
     }
 }
 
-/// The canonical compact form (see the [module docs](self)).
+/// The canonical compact form (see the [module docs](crate::named)).
 impl fmt::Display for NamedConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "type={}", self.kind())?;

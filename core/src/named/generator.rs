@@ -93,8 +93,8 @@ impl NamedGenerator {
     ///
     /// `random` fills the buffer it is given with random bytes (see
     /// [`NamedType::random_bytes`] for how many) or fails, typically with
-    /// [`Error::RandomSource`]; its error is returned as is. Snowflake generators never call
-    /// it, and return their own errors ([`Error::WouldBlock`] and the like) unchanged.
+    /// [`Error::RandomSource`](crate::Error::RandomSource); its error is returned as is. Snowflake generators never call
+    /// it, and return their own errors ([`Error::WouldBlock`](crate::Error::WouldBlock) and the like) unchanged.
     pub fn next_at<F>(&mut self, now_ms: u64, mut random: F) -> Result<GeneratedId>
     where
         F: FnMut(&mut [u8]) -> Result<()>,

@@ -1,4 +1,4 @@
-//! The JSON form: one flat JSON object (see the [module docs](super)).
+//! The JSON form: one flat JSON object (see the [module docs](crate::named)).
 //!
 //! Hand-written rather than `serde_json`: errors carry the byte offset of the problem in the
 //! whole config string and a reason of their own (the shared vectors pin both), and every

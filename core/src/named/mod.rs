@@ -79,6 +79,16 @@
 //! assert_eq!(u.to_string().len(), 36);
 //! # Ok::<(), idmint::Error>(())
 //! ```
+//!
+//! [`Error::NodeRequired`]: crate::Error::NodeRequired
+//! [`Error::InvalidSpec`]: crate::Error::InvalidSpec
+//! [`Error::InvalidConfig`]: crate::Error::InvalidConfig
+//! [`OnBackwards`]: crate::OnBackwards
+//! [`OnExhausted`]: crate::OnExhausted
+//! [`SequenceStart`]: crate::SequenceStart
+//! [`Config::seed`]: crate::Config::seed
+//! [`Config::fence_ms`]: crate::Config::fence_ms
+//! [`LocalSnowflake::new`]: crate::LocalSnowflake::new
 
 mod compact;
 mod config;

@@ -25,6 +25,8 @@
 //! assert_eq!(uuids::parse(core::str::from_utf8(&buf[..n]).unwrap())?, a);
 //! # Ok::<(), idmint::Error>(())
 //! ```
+//!
+//! [`Error`]: crate::Error
 
 #[cfg(feature = "std")]
 pub mod clocked;

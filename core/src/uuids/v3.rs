@@ -3,7 +3,7 @@
 use super::Uuid;
 
 /// A version 3 (MD5, name-based) UUID: the same namespace and name always give the same UUID.
-/// Prefer [`v5`] unless you must match existing v3 IDs.
+/// Prefer [`v5`](super::v5) unless you must match existing v3 IDs.
 ///
 /// # Examples
 /// ```

@@ -129,6 +129,7 @@ mod tests {
     use super::*;
     extern crate std;
     use crate::uuids::inspect;
+    use std::string::ToString;
     use uuid::Variant;
 
     fn rand10(i: u64) -> [u8; 10] {
