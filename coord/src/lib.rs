@@ -16,7 +16,7 @@
 //! # A leased Snowflake generator
 //! ```
 //! use idmint::{Config, Layout};
-//! use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+//! use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 //!
 //! let dir = std::env::temp_dir().join(format!("idmint-coord-doc-{}", std::process::id()));
 //! let source = format!("file:{}", dir.display());
@@ -57,7 +57,10 @@
 #![deny(missing_docs)]
 
 pub mod lease;
-pub mod leased;
+/// The leased generator under its former path: [`lease::snowflake`].
+pub mod leased {
+    pub use crate::lease::snowflake::*;
+}
 pub mod node_source;
 pub mod options;
 #[cfg(feature = "postgres")]

@@ -105,14 +105,14 @@ impl NodeSource {
         }
     }
 
-    /// Whether this source is a lease store (resolved by a [`LeasedSnowflake`](crate::leased::LeasedSnowflake), not by [`resolve`](Self::resolve)).
+    /// Whether this source is a lease store (resolved by a [`LeasedSnowflake`](crate::lease::LeasedSnowflake), not by [`resolve`](Self::resolve)).
     pub fn is_leased(&self) -> bool {
         matches!(self, NodeSource::Leased(_))
     }
 
     /// The node value for `layout`, checked against its node field. Lease stores cannot be
     /// resolved to a plain value ([`Error::InvalidConfig`]): a lease must be held, renewed and
-    /// released, which [`LeasedSnowflake`](crate::leased::LeasedSnowflake) does.
+    /// released, which [`LeasedSnowflake`](crate::lease::LeasedSnowflake) does.
     pub fn resolve(&self, layout: &Layout) -> Result<u64> {
         let node = match self {
             NodeSource::Static(n) => *n,

@@ -4,7 +4,7 @@
 //! works without an allocator. [`Error::kind`] gives the coarse, stable classification that the
 //! bindings turn into exception classes (Python), `code` strings (JavaScript) and status enums (C).
 
-use crate::name::Name;
+use crate::field_name::Name;
 use crate::time::Rfc3339;
 
 /// Everything that can go wrong in idmint.

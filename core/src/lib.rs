@@ -30,53 +30,65 @@
 extern crate alloc;
 
 pub mod anchor;
-#[cfg(feature = "std")]
+mod atomic;
 pub mod clock;
+mod clocked;
 pub mod codec;
 mod error;
+mod field_name;
 #[cfg(feature = "std")]
 mod fork;
+mod generator;
 pub mod layout;
 pub mod limits;
 mod local;
-mod name;
 #[cfg(feature = "alloc")]
 pub mod named;
 pub mod obfuscate;
 pub mod options;
 pub mod policy;
 pub mod preset;
+#[cfg(feature = "std")]
+mod random;
 pub mod segment;
-mod shared;
+#[cfg(feature = "std")]
+mod snowflake;
+mod spec;
 mod state;
 mod stats;
-#[cfg(feature = "std")]
-mod system;
 mod time;
+/// The clocked UUID front door under its former path: [`uuids::clocked`].
 #[cfg(feature = "std")]
-pub mod uuid_clock;
+pub mod uuid_clock {
+    pub use crate::uuids::clocked::*;
+}
 pub mod uuids;
 
+pub use atomic::AtomicSnowflake;
 #[cfg(feature = "std")]
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::SystemClock;
+pub use clock::{Clock, ManualClock, Retry};
+pub use clocked::Clocked;
 pub use error::{Error, ErrorField, ErrorFields, ErrorKind, FieldValue, Result};
+pub use field_name::Name;
 #[cfg(feature = "std")]
 pub use fork::ForkGuard;
+pub use generator::Generator;
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
 pub use local::LocalSnowflake;
-pub use name::Name;
 #[cfg(feature = "alloc")]
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use options::{OptionValue, Options};
 pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
-pub use shared::AtomicSnowflake;
+#[cfg(feature = "std")]
+pub use random::{os_random_fill, os_random_u64};
+#[cfg(feature = "std")]
+pub use snowflake::Snowflake;
 pub use state::Run;
 pub use stats::Stats;
-#[cfg(feature = "std")]
-pub use system::{os_random_fill, os_random_u64, Snowflake};
 pub use time::Rfc3339;
 #[cfg(feature = "std")]
-pub use uuid_clock::UuidGenerator;
+pub use uuids::clocked::UuidGenerator;
 
 // Text codecs, obfuscation and UUIDs.
 pub use codec::{decode_any, Codec, SliceWriter};

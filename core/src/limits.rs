@@ -33,6 +33,8 @@ pub const fn batch_len(n: u64) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate std;
+    use std::string::ToString;
 
     #[test]
     fn the_limit_is_inclusive() {

@@ -31,8 +31,8 @@
 use core::fmt;
 
 use crate::error::{Error, Result};
+use crate::field_name::Name;
 use crate::layout::{mask, Layout};
-use crate::name::Name;
 
 /// Feistel rounds. Four already give a pseudo-random permutation for a random round function;
 /// eight leave margin for the cheap mixer and tiny half-widths.

@@ -20,8 +20,8 @@
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
+use crate::field_name::Name;
 use crate::layout::{Layout, MAX_FIELDS};
-use crate::name::Name;
 use crate::policy::Config;
 use crate::{preset, Error, Result};
 

@@ -318,15 +318,4 @@ impl Config {
     pub const fn fence(&self) -> Option<u64> {
         self.fence_ms
     }
-
-    /// The deepest step back (in ticks) `rollback_counter` can bridge with this layout, or
-    /// `None` for other policies or when the generator state does not fit.
-    pub fn max_rollback_ticks(&self) -> Option<u64> {
-        match self.on_backwards {
-            OnBackwards::RollbackCounter => crate::state::Packing::new(self)
-                .ok()
-                .map(|p| p.rollback_depth()),
-            _ => None,
-        }
-    }
 }

@@ -132,6 +132,19 @@ pub(crate) const fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+// Defined here rather than in `policy`, so that the policies do not depend on the packing
+// that implements them.
+impl Config {
+    /// The deepest step back (in ticks) `rollback_counter` can bridge with this layout, or
+    /// `None` for other policies or when the generator state does not fit.
+    pub fn max_rollback_ticks(&self) -> Option<u64> {
+        match self.on_backwards {
+            OnBackwards::RollbackCounter => Packing::new(self).ok().map(|p| p.rollback_depth()),
+            _ => None,
+        }
+    }
+}
+
 impl Packing {
     /// Validates `cfg` and computes the packing; fails if the state does not fit 64 bits.
     pub(crate) fn new(cfg: &Config) -> Result<Packing> {
@@ -312,12 +325,6 @@ impl Packing {
             });
         }
         Ok(t)
-    }
-
-    /// The tick that `lag_ms` of clock lag spans (rounded up), for coarse clocks.
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) const fn lag_ticks(&self, lag_ms: u64) -> u64 {
-        lag_ms.div_ceil(self.tick_ms)
     }
 
     #[inline]

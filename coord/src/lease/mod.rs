@@ -34,7 +34,7 @@
 //!    while the lease is surely alive. Renew again well before either runs out.
 //! 3. [`LeaseStore::release`] with the exact last issued time when done.
 //!
-//! [`LeasedSnowflake`](crate::leased::LeasedSnowflake) does all of this for a generator.
+//! [`LeasedSnowflake`] does all of this for a generator.
 
 use std::time::Duration;
 
@@ -49,6 +49,7 @@ mod name_lock;
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub mod snowflake;
 mod url;
 
 pub use file::FileStore;
@@ -57,6 +58,7 @@ pub use local::local_dir;
 pub use postgres::PgStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
+pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
 
 /// Default timeout of one Redis or PostgreSQL call (connect, read, statement).
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
@@ -197,7 +199,7 @@ pub struct Lease {
     /// The store's lock delay, when the lease was granted under a new epoch: no ID of the
     /// namespace may carry a time at or before this (ms since the Unix epoch), because holders
     /// of the lost records may still be minting up to it. Also folded into `fence_ms`.
-    /// [`LeasedSnowflake`](crate::leased::LeasedSnowflake) waits for it instead of treating
+    /// [`LeasedSnowflake`] waits for it instead of treating
     /// it as a clock step back.
     pub not_before_ms: Option<u64>,
 }

@@ -99,7 +99,7 @@
 //! the server does, also when it is stopped and the kernel still acknowledges packets. The
 //! server also gets it as `statement_timeout` and `lock_timeout`. A failed call drops the
 //! connection and the next one reconnects. A
-//! [`LeasedSnowflake`](crate::leased::LeasedSnowflake) on this store is closed (dropped or
+//! [`LeasedSnowflake`](crate::lease::LeasedSnowflake) on this store is closed (dropped or
 //! released) within about two calls, six timeouts, while the server does not answer: the
 //! renewal in flight, and the release. TLS: `sslmode` and `sslrootcert` as in libpq; see the
 //! `pg` module of this crate (`coord/src/pg.rs`) for exactly what each mode checks.

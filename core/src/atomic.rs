@@ -167,11 +167,6 @@ impl AtomicSnowflake {
         }
     }
 
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
-    pub(crate) fn lag_ticks(&self, lag_ms: u64) -> u64 {
-        self.p.lag_ticks(lag_ms)
-    }
-
     /// One reservation attempt; `lag_ticks` > 0 tolerates a coarse clock (see `Packing::step`).
     /// Does not record stats: the caller decides which attempt counts.
     #[inline]

@@ -1,6 +1,7 @@
-//! The clocked UUID front door: process-wide v1/v4/v7 generators on the system clock, with OS
-//! randomness drawn through a pool, all restarted after `fork()` so a child never repeats its
-//! parent's UUIDs or random bytes. Every binding uses this instead of keeping its own globals.
+//! The clocked UUID front door (std): process-wide v1/v4/v7 generators on the system clock, with
+//! OS randomness drawn through a pool ([`random_fill`]), all restarted after `fork()` so a child
+//! never repeats its parent's UUIDs or random bytes. Every binding uses this instead of keeping
+//! its own globals. Also reachable as `idmint::uuid_clock`.
 
 use std::sync::OnceLock;
 
@@ -8,47 +9,8 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::fork::{self, ForkLock, ForkLockGuard};
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
-use crate::system::os_random_fill;
+pub use crate::random::random_fill;
 use crate::uuids::Uuid;
-
-const POOL_BYTES: usize = 4096;
-
-/// OS randomness drawn 4 KiB at a time, so a UUID costs a copy instead of a `getrandom` call.
-/// Handed-out bytes are wiped and never reused; a forked child discards the inherited pool.
-struct Pool {
-    born: u64,
-    pos: usize,
-    buf: [u8; POOL_BYTES],
-}
-
-static POOL: ForkLock<Pool> = ForkLock::new(Pool {
-    born: u64::MAX,
-    pos: POOL_BYTES,
-    buf: [0; POOL_BYTES],
-});
-
-/// Fills `out` with OS randomness through the process-wide, fork-aware pool.
-pub fn random_fill(out: &mut [u8]) -> Result<()> {
-    if out.len() > POOL_BYTES / 16 {
-        return os_random_fill(out);
-    }
-    let mut p = POOL.lock();
-    let now = fork::generation();
-    if p.born != now {
-        p.born = now;
-        p.pos = POOL_BYTES;
-    }
-    if POOL_BYTES - p.pos < out.len() {
-        os_random_fill(&mut p.buf)?;
-        p.pos = 0;
-    }
-    let (start, end) = (p.pos, p.pos + out.len());
-    let src = &mut p.buf[start..end];
-    out.copy_from_slice(src);
-    src.fill(0);
-    p.pos = end;
-    Ok(())
-}
 
 fn clock() -> &'static SystemClock {
     static CLOCK: OnceLock<SystemClock> = OnceLock::new();
@@ -176,7 +138,7 @@ fn global(version: u8) -> &'static Result<UuidGenerator> {
 pub fn uuid4() -> Result<Uuid> {
     let mut b = [0u8; 16];
     random_fill(&mut b)?;
-    Ok(crate::uuids::v4(b))
+    Ok(super::v4(b))
 }
 
 /// A version 7 UUID from the process-wide monotonic generator.

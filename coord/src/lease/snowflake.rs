@@ -80,7 +80,7 @@ const RELAXED: Ordering = Ordering::Relaxed;
 /// # Examples
 /// ```
 /// use std::time::Duration;
-/// use idmint_coord::leased::LeaseOptions;
+/// use idmint_coord::lease::LeaseOptions;
 /// let opts = LeaseOptions::new()
 ///     .namespace("orders")
 ///     .ttl(Duration::from_secs(6))
@@ -736,7 +736,7 @@ impl<C: Clock + 'static> Shared<C> {
 /// # Examples
 /// ```
 /// use idmint::{Config, Layout};
-/// use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+/// use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 /// let dir = std::env::temp_dir().join(format!("idmint-doc-leased-{}", std::process::id()));
 /// let cfg = Config::new(Layout::preset("twitter")?);
 /// let gen = LeasedSnowflake::from_source(&format!("file:{}", dir.display()), cfg, LeaseOptions::new())?;

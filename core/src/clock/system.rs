@@ -1,6 +1,4 @@
-//! Clocks for the std front door. The core itself takes `now_ms`; these supply it.
-//!
-//! [`SystemClock`] is the wall clock carried on the monotonic clock: a reading is the monotonic
+//! [`SystemClock`] (std): the wall clock carried on the monotonic clock: a reading is the monotonic
 //! time plus an offset (wall − monotonic), so readings never jitter, and once every
 //! [`REANCHOR_MS`] of monotonic time the first reading re-reads the wall clock and moves the
 //! offset if the wall clock stepped (an NTP step, an operator's `date -s`, a resumed VM):
@@ -26,9 +24,9 @@
 //! time and typically at most one kernel tick earlier; [`SystemClock::precise`] trades ~23 ns
 //! per call for exact ticks.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::Clock;
 use crate::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
 
 /// How often [`SystemClock`] re-reads the wall clock, in ms of monotonic time (see the
@@ -37,39 +35,6 @@ pub const REANCHOR_MS: u64 = PERIOD_MS;
 
 /// Wall-clock differences up to this many ns are measurement noise, not steps.
 const MIN_STEP_NS: i64 = NS_PER_MS;
-
-/// A source of Unix-millisecond time that can also wait.
-pub trait Clock: Send + Sync {
-    /// The current time, ms since the Unix epoch.
-    fn now_ms(&self) -> u64;
-
-    /// A cheaper reading that may lag [`now_ms`](Self::now_ms) by up to
-    /// [`coarse_lag_ms`](Self::coarse_lag_ms) but never leads it.
-    fn coarse_ms(&self) -> u64 {
-        self.now_ms()
-    }
-
-    /// The most [`coarse_ms`](Self::coarse_ms) can lag.
-    fn coarse_lag_ms(&self) -> u64 {
-        0
-    }
-
-    /// Blocks until [`now_ms`](Self::now_ms) reaches `until_ms`.
-    fn wait_until(&self, until_ms: u64) {
-        loop {
-            let now = self.now_ms();
-            if now >= until_ms {
-                return;
-            }
-            let d = until_ms - now;
-            if d > 1 {
-                std::thread::sleep(Duration::from_millis(d - 1));
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
 
 /// The wall clock, ns since the Unix epoch (negative before it), saturating.
 fn wall_ns() -> i64 {
@@ -246,55 +211,5 @@ impl Clock for SystemClock {
                 std::thread::yield_now();
             }
         }
-    }
-}
-
-/// A clock you move by hand, for tests and replays. Waiting advances it instantly.
-#[derive(Debug, Default)]
-pub struct ManualClock {
-    now: AtomicU64,
-}
-
-impl ManualClock {
-    /// A clock reading `now_ms`.
-    pub fn new(now_ms: u64) -> ManualClock {
-        ManualClock {
-            now: AtomicU64::new(now_ms),
-        }
-    }
-
-    /// Sets the time (it may go backwards).
-    pub fn set(&self, now_ms: u64) {
-        self.now.store(now_ms, Relaxed);
-    }
-
-    /// Moves the time forward by `ms`.
-    pub fn advance(&self, ms: u64) {
-        self.now.fetch_add(ms, Relaxed);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now_ms(&self) -> u64 {
-        self.now.load(Relaxed)
-    }
-
-    fn wait_until(&self, until_ms: u64) {
-        self.now.fetch_max(until_ms, Relaxed);
-    }
-}
-
-impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
-    fn now_ms(&self) -> u64 {
-        (**self).now_ms()
-    }
-    fn coarse_ms(&self) -> u64 {
-        (**self).coarse_ms()
-    }
-    fn coarse_lag_ms(&self) -> u64 {
-        (**self).coarse_lag_ms()
-    }
-    fn wait_until(&self, until_ms: u64) {
-        (**self).wait_until(until_ms)
     }
 }

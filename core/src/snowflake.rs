@@ -1,13 +1,16 @@
-//! [`Snowflake`]: the std front door — an [`AtomicSnowflake`] with a clock, waiting, OS
-//! randomness for random sequence starts, and fork detection.
+//! [`Snowflake`]: the std front door — a [`Clocked`] [`AtomicSnowflake`] (clock, waiting) with
+//! OS randomness for random sequence starts, and fork detection.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use crate::atomic::AtomicSnowflake;
 use crate::clock::{Clock, SystemClock};
+use crate::clocked::Clocked;
 use crate::error::{Error, Result};
 use crate::fork;
+use crate::generator::Generator;
 use crate::policy::{Config, SequenceStart};
-use crate::shared::AtomicSnowflake;
+use crate::random::os_random_u64;
 use crate::state::Run;
 use crate::stats::Stats;
 
@@ -33,9 +36,7 @@ use crate::stats::Stats;
 /// ```
 #[derive(Debug)]
 pub struct Snowflake<C: Clock = SystemClock> {
-    gen: AtomicSnowflake,
-    clock: C,
-    lag_ticks: u64,
+    inner: Clocked<AtomicSnowflake, C>,
     born: AtomicU64,
 }
 
@@ -47,18 +48,6 @@ impl Snowflake<SystemClock> {
     }
 }
 
-/// Draws 8 random bytes from the OS.
-pub fn os_random_u64() -> Result<u64> {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).map_err(|_| Error::RandomSource)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-/// Fills `buf` from the OS random source.
-pub fn os_random_fill(buf: &mut [u8]) -> Result<()> {
-    getrandom::fill(buf).map_err(|_| Error::RandomSource)
-}
-
 impl<C: Clock> Snowflake<C> {
     /// Builds a generator on `clock`. With [`SequenceStart::Random`] and seed 0 the seed is
     /// drawn from the OS.
@@ -66,49 +55,57 @@ impl<C: Clock> Snowflake<C> {
         if cfg.sequence_start == SequenceStart::Random && cfg.seed == 0 {
             cfg.seed = os_random_u64()?;
         }
+        // Checked before the config, as always: an expired layout is reported as such.
         cfg.layout.tick_at(clock.now_ms())?;
         let gen = AtomicSnowflake::new(cfg)?;
-        let lag_ticks = gen.lag_ticks(clock.coarse_lag_ms());
         Ok(Snowflake {
-            gen,
-            clock,
-            lag_ticks,
+            inner: Clocked::new(gen, clock)?,
             born: AtomicU64::new(fork::generation()),
         })
     }
 
     /// The clock.
     pub fn clock(&self) -> &C {
-        &self.clock
+        self.inner.clock()
+    }
+
+    /// The sans-IO generator underneath.
+    pub fn generator(&self) -> &AtomicSnowflake {
+        self.inner.generator()
     }
 
     /// The config this generator was built from.
     pub fn config(&self) -> &Config {
-        self.gen.config()
+        self.gen().config()
     }
 
     /// The generator's counters.
     pub fn stats(&self) -> Stats {
-        self.gen.stats()
+        self.gen().stats()
     }
 
     /// The start of the latest tick issued so far (or of the fence); see
     /// [`AtomicSnowflake::high_water_ms`].
     pub fn high_water_ms(&self) -> Option<u64> {
-        self.gen.high_water_ms()
+        self.gen().high_water_ms()
     }
 
     /// The current node value.
     pub fn node(&self) -> u64 {
-        self.gen.node()
+        self.gen().node()
     }
 
     /// Gives the generator another node, and re-arms it after a fork: call this in a child
     /// process with a node no other process uses.
     pub fn set_node(&self, node: u64) -> Result<()> {
-        self.gen.set_node(node)?;
+        self.gen().set_node(node)?;
         self.born.store(fork::generation(), Relaxed);
         Ok(())
+    }
+
+    #[inline(always)]
+    fn gen(&self) -> &AtomicSnowflake {
+        self.inner.generator()
     }
 
     #[inline]
@@ -122,87 +119,80 @@ impl<C: Clock> Snowflake<C> {
     /// Mints one ID, waiting if the policy asks (sequence exhausted, short clock step back).
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
-        if let Some(id) = self.fast_id() {
-            return Ok(id);
-        }
-        self.reserve(1).map(|r| r.first)
-    }
-
-    /// The single-ID fast path (fork check, one clock read, one swap), or `None` for the
-    /// general path.
-    #[inline(always)]
-    fn fast_id(&self) -> Option<u64> {
-        if fork::current() != self.born.load(Relaxed) {
-            return None;
-        }
-        let now = if self.lag_ticks > 0 {
-            self.clock.coarse_ms()
-        } else {
-            self.clock.now_ms()
-        };
-        self.gen.try_next_fast(now, self.lag_ticks)
+        self.check_fork()?;
+        self.inner.by_ref().next_id()
     }
 
     /// Mints one ID without waiting: returns [`Error::WouldBlock`] where [`next_id`](Self::next_id) would wait.
     pub fn try_next_id(&self) -> Result<u64> {
-        if let Some(id) = self.fast_id() {
-            return Ok(id);
-        }
         self.check_fork()?;
-        self.try_reserve(1).map(|r| r.first)
+        self.inner.by_ref().try_next_id()
     }
 
     /// Reserves a run of up to `max` IDs from one tick (waiting if needed).
     #[inline]
     pub fn reserve(&self, max: u64) -> Result<Run> {
         self.check_fork()?;
-        loop {
-            match self.try_reserve(max) {
-                Err(Error::WouldBlock { until_ms }) => self.clock.wait_until(until_ms),
-                other => return other,
-            }
-        }
-    }
-
-    #[inline]
-    fn try_reserve(&self, max: u64) -> Result<Run> {
-        if self.lag_ticks > 0 {
-            let now = self.clock.coarse_ms();
-            if let (Ok(run), notes) = self.gen.try_reserve(now, self.lag_ticks, max) {
-                self.gen.record(&notes, &Ok::<(), Error>(()), now);
-                return Ok(run);
-            }
-        }
-        let now = self.clock.now_ms();
-        let (r, notes) = self.gen.try_reserve(now, 0, max);
-        self.gen.record(&notes, &r, now);
-        r
+        self.inner.by_ref().reserve(max)
     }
 
     /// Fills `out` with fresh IDs (waiting between ticks as needed), one swap per tick.
     pub fn next_ids(&self, out: &mut [u64]) -> Result<()> {
-        match crate::state::fill_from_runs(out, |max| self.reserve(max)) {
-            (_, Some(e)) => Err(e),
-            (_, None) => Ok(()),
-        }
+        self.check_fork()?;
+        self.inner.by_ref().next_ids(out)
     }
 
     /// The sans-IO call: mints at `now_ms` as given (for replays and tests), never waits.
     pub fn next_id_at(&self, now_ms: u64) -> Result<u64> {
         self.check_fork()?;
-        self.gen.next_id_at(now_ms)
+        self.gen().next_id_at(now_ms)
     }
 
     /// Sans-IO [`reserve`](Self::reserve): a run of up to `max` IDs at `now_ms`, never waits.
     pub fn reserve_at(&self, now_ms: u64, max: u64) -> Result<Run> {
         self.check_fork()?;
-        self.gen.reserve_at(now_ms, max)
+        self.gen().reserve_at(now_ms, max)
     }
 
     /// Sans-IO [`next_ids`](Self::next_ids): fills `out` at `now_ms` and returns how many were
     /// written (fewer when the policy asks to wait); fails only if none could be issued.
     pub fn next_ids_at(&self, now_ms: u64, out: &mut [u64]) -> Result<usize> {
         self.check_fork()?;
-        self.gen.next_ids_at(now_ms, out)
+        self.gen().next_ids_at(now_ms, out)
     }
 }
+
+/// The sans-IO calls, fork-checked, for code generic over [`Generator`].
+macro_rules! snowflake_generator {
+    ($t:ty) => {
+        impl<C: Clock> Generator for $t {
+            #[inline]
+            fn config(&self) -> &Config {
+                Snowflake::config(self)
+            }
+            #[inline]
+            fn node(&self) -> u64 {
+                Snowflake::node(self)
+            }
+            #[inline]
+            fn stats(&self) -> Stats {
+                Snowflake::stats(self)
+            }
+            #[inline]
+            fn reserve_at(&mut self, now_ms: u64, max: u64) -> Result<Run> {
+                Snowflake::reserve_at(self, now_ms, max)
+            }
+            #[inline]
+            fn next_id_at(&mut self, now_ms: u64) -> Result<u64> {
+                Snowflake::next_id_at(self, now_ms)
+            }
+            #[inline]
+            fn next_ids_at(&mut self, now_ms: u64, out: &mut [u64]) -> Result<usize> {
+                Snowflake::next_ids_at(self, now_ms, out)
+            }
+        }
+    };
+}
+
+snowflake_generator!(Snowflake<C>);
+snowflake_generator!(&Snowflake<C>);

@@ -1,0 +1,296 @@
+//! The config model: [`NamedType`], [`NamedConfig`], and the interpretation of parsed
+//! entries (which keys a type takes, defaults, validation).
+
+use core::fmt;
+use core::str::FromStr;
+
+use super::compact::parse_compact;
+use super::entry::{spec_err, Entry, Val};
+use super::json::parse_json;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
+use crate::state::Packing;
+
+/// The kinds of generator a [`NamedConfig`] can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NamedType {
+    /// A Snowflake-family 64-bit ID generator ([`LocalSnowflake`](crate::LocalSnowflake), or
+    /// [`AtomicSnowflake`](crate::AtomicSnowflake) built from [`NamedConfig::snowflake_config`]).
+    Snowflake,
+    /// Random version 4 UUIDs.
+    Uuid4,
+    /// Monotonic version 7 UUIDs ([`V7Generator`](crate::uuids::V7Generator)).
+    Uuid7,
+    /// Version 1 UUIDs with a random node ([`Uuid1Generator`](crate::uuids::Uuid1Generator)).
+    Uuid1,
+}
+
+impl NamedType {
+    /// Every type, in the order of their names in error messages.
+    pub const ALL: [NamedType; 4] = [
+        NamedType::Snowflake,
+        NamedType::Uuid4,
+        NamedType::Uuid7,
+        NamedType::Uuid1,
+    ];
+
+    /// The name used in configs (`snowflake`, `uuid4`, `uuid7`, `uuid1`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            NamedType::Snowflake => "snowflake",
+            NamedType::Uuid4 => "uuid4",
+            NamedType::Uuid7 => "uuid7",
+            NamedType::Uuid1 => "uuid1",
+        }
+    }
+
+    /// Looks a type up by its name (exact, lower case).
+    pub fn from_name(name: &str) -> Option<NamedType> {
+        NamedType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// How many random bytes one call of [`NamedGenerator::next_at`](super::NamedGenerator::next_at) may request: 16 for
+    /// `uuid4`, 10 for `uuid7`, 8 for `uuid1` (on its first call only), 0 for `snowflake`.
+    pub const fn random_bytes(self) -> usize {
+        match self {
+            NamedType::Snowflake => 0,
+            NamedType::Uuid4 => 16,
+            NamedType::Uuid7 => 10,
+            NamedType::Uuid1 => 8,
+        }
+    }
+}
+
+impl fmt::Display for NamedType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A parsed, validated generator configuration. See the [module docs](crate::named) for the text forms.
+///
+/// [`parse`](Self::parse) validates everything a generator would; a value built by hand (for
+/// example `NamedConfig::Snowflake(config)`) is validated by [`build`](Self::build).
+// A config is built once and held by value; boxing the big variant would only add a
+// pointer chase (and an allocation per parse).
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NamedConfig {
+    /// A Snowflake generator with this config.
+    Snowflake(Config),
+    /// Random version 4 UUIDs.
+    Uuid4,
+    /// Monotonic version 7 UUIDs.
+    Uuid7,
+    /// Version 1 UUIDs with a random node and clock sequence.
+    Uuid1,
+}
+
+impl NamedConfig {
+    /// Parses the compact or the JSON form (see the [module docs](crate::named)) and validates it.
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::{named::NamedConfig, Error};
+    /// let e = NamedConfig::parse("type=snowflake,layout=twitter,nod=5").unwrap_err();
+    /// assert!(matches!(e, Error::InvalidSpec { at: 30, .. }));
+    /// let e = NamedConfig::parse("type=snowflake,layout=(time=41@1ms,seq=x,epoch=0)").unwrap_err();
+    /// assert!(matches!(e, Error::InvalidSpec { at: 39, .. })); // offsets count from the config's start
+    /// ```
+    pub fn parse(s: &str) -> Result<NamedConfig> {
+        let entries = if s.trim_start().starts_with('{') {
+            parse_json(s)?
+        } else {
+            parse_compact(s)?
+        };
+        interpret(s, &entries)
+    }
+
+    /// The type of generator this config builds.
+    pub const fn kind(&self) -> NamedType {
+        match self {
+            NamedConfig::Snowflake(_) => NamedType::Snowflake,
+            NamedConfig::Uuid4 => NamedType::Uuid4,
+            NamedConfig::Uuid7 => NamedType::Uuid7,
+            NamedConfig::Uuid1 => NamedType::Uuid1,
+        }
+    }
+
+    /// The Snowflake config, for `type=snowflake` (to build an
+    /// [`AtomicSnowflake`](crate::AtomicSnowflake) or a clocked [`Snowflake`](crate::Snowflake)).
+    pub const fn snowflake_config(&self) -> Option<&Config> {
+        match self {
+            NamedConfig::Snowflake(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl FromStr for NamedConfig {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<NamedConfig> {
+        NamedConfig::parse(s)
+    }
+}
+
+/// The canonical compact form (see the [module docs](crate::named)).
+impl fmt::Display for NamedConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "type={}", self.kind())?;
+        if let NamedConfig::Snowflake(c) = self {
+            match c.layout.preset_name() {
+                Some(p) => write!(f, ",layout={p}")?,
+                None => write!(f, ",layout=({})", c.layout)?,
+            }
+            if let Some(node) = c.node {
+                write!(f, ",node={node}")?;
+            }
+            write!(
+                f,
+                ",on_backwards={},on_exhausted={},sequence_start={}",
+                c.on_backwards, c.on_exhausted, c.sequence_start
+            )?;
+            if c.seed != 0 {
+                write!(f, ",seed={}", c.seed)?;
+            }
+            if let Some(fence) = c.fence_ms {
+                write!(f, ",fence_ms={fence}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) const KEYS_REASON: &str =
+    "unknown key (type, layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms)";
+
+/// Text of a string-valued key.
+fn text_of(e: &Entry) -> Result<&str> {
+    match &e.val {
+        Val::Str { text, .. } => Ok(text),
+        _ => Err(spec_err(e.val_at, "expected a string value")),
+    }
+}
+
+/// An integer-valued key: a JSON integer, or decimal digits as text.
+fn u64_of(e: &Entry) -> Result<u64> {
+    const R: &str = "expected a non-negative integer";
+    match &e.val {
+        Val::Num(n) => Ok(*n),
+        Val::Str { text, .. } => {
+            if text.is_empty() || !text.bytes().all(|c| c.is_ascii_digit()) {
+                return Err(spec_err(e.val_at, R));
+            }
+            text.parse()
+                .map_err(|_| spec_err(e.val_at, "number does not fit 64 bits"))
+        }
+        Val::Bool => Err(spec_err(e.val_at, R)),
+    }
+}
+
+fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
+    const KNOWN: [&str; 8] = [
+        "type",
+        "layout",
+        "node",
+        "on_backwards",
+        "on_exhausted",
+        "sequence_start",
+        "seed",
+        "fence_ms",
+    ];
+    for (i, e) in entries.iter().enumerate() {
+        if e.key == "layout" {
+            // Before the unknown-key check: the rest of an unwrapped spec reads as keys.
+            check_wrapped(e)?;
+        }
+        if !KNOWN.contains(&e.key.as_str()) {
+            return Err(spec_err(e.key_at, KEYS_REASON));
+        }
+        if entries[..i].iter().any(|p| p.key == e.key) {
+            return Err(spec_err(e.key_at, "key given twice"));
+        }
+    }
+    let find = |k: &str| entries.iter().find(|e| e.key == k);
+    let Some(t) = find("type") else {
+        return Err(spec_err(
+            input.len(),
+            "missing type (snowflake, uuid4, uuid7, uuid1)",
+        ));
+    };
+    let name = text_of(t)?;
+    let kind = match NamedType::from_name(name) {
+        Some(k) => k,
+        None if name == "segment" => {
+            return Err(spec_err(t.val_at, "type segment is not available yet"))
+        }
+        None => {
+            return Err(spec_err(
+                t.val_at,
+                "unknown type (snowflake, uuid4, uuid7, uuid1)",
+            ))
+        }
+    };
+    if kind != NamedType::Snowflake {
+        if let Some(e) = entries.iter().find(|e| e.key != "type") {
+            return Err(spec_err(
+                e.key_at,
+                "this key applies to type snowflake only",
+            ));
+        }
+        return Ok(match kind {
+            NamedType::Uuid4 => NamedConfig::Uuid4,
+            NamedType::Uuid7 => NamedConfig::Uuid7,
+            _ => NamedConfig::Uuid1,
+        });
+    }
+    let Some(l) = find("layout") else {
+        return Err(spec_err(
+            input.len(),
+            "type snowflake needs a layout: a preset name or a spec (in parentheses in the compact form)",
+        ));
+    };
+    // Read every value in the order written, so the first problem is the one reported.
+    let mut cfg = Config::new(parse_layout(l)?);
+    for e in entries {
+        match e.key.as_str() {
+            "node" => cfg.node = Some(u64_of(e)?),
+            "on_backwards" => cfg.on_backwards = text_of(e)?.parse::<OnBackwards>()?,
+            "on_exhausted" => cfg.on_exhausted = text_of(e)?.parse::<OnExhausted>()?,
+            "sequence_start" => cfg.sequence_start = text_of(e)?.parse::<SequenceStart>()?,
+            "seed" => cfg.seed = u64_of(e)?,
+            "fence_ms" => cfg.fence_ms = Some(u64_of(e)?),
+            _ => {}
+        }
+    }
+    Packing::new(&cfg)?;
+    Ok(NamedConfig::Snowflake(cfg))
+}
+
+fn check_wrapped(e: &Entry) -> Result<()> {
+    match &e.val {
+        Val::Str { text, .. } if e.bare && text.contains('=') => Err(spec_err(
+            e.val_at,
+            "a layout spec contains commas: wrap it in parentheses, layout=(time=...,seq=...,epoch=...)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn parse_layout(e: &Entry) -> Result<Layout> {
+    let text = text_of(e)?;
+    let raw_at = match &e.val {
+        Val::Str { raw_at, .. } => *raw_at,
+        _ => None,
+    };
+    Layout::parse(text).map_err(|err| match err {
+        Error::InvalidSpec { at, reason } => Error::InvalidSpec {
+            at: raw_at.map_or(e.val_at, |r| r + at),
+            reason,
+        },
+        other => other,
+    })
+}

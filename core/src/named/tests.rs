@@ -1,0 +1,345 @@
+//! Tests of the named configs and generators, through the public API.
+
+use super::config::KEYS_REASON;
+use super::*;
+use crate::error::{Error, Result};
+use crate::local::LocalSnowflake;
+use crate::uuids;
+extern crate std;
+use crate::{ErrorKind, Parts};
+use proptest::prelude::*;
+use std::string::ToString;
+use std::vec;
+
+const T0: u64 = 1_700_000_000_000;
+
+fn no_random(_: &mut [u8]) -> Result<()> {
+    Ok(())
+}
+
+fn counting() -> impl FnMut(&mut [u8]) -> Result<()> {
+    let mut n = 0u8;
+    move |buf: &mut [u8]| {
+        for b in buf {
+            *b = n;
+            n = n.wrapping_add(1);
+        }
+        Ok(())
+    }
+}
+
+fn spec_at(s: &str) -> (usize, &'static str) {
+    match NamedConfig::parse(s) {
+        Err(Error::InvalidSpec { at, reason }) => (at, reason),
+        other => panic!("{s}: expected InvalidSpec, got {other:?}"),
+    }
+}
+
+#[test]
+fn compact_round_trips() {
+    for s in [
+        "type=snowflake,layout=twitter,node=5,on_backwards=wait:1000,on_exhausted=borrow:16,sequence_start=vibrate:1,seed=42",
+        "type=snowflake,layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01),node=1023,on_backwards=logical:500,on_exhausted=wait,sequence_start=random,seed=18446744073709551615,fence_ms=1700000000000",
+        "type=snowflake,layout=(time=40@1ms,rollback=2,worker=8,seq=13,epoch=2010-11-04T01:42:54.657Z),node=0,on_backwards=rollback_counter,on_exhausted=fail,sequence_start=zero",
+        "type=snowflake,layout=sonyflake,node=65535,on_backwards=ring:64,on_exhausted=wait,sequence_start=zero",
+        "type=uuid4",
+        "type=uuid7",
+        "type=uuid1",
+    ] {
+        let c = NamedConfig::parse(s).unwrap();
+        assert_eq!(c.to_string(), s);
+        assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
+    }
+}
+
+#[test]
+fn defaults_and_spacing() {
+    assert_eq!(
+        NamedConfig::parse("type=snowflake,layout=twitter"),
+        Err(Error::NodeRequired)
+    );
+    let c = NamedConfig::parse("  layout = ( twitter ) ,type= snowflake, node=0 ").unwrap();
+    assert_eq!(
+        c.to_string(),
+        "type=snowflake,layout=twitter,node=0,on_backwards=wait:1000,on_exhausted=wait,sequence_start=zero"
+    );
+    let cfg = c.snowflake_config().unwrap();
+    assert_eq!(cfg.layout().preset_name(), Some("twitter"));
+    assert_eq!(cfg.fence(), None);
+    let c = NamedConfig::parse("type=snowflake,layout=leaf,node=0,on_backwards=logical,sequence_start=vibrate,on_exhausted=borrow,seed=0").unwrap();
+    assert_eq!(
+        c.to_string(),
+        "type=snowflake,layout=leaf,node=0,on_backwards=logical:1000,on_exhausted=borrow:16,sequence_start=vibrate:1"
+    );
+}
+
+#[test]
+fn json_form_equals_compact_form() {
+    let j = r#" { "type" : "snowflake", "layout": "time=41@1ms,worker=10,seq=12,epoch=2020-01-01",
+        "node": 5, "on_backwards": "logical:500", "seed": "18446744073709551615", "fence_ms": 0 } "#;
+    let c = NamedConfig::parse(j).unwrap();
+    assert_eq!(
+        c.to_string(),
+        "type=snowflake,layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01),node=5,on_backwards=logical:500,on_exhausted=wait,sequence_start=zero,seed=18446744073709551615,fence_ms=0"
+    );
+    assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
+    assert_eq!(
+        NamedConfig::parse(r#"{"type":"uuid7"}"#).unwrap(),
+        NamedConfig::Uuid7
+    );
+    // Escapes are decoded.
+    assert_eq!(
+        NamedConfig::parse(r#"{"type":"uuid\u0037"}"#).unwrap(),
+        NamedConfig::Uuid7
+    );
+    assert_eq!(
+        NamedConfig::parse(r#"{"type":"snowflake","layout":"twitt\u0065r","node":3}"#)
+            .unwrap()
+            .to_string(),
+        "type=snowflake,layout=twitter,node=3,on_backwards=wait:1000,on_exhausted=wait,sequence_start=zero"
+    );
+}
+
+#[test]
+fn compact_errors_point_at_the_problem() {
+    assert_eq!(spec_at("").0, 0);
+    assert_eq!(spec_at("   ").0, 0);
+    assert_eq!(spec_at("type").0, 0);
+    assert_eq!(spec_at("type=uuid4,").0, 10);
+    assert_eq!(spec_at("type=uuid4,,").0, 11);
+    assert_eq!(spec_at("=uuid4"), (0, "missing key before '='"));
+    assert_eq!(spec_at("type="), (5, "missing value after '='"));
+    assert_eq!(spec_at("type=uuid4,color=red"), (11, KEYS_REASON));
+    assert_eq!(spec_at("type=uuid4,type=uuid7"), (11, "key given twice"));
+    assert_eq!(spec_at("type=uuid9").0, 5);
+    assert_eq!(
+        spec_at("type=segment"),
+        (5, "type segment is not available yet")
+    );
+    assert_eq!(
+        spec_at("type=uuid4,node=1"),
+        (11, "this key applies to type snowflake only")
+    );
+    assert_eq!(spec_at("node=1").0, 6); // missing type: end of input
+    assert_eq!(spec_at("type=snowflake").0, 14); // missing layout
+    assert_eq!(spec_at("type=snowflake,layout=(twitter").0, 22);
+    assert_eq!(spec_at("type=snowflake,layout=(twitter) x").0, 32);
+    assert_eq!(spec_at("type=snowflake,layout=((twitter))").0, 23);
+    assert_eq!(spec_at("type=snowflake,layout=twi(tter").0, 25);
+    // An unparenthesised spec gets a helpful message at the value.
+    assert_eq!(
+        spec_at("type=snowflake,layout=time=41@1ms,worker=10,seq=12,epoch=0").0,
+        22
+    );
+    // Layout spec errors are re-based to the whole string.
+    let s = "type=snowflake,layout=( time=41@1xs,seq=12,epoch=0)";
+    assert_eq!(spec_at(s), (32, "tick unit must be ms, s, m or h"));
+    assert_eq!(&s[32..35], "1xs");
+    assert_eq!(spec_at("type=snowflake,layout=twitter,node=x").0, 35);
+    assert_eq!(
+        spec_at("type=snowflake,layout=twitter,seed=99999999999999999999"),
+        (35, "number does not fit 64 bits")
+    );
+}
+
+#[test]
+fn semantic_errors_keep_their_variants() {
+    let e = |s: &str| NamedConfig::parse(s).unwrap_err();
+    assert_eq!(
+        e("type=snowflake,layout=twitter,on_backwards=sideways").kind(),
+        ErrorKind::InvalidConfig
+    );
+    assert!(matches!(
+        e("type=snowflake,layout=twitter,node=1024"),
+        Error::FieldOverflow {
+            value: 1024,
+            max: 1023,
+            ..
+        }
+    ));
+    assert!(matches!(
+        e("type=snowflake,layout=twitter,on_backwards=rollback_counter"),
+        Error::InvalidConfig { .. }
+    ));
+    assert!(matches!(
+        e("type=snowflake,layout=twitter,on_backwards=ring:8,on_exhausted=borrow:2"),
+        Error::InvalidConfig { .. }
+    ));
+    assert!(matches!(
+        e("type=snowflake,layout=nope"),
+        Error::InvalidSpec { at: 22, .. }
+    ));
+    assert!(matches!(
+        e("type=snowflake,layout=(time=60@1ms,worker=10,seq=12,epoch=0)"),
+        Error::InvalidLayout { .. }
+    ));
+}
+
+#[test]
+fn json_errors_point_at_the_problem() {
+    assert_eq!(spec_at("{").0, 1);
+    assert_eq!(spec_at("{}").0, 2); // missing type
+    assert_eq!(spec_at(r#"{"type":"uuid4"} x"#).0, 17);
+    assert_eq!(spec_at(r#"{"type":"uuid4",}"#).0, 16);
+    assert_eq!(spec_at(r#"{"type" "uuid4"}"#).0, 8);
+    assert_eq!(spec_at(r#"{"type":"uuid4""#).0, 15);
+    assert_eq!(spec_at(r#"{"type":"uuid4"#).0, 14);
+    assert_eq!(spec_at(r#"{"type":null}"#).0, 8);
+    assert_eq!(spec_at(r#"{"type":["uuid4"]}"#).0, 8);
+    assert_eq!(spec_at(r#"{"type":true}"#), (8, "expected a string value"));
+    assert_eq!(spec_at(r#"{"type":5}"#), (8, "expected a string value"));
+    assert_eq!(spec_at(r#"{"type":"uuid4","type":"uuid4"}"#).0, 16);
+    let base = r#"{"type":"snowflake","layout":"twitter","node":"#;
+    let n = base.len();
+    assert_eq!(spec_at(&[base, "-1}"].concat()).0, n);
+    assert_eq!(spec_at(&[base, "01}"].concat()).0, n);
+    assert_eq!(spec_at(&[base, "1.5}"].concat()).0, n + 1);
+    assert_eq!(spec_at(&[base, "1e3}"].concat()).0, n + 1);
+    assert_eq!(spec_at(&[base, "true}"].concat()).0, n);
+    assert_eq!(spec_at(&[base, "\"0x1\"}"].concat()).0, n);
+    assert_eq!(spec_at(&[base, "18446744073709551616}"].concat()).0, n);
+    assert_eq!(spec_at(r#"{"type":"uu\x"}"#).0, 11);
+    assert_eq!(spec_at(r#"{"type":"uu\u12"}"#).0, 11);
+    assert_eq!(spec_at(r#"{"type":"\ud800"}"#).0, 9);
+    assert_eq!(spec_at("{\"type\":\"uu\u{1}\"}").0, 11);
+    // Layout errors inside a verbatim string are re-based; with escapes they point at it.
+    let s = r#"{"type":"snowflake","layout":"time=41@1xs,seq=12,epoch=0"}"#;
+    let (at, _) = spec_at(s);
+    assert_eq!(&s[at..at + 3], "1xs");
+    let s = r#"{"type":"snowflake","layout":"tim\u0065=41@1xs,seq=12,epoch=0"}"#;
+    assert_eq!(spec_at(s).0, 29);
+    // Surrogate pairs decode.
+    assert_eq!(
+        spec_at(r#"{"type":"\ud83d\ude00"}"#),
+        (8, "unknown type (snowflake, uuid4, uuid7, uuid1)")
+    );
+}
+
+#[test]
+fn snowflake_generator_matches_local() {
+    let c = NamedConfig::parse(
+        "type=snowflake,layout=(time=41@1ms,worker=10,seq=2,epoch=2020-01-01),node=3,on_exhausted=borrow:1",
+    )
+    .unwrap();
+    let mut g = c.build().unwrap();
+    assert_eq!(g.kind(), NamedType::Snowflake);
+    let mut l = LocalSnowflake::new(*c.snowflake_config().unwrap()).unwrap();
+    for now in [T0, T0, T0, T0, T0, T0, T0, T0, T0, T0 + 5] {
+        let a = g.next_at(now, no_random).map(|i| i.as_u64());
+        let b = l.next_id_at(now).map(Some);
+        assert_eq!(a, b);
+    }
+    let layout = *c.snowflake_config().unwrap().layout();
+    let id = GeneratedId::U64(
+        layout
+            .compose(&Parts {
+                time: 1,
+                node: 3,
+                sequence: 0,
+                rollback: 0,
+            })
+            .unwrap(),
+    );
+    assert_eq!(id.to_string(), ((1u64 << 12) | (3 << 2)).to_string());
+}
+
+#[test]
+fn uuid_generators() {
+    let mut r = counting();
+    let mut g4 = NamedConfig::Uuid4.build().unwrap();
+    let u = g4.next_at(T0, &mut r).unwrap();
+    assert_eq!(u.to_string(), "00010203-0405-4607-8809-0a0b0c0d0e0f");
+
+    let mut g7 = NamedConfig::parse("type=uuid7").unwrap().build().unwrap();
+    let a = g7.next_at(T0, &mut r).unwrap();
+    let b = g7.next_at(T0 - 5, &mut r).unwrap();
+    assert!(b > a);
+    assert_eq!(uuids::inspect(b.as_uuid().unwrap()).unix_ms, Some(T0));
+
+    let mut g1 = NamedConfig::parse("type=uuid1").unwrap().build().unwrap();
+    let mut calls = 0;
+    let mut ids = vec![];
+    for now in [T0, T0, T0 - 1, T0 + 1] {
+        let id = g1
+            .next_at(now, |b: &mut [u8]| {
+                calls += 1;
+                b.fill(0xab);
+                Ok(())
+            })
+            .unwrap();
+        ids.push(*id.as_uuid().unwrap());
+    }
+    assert_eq!(calls, 1);
+    for u in &ids {
+        assert_eq!(u.get_version_num(), 1);
+        assert_eq!(u.get_node_id().unwrap(), [0xab; 6]);
+    }
+    let ts: std::vec::Vec<u64> = ids
+        .iter()
+        .map(|u| u.get_timestamp().unwrap().to_gregorian().0)
+        .collect();
+    assert!(ts.windows(2).all(|w| w[0] < w[1]), "{ts:?}");
+    assert_eq!(uuids::inspect(&ids[2]).unix_ms, Some(T0));
+    assert_eq!(uuids::inspect(&ids[3]).unix_ms, Some(T0 + 1));
+}
+
+#[test]
+fn uuid1_carries_into_the_next_millisecond() {
+    let mut g = Uuid1Generator::new();
+    let fill = |b: &mut [u8]| {
+        b.fill(0);
+        Ok(())
+    };
+    let mut last = 0;
+    for i in 0..10_001u64 {
+        let u = g.next_at(T0, fill).unwrap();
+        let t = u.get_timestamp().unwrap().to_gregorian().0;
+        assert!(i == 0 || t > last);
+        last = t;
+    }
+    assert_eq!(g.last_unix_ms(), Some(T0 + 1));
+}
+
+#[test]
+fn random_source_errors_pass_through() {
+    let fail = |_: &mut [u8]| Err(Error::RandomSource);
+    for c in [NamedConfig::Uuid4, NamedConfig::Uuid7, NamedConfig::Uuid1] {
+        let mut g = c.build().unwrap();
+        assert_eq!(g.next_at(T0, fail), Err(Error::RandomSource));
+        assert_eq!(g.kind(), c.kind());
+        assert!(c.kind().random_bytes() > 0);
+    }
+    let mut g = NamedConfig::parse("type=snowflake,layout=leaf,node=1")
+        .unwrap()
+        .build()
+        .unwrap();
+    assert!(g.next_at(T0, fail).is_ok());
+}
+
+#[test]
+fn types_by_name() {
+    for t in NamedType::ALL {
+        assert_eq!(NamedType::from_name(t.name()), Some(t));
+        assert_eq!(t.to_string(), t.name());
+    }
+    assert_eq!(NamedType::from_name("UUID7"), None);
+}
+
+proptest! {
+    #[test]
+    fn never_panics(s in "\\PC{0,80}") {
+        let _ = NamedConfig::parse(&s);
+    }
+
+    #[test]
+    fn never_panics_on_config_alphabet(s in "[{}\\[\\]\":,=() a-z0-9@._\\\\u-]{0,80}") {
+        if let Ok(c) = NamedConfig::parse(&s) {
+            prop_assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn json_prefix_never_panics(s in "\\{[\"a-z0-9:,\\\\u{}\\[\\] .-]{0,60}") {
+        let _ = NamedConfig::parse(&s);
+    }
+}

@@ -1,0 +1,62 @@
+//! UUIDs (RFC 9562) built sans-IO: time and randomness come in as arguments.
+//!
+//! The [`uuid`] crate does the bit-twiddling; this module adds what a deterministic core needs
+//! around it: constructors that never read a clock or an RNG (so they work in `no_std`, in
+//! tests, and with any entropy source), a monotonic v7 generator, v1 with a random node instead
+//! of a MAC address, inspection, and parsing/formatting with idmint's [`Error`].
+//!
+//! Which version to choose: **v7** for new database keys (time-ordered, random tail); **v4**
+//! when nothing about creation may leak; **v5** (or v3 for legacy) for stable IDs derived from
+//! names; **v1** only for systems that insist on it.
+//!
+//! # Examples
+//! ```
+//! use idmint::uuids::{self, V7Generator};
+//!
+//! let mut gen = V7Generator::new();
+//! let now_ms = 1_700_000_000_000; // from your clock
+//! let a = gen.next_at(now_ms, [7; 10]); // random bytes from your RNG
+//! let b = gen.next_at(now_ms, [7; 10]);
+//! assert!(b > a);
+//! assert_eq!(uuids::inspect(&a).unix_ms, Some(now_ms));
+//!
+//! let mut buf = [0u8; 36];
+//! let n = uuids::encode_hyphenated_into(&a, &mut buf)?;
+//! assert_eq!(uuids::parse(core::str::from_utf8(&buf[..n]).unwrap())?, a);
+//! # Ok::<(), idmint::Error>(())
+//! ```
+//!
+//! [`Error`]: crate::Error
+
+#[cfg(feature = "std")]
+pub mod clocked;
+mod inspect;
+#[cfg(test)]
+mod tests;
+mod text;
+mod v1;
+mod v3;
+mod v4;
+mod v5;
+mod v7;
+
+pub use inspect::{inspect, UuidInfo};
+pub use text::{encode_hyphenated_into, parse, HYPHENATED_LEN};
+pub use uuid::Uuid;
+pub use v1::{v1, v1_random_node, Uuid1Generator};
+pub use v3::v3;
+pub use v4::v4;
+pub use v5::v5;
+pub use v7::{v7, V7Generator};
+
+/// The RFC 9562 namespace for fully qualified domain names (for [`v3`] and [`v5`]).
+pub const NAMESPACE_DNS: Uuid = Uuid::NAMESPACE_DNS;
+/// The RFC 9562 namespace for URLs.
+pub const NAMESPACE_URL: Uuid = Uuid::NAMESPACE_URL;
+/// The RFC 9562 namespace for ISO object identifiers.
+pub const NAMESPACE_OID: Uuid = Uuid::NAMESPACE_OID;
+/// The RFC 9562 namespace for X.500 distinguished names.
+pub const NAMESPACE_X500: Uuid = Uuid::NAMESPACE_X500;
+
+/// 100 ns intervals from the Gregorian epoch (1582-10-15) to the Unix epoch.
+const GREGORIAN_TO_UNIX_TICKS: u64 = 0x01B2_1DD2_1381_4000;
