@@ -9,12 +9,13 @@
  * idmint C API.
  *
  * Conventions: every fallible function returns an #idmint_status (`IDMINT_OK` = 0) and passes
- * results through out-pointers; pointer arguments are checked for NULL (`IDMINT_NULL_POINTER`);
- * strings are NUL-terminated UTF-8 (`IDMINT_INVALID_ARGUMENT` otherwise); text is written to
- * caller buffers with explicit lengths and always NUL-terminated (`IDMINT_BUFFER_TOO_SMALL`
- * otherwise). Opaque handles come from a `_new` function and go back to the matching `_free`
- * (which ignores NULL). `idmint_last_error_message()` holds the full message of the calling
- * thread's last failure. No function lets a Rust panic unwind into C (`IDMINT_PANIC`).
+ * results through out-pointers; a pointer argument may be NULL only where its documentation says
+ * so (`IDMINT_NULL_POINTER` otherwise); strings are NUL-terminated UTF-8
+ * (`IDMINT_INVALID_ARGUMENT` otherwise); text is written to caller buffers with explicit lengths
+ * and always NUL-terminated (`IDMINT_BUFFER_TOO_SMALL` otherwise). Opaque handles come from a
+ * `_new` function and go back to the matching `_free` (which ignores NULL).
+ * `idmint_last_error_message()` holds the full message of the calling thread's last failure. No
+ * function lets a Rust panic unwind into C (`IDMINT_PANIC`).
  *
  * Safety: every pointer argument must be NULL or valid for its stated use (an array for its
  * stated length) for the whole call, and a handle must not be used after its `_free`; that is
@@ -717,9 +718,9 @@ const char *idmint_last_error_message(void);
  * `js53`. Specs list fields from the most significant bit, for example
  * `"time=41@1ms,datacenter=5,worker=5,seq=12,epoch=2020-01-01"`.
  *
- * @param preset_or_spec NUL-terminated UTF-8 text. Must not be NULL.
+ * @param preset_or_spec NUL-terminated UTF-8 text.
  * @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
- *        failure. Must not be NULL.
+ *        failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
  *         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
  *         UTF-8; `IDMINT_NULL_POINTER`.
@@ -734,8 +735,7 @@ void idmint_layout_free(idmint_layout *layout);
 /**
  * @brief All of a layout's numbers at once.
  *
- * @param layout Must not be NULL.
- * @param out_info Receives the numbers. Must not be NULL.
+ * @param out_info Receives the numbers.
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_layout_get_info(const idmint_layout *layout, idmint_layout_info *out_info);
@@ -770,7 +770,6 @@ idmint_status idmint_layout_capacity_per_second(const idmint_layout *layout,
  * @brief Writes the layout's canonical spec (which #idmint_layout_new parses back to the same
  * layout) as a NUL-terminated string.
  *
- * @param layout Must not be NULL.
  * @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0 (a size
  *        query).
  * @param buf_len Size of `buf` in bytes; the spec needs its length plus 1.
@@ -796,9 +795,8 @@ idmint_status idmint_layout_preset_name(const idmint_layout *layout,
 /**
  * @brief Packs field values into an ID.
  *
- * @param layout Must not be NULL.
- * @param parts The field values; each must fit its field. Must not be NULL.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param parts The field values; each must fit its field.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit (the message names the
  *         field and its maximum); `IDMINT_NULL_POINTER`.
  */
@@ -809,9 +807,8 @@ idmint_status idmint_layout_compose(const idmint_layout *layout,
 /**
  * @brief Splits an ID into its field values.
  *
- * @param layout Must not be NULL.
  * @param id The ID.
- * @param out_parts Receives the field values. Must not be NULL.
+ * @param out_parts Receives the field values.
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `id` is above the layout's largest ID;
  *         `IDMINT_NULL_POINTER`.
  */
@@ -830,7 +827,7 @@ idmint_status idmint_layout_timestamp_ms(const idmint_layout *layout,
  * @brief The tick count for a time.
  *
  * @param now_ms Milliseconds since the Unix epoch.
- * @param out_tick Receives the ticks since the layout epoch. Must not be NULL.
+ * @param out_tick Receives the ticks since the layout epoch.
  * @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_layout_tick_at(const idmint_layout *layout,
@@ -885,7 +882,7 @@ idmint_status idmint_layout_join_node(const idmint_layout *layout,
  *
  * @param policy Which policy: `"on_backwards"`, `"on_exhausted"` or `"sequence_start"`. Must
  *        not be NULL.
- * @param text The policy text, as in #idmint_config. Must not be NULL.
+ * @param text The policy text, as in #idmint_config.
  * @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
  *        #idmint_layout_spec.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
@@ -901,10 +898,9 @@ idmint_status idmint_policy_normalize(const char *policy,
 /**
  * @brief Builds a clocked generator.
  *
- * @param config Must not be NULL (zero-initialised means all defaults, and no node: set
- *        `has_node` and `node`).
+ * @param config Zero-initialised means all defaults, and no node: set `has_node` and `node`.
  * @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
- *        failure. Must not be NULL.
+ *        failure.
  * @return `IDMINT_OK`; `IDMINT_NODE_REQUIRED` (`has_node` is 0; the message says how to
  *         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
  *         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
@@ -924,8 +920,7 @@ void idmint_snowflake_free(idmint_snowflake *gen);
  * sequence is used up (`on_exhausted = wait`), or for a short clock step back
  * (`on_backwards = wait:MS`).
  *
- * @param gen Must not be NULL.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_FORKED` in a child process until #idmint_snowflake_set_node;
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
@@ -936,7 +931,7 @@ idmint_status idmint_snowflake_next(const idmint_snowflake *gen, uint64_t *out_i
  * @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
  * would wait.
  *
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
  */
@@ -960,7 +955,7 @@ idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out
  * to take many IDs at once.
  *
  * @param max Most IDs wanted (at least 1).
- * @param out_run Receives the run. Must not be NULL.
+ * @param out_run Receives the run.
  * @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
  */
 idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
@@ -972,7 +967,7 @@ idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
  * tests) and never waits.
  *
  * @param now_ms The time, ms since the Unix epoch.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
  *        otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure: call again at `*out_until_ms`);
@@ -1006,7 +1001,7 @@ idmint_status idmint_snowflake_stats(const idmint_snowflake *gen, idmint_stats *
 /**
  * @brief A new handle to the generator's layout, for decoding its IDs.
  *
- * @param out_layout Receives a new layout (free it with #idmint_layout_free). Must not be NULL.
+ * @param out_layout Receives a new layout (free it with #idmint_layout_free).
  */
 idmint_status idmint_snowflake_layout(const idmint_snowflake *gen, idmint_layout **out_layout);
 
@@ -1022,9 +1017,8 @@ idmint_status idmint_snowflake_resync_clock(const idmint_snowflake *gen);
  * #idmint_snowflake_new it does not check the layout against the current time and uses a seed
  * of 0 as given.
  *
- * @param config Must not be NULL.
  * @param out_gen Receives the generator (free it with #idmint_atomic_snowflake_free), or NULL
- *        on failure. Must not be NULL.
+ *        on failure.
  * @return As #idmint_snowflake_new.
  */
 idmint_status idmint_atomic_snowflake_new(const idmint_config *config,
@@ -1039,7 +1033,7 @@ void idmint_atomic_snowflake_free(idmint_atomic_snowflake *gen);
  * @brief Mints one ID at `now_ms`.
  *
  * @param now_ms The time, ms since the Unix epoch.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
  *        otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure); `IDMINT_CLOCK_BACKWARDS`;
@@ -1055,7 +1049,7 @@ idmint_status idmint_atomic_snowflake_next_at(const idmint_atomic_snowflake *gen
  * @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
  *
  * @param max Most IDs wanted (at least 1).
- * @param out_run Receives the run. Must not be NULL.
+ * @param out_run Receives the run.
  * @param out_until_ms As #idmint_atomic_snowflake_next_at.
  * @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
  */
@@ -1070,7 +1064,7 @@ idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
- * @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
+ * @param out_written Receives how many IDs were written (0 on failure).
  * @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
  *        be issued).
  * @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
@@ -1106,8 +1100,8 @@ idmint_status idmint_atomic_snowflake_stats(const idmint_atomic_snowflake *gen,
  * @brief Looks a codec up by name: `dec`/`decimal`, `hex`, `base32`, `base62` (ASCII
  * case-insensitive, as in the CLI), or `auto`.
  *
- * @param name NUL-terminated UTF-8. Must not be NULL.
- * @param out_codec Receives the constant. Must not be NULL.
+ * @param name NUL-terminated UTF-8.
+ * @param out_codec Receives the constant.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_NULL_POINTER`;
  *         `IDMINT_INVALID_ARGUMENT`.
  */
@@ -1132,9 +1126,9 @@ idmint_status idmint_encode(uint64_t id,
 /**
  * @brief Decodes NUL-terminated text to an ID.
  *
- * @param text NUL-terminated UTF-8. Must not be NULL.
+ * @param text NUL-terminated UTF-8.
  * @param codec An `IDMINT_CODEC_*` constant; `IDMINT_CODEC_AUTO` guesses from the text.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
  *         why); `IDMINT_INVALID_ARGUMENT` (unknown codec, text not UTF-8);
  *         `IDMINT_NULL_POINTER`.
@@ -1151,7 +1145,7 @@ idmint_status idmint_decode_n(const char *text, size_t len, idmint_codec codec, 
 /**
  * @brief A version 4 (random) UUID from the operating system's random source.
  *
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
@@ -1159,7 +1153,7 @@ idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
 /**
  * @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
  *
- * @param random Exactly 16 bytes (`random_len` must be 16). Must not be NULL.
+ * @param random Exactly 16 bytes (`random_len` must be 16).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
@@ -1172,7 +1166,7 @@ idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
  * across threads too, even within one millisecond or when the clock steps back; a child
  * process after `fork()` starts afresh.
  *
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
@@ -1181,7 +1175,7 @@ idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
  * @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
  *
  * @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
- * @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+ * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
@@ -1198,8 +1192,8 @@ idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
  *
  * @param ticks 100 ns intervals since 1582-10-15 (clamped to 60 bits, the year 5236).
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
- * @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param node Exactly 6 random bytes (`node_len` must be 6).
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v1_at(uint64_t ticks,
@@ -1217,8 +1211,8 @@ idmint_status idmint_uuid_v1_at(uint64_t ticks,
  *        spill into the next one: a sub-millisecond counter keeps v1 UUIDs of one millisecond
  *        distinct.
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
- * @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param node Exactly 6 random bytes (`node_len` must be 6).
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
@@ -1232,10 +1226,10 @@ idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
  * @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
  * UUID. Prefer v5 for new designs.
  *
- * @param ns The namespace UUID (see #idmint_uuid_namespace). Must not be NULL.
+ * @param ns The namespace UUID (see #idmint_uuid_namespace).
  * @param name The name's bytes (usually UTF-8). May be NULL only if `name_len` is 0.
  * @param name_len Length of `name` in bytes.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v3(const idmint_uuid *ns,
@@ -1264,8 +1258,8 @@ idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
  * @brief Parses a UUID: hyphenated, 32 bare hex digits, `{braced}` or `urn:uuid:`-prefixed,
  * in either case.
  *
- * @param text NUL-terminated UTF-8. Must not be NULL.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param text NUL-terminated UTF-8.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
  *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
@@ -1274,8 +1268,7 @@ idmint_status idmint_uuid_parse(const char *text, idmint_uuid *out_uuid);
 /**
  * @brief Writes the lower-case hyphenated form (36 characters and a NUL).
  *
- * @param uuid Must not be NULL.
- * @param buf Output buffer of `buf_len` bytes. Must not be NULL.
+ * @param buf Output buffer of `buf_len` bytes.
  * @param buf_len At least `IDMINT_UUID_STR_SIZE` (37).
  * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
  *         `IDMINT_NULL_POINTER`.
@@ -1292,8 +1285,7 @@ idmint_status idmint_uuid_inspect(const idmint_uuid *uuid, idmint_uuid_info *out
 /**
  * @brief Makes a monotonic v7 generator.
  *
- * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free). Must not
- *        be NULL.
+ * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_generator_new(idmint_uuid_v7_generator **out_gen);
@@ -1315,7 +1307,7 @@ idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
  * @brief The next UUID at a given time with 10 given random bytes (sans-IO).
  *
  * @param unix_ms Milliseconds since the Unix epoch.
- * @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+ * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *gen,
@@ -1334,9 +1326,9 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
  * for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
  * `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
  *
- * @param config NUL-terminated UTF-8. Must not be NULL.
+ * @param config NUL-terminated UTF-8.
  * @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
- *        failure. Must not be NULL.
+ *        failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
  *         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
  *         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
@@ -1375,12 +1367,11 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
  * caller replaying a stream of bytes advances it by `*out_random_used`.
  *
- * @param gen Must not be NULL.
  * @param now_ms The time, ms since the Unix epoch.
  * @param random Random bytes for this call, or NULL to draw them from the OS random source
  *        (`random_len` is then ignored).
  * @param random_len Length of `random`.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_random_used If not NULL, receives how many bytes of `random` the call used (0
  *        when `random` is NULL or on failure).
  * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth calling
@@ -1404,9 +1395,9 @@ idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
  * @brief An obfuscator that permutes all `bits` low bits of an ID: public IDs look random and
  * lose time order, and stay below 2^bits (53 keeps JavaScript-safe IDs safe).
  *
- * @param key 16 key bytes, most significant first (`key_len` must be 16). Must not be NULL.
+ * @param key 16 key bytes, most significant first (`key_len` must be 16).
  * @param bits Width of the domain, 2 to 64 (a layout's width, see #idmint_layout_width).
- * @param out_obfuscator Receives the obfuscator, or NULL on failure. Must not be NULL.
+ * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a width outside 2..64;
  *         `IDMINT_INVALID_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
  */
@@ -1420,9 +1411,8 @@ idmint_status idmint_obfuscator_new(const uint8_t *key,
  * still sort by time (across ticks) and decode to the same timestamp, but node and sequence
  * are hidden.
  *
- * @param key 16 key bytes, most significant first (`key_len` must be 16). Must not be NULL.
- * @param layout Must not be NULL.
- * @param out_obfuscator Receives the obfuscator, or NULL on failure. Must not be NULL.
+ * @param key 16 key bytes, most significant first (`key_len` must be 16).
+ * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` if fewer than 2 bits lie below the time field;
  *         `IDMINT_INVALID_ARGUMENT`; `IDMINT_NULL_POINTER`.
  */
@@ -1466,10 +1456,10 @@ idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
  *        directory the CLI and the `local` source of the other packages use.
  * @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
  *        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
- *        recorded one. Must not be NULL.
+ *        recorded one.
  * @param options NULL for the defaults.
  * @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
- *        on failure. Must not be NULL.
+ *        on failure.
  * @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
  *         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
  *         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
@@ -1492,8 +1482,7 @@ void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
 /**
  * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
  *
- * @param gen Must not be NULL.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
  *         generator recovers by itself once the directory is writable again);
  *         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
@@ -1522,7 +1511,7 @@ idmint_status idmint_leased_snowflake_node(const idmint_leased_snowflake *gen, u
 /**
  * @brief The lease the generator mints under now.
  *
- * @param out_info Receives the lease. Must not be NULL.
+ * @param out_info Receives the lease.
  * @return `IDMINT_OK`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,

@@ -51,8 +51,8 @@ fn decode(text: &str, c: idmint_codec) -> Result<u64, Fail> {
 /// @brief Looks a codec up by name: `dec`/`decimal`, `hex`, `base32`, `base62` (ASCII
 /// case-insensitive, as in the CLI), or `auto`.
 ///
-/// @param name NUL-terminated UTF-8. Must not be NULL.
-/// @param out_codec Receives the constant. Must not be NULL.
+/// @param name NUL-terminated UTF-8.
+/// @param out_codec Receives the constant.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_NULL_POINTER`;
 ///         `IDMINT_INVALID_ARGUMENT`.
 #[no_mangle]
@@ -99,9 +99,9 @@ pub unsafe extern "C" fn idmint_encode(
 
 /// @brief Decodes NUL-terminated text to an ID.
 ///
-/// @param text NUL-terminated UTF-8. Must not be NULL.
+/// @param text NUL-terminated UTF-8.
 /// @param codec An `IDMINT_CODEC_*` constant; `IDMINT_CODEC_AUTO` guesses from the text.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
 ///         why); `IDMINT_INVALID_ARGUMENT` (unknown codec, text not UTF-8);
 ///         `IDMINT_NULL_POINTER`.

@@ -413,31 +413,17 @@ mod tests {
     }
 
     #[test]
-    fn every_core_kind_has_its_number_code_and_message() {
+    fn every_status_has_its_number_code_and_message() {
         for kind in ErrorKind::ALL {
             let s = idmint_status::from_kind(kind);
             assert_eq!(s as i32, i32::from(kind as u8), "{kind:?}");
             assert_eq!(text(idmint_status_code(s as i32)), kind.code());
-            assert_ne!(text(idmint_status_message(s as i32)), "unknown status");
         }
-        let s = IDMINT_INVALID_ARG_VALUE as i32;
-        assert_eq!(text(idmint_status_code(s)), "ERR_INVALID_ARG_VALUE");
-    }
-
-    #[test]
-    fn every_status_has_text() {
         for s in idmint_status::ALL {
             assert_eq!(idmint_status::from_i32(s as i32), Some(s));
             assert!(s.message().ends_with(b"\0") && s.message().len() > 1);
-            assert!(
-                text(idmint_status_code(s as i32)).starts_with(if s == IDMINT_OK {
-                    "OK"
-                } else {
-                    "ERR_"
-                })
-            );
+            assert!(s.code().ends_with(b"\0") && s.code().len() > 2);
         }
-        assert_eq!(idmint_status::from_i32(-1), None);
         assert_eq!(
             text(idmint_status_code(IDMINT_CORE_STATUS_MAX + 1)),
             "ERR_UNKNOWN"

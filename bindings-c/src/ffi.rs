@@ -3,7 +3,8 @@
 //!
 //! NULL, alignment, UTF-8 and length limits each become a [`Fail`] (and so a status), never
 //! undefined behaviour or a panic. What no function can check stays the caller's contract: that
-//! a non-NULL pointer really points to live memory of the stated size.
+//! a non-NULL pointer really points to live memory of the stated size. Every `unsafe fn` here
+//! forwards that contract for its pointer arguments; the "Safety:" lines add what is more.
 
 use std::ffi::{c_char, CStr};
 use std::mem::size_of;
@@ -39,18 +40,13 @@ fn check<T>(p: *const T, name: &'static str) -> Result<(), Fail> {
 }
 
 /// Checks an output pointer.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for writes of `T` for the rest of the call.
+/// Safety: a non-NULL `p` is valid for writes of `T` for the rest of the call.
 #[inline(always)]
 pub(crate) unsafe fn out<T>(p: *mut T, name: &'static str) -> Result<Out<T>, Fail> {
     check(p, name).map(|()| Out(p))
 }
 
 /// Checks an optional output pointer: NULL means "not wanted".
-///
-/// # Safety
-/// As [`out`].
 #[inline(always)]
 pub(crate) unsafe fn opt_out<T>(p: *mut T, name: &'static str) -> Result<Option<Out<T>>, Fail> {
     // SAFETY: forwarded contract.
@@ -58,9 +54,7 @@ pub(crate) unsafe fn opt_out<T>(p: *mut T, name: &'static str) -> Result<Option<
 }
 
 /// Borrows an input pointer.
-///
-/// # Safety
-/// A non-NULL `p` must point to a valid `T` that nothing mutates for the rest of the call.
+/// Safety: a non-NULL `p` points to a valid `T` that nothing mutates during the call.
 #[inline(always)]
 pub(crate) unsafe fn arg<'a, T>(p: *const T, name: &'static str) -> Result<&'a T, Fail> {
     check(p, name)?;
@@ -76,9 +70,7 @@ fn utf8<'a>(b: &'a [u8], arg: &'static str) -> Result<&'a str, Fail> {
 }
 
 /// Reads a NUL-terminated UTF-8 string.
-///
-/// # Safety
-/// A non-NULL `p` must point to a NUL-terminated string that stays unchanged during the call.
+/// Safety: a non-NULL `p` is a NUL-terminated string that nothing mutates during the call.
 pub(crate) unsafe fn c_str<'a>(p: *const c_char, name: &'static str) -> Result<&'a str, Fail> {
     check(p, name)?;
     // SAFETY: non-NULL; NUL termination and lifetime are the caller's contract.
@@ -86,9 +78,6 @@ pub(crate) unsafe fn c_str<'a>(p: *const c_char, name: &'static str) -> Result<&
 }
 
 /// Reads an optional NUL-terminated UTF-8 string: NULL gives `None`.
-///
-/// # Safety
-/// As [`c_str`].
 pub(crate) unsafe fn opt_c_str<'a>(
     p: *const c_char,
     name: &'static str,
@@ -100,9 +89,6 @@ pub(crate) unsafe fn opt_c_str<'a>(
 }
 
 /// Reads `len` bytes of UTF-8 text that need not be NUL-terminated.
-///
-/// # Safety
-/// As [`slice`].
 pub(crate) unsafe fn str_n<'a>(
     p: *const c_char,
     len: usize,
@@ -113,9 +99,7 @@ pub(crate) unsafe fn str_n<'a>(
 }
 
 /// Borrows `len` input values of `T` (bytes, IDs); `p` may be NULL only when `len` is 0.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for reads of `len` values that nothing mutates during the call.
+/// Safety: a non-NULL `p` is valid for reads of `len` values nothing mutates during the call.
 pub(crate) unsafe fn slice<'a, T>(
     p: *const T,
     len: usize,
@@ -135,9 +119,7 @@ pub(crate) unsafe fn slice<'a, T>(
 /// Borrows an output array of `len` `u64`s, zeroing it first (C memory may be uninitialised,
 /// and Rust references must never see uninitialised integers). `p` may be NULL only when `len`
 /// is 0.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for writes of `len` `u64`s, not aliased during the call.
+/// Safety: a non-NULL `p` is valid for writes of `len` `u64`s, not aliased during the call.
 pub(crate) unsafe fn u64_out<'a>(
     p: *mut u64,
     len: usize,
@@ -159,10 +141,7 @@ pub(crate) unsafe fn u64_out<'a>(
 /// `out_len` (optional) always receives `text.len()`, also on failure, so a caller can size a
 /// new buffer (`*out_len + 1`). `buf` may be NULL when `len` is 0 (a size query). A buffer too
 /// small fails with `IDMINT_BUFFER_TOO_SMALL`, writing only an empty string (if `len` > 0).
-///
-/// # Safety
-/// A non-NULL `buf` must be valid for writes of `len` bytes; a non-NULL `out_len` valid for a
-/// write of `usize`.
+/// Safety: a non-NULL `buf` is valid for writes of `len` bytes.
 pub(crate) unsafe fn write_text(
     text: &str,
     buf: *mut c_char,
@@ -208,9 +187,6 @@ pub(crate) fn report_until<T>(r: Result<T, Error>, until: Option<Out<u64>>) -> R
 // order; `name` is the C parameter's name, for the message.
 
 /// Stores `f()` through `dst`.
-///
-/// # Safety
-/// As [`out`]; `f` carries its own pointers' contracts.
 #[inline(always)]
 pub(crate) unsafe fn put<T, R: Into<T>, E: Into<Fail>>(
     dst: *mut T,
@@ -226,9 +202,6 @@ pub(crate) unsafe fn put<T, R: Into<T>, E: Into<Fail>>(
 }
 
 /// Borrows `p` (a handle or input struct, parameter `name`) and stores `f(p)` through `dst`.
-///
-/// # Safety
-/// As [`arg`] and [`out`].
 #[inline(always)]
 pub(crate) unsafe fn call<H, T, R: Into<T>, E: Into<Fail>>(
     p: *const H,
@@ -246,9 +219,6 @@ pub(crate) unsafe fn call<H, T, R: Into<T>, E: Into<Fail>>(
 }
 
 /// [`call`] for an infallible `f`.
-///
-/// # Safety
-/// As [`call`].
 #[inline(always)]
 pub(crate) unsafe fn read<H, T, R: Into<T>>(
     p: *const H,
@@ -262,9 +232,6 @@ pub(crate) unsafe fn read<H, T, R: Into<T>>(
 }
 
 /// Borrows generator `gen` and runs `f` on it, which has no result but its status.
-///
-/// # Safety
-/// As [`arg`].
 #[inline(always)]
 pub(crate) unsafe fn act<H>(
     gen: *const H,
@@ -279,9 +246,6 @@ pub(crate) unsafe fn act<H>(
 
 /// Borrows generator `gen` and stores `f(gen)` through `dst`, or on `IDMINT_WOULD_BLOCK` the
 /// time to call again through `until` (0 otherwise; NULL: not wanted).
-///
-/// # Safety
-/// As [`call`] and [`opt_out`].
 #[inline(always)]
 pub(crate) unsafe fn call_until<H, T, R: Into<T>>(
     gen: *const H,
@@ -306,9 +270,6 @@ pub(crate) unsafe fn call_until<H, T, R: Into<T>>(
 
 /// Borrows generator `gen` and fills `n` IDs at `ids` with `f` (at most the core's batch
 /// limit, `IDMINT_LIMIT_EXCEEDED` otherwise).
-///
-/// # Safety
-/// As [`arg`] and [`u64_out`].
 #[inline(always)]
 pub(crate) unsafe fn fill<H>(
     gen: *const H,
@@ -333,9 +294,6 @@ pub(crate) fn batch(n: usize) -> Result<(), Fail> {
 }
 
 /// Borrows `p` (parameter `name`) and writes the text `f(p)` as [`write_text`] does.
-///
-/// # Safety
-/// As [`arg`] and [`write_text`].
 pub(crate) unsafe fn text<H, S: AsRef<str>>(
     p: *const H,
     name: &'static str,
@@ -354,9 +312,6 @@ pub(crate) unsafe fn text<H, S: AsRef<str>>(
 
 /// Stores a new handle made by `make` through `dst` (freed with the matching `_free`
 /// function), or NULL if `make` fails.
-///
-/// # Safety
-/// As [`out`].
 pub(crate) unsafe fn create<T>(
     dst: *mut *mut T,
     name: &'static str,
@@ -372,9 +327,7 @@ pub(crate) unsafe fn create<T>(
 }
 
 /// Frees a handle made by [`create`]; NULL is ignored.
-///
-/// # Safety
-/// A non-NULL `p` must come from [`create`] for the same `T` and not be used afterwards.
+/// Safety: a non-NULL `p` comes from [`create`] for the same `T` and is not used afterwards.
 pub(crate) unsafe fn free<T>(p: *mut T) {
     guard(|| {
         if !p.is_null() {

@@ -117,9 +117,9 @@ pub struct idmint_field {
 /// `js53`. Specs list fields from the most significant bit, for example
 /// `"time=41@1ms,datacenter=5,worker=5,seq=12,epoch=2020-01-01"`.
 ///
-/// @param preset_or_spec NUL-terminated UTF-8 text. Must not be NULL.
+/// @param preset_or_spec NUL-terminated UTF-8 text.
 /// @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
-///        failure. Must not be NULL.
+///        failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
 ///         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
 ///         UTF-8; `IDMINT_NULL_POINTER`.
@@ -148,8 +148,7 @@ pub unsafe extern "C" fn idmint_layout_free(layout: *mut idmint_layout) {
 
 /// @brief All of a layout's numbers at once.
 ///
-/// @param layout Must not be NULL.
-/// @param out_info Receives the numbers. Must not be NULL.
+/// @param out_info Receives the numbers.
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_get_info(
@@ -241,7 +240,6 @@ pub unsafe extern "C" fn idmint_layout_capacity_per_second(
 /// @brief Writes the layout's canonical spec (which #idmint_layout_new parses back to the same
 /// layout) as a NUL-terminated string.
 ///
-/// @param layout Must not be NULL.
 /// @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0 (a size
 ///        query).
 /// @param buf_len Size of `buf` in bytes; the spec needs its length plus 1.
@@ -279,9 +277,8 @@ pub unsafe extern "C" fn idmint_layout_preset_name(
 
 /// @brief Packs field values into an ID.
 ///
-/// @param layout Must not be NULL.
-/// @param parts The field values; each must fit its field. Must not be NULL.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param parts The field values; each must fit its field.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit (the message names the
 ///         field and its maximum); `IDMINT_NULL_POINTER`.
 #[no_mangle]
@@ -317,9 +314,8 @@ pub unsafe extern "C" fn idmint_layout_compose(
 
 /// @brief Splits an ID into its field values.
 ///
-/// @param layout Must not be NULL.
 /// @param id The ID.
-/// @param out_parts Receives the field values. Must not be NULL.
+/// @param out_parts Receives the field values.
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `id` is above the layout's largest ID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
@@ -350,7 +346,7 @@ pub unsafe extern "C" fn idmint_layout_timestamp_ms(
 /// @brief The tick count for a time.
 ///
 /// @param now_ms Milliseconds since the Unix epoch.
-/// @param out_tick Receives the ticks since the layout epoch. Must not be NULL.
+/// @param out_tick Receives the ticks since the layout epoch.
 /// @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_tick_at(

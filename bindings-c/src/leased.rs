@@ -54,9 +54,6 @@ pub struct idmint_lease_options {
 pub struct idmint_leased_snowflake(LeasedSnowflake);
 
 /// The generator and lease options by key (a zero or NULL field keeps the default).
-///
-/// # Safety
-/// As [`set_config`]; `o` NULL or valid, its strings NULL or NUL-terminated.
 unsafe fn options(
     c: *const idmint_config,
     o: *const idmint_lease_options,
@@ -98,10 +95,10 @@ unsafe fn options(
 ///        directory the CLI and the `local` source of the other packages use.
 /// @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
 ///        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
-///        recorded one. Must not be NULL.
+///        recorded one.
 /// @param options NULL for the defaults.
 /// @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
-///        on failure. Must not be NULL.
+///        on failure.
 /// @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
 ///         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
 ///         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
@@ -141,8 +138,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_sn
 
 /// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
 ///
-/// @param gen Must not be NULL.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
 ///         generator recovers by itself once the directory is writable again);
 ///         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
@@ -204,7 +200,7 @@ pub struct idmint_lease_info {
 
 /// @brief The lease the generator mints under now.
 ///
-/// @param out_info Receives the lease. Must not be NULL.
+/// @param out_info Receives the lease.
 /// @return `IDMINT_OK`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_lease(

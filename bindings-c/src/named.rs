@@ -71,9 +71,9 @@ const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
 /// for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
 /// `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
 ///
-/// @param config NUL-terminated UTF-8. Must not be NULL.
+/// @param config NUL-terminated UTF-8.
 /// @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
-///        failure. Must not be NULL.
+///        failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
 ///         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
 ///         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
@@ -144,12 +144,11 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
 /// caller replaying a stream of bytes advances it by `*out_random_used`.
 ///
-/// @param gen Must not be NULL.
 /// @param now_ms The time, ms since the Unix epoch.
 /// @param random Random bytes for this call, or NULL to draw them from the OS random source
 ///        (`random_len` is then ignored).
 /// @param random_len Length of `random`.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_random_used If not NULL, receives how many bytes of `random` the call used (0
 ///        when `random` is NULL or on failure).
 /// @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth calling

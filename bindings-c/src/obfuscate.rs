@@ -17,9 +17,6 @@ enum Kind {
 }
 
 /// The 16 key bytes, most significant first.
-///
-/// # Safety
-/// As [`slice`].
 unsafe fn key(p: *const u8, len: usize) -> Result<u128, Fail> {
     // SAFETY: forwarded contract.
     let k = unsafe { slice(p, len, "key") }?.try_into();
@@ -30,9 +27,9 @@ unsafe fn key(p: *const u8, len: usize) -> Result<u128, Fail> {
 /// @brief An obfuscator that permutes all `bits` low bits of an ID: public IDs look random and
 /// lose time order, and stay below 2^bits (53 keeps JavaScript-safe IDs safe).
 ///
-/// @param key 16 key bytes, most significant first (`key_len` must be 16). Must not be NULL.
+/// @param key 16 key bytes, most significant first (`key_len` must be 16).
 /// @param bits Width of the domain, 2 to 64 (a layout's width, see #idmint_layout_width).
-/// @param out_obfuscator Receives the obfuscator, or NULL on failure. Must not be NULL.
+/// @param out_obfuscator Receives the obfuscator, or NULL on failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a width outside 2..64;
 ///         `IDMINT_INVALID_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
 #[no_mangle]
@@ -59,9 +56,8 @@ pub unsafe extern "C" fn idmint_obfuscator_new(
 /// still sort by time (across ticks) and decode to the same timestamp, but node and sequence
 /// are hidden.
 ///
-/// @param key 16 key bytes, most significant first (`key_len` must be 16). Must not be NULL.
-/// @param layout Must not be NULL.
-/// @param out_obfuscator Receives the obfuscator, or NULL on failure. Must not be NULL.
+/// @param key 16 key bytes, most significant first (`key_len` must be 16).
+/// @param out_obfuscator Receives the obfuscator, or NULL on failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` if fewer than 2 bits lie below the time field;
 ///         `IDMINT_INVALID_ARGUMENT`; `IDMINT_NULL_POINTER`.
 #[no_mangle]

@@ -131,9 +131,7 @@ pub struct idmint_atomic_snowflake(AtomicSnowflake);
 
 /// Feeds the C config into the core's options by key (`set` is `Options::set` or the leased
 /// generator's), which check each value; the node only `with_node`.
-///
-/// # Safety
-/// `config` must be NULL or valid; its strings NULL or NUL-terminated.
+/// Safety: `config` must be NULL or valid; its strings NULL or NUL-terminated.
 pub(crate) unsafe fn set_config(
     config: *const idmint_config,
     with_node: bool,
@@ -164,9 +162,6 @@ pub(crate) unsafe fn set_config(
 }
 
 /// The core config of a C config.
-///
-/// # Safety
-/// As [`set_config`].
 unsafe fn options(config: *const idmint_config) -> Result<idmint_core::Config, Fail> {
     let mut o = Options::new();
     // SAFETY: the caller's contract.
@@ -185,7 +180,7 @@ const _: () = assert!(IDMINT_MAX_BATCH == idmint_core::limits::MAX_BATCH);
 ///
 /// @param policy Which policy: `"on_backwards"`, `"on_exhausted"` or `"sequence_start"`. Must
 ///        not be NULL.
-/// @param text The policy text, as in #idmint_config. Must not be NULL.
+/// @param text The policy text, as in #idmint_config.
 /// @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
 ///        #idmint_layout_spec.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
@@ -220,10 +215,9 @@ pub unsafe extern "C" fn idmint_policy_normalize(
 
 /// @brief Builds a clocked generator.
 ///
-/// @param config Must not be NULL (zero-initialised means all defaults, and no node: set
-///        `has_node` and `node`).
+/// @param config Zero-initialised means all defaults, and no node: set `has_node` and `node`.
 /// @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
-///        failure. Must not be NULL.
+///        failure.
 /// @return `IDMINT_OK`; `IDMINT_NODE_REQUIRED` (`has_node` is 0; the message says how to
 ///         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
 ///         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
@@ -254,8 +248,7 @@ pub unsafe extern "C" fn idmint_snowflake_free(gen: *mut idmint_snowflake) {
 /// sequence is used up (`on_exhausted = wait`), or for a short clock step back
 /// (`on_backwards = wait:MS`).
 ///
-/// @param gen Must not be NULL.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_FORKED` in a child process until #idmint_snowflake_set_node;
 ///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
 ///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
@@ -271,7 +264,7 @@ pub unsafe extern "C" fn idmint_snowflake_next(
 /// @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
 /// would wait.
 ///
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
 ///        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
 #[no_mangle]
@@ -305,7 +298,7 @@ pub unsafe extern "C" fn idmint_snowflake_next_n(
 /// to take many IDs at once.
 ///
 /// @param max Most IDs wanted (at least 1).
-/// @param out_run Receives the run. Must not be NULL.
+/// @param out_run Receives the run.
 /// @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_reserve(
@@ -321,7 +314,7 @@ pub unsafe extern "C" fn idmint_snowflake_reserve(
 /// tests) and never waits.
 ///
 /// @param now_ms The time, ms since the Unix epoch.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
 ///        otherwise.
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure: call again at `*out_until_ms`);
@@ -378,7 +371,7 @@ pub unsafe extern "C" fn idmint_snowflake_stats(
 
 /// @brief A new handle to the generator's layout, for decoding its IDs.
 ///
-/// @param out_layout Receives a new layout (free it with #idmint_layout_free). Must not be NULL.
+/// @param out_layout Receives a new layout (free it with #idmint_layout_free).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_layout(
     gen: *const idmint_snowflake,
@@ -412,9 +405,8 @@ pub unsafe extern "C" fn idmint_snowflake_resync_clock(
 /// #idmint_snowflake_new it does not check the layout against the current time and uses a seed
 /// of 0 as given.
 ///
-/// @param config Must not be NULL.
 /// @param out_gen Receives the generator (free it with #idmint_atomic_snowflake_free), or NULL
-///        on failure. Must not be NULL.
+///        on failure.
 /// @return As #idmint_snowflake_new.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_new(
@@ -441,7 +433,7 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_free(gen: *mut idmint_atomic_sn
 /// @brief Mints one ID at `now_ms`.
 ///
 /// @param now_ms The time, ms since the Unix epoch.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
 ///        otherwise.
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure); `IDMINT_CLOCK_BACKWARDS`;
@@ -465,7 +457,7 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_next_at(
 /// @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
 ///
 /// @param max Most IDs wanted (at least 1).
-/// @param out_run Receives the run. Must not be NULL.
+/// @param out_run Receives the run.
 /// @param out_until_ms As #idmint_atomic_snowflake_next_at.
 /// @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
 #[no_mangle]
@@ -488,7 +480,7 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
-/// @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
+/// @param out_written Receives how many IDs were written (0 on failure).
 /// @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
 ///        be issued).
 /// @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`

@@ -73,9 +73,6 @@ fn get(u: &idmint_uuid) -> Uuid {
 }
 
 /// Exactly `N` bytes from the caller.
-///
-/// # Safety
-/// As [`slice`].
 unsafe fn fixed<const N: usize>(
     p: *const u8,
     len: usize,
@@ -92,7 +89,7 @@ const V1_NODE: &str = "v1 takes a node of exactly 6 bytes";
 
 /// @brief A version 4 (random) UUID from the operating system's random source.
 ///
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_status {
@@ -102,7 +99,7 @@ pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_st
 
 /// @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
 ///
-/// @param random Exactly 16 bytes (`random_len` must be 16). Must not be NULL.
+/// @param random Exactly 16 bytes (`random_len` must be 16).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
@@ -124,7 +121,7 @@ pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
 /// across threads too, even within one millisecond or when the clock steps back; a child
 /// process after `fork()` starts afresh.
 ///
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_status {
@@ -135,7 +132,7 @@ pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_st
 /// @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
-/// @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+/// @param random Exactly 10 bytes (`random_len` must be 10).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_at(
@@ -163,8 +160,8 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
 ///
 /// @param ticks 100 ns intervals since 1582-10-15 (clamped to 60 bits, the year 5236).
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
-/// @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param node Exactly 6 random bytes (`node_len` must be 6).
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_at(
@@ -194,8 +191,8 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
 ///        spill into the next one: a sub-millisecond counter keeps v1 UUIDs of one millisecond
 ///        distinct.
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
-/// @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param node Exactly 6 random bytes (`node_len` must be 6).
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_random_node(
@@ -221,9 +218,6 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
 }
 
 /// Shared body of v3 and v5.
-///
-/// # Safety
-/// As [`call`] and [`slice`].
 unsafe fn name_based(
     f: fn(&Uuid, &[u8]) -> Uuid,
     ns: *const idmint_uuid,
@@ -242,10 +236,10 @@ unsafe fn name_based(
 /// @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
 /// UUID. Prefer v5 for new designs.
 ///
-/// @param ns The namespace UUID (see #idmint_uuid_namespace). Must not be NULL.
+/// @param ns The namespace UUID (see #idmint_uuid_namespace).
 /// @param name The name's bytes (usually UTF-8). May be NULL only if `name_len` is 0.
 /// @param name_len Length of `name` in bytes.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v3(
@@ -295,8 +289,8 @@ pub unsafe extern "C" fn idmint_uuid_namespace(
 /// @brief Parses a UUID: hyphenated, 32 bare hex digits, `{braced}` or `urn:uuid:`-prefixed,
 /// in either case.
 ///
-/// @param text NUL-terminated UTF-8. Must not be NULL.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param text NUL-terminated UTF-8.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
 ///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
@@ -314,8 +308,7 @@ pub unsafe extern "C" fn idmint_uuid_parse(
 
 /// @brief Writes the lower-case hyphenated form (36 characters and a NUL).
 ///
-/// @param uuid Must not be NULL.
-/// @param buf Output buffer of `buf_len` bytes. Must not be NULL.
+/// @param buf Output buffer of `buf_len` bytes.
 /// @param buf_len At least `IDMINT_UUID_STR_SIZE` (37).
 /// @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
 ///         `IDMINT_NULL_POINTER`.
@@ -365,8 +358,7 @@ pub unsafe extern "C" fn idmint_uuid_inspect(
 
 /// @brief Makes a monotonic v7 generator.
 ///
-/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free). Must not
-///        be NULL.
+/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
@@ -402,7 +394,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
 /// @brief The next UUID at a given time with 10 given random bytes (sans-IO).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch.
-/// @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+/// @param random Exactly 10 bytes (`random_len` must be 10).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
