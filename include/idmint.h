@@ -9,12 +9,17 @@
  * idmint C API.
  *
  * Conventions: every fallible function returns an #idmint_status (`IDMINT_OK` = 0) and passes
- * results through out-pointers; pointer arguments are checked for NULL (`IDMINT_NULL_POINTER`);
- * strings are NUL-terminated UTF-8 (`IDMINT_INVALID_ARGUMENT` otherwise); text is written to
- * caller buffers with explicit lengths and always NUL-terminated (`IDMINT_BUFFER_TOO_SMALL`
- * otherwise). Opaque handles come from a `_new` function and go back to the matching `_free`
- * (which ignores NULL). `idmint_last_error_message()` holds the full message of the calling
- * thread's last failure. No function lets a Rust panic unwind into C (`IDMINT_PANIC`).
+ * results through out-pointers; a pointer argument may be NULL only where its documentation says
+ * so (`IDMINT_NULL_POINTER` otherwise); strings are NUL-terminated UTF-8
+ * (`IDMINT_INVALID_ARGUMENT` otherwise); text is written to caller buffers with explicit lengths
+ * and always NUL-terminated (`IDMINT_BUFFER_TOO_SMALL` otherwise). Opaque handles come from a
+ * `_new` function and go back to the matching `_free` (which ignores NULL).
+ * `idmint_last_error_message()` holds the full message of the calling thread's last failure. No
+ * function lets a Rust panic unwind into C (`IDMINT_PANIC`).
+ *
+ * Safety: every pointer argument must be NULL or valid for its stated use (an array for its
+ * stated length) for the whole call, and a handle must not be used after its `_free`; that is
+ * the one contract no function can check.
  */
 
 #ifndef IDMINT_H
@@ -34,6 +39,11 @@
 #define IDMINT_VERSION_PATCH 0
 /** The version as a string; idmint_version() returns the library's. */
 #define IDMINT_VERSION "0.1.0"
+
+/**
+ * The highest status that is a core error kind: statuses 1 to this are `idmint::ErrorKind`.
+ */
+#define IDMINT_CORE_STATUS_MAX 19
 
 /**
  * Longest field name, plus its NUL.
@@ -60,10 +70,10 @@
 /**
  * @brief Status returned by every fallible idmint function.
  *
- * `IDMINT_OK` (0) means success. Values 1 to 18 are the core's error kinds and keep their
- * numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
- * binding itself. `idmint_status_message()` gives a fixed description of each status and
- * `idmint_last_error_message()` the full message of the last failure on the calling thread.
+ * `IDMINT_OK` (0) is success. 1 to #IDMINT_CORE_STATUS_MAX are the core's error kinds, numbered
+ * alike on every idmint surface; 100 and up come from the C binding itself.
+ * `idmint_status_message()` describes a status; `idmint_last_error_message()` gives the full
+ * message of the calling thread's last failure.
  */
 typedef enum {
     /**
@@ -124,7 +134,7 @@ typedef enum {
      */
     IDMINT_STORE_UNAVAILABLE = 13,
     /**
-     * The generator's node lease was lost (not renewed in time, or taken over): it stopped
+     * The node lease was lost (not renewed in time, or taken over): the generator stopped
      * minting. Make a new generator to lease a node again.
      */
     IDMINT_LEASE_LOST = 14,
@@ -146,6 +156,12 @@ typedef enum {
      * A request is larger than idmint does in one call; the message names the limit.
      */
     IDMINT_LIMIT_EXCEEDED = 18,
+    /**
+     * An argument names something that does not exist or leaves out something required (an
+     * unknown option key; an unknown, missing or repeated node sub-field). Code
+     * `"ERR_INVALID_ARG_VALUE"`, as on every idmint surface.
+     */
+    IDMINT_INVALID_ARG_VALUE = 19,
     /**
      * A pointer argument that must not be NULL was NULL.
      */
@@ -279,9 +295,9 @@ typedef struct idmint_obfuscator idmint_obfuscator;
  *
  * Lock-free: any number of threads may call it at once. It carries the wall clock on the
  * monotonic clock and re-reads it once a second, following its steps (a step back meets the
- * `on_backwards` policy), waits when a policy asks, and refuses to mint in a child
- * process after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its
- * own node. Freed by #idmint_snowflake_free.
+ * `on_backwards` policy), waits when a policy asks, and refuses to mint in a child process
+ * after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its own
+ * node. Freed by #idmint_snowflake_free.
  */
 typedef struct idmint_snowflake idmint_snowflake;
 
@@ -401,8 +417,8 @@ typedef struct {
  * the defaults, then set what you need — at least the node (`has_node`), which has no default.
  *
  * Strings are NUL-terminated UTF-8 in the text forms shared by every idmint surface; NULL means
- * the default. They are read only during #idmint_snowflake_new / #idmint_atomic_snowflake_new.
- * The `has_*` flags are bytes: 0 is false, any other value true.
+ * the default. They are read only while a generator is built. The `has_*` flags are bytes: 0
+ * is false, any other value true.
  */
 typedef struct {
     /**
@@ -702,79 +718,50 @@ const char *idmint_last_error_message(void);
  * `js53`. Specs list fields from the most significant bit, for example
  * `"time=41@1ms,datacenter=5,worker=5,seq=12,epoch=2020-01-01"`.
  *
- * @param preset_or_spec NUL-terminated UTF-8 text. Must not be NULL.
+ * @param preset_or_spec NUL-terminated UTF-8 text.
  * @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
- *        failure. Must not be NULL.
+ *        failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
  *         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
  *         UTF-8; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_new(const char *preset_or_spec, idmint_layout **out_layout);
 
 /**
- * @brief Frees a layout. NULL is ignored.
- *
- * # Safety
- * `layout` must be NULL or a layout from this library that is not used afterwards.
+ * @brief Frees a layout (NULL is ignored); it must not be used afterwards.
  */
 void idmint_layout_free(idmint_layout *layout);
 
 /**
  * @brief All of a layout's numbers at once.
  *
- * @param layout Must not be NULL.
- * @param out_info Receives the numbers. Must not be NULL.
+ * @param out_info Receives the numbers.
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_get_info(const idmint_layout *layout, idmint_layout_info *out_info);
 
 /**
  * @brief Total bits of the layout's fields; every ID is below 2^width.
  *
- * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER` (as every layout getter).
  */
 idmint_status idmint_layout_width(const idmint_layout *layout, uint32_t *out_width);
 
 /**
  * @brief Whether every ID of the layout fits a JavaScript number exactly (width <= 53).
- *
- * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_is_js_safe(const idmint_layout *layout, bool *out_is_js_safe);
 
 /**
- * @brief The first instant (ms since the Unix epoch) the layout's time field cannot represent.
- *
- * From then on generators refuse with `IDMINT_LAYOUT_EXPIRED`. `UINT64_MAX` for layouts that
+ * @brief The first instant (ms since the Unix epoch) the layout's time field cannot represent:
+ * from then on generators refuse with `IDMINT_LAYOUT_EXPIRED`. `UINT64_MAX` for layouts that
  * outlive 64-bit milliseconds.
- *
- * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_lifetime_end_ms(const idmint_layout *layout, uint64_t *out_ms);
 
 /**
  * @brief IDs one node can issue per second at most (sequence values per tick times ticks per
  * second, rounded down).
- *
- * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_capacity_per_second(const idmint_layout *layout,
                                                 uint64_t *out_capacity);
@@ -783,7 +770,6 @@ idmint_status idmint_layout_capacity_per_second(const idmint_layout *layout,
  * @brief Writes the layout's canonical spec (which #idmint_layout_new parses back to the same
  * layout) as a NUL-terminated string.
  *
- * @param layout Must not be NULL.
  * @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0 (a size
  *        query).
  * @param buf_len Size of `buf` in bytes; the spec needs its length plus 1.
@@ -791,9 +777,6 @@ idmint_status idmint_layout_capacity_per_second(const idmint_layout *layout,
  *        too small.
  * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf`, if `buf_len` > 0, holds `""`);
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_spec(const idmint_layout *layout,
                                  char *buf,
@@ -802,12 +785,7 @@ idmint_status idmint_layout_spec(const idmint_layout *layout,
 
 /**
  * @brief Writes the preset name of the layout (`"twitter"`, ...) as a NUL-terminated string, or
- * `""` if it was not made from a preset name.
- *
- * Buffer rules as #idmint_layout_spec.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
+ * `""` if it was not made from a preset name. Buffer rules as #idmint_layout_spec.
  */
 idmint_status idmint_layout_preset_name(const idmint_layout *layout,
                                         char *buf,
@@ -817,14 +795,10 @@ idmint_status idmint_layout_preset_name(const idmint_layout *layout,
 /**
  * @brief Packs field values into an ID.
  *
- * @param layout Must not be NULL.
- * @param parts The field values; each must fit its field. Must not be NULL.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param parts The field values; each must fit its field.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit (the message names the
  *         field and its maximum); `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_compose(const idmint_layout *layout,
                                     const idmint_parts *parts,
@@ -833,14 +807,10 @@ idmint_status idmint_layout_compose(const idmint_layout *layout,
 /**
  * @brief Splits an ID into its field values.
  *
- * @param layout Must not be NULL.
  * @param id The ID.
- * @param out_parts Receives the field values. Must not be NULL.
+ * @param out_parts Receives the field values.
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `id` is above the layout's largest ID;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_decompose(const idmint_layout *layout,
                                       uint64_t id,
@@ -848,11 +818,6 @@ idmint_status idmint_layout_decompose(const idmint_layout *layout,
 
 /**
  * @brief The time an ID carries: the start of its tick, in ms since the Unix epoch.
- *
- * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_timestamp_ms(const idmint_layout *layout,
                                          uint64_t id,
@@ -862,11 +827,8 @@ idmint_status idmint_layout_timestamp_ms(const idmint_layout *layout,
  * @brief The tick count for a time.
  *
  * @param now_ms Milliseconds since the Unix epoch.
- * @param out_tick Receives the ticks since the layout epoch. Must not be NULL.
+ * @param out_tick Receives the ticks since the layout epoch.
  * @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_tick_at(const idmint_layout *layout,
                                     uint64_t now_ms,
@@ -878,9 +840,6 @@ idmint_status idmint_layout_tick_at(const idmint_layout *layout,
  *
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `index` is not below the field count;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_layout_field(const idmint_layout *layout,
                                   size_t index,
@@ -897,9 +856,6 @@ idmint_status idmint_layout_field(const idmint_layout *layout,
  *        `IDMINT_BUFFER_TOO_SMALL`.
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE`; `IDMINT_BUFFER_TOO_SMALL`;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`out_values` for `len` values).
  */
 idmint_status idmint_layout_split_node(const idmint_layout *layout,
                                        uint64_t node,
@@ -914,9 +870,6 @@ idmint_status idmint_layout_split_node(const idmint_layout *layout,
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its sub-field;
  *         `IDMINT_INVALID_CONFIG` if `len` is not the number of node sub-fields;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`values` for `len` values).
  */
 idmint_status idmint_layout_join_node(const idmint_layout *layout,
                                       const uint64_t *values,
@@ -929,16 +882,12 @@ idmint_status idmint_layout_join_node(const idmint_layout *layout,
  *
  * @param policy Which policy: `"on_backwards"`, `"on_exhausted"` or `"sequence_start"`. Must
  *        not be NULL.
- * @param text The policy text, as in #idmint_config. Must not be NULL.
- * @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0.
- * @param buf_len Size of `buf`; 32 bytes hold every canonical policy text.
- * @param out_len If not NULL, receives the canonical text's length without the NUL.
+ * @param text The policy text, as in #idmint_config.
+ * @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
+ *        #idmint_layout_spec.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
  *         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
  *         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
  */
 idmint_status idmint_policy_normalize(const char *policy,
                                       const char *text,
@@ -949,27 +898,20 @@ idmint_status idmint_policy_normalize(const char *policy,
 /**
  * @brief Builds a clocked generator.
  *
- * @param config Must not be NULL (zero-initialised means all defaults, and no node: set
- *        `has_node` and `node`).
+ * @param config Zero-initialised means all defaults, and no node: set `has_node` and `node`.
  * @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
- *        failure. Must not be NULL.
+ *        failure.
  * @return `IDMINT_OK`; `IDMINT_NODE_REQUIRED` (`has_node` is 0; the message says how to
  *         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
  *         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
  *         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
  *         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_new(const idmint_config *config, idmint_snowflake **out_gen);
 
 /**
- * @brief Frees a generator. NULL is ignored. No other thread may still be using it.
- *
- * # Safety
- * `gen` must be NULL or a generator from this library that is not used afterwards.
+ * @brief Frees a generator (NULL is ignored); no thread may use it afterwards.
  */
 void idmint_snowflake_free(idmint_snowflake *gen);
 
@@ -978,14 +920,10 @@ void idmint_snowflake_free(idmint_snowflake *gen);
  * sequence is used up (`on_exhausted = wait`), or for a short clock step back
  * (`on_backwards = wait:MS`).
  *
- * @param gen Must not be NULL.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_FORKED` in a child process until #idmint_snowflake_set_node;
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_next(const idmint_snowflake *gen, uint64_t *out_id);
 
@@ -993,12 +931,9 @@ idmint_status idmint_snowflake_next(const idmint_snowflake *gen, uint64_t *out_i
  * @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
  * would wait.
  *
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
                                         uint64_t *out_id,
@@ -1012,9 +947,6 @@ idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
  * @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
  *         IDs (nothing written); on failure the array's contents are unspecified.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
  */
 idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out_ids, size_t n);
 
@@ -1023,11 +955,8 @@ idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out
  * to take many IDs at once.
  *
  * @param max Most IDs wanted (at least 1).
- * @param out_run Receives the run. Must not be NULL.
+ * @param out_run Receives the run.
  * @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
                                        uint64_t max,
@@ -1038,15 +967,12 @@ idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
  * tests) and never waits.
  *
  * @param now_ms The time, ms since the Unix epoch.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
  *        otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure: call again at `*out_until_ms`);
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`;
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_FORKED`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_next_at(const idmint_snowflake *gen,
                                        uint64_t now_ms,
@@ -1059,35 +985,23 @@ idmint_status idmint_snowflake_next_at(const idmint_snowflake *gen,
  *
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `node` does not fit the layout;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_set_node(const idmint_snowflake *gen, uint64_t node);
 
 /**
  * @brief The generator's current node value.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_node(const idmint_snowflake *gen, uint64_t *out_node);
 
 /**
  * @brief A snapshot of the generator's counters.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_stats(const idmint_snowflake *gen, idmint_stats *out_stats);
 
 /**
  * @brief A new handle to the generator's layout, for decoding its IDs.
  *
- * @param out_layout Receives a new layout (free it with #idmint_layout_free). Must not be NULL.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
+ * @param out_layout Receives a new layout (free it with #idmint_layout_free).
  */
 idmint_status idmint_snowflake_layout(const idmint_snowflake *gen, idmint_layout **out_layout);
 
@@ -1095,9 +1009,6 @@ idmint_status idmint_snowflake_layout(const idmint_snowflake *gen, idmint_layout
  * @brief Re-reads the wall clock now. The generator does so by itself once a second (of
  * monotonic time), so an NTP step goes unseen for at most that long; this call makes it seen at
  * once. If the wall clock moved back, the `on_backwards` policy applies.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_snowflake_resync_clock(const idmint_snowflake *gen);
 
@@ -1106,22 +1017,15 @@ idmint_status idmint_snowflake_resync_clock(const idmint_snowflake *gen);
  * #idmint_snowflake_new it does not check the layout against the current time and uses a seed
  * of 0 as given.
  *
- * @param config Must not be NULL.
  * @param out_gen Receives the generator (free it with #idmint_atomic_snowflake_free), or NULL
- *        on failure. Must not be NULL.
+ *        on failure.
  * @return As #idmint_snowflake_new.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_atomic_snowflake_new(const idmint_config *config,
                                           idmint_atomic_snowflake **out_gen);
 
 /**
- * @brief Frees a sans-IO generator. NULL is ignored.
- *
- * # Safety
- * `gen` must be NULL or a generator from this library that is not used afterwards.
+ * @brief Frees a sans-IO generator (NULL is ignored); no thread may use it afterwards.
  */
 void idmint_atomic_snowflake_free(idmint_atomic_snowflake *gen);
 
@@ -1129,15 +1033,12 @@ void idmint_atomic_snowflake_free(idmint_atomic_snowflake *gen);
  * @brief Mints one ID at `now_ms`.
  *
  * @param now_ms The time, ms since the Unix epoch.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
  *        otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure); `IDMINT_CLOCK_BACKWARDS`;
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_atomic_snowflake_next_at(const idmint_atomic_snowflake *gen,
                                               uint64_t now_ms,
@@ -1148,12 +1049,9 @@ idmint_status idmint_atomic_snowflake_next_at(const idmint_atomic_snowflake *gen
  * @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
  *
  * @param max Most IDs wanted (at least 1).
- * @param out_run Receives the run. Must not be NULL.
+ * @param out_run Receives the run.
  * @param out_until_ms As #idmint_atomic_snowflake_next_at.
  * @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *gen,
                                                  uint64_t now_ms,
@@ -1166,15 +1064,12 @@ idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
- * @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
+ * @param out_written Receives how many IDs were written (0 on failure).
  * @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
  *        be issued).
  * @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
  *         for more than #IDMINT_MAX_BATCH; otherwise why not, as
  *         #idmint_atomic_snowflake_next_at.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
  */
 idmint_status idmint_atomic_snowflake_next_n_at(const idmint_atomic_snowflake *gen,
                                                 uint64_t now_ms,
@@ -1187,25 +1082,16 @@ idmint_status idmint_atomic_snowflake_next_n_at(const idmint_atomic_snowflake *g
  * @brief Switches the sans-IO generator to another node.
  *
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_atomic_snowflake_set_node(const idmint_atomic_snowflake *gen, uint64_t node);
 
 /**
  * @brief The sans-IO generator's current node value.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_atomic_snowflake_node(const idmint_atomic_snowflake *gen, uint64_t *out_node);
 
 /**
  * @brief A snapshot of the sans-IO generator's counters.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_atomic_snowflake_stats(const idmint_atomic_snowflake *gen,
                                             idmint_stats *out_stats);
@@ -1214,13 +1100,10 @@ idmint_status idmint_atomic_snowflake_stats(const idmint_atomic_snowflake *gen,
  * @brief Looks a codec up by name: `dec`/`decimal`, `hex`, `base32`, `base62` (ASCII
  * case-insensitive, as in the CLI), or `auto`.
  *
- * @param name NUL-terminated UTF-8. Must not be NULL.
- * @param out_codec Receives the constant. Must not be NULL.
+ * @param name NUL-terminated UTF-8.
+ * @param out_codec Receives the constant.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_NULL_POINTER`;
  *         `IDMINT_INVALID_ARGUMENT`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_codec_from_name(const char *name, idmint_codec *out_codec);
 
@@ -1229,16 +1112,10 @@ idmint_status idmint_codec_from_name(const char *name, idmint_codec *out_codec);
  *
  * @param id The ID.
  * @param codec `IDMINT_CODEC_DECIMAL`, `_HEX`, `_BASE32` or `_BASE62`.
- * @param buf Output buffer of `buf_len` bytes; `IDMINT_ENCODE_BUF_SIZE` always suffices. May be
- *        NULL only if `buf_len` is 0 (a size query).
- * @param buf_len Size of `buf` in bytes.
- * @param out_len If not NULL, receives the text's length without the NUL, also when `buf` is
- *        too small.
+ * @param buf Output buffer of `buf_len` bytes; `IDMINT_ENCODE_BUF_SIZE` always suffices. Buffer
+ *        rules as #idmint_layout_spec.
  * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_INVALID_ARGUMENT` for an unknown
  *         codec or `IDMINT_CODEC_AUTO`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
  */
 idmint_status idmint_encode(uint64_t id,
                             idmint_codec codec,
@@ -1249,15 +1126,12 @@ idmint_status idmint_encode(uint64_t id,
 /**
  * @brief Decodes NUL-terminated text to an ID.
  *
- * @param text NUL-terminated UTF-8. Must not be NULL.
+ * @param text NUL-terminated UTF-8.
  * @param codec An `IDMINT_CODEC_*` constant; `IDMINT_CODEC_AUTO` guesses from the text.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
  *         why); `IDMINT_INVALID_ARGUMENT` (unknown codec, text not UTF-8);
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_decode(const char *text, idmint_codec codec, uint64_t *out_id);
 
@@ -1265,31 +1139,22 @@ idmint_status idmint_decode(const char *text, idmint_codec codec, uint64_t *out_
  * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode.
  *
  * @param text Text of `len` bytes. May be NULL only if `len` is 0.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`text` for `len` bytes).
  */
 idmint_status idmint_decode_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
 
 /**
  * @brief A version 4 (random) UUID from the operating system's random source.
  *
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
  *
- * @param random Exactly 16 bytes (`random_len` must be 16). Must not be NULL.
+ * @param random Exactly 16 bytes (`random_len` must be 16).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
  */
 idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
                                         size_t random_len,
@@ -1301,11 +1166,8 @@ idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
  * across threads too, even within one millisecond or when the clock steps back; a child
  * process after `fork()` starts afresh.
  *
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
 
@@ -1313,11 +1175,8 @@ idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
  * @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
  *
  * @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
- * @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+ * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
  */
 idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
                                 const uint8_t *random,
@@ -1333,12 +1192,9 @@ idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
  *
  * @param ticks 100 ns intervals since 1582-10-15 (clamped to 60 bits, the year 5236).
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
- * @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param node Exactly 6 random bytes (`node_len` must be 6).
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
  */
 idmint_status idmint_uuid_v1_at(uint64_t ticks,
                                 uint16_t clock_seq,
@@ -1355,12 +1211,9 @@ idmint_status idmint_uuid_v1_at(uint64_t ticks,
  *        spill into the next one: a sub-millisecond counter keeps v1 UUIDs of one millisecond
  *        distinct.
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
- * @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param node Exactly 6 random bytes (`node_len` must be 6).
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
  */
 idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
                                          uint16_t ticks_100ns_extra,
@@ -1373,14 +1226,11 @@ idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
  * @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
  * UUID. Prefer v5 for new designs.
  *
- * @param ns The namespace UUID (see #idmint_uuid_namespace). Must not be NULL.
+ * @param ns The namespace UUID (see #idmint_uuid_namespace).
  * @param name The name's bytes (usually UTF-8). May be NULL only if `name_len` is 0.
  * @param name_len Length of `name` in bytes.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`name` for `name_len` bytes).
  */
 idmint_status idmint_uuid_v3(const idmint_uuid *ns,
                              const uint8_t *name,
@@ -1389,12 +1239,8 @@ idmint_status idmint_uuid_v3(const idmint_uuid *ns,
 
 /**
  * @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
- * same UUID, so independent systems agree on an ID without talking to each other.
- *
- * Arguments and results as #idmint_uuid_v3.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`name` for `name_len` bytes).
+ * same UUID, so independent systems agree on an ID without talking to each other. Arguments
+ * and results as #idmint_uuid_v3.
  */
 idmint_status idmint_uuid_v5(const idmint_uuid *ns,
                              const uint8_t *name,
@@ -1405,9 +1251,6 @@ idmint_status idmint_uuid_v5(const idmint_uuid *ns,
  * @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
  *
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
 
@@ -1415,27 +1258,20 @@ idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
  * @brief Parses a UUID: hyphenated, 32 bare hex digits, `{braced}` or `urn:uuid:`-prefixed,
  * in either case.
  *
- * @param text NUL-terminated UTF-8. Must not be NULL.
- * @param out_uuid Receives the UUID. Must not be NULL.
+ * @param text NUL-terminated UTF-8.
+ * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
  *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_parse(const char *text, idmint_uuid *out_uuid);
 
 /**
  * @brief Writes the lower-case hyphenated form (36 characters and a NUL).
  *
- * @param uuid Must not be NULL.
- * @param buf Output buffer of `buf_len` bytes. Must not be NULL.
+ * @param buf Output buffer of `buf_len` bytes.
  * @param buf_len At least `IDMINT_UUID_STR_SIZE` (37).
  * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
  */
 idmint_status idmint_uuid_format(const idmint_uuid *uuid, char *buf, size_t buf_len);
 
@@ -1443,29 +1279,19 @@ idmint_status idmint_uuid_format(const idmint_uuid *uuid, char *buf, size_t buf_
  * @brief Reads a UUID's version, variant and (for v1, v6 and v7) embedded time.
  *
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_inspect(const idmint_uuid *uuid, idmint_uuid_info *out_info);
 
 /**
  * @brief Makes a monotonic v7 generator.
  *
- * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free). Must not
- *        be NULL.
+ * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_v7_generator_new(idmint_uuid_v7_generator **out_gen);
 
 /**
- * @brief Frees a v7 generator. NULL is ignored.
- *
- * # Safety
- * `gen` must be NULL or a generator from this library that is not used afterwards.
+ * @brief Frees a v7 generator (NULL is ignored); it must not be used afterwards.
  */
 void idmint_uuid_v7_generator_free(idmint_uuid_v7_generator *gen);
 
@@ -1473,9 +1299,6 @@ void idmint_uuid_v7_generator_free(idmint_uuid_v7_generator *gen);
  * @brief The next UUID, from the system clock and the OS random source.
  *
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
                                             idmint_uuid *out_uuid);
@@ -1484,11 +1307,8 @@ idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
  * @brief The next UUID at a given time with 10 given random bytes (sans-IO).
  *
  * @param unix_ms Milliseconds since the Unix epoch.
- * @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+ * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
  */
 idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *gen,
                                                uint64_t unix_ms,
@@ -1506,25 +1326,19 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
  * for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
  * `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
  *
- * @param config NUL-terminated UTF-8. Must not be NULL.
+ * @param config NUL-terminated UTF-8.
  * @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
- *        failure. Must not be NULL.
+ *        failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
  *         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
  *         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
  *         `node`); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_INVALID_ARGUMENT` (not
  *         UTF-8); `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
 
 /**
- * @brief Frees a named generator. NULL is ignored.
- *
- * # Safety
- * `gen` must be NULL or a generator from this library that is not used afterwards.
+ * @brief Frees a named generator (NULL is ignored); it must not be used afterwards.
  */
 void idmint_named_generator_free(idmint_named_generator *gen);
 
@@ -1532,21 +1346,14 @@ void idmint_named_generator_free(idmint_named_generator *gen);
  * @brief The type of generator (`type=...` of its config).
  *
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_named_generator_kind(const idmint_named_generator *gen,
                                           idmint_named_type *out_kind);
 
 /**
  * @brief Writes the canonical compact form of the generator's config (keys in a fixed order,
- * policies in canonical text, defaults filled in), which builds an equal generator.
- *
- * Buffer rules as #idmint_layout_spec.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
+ * policies in canonical text, defaults filled in), which builds an equal generator. Buffer
+ * rules as #idmint_layout_spec.
  */
 idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
                                             char *buf,
@@ -1560,12 +1367,11 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
  * caller replaying a stream of bytes advances it by `*out_random_used`.
  *
- * @param gen Must not be NULL.
  * @param now_ms The time, ms since the Unix epoch.
  * @param random Random bytes for this call, or NULL to draw them from the OS random source
  *        (`random_len` is then ignored).
  * @param random_len Length of `random`.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @param out_random_used If not NULL, receives how many bytes of `random` the call used (0
  *        when `random` is NULL or on failure).
  * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth calling
@@ -1576,8 +1382,6 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  *         `random` holds fewer bytes than the call draws (the generator is left as it was);
  *         `IDMINT_RANDOM_SOURCE` (OS randomness); `IDMINT_NULL_POINTER`.
  *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
  */
 idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
                                              uint64_t now_ms,
@@ -1591,14 +1395,11 @@ idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
  * @brief An obfuscator that permutes all `bits` low bits of an ID: public IDs look random and
  * lose time order, and stay below 2^bits (53 keeps JavaScript-safe IDs safe).
  *
- * @param key 16 key bytes, most significant first (`key_len` must be 16). Must not be NULL.
+ * @param key 16 key bytes, most significant first (`key_len` must be 16).
  * @param bits Width of the domain, 2 to 64 (a layout's width, see #idmint_layout_width).
- * @param out_obfuscator Receives the obfuscator, or NULL on failure. Must not be NULL.
+ * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a width outside 2..64;
  *         `IDMINT_INVALID_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`key` for `key_len` bytes).
  */
 idmint_status idmint_obfuscator_new(const uint8_t *key,
                                     size_t key_len,
@@ -1610,14 +1411,10 @@ idmint_status idmint_obfuscator_new(const uint8_t *key,
  * still sort by time (across ticks) and decode to the same timestamp, but node and sequence
  * are hidden.
  *
- * @param key 16 key bytes, most significant first (`key_len` must be 16). Must not be NULL.
- * @param layout Must not be NULL.
- * @param out_obfuscator Receives the obfuscator, or NULL on failure. Must not be NULL.
+ * @param key 16 key bytes, most significant first (`key_len` must be 16).
+ * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` if fewer than 2 bits lie below the time field;
  *         `IDMINT_INVALID_ARGUMENT`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`key` for `key_len` bytes).
  */
 idmint_status idmint_obfuscator_new_sortable(const uint8_t *key,
                                              size_t key_len,
@@ -1625,10 +1422,7 @@ idmint_status idmint_obfuscator_new_sortable(const uint8_t *key,
                                              idmint_obfuscator **out_obfuscator);
 
 /**
- * @brief Frees an obfuscator. NULL is ignored.
- *
- * # Safety
- * `obfuscator` must be NULL or an obfuscator from this library that is not used afterwards.
+ * @brief Frees an obfuscator (NULL is ignored); it must not be used afterwards.
  */
 void idmint_obfuscator_free(idmint_obfuscator *obfuscator);
 
@@ -1637,9 +1431,6 @@ void idmint_obfuscator_free(idmint_obfuscator *obfuscator);
  *
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` for an ID outside the domain;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_obfuscator_encode(const idmint_obfuscator *obfuscator,
                                        uint64_t id,
@@ -1650,9 +1441,6 @@ idmint_status idmint_obfuscator_encode(const idmint_obfuscator *obfuscator,
  *
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` for a value outside the domain;
  *         `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
                                        uint64_t public_id,
@@ -1668,18 +1456,15 @@ idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
  *        directory the CLI and the `local` source of the other packages use.
  * @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
  *        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
- *        recorded one. Must not be NULL.
+ *        recorded one.
  * @param options NULL for the defaults.
  * @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
- *        on failure. Must not be NULL.
+ *        on failure.
  * @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
  *         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
  *         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
  *         than the layout's node space, bad policy text); `IDMINT_INVALID_LAYOUT`;
  *         `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8); `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_leased_snowflake_new(const char *dir,
                                           const idmint_config *config,
@@ -1688,27 +1473,20 @@ idmint_status idmint_leased_snowflake_new(const char *dir,
 
 /**
  * @brief Stops the renewal thread, records the node's exact last issued time and releases the
- * node (its lock), then frees the generator. NULL is ignored. No other thread may still be
- * using it. In a child process after `fork()` it only frees the child's copy: the lease stays
- * the parent's.
- *
- * # Safety
- * `gen` must be NULL or a generator from this library that is not used afterwards.
+ * node (its lock), then frees the generator. NULL is ignored; no thread may use it afterwards.
+ * In a child process after `fork()` it only frees the child's copy: the lease stays the
+ * parent's.
  */
 void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
 
 /**
  * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
  *
- * @param gen Must not be NULL.
- * @param out_id Receives the ID. Must not be NULL.
+ * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
  *         generator recovers by itself once the directory is writable again);
  *         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_leased_snowflake_next(const idmint_leased_snowflake *gen, uint64_t *out_id);
 
@@ -1718,11 +1496,7 @@ idmint_status idmint_leased_snowflake_next(const idmint_leased_snowflake *gen, u
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
  * @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
- *         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified and must
- *         not be used.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
+ *         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified.
  */
 idmint_status idmint_leased_snowflake_next_n(const idmint_leased_snowflake *gen,
                                              uint64_t *out_ids,
@@ -1731,20 +1505,14 @@ idmint_status idmint_leased_snowflake_next_n(const idmint_leased_snowflake *gen,
 /**
  * @brief The node the generator mints with now (it changes after a swap, or after a lost
  * lease is replaced).
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_leased_snowflake_node(const idmint_leased_snowflake *gen, uint64_t *out_node);
 
 /**
  * @brief The lease the generator mints under now.
  *
- * @param out_info Receives the lease. Must not be NULL.
+ * @param out_info Receives the lease.
  * @return `IDMINT_OK`; `IDMINT_NULL_POINTER`.
- *
- * # Safety
- * Pointers must be NULL or valid for their stated use.
  */
 idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
                                             idmint_lease_info *out_info);

@@ -1,16 +1,17 @@
-//! Checked conversions of C arguments: pointers, strings, byte and array buffers, text output.
+//! Checked conversions of C arguments (pointers, strings, buffers, text output) and the generic
+//! bodies of entry points, so each `extern "C"` function only names its core call.
 //!
-//! Every check that C cannot express in types happens here once: NULL, alignment, UTF-8 and
-//! length limits each become a [`Fail`] (and so a status), never undefined behaviour or a
-//! panic. What remains for the caller is the contract no function can check: that a non-NULL
-//! pointer really points to live memory of the stated size.
+//! NULL, alignment, UTF-8 and length limits each become a [`Fail`] (and so a status), never
+//! undefined behaviour or a panic. What no function can check stays the caller's contract: that
+//! a non-NULL pointer really points to live memory of the stated size. Every `unsafe fn` here
+//! forwards that contract for its pointer arguments; the "Safety:" lines add what is more.
 
 use std::ffi::{c_char, CStr};
 use std::mem::size_of;
 
 use idmint_core::Error;
 
-use crate::status::Fail;
+use crate::error::{guard, idmint_status, Fail};
 
 /// A checked, non-NULL, aligned pointer the caller promised is valid for one write of `T`.
 pub(crate) struct Out<T>(*mut T);
@@ -20,131 +21,85 @@ impl<T> Out<T> {
     /// uninitialised).
     #[inline(always)]
     pub(crate) fn write(self, value: T) {
-        // SAFETY: `out`/`opt_out` built `self` from a non-NULL, aligned pointer that their caller
-        // promised is valid for writes of `T`.
+        // SAFETY: `out` built `self` from a non-NULL, aligned pointer that its caller promised
+        // is valid for writes of `T`.
         unsafe { self.0.write(value) }
     }
 }
 
+/// NULL and alignment, the checks of every pointer.
+#[inline(always)]
+fn check<T>(p: *const T, name: &'static str) -> Result<(), Fail> {
+    if p.is_null() {
+        Err(Fail::Null(name))
+    } else if !p.is_aligned() {
+        Err(Fail::Misaligned(name))
+    } else {
+        Ok(())
+    }
+}
+
 /// Checks an output pointer.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for writes of `T` for the rest of the call.
+/// Safety: a non-NULL `p` is valid for writes of `T` for the rest of the call.
 #[inline(always)]
 pub(crate) unsafe fn out<T>(p: *mut T, name: &'static str) -> Result<Out<T>, Fail> {
-    if p.is_null() {
-        return Err(Fail::Null(name));
-    }
-    if !p.is_aligned() {
-        return Err(Fail::Misaligned(name));
-    }
-    Ok(Out(p))
+    check(p, name).map(|()| Out(p))
 }
 
 /// Checks an optional output pointer: NULL means "not wanted".
-///
-/// # Safety
-/// As [`out`].
 #[inline(always)]
 pub(crate) unsafe fn opt_out<T>(p: *mut T, name: &'static str) -> Result<Option<Out<T>>, Fail> {
-    if p.is_null() {
-        return Ok(None);
-    }
     // SAFETY: forwarded contract.
-    unsafe { out(p, name) }.map(Some)
+    (!p.is_null()).then(|| unsafe { out(p, name) }).transpose()
 }
 
 /// Borrows an input pointer.
-///
-/// # Safety
-/// A non-NULL `p` must point to a valid `T` that nothing mutates for the rest of the call.
+/// Safety: a non-NULL `p` points to a valid `T` that nothing mutates during the call.
 #[inline(always)]
 pub(crate) unsafe fn arg<'a, T>(p: *const T, name: &'static str) -> Result<&'a T, Fail> {
-    if p.is_null() {
-        return Err(Fail::Null(name));
-    }
-    if !p.is_aligned() {
-        return Err(Fail::Misaligned(name));
-    }
+    check(p, name)?;
     // SAFETY: non-NULL and aligned; validity is the caller's contract.
     Ok(unsafe { &*p })
 }
 
-/// Reads a NUL-terminated UTF-8 string.
-///
-/// # Safety
-/// A non-NULL `p` must point to a NUL-terminated string that stays unchanged during the call.
-pub(crate) unsafe fn c_str<'a>(p: *const c_char, name: &'static str) -> Result<&'a str, Fail> {
-    if p.is_null() {
-        return Err(Fail::Null(name));
-    }
-    // SAFETY: non-NULL; NUL termination and lifetime are the caller's contract.
-    let s = unsafe { CStr::from_ptr(p) };
-    s.to_str().map_err(|e| Fail::Utf8 {
-        arg: name,
+fn utf8<'a>(b: &'a [u8], arg: &'static str) -> Result<&'a str, Fail> {
+    std::str::from_utf8(b).map_err(|e| Fail::Utf8 {
+        arg,
         at: e.valid_up_to(),
     })
 }
 
+/// Reads a NUL-terminated UTF-8 string.
+/// Safety: a non-NULL `p` is a NUL-terminated string that nothing mutates during the call.
+pub(crate) unsafe fn c_str<'a>(p: *const c_char, name: &'static str) -> Result<&'a str, Fail> {
+    check(p, name)?;
+    // SAFETY: non-NULL; NUL termination and lifetime are the caller's contract.
+    utf8(unsafe { CStr::from_ptr(p) }.to_bytes(), name)
+}
+
 /// Reads an optional NUL-terminated UTF-8 string: NULL gives `None`.
-///
-/// # Safety
-/// As [`c_str`].
 pub(crate) unsafe fn opt_c_str<'a>(
     p: *const c_char,
     name: &'static str,
 ) -> Result<Option<&'a str>, Fail> {
-    if p.is_null() {
-        return Ok(None);
-    }
     // SAFETY: forwarded contract.
-    unsafe { c_str(p, name) }.map(Some)
+    (!p.is_null())
+        .then(|| unsafe { c_str(p, name) })
+        .transpose()
 }
 
 /// Reads `len` bytes of UTF-8 text that need not be NUL-terminated.
-///
-/// # Safety
-/// As [`bytes`].
 pub(crate) unsafe fn str_n<'a>(
     p: *const c_char,
     len: usize,
     name: &'static str,
 ) -> Result<&'a str, Fail> {
     // SAFETY: forwarded contract.
-    let b = unsafe { bytes(p.cast(), len, name) }?;
-    std::str::from_utf8(b).map_err(|e| Fail::Utf8 {
-        arg: name,
-        at: e.valid_up_to(),
-    })
+    utf8(unsafe { slice(p.cast::<u8>(), len, name) }?, name)
 }
 
-/// Borrows `len` input bytes; `p` may be NULL only when `len` is 0.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for reads of `len` bytes that nothing mutates during the call.
-pub(crate) unsafe fn bytes<'a>(
-    p: *const u8,
-    len: usize,
-    name: &'static str,
-) -> Result<&'a [u8], Fail> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(Fail::Null(name));
-    }
-    if len > isize::MAX as usize {
-        return Err(Fail::Arg("a length is larger than any buffer can be"));
-    }
-    // SAFETY: non-NULL, `u8` needs no alignment, the size fits `isize`; validity for `len`
-    // bytes is the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, len) })
-}
-
-/// Borrows `len` input values of `T`; `p` may be NULL only when `len` is 0.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for reads of `len` values that nothing mutates during the call.
+/// Borrows `len` input values of `T` (bytes, IDs); `p` may be NULL only when `len` is 0.
+/// Safety: a non-NULL `p` is valid for reads of `len` values nothing mutates during the call.
 pub(crate) unsafe fn slice<'a, T>(
     p: *const T,
     len: usize,
@@ -153,12 +108,7 @@ pub(crate) unsafe fn slice<'a, T>(
     if len == 0 {
         return Ok(&[]);
     }
-    if p.is_null() {
-        return Err(Fail::Null(name));
-    }
-    if !p.is_aligned() {
-        return Err(Fail::Misaligned(name));
-    }
+    check(p, name)?;
     if len > isize::MAX as usize / size_of::<T>().max(1) {
         return Err(Fail::Arg("a length is larger than any buffer can be"));
     }
@@ -169,9 +119,7 @@ pub(crate) unsafe fn slice<'a, T>(
 /// Borrows an output array of `len` `u64`s, zeroing it first (C memory may be uninitialised,
 /// and Rust references must never see uninitialised integers). `p` may be NULL only when `len`
 /// is 0.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for writes of `len` `u64`s, not aliased during the call.
+/// Safety: a non-NULL `p` is valid for writes of `len` `u64`s, not aliased during the call.
 pub(crate) unsafe fn u64_out<'a>(
     p: *mut u64,
     len: usize,
@@ -180,16 +128,9 @@ pub(crate) unsafe fn u64_out<'a>(
     if len == 0 {
         return Ok(&mut []);
     }
-    if p.is_null() {
-        return Err(Fail::Null(name));
-    }
-    if !p.is_aligned() {
-        return Err(Fail::Misaligned(name));
-    }
-    if len > isize::MAX as usize / size_of::<u64>() {
-        return Err(Fail::Arg("a length is larger than any buffer can be"));
-    }
-    // SAFETY: non-NULL, aligned, size fits `isize`, writable for `len` values (contract).
+    // SAFETY: forwarded contract; this checks NULL, alignment and size.
+    unsafe { slice(p, len, name) }?;
+    // SAFETY: checked above, and writable for `len` values (the caller's contract).
     unsafe { p.write_bytes(0, len) };
     // SAFETY: as above, and every element is now initialised.
     Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
@@ -200,28 +141,20 @@ pub(crate) unsafe fn u64_out<'a>(
 /// `out_len` (optional) always receives `text.len()`, also on failure, so a caller can size a
 /// new buffer (`*out_len + 1`). `buf` may be NULL when `len` is 0 (a size query). A buffer too
 /// small fails with `IDMINT_BUFFER_TOO_SMALL`, writing only an empty string (if `len` > 0).
-///
-/// # Safety
-/// A non-NULL `buf` must be valid for writes of `len` bytes; a non-NULL `out_len` valid for a
-/// write of `usize`.
+/// Safety: a non-NULL `buf` is valid for writes of `len` bytes.
 pub(crate) unsafe fn write_text(
     text: &str,
     buf: *mut c_char,
     len: usize,
     out_len: *mut usize,
-    buf_name: &'static str,
 ) -> Result<(), Fail> {
     // SAFETY: forwarded contract.
     if let Some(o) = unsafe { opt_out(out_len, "out_len") }? {
         o.write(text.len());
     }
     let needed = text.len() + 1;
-    if buf.is_null() {
-        return if len == 0 {
-            Err(Error::BufferTooSmall { needed }.into())
-        } else {
-            Err(Fail::Null(buf_name))
-        };
+    if buf.is_null() && len > 0 {
+        return Err(Fail::Null("buf"));
     }
     if len < needed {
         if len > 0 {
@@ -230,8 +163,7 @@ pub(crate) unsafe fn write_text(
         }
         return Err(Error::BufferTooSmall { needed }.into());
     }
-    // SAFETY: `buf` is valid for `len` >= `needed` bytes and cannot overlap the Rust string
-    // (the caller's buffer is writable, the text is ours).
+    // SAFETY: `buf` is valid for `len` >= `needed` bytes and cannot overlap the Rust string.
     unsafe {
         std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), text.len());
         buf.add(text.len()).write(0);
@@ -239,31 +171,169 @@ pub(crate) unsafe fn write_text(
     Ok(())
 }
 
-/// Stores a new handle for C (freed with the matching `_free` function), or NULL if `make`
-/// fails.
-pub(crate) fn new_handle<T>(
-    dst: Out<*mut T>,
-    make: impl FnOnce() -> Result<T, Fail>,
-) -> Result<(), Fail> {
-    match make() {
-        Ok(value) => {
-            dst.write(Box::into_raw(Box::new(value)));
-            Ok(())
-        }
-        Err(e) => {
-            dst.write(std::ptr::null_mut());
-            Err(e)
-        }
+/// Writes `until_ms` for a would-block result (0 otherwise) and passes the result on.
+#[inline(always)]
+pub(crate) fn report_until<T>(r: Result<T, Error>, until: Option<Out<u64>>) -> Result<T, Fail> {
+    if let Some(u) = until {
+        u.write(match r {
+            Err(Error::WouldBlock { until_ms }) => until_ms,
+            _ => 0,
+        });
     }
+    r.map_err(Fail::Core)
 }
 
-/// Frees a handle made by [`into_handle`]; NULL is ignored.
-///
-/// # Safety
-/// A non-NULL `p` must come from [`new_handle`] for the same `T` and not be used afterwards.
-pub(crate) unsafe fn free_handle<T>(p: *mut T) {
-    if !p.is_null() {
-        // SAFETY: `p` came from `Box::into_raw` and ownership returns to us exactly once.
-        drop(unsafe { Box::from_raw(p) });
-    }
+// The generic entry-point bodies. Each runs in `guard` and checks its pointers in argument
+// order; `name` is the C parameter's name, for the message.
+
+/// Stores `f()` through `dst`.
+#[inline(always)]
+pub(crate) unsafe fn put<T, R: Into<T>, E: Into<Fail>>(
+    dst: *mut T,
+    name: &'static str,
+    f: impl FnOnce() -> Result<R, E>,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let dst = unsafe { out(dst, name) }?;
+        dst.write(f().map_err(Into::into)?.into());
+        Ok(())
+    })
+}
+
+/// Borrows `p` (a handle or input struct, parameter `name`) and stores `f(p)` through `dst`.
+#[inline(always)]
+pub(crate) unsafe fn call<H, T, R: Into<T>, E: Into<Fail>>(
+    p: *const H,
+    name: &'static str,
+    dst: *mut T,
+    dst_name: &'static str,
+    f: impl FnOnce(&H) -> Result<R, E>,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (h, dst) = unsafe { (arg(p, name)?, out(dst, dst_name)?) };
+        dst.write(f(h).map_err(Into::into)?.into());
+        Ok(())
+    })
+}
+
+/// [`call`] for an infallible `f`.
+#[inline(always)]
+pub(crate) unsafe fn read<H, T, R: Into<T>>(
+    p: *const H,
+    name: &'static str,
+    dst: *mut T,
+    dst_name: &'static str,
+    f: impl FnOnce(&H) -> R,
+) -> idmint_status {
+    // SAFETY: forwarded contract.
+    unsafe { call(p, name, dst, dst_name, |h| Ok::<R, Fail>(f(h))) }
+}
+
+/// Borrows generator `gen` and runs `f` on it, which has no result but its status.
+#[inline(always)]
+pub(crate) unsafe fn act<H>(
+    gen: *const H,
+    f: impl FnOnce(&H) -> Result<(), Error>,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        f(unsafe { arg(gen, "gen") }?)?;
+        Ok(())
+    })
+}
+
+/// Borrows generator `gen` and stores `f(gen)` through `dst`, or on `IDMINT_WOULD_BLOCK` the
+/// time to call again through `until` (0 otherwise; NULL: not wanted).
+#[inline(always)]
+pub(crate) unsafe fn call_until<H, T, R: Into<T>>(
+    gen: *const H,
+    dst: *mut T,
+    dst_name: &'static str,
+    until: *mut u64,
+    f: impl FnOnce(&H) -> Result<R, Error>,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (g, dst, until) = unsafe {
+            (
+                arg(gen, "gen")?,
+                out(dst, dst_name)?,
+                opt_out(until, "out_until_ms")?,
+            )
+        };
+        dst.write(report_until(f(g), until)?.into());
+        Ok(())
+    })
+}
+
+/// Borrows generator `gen` and fills `n` IDs at `ids` with `f` (at most the core's batch
+/// limit, `IDMINT_LIMIT_EXCEEDED` otherwise).
+#[inline(always)]
+pub(crate) unsafe fn fill<H>(
+    gen: *const H,
+    ids: *mut u64,
+    n: usize,
+    f: impl FnOnce(&H, &mut [u64]) -> Result<(), Error>,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let g = unsafe { arg(gen, "gen") }?;
+        batch(n)?;
+        // SAFETY: forwarded contract.
+        f(g, unsafe { u64_out(ids, n, "out_ids") }?)?;
+        Ok(())
+    })
+}
+
+/// Refuses a batch of more than the core's limit (`IDMINT_LIMIT_EXCEEDED`).
+pub(crate) fn batch(n: usize) -> Result<(), Fail> {
+    idmint_core::limits::batch_len(u64::try_from(n).unwrap_or(u64::MAX))?;
+    Ok(())
+}
+
+/// Borrows `p` (parameter `name`) and writes the text `f(p)` as [`write_text`] does.
+pub(crate) unsafe fn text<H, S: AsRef<str>>(
+    p: *const H,
+    name: &'static str,
+    buf: *mut c_char,
+    len: usize,
+    out_len: *mut usize,
+    f: impl FnOnce(&H) -> S,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let h = unsafe { arg(p, name) }?;
+        // SAFETY: forwarded contract.
+        unsafe { write_text(f(h).as_ref(), buf, len, out_len) }
+    })
+}
+
+/// Stores a new handle made by `make` through `dst` (freed with the matching `_free`
+/// function), or NULL if `make` fails.
+pub(crate) unsafe fn create<T>(
+    dst: *mut *mut T,
+    name: &'static str,
+    make: impl FnOnce() -> Result<T, Fail>,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let dst = unsafe { out(dst, name) }?;
+        let made = make().map(|v| Box::into_raw(Box::new(v)));
+        dst.write(made.as_ref().map_or(std::ptr::null_mut(), |p| *p));
+        made.map(drop)
+    })
+}
+
+/// Frees a handle made by [`create`]; NULL is ignored.
+/// Safety: a non-NULL `p` comes from [`create`] for the same `T` and is not used afterwards.
+pub(crate) unsafe fn free<T>(p: *mut T) {
+    guard(|| {
+        if !p.is_null() {
+            // SAFETY: `p` came from `Box::into_raw` and ownership returns to us exactly once.
+            drop(unsafe { Box::from_raw(p) });
+        }
+        Ok(())
+    });
 }

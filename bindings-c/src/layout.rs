@@ -5,8 +5,8 @@ use std::ffi::c_char;
 
 use idmint_core::{FieldKind, Layout, Parts};
 
-use crate::ffi::{arg, c_str, free_handle, new_handle, opt_out, out, slice, u64_out, write_text};
-use crate::status::{guard, idmint_status, Fail};
+use crate::error::{guard, idmint_status, Fail};
+use crate::ffi::{arg, c_str, call, create, free, opt_out, out, read, slice, text, u64_out};
 
 /// Longest field name, plus its NUL.
 pub const IDMINT_FIELD_NAME_SIZE: usize = 16;
@@ -33,11 +33,18 @@ pub struct idmint_parts {
 
 impl From<Parts> for idmint_parts {
     fn from(p: Parts) -> Self {
+        let Parts {
+            time,
+            node,
+            sequence,
+            rollback,
+            ..
+        } = p;
         idmint_parts {
-            time: p.time,
-            node: p.node,
-            sequence: p.sequence,
-            rollback: p.rollback,
+            time,
+            node,
+            sequence,
+            rollback,
         }
     }
 }
@@ -104,182 +111,135 @@ pub struct idmint_field {
     pub max: u64,
 }
 
-/// Borrows a layout handle.
-///
-/// # Safety
-/// A non-NULL `p` must be a live layout from this library.
-unsafe fn layout<'a>(p: *const idmint_layout) -> Result<&'a Layout, Fail> {
-    // SAFETY: forwarded contract.
-    unsafe { arg(p, "layout") }.map(|l| &l.0)
-}
-
 /// @brief Parses a preset name or a layout spec.
 ///
 /// Presets: `twitter`, `discord`, `instagram`, `sonyflake`, `baidu`, `shardingsphere`, `leaf`,
 /// `js53`. Specs list fields from the most significant bit, for example
 /// `"time=41@1ms,datacenter=5,worker=5,seq=12,epoch=2020-01-01"`.
 ///
-/// @param preset_or_spec NUL-terminated UTF-8 text. Must not be NULL.
+/// @param preset_or_spec NUL-terminated UTF-8 text.
 /// @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
-///        failure. Must not be NULL.
+///        failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
 ///         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
 ///         UTF-8; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_new(
     preset_or_spec: *const c_char,
     out_layout: *mut *mut idmint_layout,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_layout, "out_layout") }?;
-        new_handle(dst, || {
-            // SAFETY: the caller's contract.
-            let spec = unsafe { c_str(preset_or_spec, "preset_or_spec") }?;
-            Ok(idmint_layout(Layout::parse(spec)?))
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        create(out_layout, "out_layout", || {
+            Ok(idmint_layout(Layout::parse(c_str(
+                preset_or_spec,
+                "preset_or_spec",
+            )?)?))
         })
-    })
+    }
 }
 
-/// @brief Frees a layout. NULL is ignored.
-///
-/// # Safety
-/// `layout` must be NULL or a layout from this library that is not used afterwards.
+/// @brief Frees a layout (NULL is ignored); it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_free(layout: *mut idmint_layout) {
     // SAFETY: the caller's contract.
-    guard(|| unsafe {
-        free_handle(layout);
-        Ok(())
-    });
+    unsafe { free(layout) }
 }
 
 /// @brief All of a layout's numbers at once.
 ///
-/// @param layout Must not be NULL.
-/// @param out_info Receives the numbers. Must not be NULL.
+/// @param out_info Receives the numbers.
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_get_info(
     layout: *const idmint_layout,
     out_info: *mut idmint_layout_info,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_info, "out_info")?) };
-        dst.write(idmint_layout_info {
-            width: u32::from(l.width()),
-            is_js_safe: l.is_js_safe(),
-            epoch_ms: l.epoch_ms(),
-            tick_ms: l.tick_ms(),
-            lifetime_end_ms: l.lifetime_end_ms(),
-            capacity_per_second: l.capacity_per_second(),
-            max_id: l.max_id(),
-            max_node: l.max_node(),
-            max_sequence: l.max_sequence(),
-            max_time: l.max_time(),
-            node_bits: u32::from(l.node_bits()),
-            field_count: l.fields().len() as u32,
-        });
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(layout, "layout", out_info, "out_info", |l| {
+            idmint_layout_info {
+                width: u32::from(l.0.width()),
+                is_js_safe: l.0.is_js_safe(),
+                epoch_ms: l.0.epoch_ms(),
+                tick_ms: l.0.tick_ms(),
+                lifetime_end_ms: l.0.lifetime_end_ms(),
+                capacity_per_second: l.0.capacity_per_second(),
+                max_id: l.0.max_id(),
+                max_node: l.0.max_node(),
+                max_sequence: l.0.max_sequence(),
+                max_time: l.0.max_time(),
+                node_bits: u32::from(l.0.node_bits()),
+                field_count: l.0.fields().len() as u32,
+            }
+        })
+    }
 }
 
 /// @brief Total bits of the layout's fields; every ID is below 2^width.
 ///
-/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
+/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER` (as every layout getter).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_width(
     layout: *const idmint_layout,
     out_width: *mut u32,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_width, "out_width")?) };
-        dst.write(u32::from(l.width()));
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(layout, "layout", out_width, "out_width", |l| {
+            u32::from(l.0.width())
+        })
+    }
 }
 
 /// @brief Whether every ID of the layout fits a JavaScript number exactly (width <= 53).
-///
-/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_is_js_safe(
     layout: *const idmint_layout,
     out_is_js_safe: *mut bool,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe {
-            (
-                self::layout(layout)?,
-                out(out_is_js_safe, "out_is_js_safe")?,
-            )
-        };
-        dst.write(l.is_js_safe());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(layout, "layout", out_is_js_safe, "out_is_js_safe", |l| {
+            l.0.is_js_safe()
+        })
+    }
 }
 
-/// @brief The first instant (ms since the Unix epoch) the layout's time field cannot represent.
-///
-/// From then on generators refuse with `IDMINT_LAYOUT_EXPIRED`. `UINT64_MAX` for layouts that
+/// @brief The first instant (ms since the Unix epoch) the layout's time field cannot represent:
+/// from then on generators refuse with `IDMINT_LAYOUT_EXPIRED`. `UINT64_MAX` for layouts that
 /// outlive 64-bit milliseconds.
-///
-/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_lifetime_end_ms(
     layout: *const idmint_layout,
     out_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_ms, "out_ms")?) };
-        dst.write(l.lifetime_end_ms());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(layout, "layout", out_ms, "out_ms", |l| {
+            l.0.lifetime_end_ms()
+        })
+    }
 }
 
 /// @brief IDs one node can issue per second at most (sequence values per tick times ticks per
 /// second, rounded down).
-///
-/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_capacity_per_second(
     layout: *const idmint_layout,
     out_capacity: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_capacity, "out_capacity")?) };
-        dst.write(l.capacity_per_second());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(layout, "layout", out_capacity, "out_capacity", |l| {
+            l.0.capacity_per_second()
+        })
+    }
 }
 
 /// @brief Writes the layout's canonical spec (which #idmint_layout_new parses back to the same
 /// layout) as a NUL-terminated string.
 ///
-/// @param layout Must not be NULL.
 /// @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0 (a size
 ///        query).
 /// @param buf_len Size of `buf` in bytes; the spec needs its length plus 1.
@@ -287,9 +247,6 @@ pub unsafe extern "C" fn idmint_layout_capacity_per_second(
 ///        too small.
 /// @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf`, if `buf_len` > 0, holds `""`);
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_spec(
     layout: *const idmint_layout,
@@ -297,21 +254,12 @@ pub unsafe extern "C" fn idmint_layout_spec(
     buf_len: usize,
     out_len: *mut usize,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let l = unsafe { self::layout(layout) }?;
-        // SAFETY: the caller's contract.
-        unsafe { write_text(&l.to_string(), buf, buf_len, out_len, "buf") }
-    })
+    // SAFETY: the caller's contract.
+    unsafe { text(layout, "layout", buf, buf_len, out_len, |l| l.0.to_string()) }
 }
 
 /// @brief Writes the preset name of the layout (`"twitter"`, ...) as a NUL-terminated string, or
-/// `""` if it was not made from a preset name.
-///
-/// Buffer rules as #idmint_layout_spec.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
+/// `""` if it was not made from a preset name. Buffer rules as #idmint_layout_spec.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_preset_name(
     layout: *const idmint_layout,
@@ -319,25 +267,20 @@ pub unsafe extern "C" fn idmint_layout_preset_name(
     buf_len: usize,
     out_len: *mut usize,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let l = unsafe { self::layout(layout) }?;
-        let name = l.preset_name().unwrap_or("");
-        // SAFETY: the caller's contract.
-        unsafe { write_text(name, buf, buf_len, out_len, "buf") }
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        text(layout, "layout", buf, buf_len, out_len, |l| {
+            l.0.preset_name().unwrap_or("")
+        })
+    }
 }
 
 /// @brief Packs field values into an ID.
 ///
-/// @param layout Must not be NULL.
-/// @param parts The field values; each must fit its field. Must not be NULL.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param parts The field values; each must fit its field.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit (the message names the
 ///         field and its maximum); `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_compose(
     layout: *const idmint_layout,
@@ -348,86 +291,75 @@ pub unsafe extern "C" fn idmint_layout_compose(
         // SAFETY: the caller's contract.
         let (l, p, dst) = unsafe {
             (
-                self::layout(layout)?,
+                arg(layout, "layout")?,
                 arg(parts, "parts")?,
                 out(out_id, "out_id")?,
             )
         };
-        let parts = Parts {
-            time: p.time,
-            node: p.node,
-            sequence: p.sequence,
-            rollback: p.rollback,
-        };
-        dst.write(l.compose(&parts)?);
+        let &idmint_parts {
+            time,
+            node,
+            sequence,
+            rollback,
+        } = p;
+        dst.write(l.0.compose(&Parts {
+            time,
+            node,
+            sequence,
+            rollback,
+        })?);
         Ok(())
     })
 }
 
 /// @brief Splits an ID into its field values.
 ///
-/// @param layout Must not be NULL.
 /// @param id The ID.
-/// @param out_parts Receives the field values. Must not be NULL.
+/// @param out_parts Receives the field values.
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `id` is above the layout's largest ID;
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_decompose(
     layout: *const idmint_layout,
     id: u64,
     out_parts: *mut idmint_parts,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_parts, "out_parts")?) };
-        dst.write(l.decompose(id)?.into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(layout, "layout", out_parts, "out_parts", |l| {
+            l.0.decompose(id)
+        })
+    }
 }
 
 /// @brief The time an ID carries: the start of its tick, in ms since the Unix epoch.
-///
-/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_timestamp_ms(
     layout: *const idmint_layout,
     id: u64,
     out_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_ms, "out_ms")?) };
-        dst.write(l.timestamp_ms(id));
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { read(layout, "layout", out_ms, "out_ms", |l| l.0.timestamp_ms(id)) }
 }
 
 /// @brief The tick count for a time.
 ///
 /// @param now_ms Milliseconds since the Unix epoch.
-/// @param out_tick Receives the ticks since the layout epoch. Must not be NULL.
+/// @param out_tick Receives the ticks since the layout epoch.
 /// @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_tick_at(
     layout: *const idmint_layout,
     now_ms: u64,
     out_tick: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_tick, "out_tick")?) };
-        dst.write(l.tick_at(now_ms)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(layout, "layout", out_tick, "out_tick", |l| {
+            l.0.tick_at(now_ms)
+        })
+    }
 }
 
 /// @brief Describes field number `index` (0 is the most significant; see
@@ -435,40 +367,39 @@ pub unsafe extern "C" fn idmint_layout_tick_at(
 ///
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `index` is not below the field count;
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_field(
     layout: *const idmint_layout,
     index: usize,
     out_field: *mut idmint_field,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, dst) = unsafe { (self::layout(layout)?, out(out_field, "out_field")?) };
-        let f = l.fields().get(index).ok_or(Fail::Arg(
-            "field index is not below the layout's field count",
-        ))?;
-        let mut name = [0 as c_char; IDMINT_FIELD_NAME_SIZE];
-        for (d, s) in name.iter_mut().zip(f.name.as_str().bytes()) {
-            *d = s as c_char;
-        }
-        let kind = match f.kind {
-            FieldKind::Time => idmint_field_kind::IDMINT_FIELD_TIME,
-            FieldKind::Node => idmint_field_kind::IDMINT_FIELD_NODE,
-            FieldKind::Sequence => idmint_field_kind::IDMINT_FIELD_SEQUENCE,
-            FieldKind::Rollback => idmint_field_kind::IDMINT_FIELD_ROLLBACK,
-        };
-        dst.write(idmint_field {
-            name,
-            kind,
-            bits: u32::from(f.bits),
-            shift: u32::from(f.shift),
-            max: f.max(),
-        });
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(layout, "layout", out_field, "out_field", |l| {
+            let f = l.0.fields().get(index);
+            let f = f.ok_or(Fail::Arg(
+                "field index is not below the layout's field count",
+            ))?;
+            let mut name = [0 as c_char; IDMINT_FIELD_NAME_SIZE];
+            for (d, s) in name.iter_mut().zip(f.name.as_str().bytes()) {
+                *d = s as c_char;
+            }
+            let kind = match f.kind {
+                FieldKind::Time => idmint_field_kind::IDMINT_FIELD_TIME,
+                FieldKind::Node => idmint_field_kind::IDMINT_FIELD_NODE,
+                FieldKind::Sequence => idmint_field_kind::IDMINT_FIELD_SEQUENCE,
+                FieldKind::Rollback => idmint_field_kind::IDMINT_FIELD_ROLLBACK,
+            };
+            let (bits, shift, max) = (u32::from(f.bits), u32::from(f.shift), f.max());
+            Ok::<_, Fail>(idmint_field {
+                name,
+                kind,
+                bits,
+                shift,
+                max,
+            })
+        })
+    }
 }
 
 /// @brief Splits a whole node value into its named sub-fields' values, most significant first
@@ -481,9 +412,6 @@ pub unsafe extern "C" fn idmint_layout_field(
 ///        `IDMINT_BUFFER_TOO_SMALL`.
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE`; `IDMINT_BUFFER_TOO_SMALL`;
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`out_values` for `len` values).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_split_node(
     layout: *const idmint_layout,
@@ -493,21 +421,18 @@ pub unsafe extern "C" fn idmint_layout_split_node(
     out_count: *mut usize,
 ) -> idmint_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        let l = unsafe { self::layout(layout) }?;
-        let count = l.node_fields().count();
-        // SAFETY: the caller's contract.
-        if let Some(o) = unsafe { opt_out(out_count, "out_count") }? {
-            o.write(count);
+        // SAFETY: the caller's contract (here and below).
+        let (l, count) = unsafe { (arg(layout, "layout")?, opt_out(out_count, "out_count")?) };
+        let n = l.0.node_fields().count();
+        if let Some(c) = count {
+            c.write(n);
         }
-        let values = l.try_split_node(node)?;
-        if len < count {
-            return Err(idmint_core::Error::BufferTooSmall {
-                needed: count * std::mem::size_of::<u64>(),
-            }
-            .into());
+        let values = l.0.try_split_node(node)?;
+        if len < n {
+            let needed = n * std::mem::size_of::<u64>();
+            return Err(idmint_core::Error::BufferTooSmall { needed }.into());
         }
-        // SAFETY: the caller's contract.
+        // SAFETY: as above.
         let dst = unsafe { u64_out(out_values, len, "out_values") }?;
         for (d, (_, v)) in dst.iter_mut().zip(values) {
             *d = v;
@@ -522,9 +447,6 @@ pub unsafe extern "C" fn idmint_layout_split_node(
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its sub-field;
 ///         `IDMINT_INVALID_CONFIG` if `len` is not the number of node sub-fields;
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`values` for `len` values).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_join_node(
     layout: *const idmint_layout,
@@ -532,16 +454,10 @@ pub unsafe extern "C" fn idmint_layout_join_node(
     len: usize,
     out_node: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (l, v, dst) = unsafe {
-            (
-                self::layout(layout)?,
-                slice(values, len, "values")?,
-                out(out_node, "out_node")?,
-            )
-        };
-        dst.write(l.join_node(v)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        call(layout, "layout", out_node, "out_node", |l| {
+            Ok::<_, Fail>(l.0.join_node(slice(values, len, "values")?)?)
+        })
+    }
 }

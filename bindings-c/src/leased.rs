@@ -1,7 +1,8 @@
 //! `idmint_leased_snowflake`: a Snowflake generator whose node is leased from the embedded
 //! file store (`idmint-coord`'s `FileStore` and `LeasedSnowflake`), so processes on one host
 //! get distinct nodes without configuration, and a node's next holder never mints at or before
-//! the last time its previous holder used (the time fence).
+//! the last time its previous holder used (the time fence). Its options go through
+//! `idmint_coord::options::LeasedOptions`, by key, like every other surface's.
 //!
 //! Only the file lease is in the C library: Redis and PostgreSQL leases need their clients
 //! (and an async runtime) linked into every C program, which the Python and Node packages
@@ -9,14 +10,15 @@
 
 use std::ffi::c_char;
 use std::sync::Arc;
-use std::time::Duration;
 
 use idmint_coord::lease::{local_dir, FileStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::leased::LeasedSnowflake;
+use idmint_coord::options::LeasedOptions;
+use idmint_core::OptionValue;
 
-use crate::ffi::{arg, free_handle, new_handle, opt_c_str, out, u64_out};
-use crate::generator::{batch, config, idmint_config};
-use crate::status::{guard, idmint_status, Fail};
+use crate::error::{idmint_status, Fail};
+use crate::ffi::{arg, call, create, fill, free, opt_c_str, read};
+use crate::snowflake::{idmint_config, set_config};
 
 /// @brief How an #idmint_leased_snowflake holds its lease. Zero-initialise it
 /// (`idmint_lease_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
@@ -51,41 +53,37 @@ pub struct idmint_lease_options {
 /// there. Freed (and its node released) by #idmint_leased_snowflake_free.
 pub struct idmint_leased_snowflake(LeasedSnowflake);
 
-/// The core lease options from the C struct (NULL: all defaults).
-///
-/// # Safety
-/// The strings must be NULL or NUL-terminated.
-unsafe fn options(o: Option<&idmint_lease_options>) -> Result<LeaseOptions, Fail> {
-    let mut opts = LeaseOptions::new();
-    let Some(o) = o else {
+/// The generator and lease options by key (a zero or NULL field keeps the default).
+unsafe fn options(
+    c: *const idmint_config,
+    o: *const idmint_lease_options,
+) -> Result<LeasedOptions, Fail> {
+    let mut opts = LeasedOptions::new();
+    // SAFETY: the caller's contract (here and below).
+    unsafe { set_config(c, false, |k, v| opts.set(k, v)) }?;
+    if o.is_null() {
         return Ok(opts);
-    };
-    // SAFETY: the caller's contract (here and for `holder` below).
+    }
+    // SAFETY: as above.
+    let o = unsafe { arg(o, "options") }?;
+    // SAFETY: as above.
     if let Some(ns) = unsafe { opt_c_str(o.namespace_name, "options->namespace_name") }? {
-        opts = opts.namespace(ns);
+        opts.set("namespace", OptionValue::Text(ns))?;
     }
-    if o.ttl_ms != 0 {
-        opts = opts.ttl(Duration::from_millis(o.ttl_ms));
-    }
-    if o.nodes != 0 {
-        opts = opts.nodes(o.nodes);
-    }
-    if o.has_swap_after != 0 {
-        opts = opts.swap_after_ms(o.swap_after_ms);
+    for (key, value, given) in [
+        ("ttl_ms", o.ttl_ms, o.ttl_ms != 0),
+        ("nodes", o.nodes, o.nodes != 0),
+        ("swap_after_ms", o.swap_after_ms, o.has_swap_after != 0),
+    ] {
+        if given {
+            opts.set(key, OptionValue::Int(value))?;
+        }
     }
     // SAFETY: as above.
     if let Some(h) = unsafe { opt_c_str(o.holder, "options->holder") }? {
-        opts = opts.holder(h);
+        opts.set("holder", OptionValue::Text(h))?;
     }
     Ok(opts)
-}
-
-/// # Safety
-/// A non-NULL `p` must be a live generator from this library.
-#[inline(always)]
-unsafe fn leased<'a>(p: *const idmint_leased_snowflake) -> Result<&'a LeasedSnowflake, Fail> {
-    // SAFETY: forwarded contract.
-    unsafe { arg(p, "gen") }.map(|g| &g.0)
 }
 
 /// @brief Leases a node from the lock files in `dir` (created if missing) and builds a
@@ -97,18 +95,15 @@ unsafe fn leased<'a>(p: *const idmint_leased_snowflake) -> Result<&'a LeasedSnow
 ///        directory the CLI and the `local` source of the other packages use.
 /// @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
 ///        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
-///        recorded one. Must not be NULL.
+///        recorded one.
 /// @param options NULL for the defaults.
 /// @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
-///        on failure. Must not be NULL.
+///        on failure.
 /// @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
 ///         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
 ///         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
 ///         than the layout's node space, bad policy text); `IDMINT_INVALID_LAYOUT`;
 ///         `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8); `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_new(
     dir: *const c_char,
@@ -116,72 +111,45 @@ pub unsafe extern "C" fn idmint_leased_snowflake_new(
     options: *const idmint_lease_options,
     out_gen: *mut *mut idmint_leased_snowflake,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_gen, "out_gen") }?;
-        new_handle(dst, || {
-            // SAFETY: the caller's contract (every pointer below).
-            let (dir, cfg, opts) = unsafe {
-                let dir = opt_c_str(dir, "dir")?;
-                let cfg = self::config(arg(config, "config")?)?;
-                let opts = if options.is_null() {
-                    None
-                } else {
-                    Some(arg(options, "options")?)
-                };
-                (dir, cfg, self::options(opts)?)
-            };
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        create(out_gen, "out_gen", || {
+            let (dir, opts) = (opt_c_str(dir, "dir")?, self::options(config, options)?);
             let store = match dir {
                 Some("") => return Err(Fail::Arg("dir must not be empty")),
                 Some(dir) => FileStore::open(dir)?,
                 None => FileStore::open(local_dir()?)?,
             };
-            let store = Arc::new(store);
-            Ok(idmint_leased_snowflake(LeasedSnowflake::new(
-                store, cfg, opts,
-            )?))
+            let gen = LeasedSnowflake::new(Arc::new(store), opts.config()?, opts.lease().clone());
+            Ok(idmint_leased_snowflake(gen?))
         })
-    })
+    }
 }
 
 /// @brief Stops the renewal thread, records the node's exact last issued time and releases the
-/// node (its lock), then frees the generator. NULL is ignored. No other thread may still be
-/// using it. In a child process after `fork()` it only frees the child's copy: the lease stays
-/// the parent's.
-///
-/// # Safety
-/// `gen` must be NULL or a generator from this library that is not used afterwards.
+/// node (its lock), then frees the generator. NULL is ignored; no thread may use it afterwards.
+/// In a child process after `fork()` it only frees the child's copy: the lease stays the
+/// parent's.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_snowflake) {
     // SAFETY: the caller's contract.
-    guard(|| unsafe {
-        free_handle(gen);
-        Ok(())
-    });
+    unsafe { free(gen) }
 }
 
 /// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
 ///
-/// @param gen Must not be NULL.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
 ///         generator recovers by itself once the directory is writable again);
 ///         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
 ///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_next(
     gen: *const idmint_leased_snowflake,
     out_id: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (leased(gen)?, out(out_id, "out_id")?) };
-        dst.write(g.next_id()?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(gen, "gen", out_id, "out_id", |g| g.0.next_id()) }
 }
 
 /// @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
@@ -189,44 +157,26 @@ pub unsafe extern "C" fn idmint_leased_snowflake_next(
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n How many IDs: at most #IDMINT_MAX_BATCH.
 /// @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
-///         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified and must
-///         not be used.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
+///         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_next_n(
     gen: *const idmint_leased_snowflake,
     out_ids: *mut u64,
     n: usize,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract (here and for `out_ids` below).
-        let g = unsafe { leased(gen) }?;
-        batch(n)?;
-        // SAFETY: as above.
-        let dst = unsafe { u64_out(out_ids, n, "out_ids") }?;
-        g.next_ids(dst)?;
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { fill(gen, out_ids, n, |g, ids| g.0.next_ids(ids)) }
 }
 
 /// @brief The node the generator mints with now (it changes after a swap, or after a lost
 /// lease is replaced).
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_node(
     gen: *const idmint_leased_snowflake,
     out_node: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (leased(gen)?, out(out_node, "out_node")?) };
-        dst.write(g.node());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { read(gen, "gen", out_node, "out_node", |g| g.0.node()) }
 }
 
 /// @brief The lease the generator mints under, from #idmint_leased_snowflake_lease.
@@ -250,31 +200,28 @@ pub struct idmint_lease_info {
 
 /// @brief The lease the generator mints under now.
 ///
-/// @param out_info Receives the lease. Must not be NULL.
+/// @param out_info Receives the lease.
 /// @return `IDMINT_OK`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_lease(
     gen: *const idmint_leased_snowflake,
     out_info: *mut idmint_lease_info,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (leased(gen)?, out(out_info, "out_info")?) };
-        // A generator built here always has a lease.
-        let info = g
-            .lease_info()
-            .ok_or(Fail::Arg("the generator holds no lease"))?;
-        dst.write(idmint_lease_info {
-            node: info.lease.node,
-            token: info.lease.token,
-            has_fence: info.lease.fence_ms.is_some(),
-            fence_ms: info.lease.fence_ms.unwrap_or(0),
-            bound_ms: info.bound_ms,
-            ttl_ms: u64::try_from(info.lease.ttl.as_millis()).unwrap_or(u64::MAX),
-        });
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(gen, "gen", out_info, "out_info", |g| {
+            // A generator built here always has a lease.
+            let info =
+                g.0.lease_info()
+                    .ok_or(Fail::Arg("the generator holds no lease"))?;
+            Ok::<_, Fail>(idmint_lease_info {
+                node: info.lease.node,
+                token: info.lease.token,
+                has_fence: info.lease.fence_ms.is_some(),
+                fence_ms: info.lease.fence_ms.unwrap_or(0),
+                bound_ms: info.bound_ms,
+                ttl_ms: u64::try_from(info.lease.ttl.as_millis()).unwrap_or(u64::MAX),
+            })
+        })
+    }
 }

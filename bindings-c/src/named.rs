@@ -8,9 +8,8 @@ use std::sync::{Mutex, PoisonError};
 use idmint_core::named::{GeneratedId, NamedConfig, NamedGenerator, NamedType};
 use idmint_core::{uuid_clock, Error};
 
-use crate::ffi::{arg, bytes, c_str, free_handle, new_handle, opt_out, out, write_text};
-use crate::generator::report_until;
-use crate::status::{guard, idmint_status, Fail};
+use crate::error::{guard, idmint_status, Fail};
+use crate::ffi::{arg, c_str, call, create, free, opt_out, out, report_until, slice, text};
 use crate::uuid::idmint_uuid;
 
 /// @brief The type of generator a named config builds (`type=...`).
@@ -42,18 +41,11 @@ pub struct idmint_generated_id {
 
 impl From<GeneratedId> for idmint_generated_id {
     fn from(g: GeneratedId) -> Self {
-        match g {
-            GeneratedId::U64(id) => idmint_generated_id {
-                is_uuid: false,
-                id,
-                uuid: idmint_uuid::default(),
-            },
-            GeneratedId::Uuid(u) => idmint_generated_id {
-                is_uuid: true,
-                id: 0,
-                uuid: u.into(),
-            },
-        }
+        let (is_uuid, id, uuid) = match g {
+            GeneratedId::U64(id) => (false, id, idmint_uuid::default()),
+            GeneratedId::Uuid(u) => (true, 0, u.into()),
+        };
+        idmint_generated_id { is_uuid, id, uuid }
     }
 }
 
@@ -79,81 +71,62 @@ const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
 /// for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
 /// `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
 ///
-/// @param config NUL-terminated UTF-8. Must not be NULL.
+/// @param config NUL-terminated UTF-8.
 /// @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
-///        failure. Must not be NULL.
+///        failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
 ///         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
 ///         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
 ///         `node`); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_INVALID_ARGUMENT` (not
 ///         UTF-8); `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_new(
     config: *const c_char,
     out_gen: *mut *mut idmint_named_generator,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_gen, "out_gen") }?;
-        new_handle(dst, || {
-            // SAFETY: the caller's contract.
-            let config = NamedConfig::parse(unsafe { c_str(config, "config") }?)?;
-            Ok(idmint_named_generator {
-                gen: Mutex::new(config.build()?),
-                config,
-            })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        create(out_gen, "out_gen", || {
+            let config = NamedConfig::parse(c_str(config, "config")?)?;
+            let gen = Mutex::new(config.build()?);
+            Ok(idmint_named_generator { config, gen })
         })
-    })
+    }
 }
 
-/// @brief Frees a named generator. NULL is ignored.
-///
-/// # Safety
-/// `gen` must be NULL or a generator from this library that is not used afterwards.
+/// @brief Frees a named generator (NULL is ignored); it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_free(gen: *mut idmint_named_generator) {
     // SAFETY: the caller's contract.
-    guard(|| unsafe {
-        free_handle(gen);
-        Ok(())
-    });
+    unsafe { free(gen) }
 }
 
 /// @brief The type of generator (`type=...` of its config).
 ///
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_kind(
     gen: *const idmint_named_generator,
     out_kind: *mut idmint_named_type,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_kind, "out_kind")?) };
-        dst.write(match g.config.kind() {
-            NamedType::Snowflake => idmint_named_type::IDMINT_NAMED_SNOWFLAKE,
-            NamedType::Uuid4 => idmint_named_type::IDMINT_NAMED_UUID4,
-            NamedType::Uuid7 => idmint_named_type::IDMINT_NAMED_UUID7,
-            NamedType::Uuid1 => idmint_named_type::IDMINT_NAMED_UUID1,
-            _ => return Err(Fail::Arg("a generator type newer than this library")),
-        });
-        Ok(())
-    })
+    use idmint_named_type::*;
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(gen, "gen", out_kind, "out_kind", |g| {
+            match g.config.kind() {
+                NamedType::Snowflake => Ok(IDMINT_NAMED_SNOWFLAKE),
+                NamedType::Uuid4 => Ok(IDMINT_NAMED_UUID4),
+                NamedType::Uuid7 => Ok(IDMINT_NAMED_UUID7),
+                NamedType::Uuid1 => Ok(IDMINT_NAMED_UUID1),
+                _ => Err(Fail::Arg("a generator type newer than this library")),
+            }
+        })
+    }
 }
 
 /// @brief Writes the canonical compact form of the generator's config (keys in a fixed order,
-/// policies in canonical text, defaults filled in), which builds an equal generator.
-///
-/// Buffer rules as #idmint_layout_spec.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
+/// policies in canonical text, defaults filled in), which builds an equal generator. Buffer
+/// rules as #idmint_layout_spec.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_config(
     gen: *const idmint_named_generator,
@@ -161,12 +134,8 @@ pub unsafe extern "C" fn idmint_named_generator_config(
     buf_len: usize,
     out_len: *mut usize,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let g = unsafe { arg(gen, "gen") }?;
-        // SAFETY: the caller's contract.
-        unsafe { write_text(&g.config.to_string(), buf, buf_len, out_len, "buf") }
-    })
+    // SAFETY: the caller's contract.
+    unsafe { text(gen, "gen", buf, buf_len, out_len, |g| g.config.to_string()) }
 }
 
 /// @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS.
@@ -175,12 +144,11 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
 /// caller replaying a stream of bytes advances it by `*out_random_used`.
 ///
-/// @param gen Must not be NULL.
 /// @param now_ms The time, ms since the Unix epoch.
 /// @param random Random bytes for this call, or NULL to draw them from the OS random source
 ///        (`random_len` is then ignored).
 /// @param random_len Length of `random`.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_random_used If not NULL, receives how many bytes of `random` the call used (0
 ///        when `random` is NULL or on failure).
 /// @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth calling
@@ -191,8 +159,6 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 ///         `random` holds fewer bytes than the call draws (the generator is left as it was);
 ///         `IDMINT_RANDOM_SOURCE` (OS randomness); `IDMINT_NULL_POINTER`.
 ///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_next_at(
     gen: *const idmint_named_generator,
@@ -217,7 +183,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_at(
             None
         } else {
             // SAFETY: the caller's contract.
-            Some(unsafe { bytes(random, random_len, "random") }?)
+            Some(unsafe { slice(random, random_len, "random") }?)
         };
         let (mut taken, mut short) = (0, false);
         let fill = |buf: &mut [u8]| match given {

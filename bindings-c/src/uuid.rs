@@ -10,8 +10,8 @@ use idmint_core::uuid_clock;
 use idmint_core::uuids::{self, Uuid};
 use idmint_core::{Error, UuidGenerator};
 
-use crate::ffi::{arg, bytes, c_str, free_handle, new_handle, out, Out};
-use crate::status::{guard, idmint_status, Fail};
+use crate::error::{idmint_status, Fail};
+use crate::ffi::{c_str, call, create, free, put, read, slice, text};
 
 /// Size of a UUID's hyphenated text plus its NUL (36 + 1).
 pub const IDMINT_UUID_STR_SIZE: usize = 37;
@@ -68,18 +68,11 @@ impl From<Uuid> for idmint_uuid {
     }
 }
 
-fn put(dst: Out<idmint_uuid>, u: Uuid) {
-    dst.write(u.into());
-}
-
 fn get(u: &idmint_uuid) -> Uuid {
     Uuid::from_bytes(u.bytes)
 }
 
 /// Exactly `N` bytes from the caller.
-///
-/// # Safety
-/// As [`bytes`].
 unsafe fn fixed<const N: usize>(
     p: *const u8,
     len: usize,
@@ -87,55 +80,40 @@ unsafe fn fixed<const N: usize>(
     why: &'static str,
 ) -> Result<[u8; N], Fail> {
     // SAFETY: forwarded contract.
-    let b = unsafe { bytes(p, len, name) }?;
+    let b = unsafe { slice(p, len, name) }?;
     b.try_into().map_err(|_| Fail::Arg(why))
 }
 
+const V7_BYTES: &str = "v7 takes exactly 10 random bytes";
+const V1_NODE: &str = "v1 takes a node of exactly 6 bytes";
+
 /// @brief A version 4 (random) UUID from the operating system's random source.
 ///
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        put(dst, uuid_clock::uuid4()?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid4) }
 }
 
 /// @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
 ///
-/// @param random Exactly 16 bytes (`random_len` must be 16). Must not be NULL.
+/// @param random Exactly 16 bytes (`random_len` must be 16).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
     random: *const u8,
     random_len: usize,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        // SAFETY: the caller's contract.
-        let r = unsafe {
-            fixed(
-                random,
-                random_len,
-                "random",
-                "v4 takes exactly 16 random bytes",
-            )
-        }?;
-        put(dst, uuids::v4(r));
-        Ok(())
-    })
+    let why = "v4 takes exactly 16 random bytes";
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            Ok::<_, Fail>(uuids::v4(fixed(random, random_len, "random", why)?))
+        })
+    }
 }
 
 /// @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source,
@@ -143,29 +121,19 @@ pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
 /// across threads too, even within one millisecond or when the clock steps back; a child
 /// process after `fork()` starts afresh.
 ///
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        put(dst, uuid_clock::uuid7()?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid7) }
 }
 
 /// @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
-/// @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+/// @param random Exactly 10 bytes (`random_len` must be 10).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_at(
     unix_ms: u64,
@@ -173,21 +141,15 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
     random_len: usize,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        // SAFETY: the caller's contract.
-        let r = unsafe {
-            fixed(
-                random,
-                random_len,
-                "random",
-                "v7 takes exactly 10 random bytes",
-            )
-        }?;
-        put(dst, uuids::v7(unix_ms, r));
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            Ok::<_, Fail>(uuids::v7(
+                unix_ms,
+                fixed(random, random_len, "random", V7_BYTES)?,
+            ))
+        })
+    }
 }
 
 /// @brief A version 1 UUID from a count of 100 ns intervals since 1582-10-15 00:00 UTC (the
@@ -198,12 +160,9 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
 ///
 /// @param ticks 100 ns intervals since 1582-10-15 (clamped to 60 bits, the year 5236).
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
-/// @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param node Exactly 6 random bytes (`node_len` must be 6).
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_at(
     ticks: u64,
@@ -212,14 +171,16 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
     node_len: usize,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        // SAFETY: the caller's contract.
-        let n = unsafe { fixed(node, node_len, "node", "v1 takes a node of exactly 6 bytes") }?;
-        put(dst, uuids::v1(ticks, clock_seq, n));
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            Ok::<_, Fail>(uuids::v1(
+                ticks,
+                clock_seq,
+                fixed(node, node_len, "node", V1_NODE)?,
+            ))
+        })
+    }
 }
 
 /// @brief A version 1 UUID at a Unix time in ms plus 100 ns ticks within that millisecond, with
@@ -230,12 +191,9 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
 ///        spill into the next one: a sub-millisecond counter keeps v1 UUIDs of one millisecond
 ///        distinct.
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
-/// @param node Exactly 6 random bytes (`node_len` must be 6). Must not be NULL.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param node Exactly 6 random bytes (`node_len` must be 6).
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`node` for `node_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_random_node(
     unix_ms: u64,
@@ -245,23 +203,21 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
     node_len: usize,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_uuid, "out_uuid") }?;
-        // SAFETY: the caller's contract.
-        let n = unsafe { fixed(node, node_len, "node", "v1 takes a node of exactly 6 bytes") }?;
-        put(
-            dst,
-            uuids::v1_random_node(unix_ms, ticks_100ns_extra, clock_seq, n),
-        );
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            let n = fixed(node, node_len, "node", V1_NODE)?;
+            Ok::<_, Fail>(uuids::v1_random_node(
+                unix_ms,
+                ticks_100ns_extra,
+                clock_seq,
+                n,
+            ))
+        })
+    }
 }
 
 /// Shared body of v3 and v5.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 unsafe fn name_based(
     f: fn(&Uuid, &[u8]) -> Uuid,
     ns: *const idmint_uuid,
@@ -269,31 +225,22 @@ unsafe fn name_based(
     name_len: usize,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (ns, name, dst) = unsafe {
-            (
-                arg(ns, "ns")?,
-                bytes(name, name_len, "name")?,
-                out(out_uuid, "out_uuid")?,
-            )
-        };
-        put(dst, f(&get(ns), name));
-        Ok(())
-    })
+    // SAFETY: forwarded contract (here and inside).
+    unsafe {
+        call(ns, "ns", out_uuid, "out_uuid", |ns| {
+            Ok::<_, Fail>(f(&get(ns), slice(name, name_len, "name")?))
+        })
+    }
 }
 
 /// @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
 /// UUID. Prefer v5 for new designs.
 ///
-/// @param ns The namespace UUID (see #idmint_uuid_namespace). Must not be NULL.
+/// @param ns The namespace UUID (see #idmint_uuid_namespace).
 /// @param name The name's bytes (usually UTF-8). May be NULL only if `name_len` is 0.
 /// @param name_len Length of `name` in bytes.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`name` for `name_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v3(
     ns: *const idmint_uuid,
@@ -306,12 +253,8 @@ pub unsafe extern "C" fn idmint_uuid_v3(
 }
 
 /// @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
-/// same UUID, so independent systems agree on an ID without talking to each other.
-///
-/// Arguments and results as #idmint_uuid_v3.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`name` for `name_len` bytes).
+/// same UUID, so independent systems agree on an ID without talking to each other. Arguments
+/// and results as #idmint_uuid_v3.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v5(
     ns: *const idmint_uuid,
@@ -326,176 +269,133 @@ pub unsafe extern "C" fn idmint_uuid_v5(
 /// @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
 ///
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_namespace(
     name: *const c_char,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (name, dst) = unsafe { (c_str(name, "name")?, out(out_uuid, "out_uuid")?) };
-        let ns = match name {
-            "dns" => uuids::NAMESPACE_DNS,
-            "url" => uuids::NAMESPACE_URL,
-            "oid" => uuids::NAMESPACE_OID,
-            "x500" => uuids::NAMESPACE_X500,
-            _ => return Err(Fail::Arg("namespace is dns, url, oid or x500")),
-        };
-        put(dst, ns);
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || match c_str(name, "name")? {
+            "dns" => Ok(uuids::NAMESPACE_DNS),
+            "url" => Ok(uuids::NAMESPACE_URL),
+            "oid" => Ok(uuids::NAMESPACE_OID),
+            "x500" => Ok(uuids::NAMESPACE_X500),
+            _ => Err(Fail::Arg("namespace is dns, url, oid or x500")),
+        })
+    }
 }
 
 /// @brief Parses a UUID: hyphenated, 32 bare hex digits, `{braced}` or `urn:uuid:`-prefixed,
 /// in either case.
 ///
-/// @param text NUL-terminated UTF-8. Must not be NULL.
-/// @param out_uuid Receives the UUID. Must not be NULL.
+/// @param text NUL-terminated UTF-8.
+/// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
 ///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_parse(
     text: *const c_char,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (text, dst) = unsafe { (c_str(text, "text")?, out(out_uuid, "out_uuid")?) };
-        put(dst, uuids::parse(text)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            Ok::<_, Fail>(uuids::parse(c_str(text, "text")?)?)
+        })
+    }
 }
 
 /// @brief Writes the lower-case hyphenated form (36 characters and a NUL).
 ///
-/// @param uuid Must not be NULL.
-/// @param buf Output buffer of `buf_len` bytes. Must not be NULL.
+/// @param buf Output buffer of `buf_len` bytes.
 /// @param buf_len At least `IDMINT_UUID_STR_SIZE` (37).
 /// @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_format(
     uuid: *const idmint_uuid,
     buf: *mut c_char,
     buf_len: usize,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let u = unsafe { arg(uuid, "uuid") }?;
-        let mut text = [0u8; uuids::HYPHENATED_LEN];
-        uuids::encode_hyphenated_into(&get(u), &mut text)?;
-        let text = std::str::from_utf8(&text).map_err(|_| Fail::Arg("UUID text is ASCII"))?;
-        // SAFETY: the caller's contract.
-        unsafe { crate::ffi::write_text(text, buf, buf_len, std::ptr::null_mut(), "buf") }
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        text(uuid, "uuid", buf, buf_len, std::ptr::null_mut(), |u| {
+            get(u).to_string()
+        })
+    }
 }
 
 /// @brief Reads a UUID's version, variant and (for v1, v6 and v7) embedded time.
 ///
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_inspect(
     uuid: *const idmint_uuid,
     out_info: *mut idmint_uuid_info,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (u, dst) = unsafe { (arg(uuid, "uuid")?, out(out_info, "out_info")?) };
-        let info = uuids::inspect(&get(u));
-        let (variant, name): (_, &'static [u8]) = match info.variant {
-            "ncs" => (idmint_uuid_variant::IDMINT_UUID_VARIANT_NCS, b"ncs\0"),
-            "rfc9562" => (
-                idmint_uuid_variant::IDMINT_UUID_VARIANT_RFC9562,
-                b"rfc9562\0",
-            ),
-            "microsoft" => (
-                idmint_uuid_variant::IDMINT_UUID_VARIANT_MICROSOFT,
-                b"microsoft\0",
-            ),
-            _ => (idmint_uuid_variant::IDMINT_UUID_VARIANT_FUTURE, b"future\0"),
-        };
-        dst.write(idmint_uuid_info {
-            version: u32::from(info.version),
-            variant,
-            variant_name: name.as_ptr().cast(),
-            has_unix_ms: info.unix_ms.is_some(),
-            unix_ms: info.unix_ms.unwrap_or(0),
-        });
-        Ok(())
-    })
+    use idmint_uuid_variant::*;
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(uuid, "uuid", out_info, "out_info", |u| {
+            let info = uuids::inspect(&get(u));
+            let (variant, name): (_, &'static [u8]) = match info.variant {
+                "ncs" => (IDMINT_UUID_VARIANT_NCS, b"ncs\0"),
+                "rfc9562" => (IDMINT_UUID_VARIANT_RFC9562, b"rfc9562\0"),
+                "microsoft" => (IDMINT_UUID_VARIANT_MICROSOFT, b"microsoft\0"),
+                _ => (IDMINT_UUID_VARIANT_FUTURE, b"future\0"),
+            };
+            idmint_uuid_info {
+                version: u32::from(info.version),
+                variant,
+                variant_name: name.as_ptr().cast(),
+                has_unix_ms: info.unix_ms.is_some(),
+                unix_ms: info.unix_ms.unwrap_or(0),
+            }
+        })
+    }
 }
 
 /// @brief Makes a monotonic v7 generator.
 ///
-/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free). Must not
-///        be NULL.
+/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
     out_gen: *mut *mut idmint_uuid_v7_generator,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_gen, "out_gen") }?;
-        new_handle(dst, || Ok(idmint_uuid_v7_generator(UuidGenerator::new(7)?)))
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        create(out_gen, "out_gen", || {
+            Ok(idmint_uuid_v7_generator(UuidGenerator::new(7)?))
+        })
+    }
 }
 
-/// @brief Frees a v7 generator. NULL is ignored.
-///
-/// # Safety
-/// `gen` must be NULL or a generator from this library that is not used afterwards.
+/// @brief Frees a v7 generator (NULL is ignored); it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_free(gen: *mut idmint_uuid_v7_generator) {
     // SAFETY: the caller's contract.
-    guard(|| unsafe {
-        free_handle(gen);
-        Ok(())
-    });
+    unsafe { free(gen) }
 }
 
 /// @brief The next UUID, from the system clock and the OS random source.
 ///
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
     gen: *const idmint_uuid_v7_generator,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_uuid, "out_uuid")?) };
-        put(dst, g.0.next()?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(gen, "gen", out_uuid, "out_uuid", |g| g.0.next()) }
 }
 
 /// @brief The next UUID at a given time with 10 given random bytes (sans-IO).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch.
-/// @param random Exactly 10 bytes (`random_len` must be 10). Must not be NULL.
+/// @param random Exactly 10 bytes (`random_len` must be 10).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`random` for `random_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
     gen: *const idmint_uuid_v7_generator,
@@ -504,27 +404,17 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
     random_len: usize,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_uuid, "out_uuid")?) };
-        // SAFETY: the caller's contract.
-        let r: [u8; 10] = unsafe {
-            fixed(
-                random,
-                random_len,
-                "random",
-                "v7 takes exactly 10 random bytes",
-            )
-        }?;
-        // The core's v7 generator asks for exactly these 10 bytes.
-        let given = |buf: &mut [u8]| {
-            if buf.len() != r.len() {
-                return Err(Error::RandomSource);
-            }
-            buf.copy_from_slice(&r);
-            Ok(())
-        };
-        put(dst, g.0.next_at(unix_ms, given)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        call(gen, "gen", out_uuid, "out_uuid", |g| {
+            let r: [u8; 10] = fixed(random, random_len, "random", V7_BYTES)?;
+            // The core's v7 generator asks for exactly these 10 bytes.
+            let given = |buf: &mut [u8]| {
+                let fits = buf.len() == r.len();
+                fits.then(|| buf.copy_from_slice(&r))
+                    .ok_or(Error::RandomSource)
+            };
+            Ok::<_, Fail>(g.0.next_at(unix_ms, given)?)
+        })
+    }
 }

@@ -1,10 +1,9 @@
-//! Status codes, the per-thread last-error message, and the guard every entry point runs in.
+//! Statuses, the per-thread last-error message, and the guard every entry point runs in.
 //!
-//! Every fallible function returns an [`idmint_status`]. Its numbers 1–18 are the core's
-//! `idmint::ErrorKind` discriminants, the same on every surface; 100 and up are failures only the
-//! C boundary has (NULL pointers, bad UTF-8, a caught panic). The full text of the last failure
-//! (the core error's `Display`, with positions and values) is kept per thread in a fixed buffer,
-//! so recording it never allocates and never needs a thread-exit destructor.
+//! Statuses 1 to [`IDMINT_CORE_STATUS_MAX`] are the core's `idmint::ErrorKind` discriminants,
+//! checked at compile time so a new core kind cannot go unmapped; 100 and up are failures only
+//! the C boundary has. The last failure's text is kept per thread in a fixed buffer, so
+//! recording it never allocates nor needs a thread-exit destructor.
 
 use std::cell::RefCell;
 use std::ffi::c_char;
@@ -15,12 +14,11 @@ use idmint_core::{Error, ErrorKind};
 
 /// @brief Status returned by every fallible idmint function.
 ///
-/// `IDMINT_OK` (0) means success. Values 1 to 18 are the core's error kinds and keep their
-/// numbers on every idmint surface (`idmint::ErrorKind`); values from 100 up are raised by the C
-/// binding itself. `idmint_status_message()` gives a fixed description of each status and
-/// `idmint_last_error_message()` the full message of the last failure on the calling thread.
+/// `IDMINT_OK` (0) is success. 1 to #IDMINT_CORE_STATUS_MAX are the core's error kinds, numbered
+/// alike on every idmint surface; 100 and up come from the C binding itself.
+/// `idmint_status_message()` describes a status; `idmint_last_error_message()` gives the full
+/// message of the calling thread's last failure.
 #[repr(C)]
-#[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum idmint_status {
     /// Success.
@@ -52,7 +50,7 @@ pub enum idmint_status {
     /// A lease or segment store could not be reached or answered with an error; nothing was
     /// issued on the strength of the failed call. Retrying later may succeed.
     IDMINT_STORE_UNAVAILABLE = 13,
-    /// The generator's node lease was lost (not renewed in time, or taken over): it stopped
+    /// The node lease was lost (not renewed in time, or taken over): the generator stopped
     /// minting. Make a new generator to lease a node again.
     IDMINT_LEASE_LOST = 14,
     /// Every node of the node space is leased by a live holder.
@@ -65,6 +63,10 @@ pub enum idmint_status {
     IDMINT_STORE_MISMATCH = 17,
     /// A request is larger than idmint does in one call; the message names the limit.
     IDMINT_LIMIT_EXCEEDED = 18,
+    /// An argument names something that does not exist or leaves out something required (an
+    /// unknown option key; an unknown, missing or repeated node sub-field). Code
+    /// `"ERR_INVALID_ARG_VALUE"`, as on every idmint surface.
+    IDMINT_INVALID_ARG_VALUE = 19,
     /// A pointer argument that must not be NULL was NULL.
     IDMINT_NULL_POINTER = 100,
     /// An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
@@ -76,11 +78,43 @@ pub enum idmint_status {
     IDMINT_UNKNOWN_ERROR = 199,
 }
 
+/// The highest status that is a core error kind: statuses 1 to this are `idmint::ErrorKind`.
+pub const IDMINT_CORE_STATUS_MAX: i32 = 19;
+
 use idmint_status::*;
+
+// Every core kind has the status of its number, and they are 1..=IDMINT_CORE_STATUS_MAX: a kind
+// the core adds fails this build until the enum above has it.
+const _: () = {
+    assert!(ErrorKind::ALL.len() == IDMINT_CORE_STATUS_MAX as usize);
+    let mut i = 0;
+    while i < ErrorKind::ALL.len() {
+        let n = ErrorKind::ALL[i] as u8 as i32;
+        assert!(n == i as i32 + 1 && idmint_status::from_i32(n).is_some());
+        i += 1;
+    }
+};
+
+/// The core kinds' `ERR_...` codes, NUL-terminated, at index status - 1.
+static CORE_CODES: [[u8; 32]; ErrorKind::ALL.len()] = {
+    let mut t = [[0; 32]; ErrorKind::ALL.len()];
+    let mut i = 0;
+    while i < t.len() {
+        let code = ErrorKind::ALL[i].code().as_bytes();
+        assert!(code.len() < 32);
+        let mut j = 0;
+        while j < code.len() {
+            t[i][j] = code[j];
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+};
 
 impl idmint_status {
     /// Every status, in numeric order.
-    pub(crate) const ALL: [idmint_status; 23] = [
+    pub(crate) const ALL: [idmint_status; 24] = [
         IDMINT_OK,
         IDMINT_INVALID_LAYOUT,
         IDMINT_LAYOUT_EXPIRED,
@@ -100,67 +134,38 @@ impl idmint_status {
         IDMINT_NODE_REQUIRED,
         IDMINT_STORE_MISMATCH,
         IDMINT_LIMIT_EXCEEDED,
+        IDMINT_INVALID_ARG_VALUE,
         IDMINT_NULL_POINTER,
         IDMINT_INVALID_ARGUMENT,
         IDMINT_PANIC,
         IDMINT_UNKNOWN_ERROR,
     ];
 
-    /// The status for a core error kind: the same number.
-    pub(crate) fn from_kind(kind: ErrorKind) -> idmint_status {
-        match kind {
-            ErrorKind::InvalidLayout => IDMINT_INVALID_LAYOUT,
-            ErrorKind::LayoutExpired => IDMINT_LAYOUT_EXPIRED,
-            ErrorKind::BeforeEpoch => IDMINT_BEFORE_EPOCH,
-            ErrorKind::OutOfRange => IDMINT_OUT_OF_RANGE,
-            ErrorKind::ClockBackwards => IDMINT_CLOCK_BACKWARDS,
-            ErrorKind::SequenceExhausted => IDMINT_SEQUENCE_EXHAUSTED,
-            ErrorKind::WouldBlock => IDMINT_WOULD_BLOCK,
-            ErrorKind::Forked => IDMINT_FORKED,
-            ErrorKind::InvalidConfig => IDMINT_INVALID_CONFIG,
-            ErrorKind::InvalidEncoding => IDMINT_INVALID_ENCODING,
-            ErrorKind::BufferTooSmall => IDMINT_BUFFER_TOO_SMALL,
-            ErrorKind::RandomSource => IDMINT_RANDOM_SOURCE,
-            ErrorKind::StoreUnavailable => IDMINT_STORE_UNAVAILABLE,
-            ErrorKind::LeaseLost => IDMINT_LEASE_LOST,
-            ErrorKind::NoFreeNode => IDMINT_NO_FREE_NODE,
-            ErrorKind::NodeRequired => IDMINT_NODE_REQUIRED,
-            ErrorKind::StoreMismatch => IDMINT_STORE_MISMATCH,
-            ErrorKind::LimitExceeded => IDMINT_LIMIT_EXCEEDED,
-            _ => IDMINT_UNKNOWN_ERROR,
+    const fn from_i32(n: i32) -> Option<idmint_status> {
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            if Self::ALL[i] as i32 == n {
+                return Some(Self::ALL[i]);
+            }
+            i += 1;
         }
+        None
     }
 
-    fn from_i32(n: i32) -> Option<idmint_status> {
-        Self::ALL.into_iter().find(|s| *s as i32 == n)
+    /// The status of a core error kind: the same number (see the check above).
+    pub(crate) fn from_kind(kind: ErrorKind) -> idmint_status {
+        Self::from_i32(i32::from(kind as u8)).unwrap_or(IDMINT_UNKNOWN_ERROR)
     }
 
     /// The stable code string: the core's `ERR_...` code for core kinds.
     fn code(self) -> &'static [u8] {
         match self {
             IDMINT_OK => b"OK\0",
-            IDMINT_INVALID_LAYOUT => b"ERR_INVALID_LAYOUT\0",
-            IDMINT_LAYOUT_EXPIRED => b"ERR_LAYOUT_EXPIRED\0",
-            IDMINT_BEFORE_EPOCH => b"ERR_BEFORE_EPOCH\0",
-            IDMINT_OUT_OF_RANGE => b"ERR_OUT_OF_RANGE\0",
-            IDMINT_CLOCK_BACKWARDS => b"ERR_CLOCK_BACKWARDS\0",
-            IDMINT_SEQUENCE_EXHAUSTED => b"ERR_SEQUENCE_EXHAUSTED\0",
-            IDMINT_WOULD_BLOCK => b"ERR_WOULD_BLOCK\0",
-            IDMINT_FORKED => b"ERR_FORKED\0",
-            IDMINT_INVALID_CONFIG => b"ERR_INVALID_CONFIG\0",
-            IDMINT_INVALID_ENCODING => b"ERR_INVALID_ENCODING\0",
-            IDMINT_BUFFER_TOO_SMALL => b"ERR_BUFFER_TOO_SMALL\0",
-            IDMINT_RANDOM_SOURCE => b"ERR_RANDOM_SOURCE\0",
-            IDMINT_STORE_UNAVAILABLE => b"ERR_STORE_UNAVAILABLE\0",
-            IDMINT_LEASE_LOST => b"ERR_LEASE_LOST\0",
-            IDMINT_NO_FREE_NODE => b"ERR_NO_FREE_NODE\0",
-            IDMINT_NODE_REQUIRED => b"ERR_NODE_REQUIRED\0",
-            IDMINT_STORE_MISMATCH => b"ERR_STORE_MISMATCH\0",
-            IDMINT_LIMIT_EXCEEDED => b"ERR_LIMIT_EXCEEDED\0",
             IDMINT_NULL_POINTER => b"ERR_NULL_POINTER\0",
             IDMINT_INVALID_ARGUMENT => b"ERR_INVALID_ARGUMENT\0",
             IDMINT_PANIC => b"ERR_PANIC\0",
             IDMINT_UNKNOWN_ERROR => b"ERR_UNKNOWN\0",
+            kind => &CORE_CODES[kind as usize - 1],
         }
     }
 
@@ -187,6 +192,9 @@ impl idmint_status {
             IDMINT_NODE_REQUIRED => b"no node chosen: set has_node and node, or lease one (idmint_leased_snowflake_new)\0",
             IDMINT_STORE_MISMATCH => b"store does not match its record; refusing to continue\0",
             IDMINT_LIMIT_EXCEEDED => b"request exceeds a limit\0",
+            IDMINT_INVALID_ARG_VALUE => {
+                b"argument names something unknown or leaves out something required\0"
+            }
             IDMINT_NULL_POINTER => b"NULL pointer argument\0",
             IDMINT_INVALID_ARGUMENT => b"invalid argument\0",
             IDMINT_PANIC => b"internal error (panic caught inside idmint)\0",
@@ -232,9 +240,7 @@ impl Fail {
 impl fmt::Display for Fail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Fail::Core(Error::NodeRequired) => {
-                write!(f, "{}{NODE_REQUIRED_HINT}", Error::NodeRequired)
-            }
+            Fail::Core(e @ Error::NodeRequired) => write!(f, "{e}{NODE_REQUIRED_HINT}"),
             Fail::Core(e) => write!(f, "{e}"),
             Fail::Null(arg) => write!(f, "null pointer: `{arg}` must not be NULL"),
             Fail::Misaligned(arg) => {
@@ -268,8 +274,7 @@ struct Truncating<'a> {
 
 impl Write for Truncating<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = MSG_CAP - 1 - self.len;
-        let mut n = s.len().min(room);
+        let mut n = s.len().min(MSG_CAP - 1 - self.len);
         while !s.is_char_boundary(n) {
             n -= 1;
         }
@@ -331,14 +336,11 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), Fail>) -> idmint_status {
 /// Like [`guard`] for entry points that return a value rather than a status: `fallback` if the
 /// body panics.
 #[inline(always)]
-pub(crate) fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
-    match panic::catch_unwind(AssertUnwindSafe(body)) {
-        Ok(v) => v,
-        Err(payload) => {
-            panicked(payload);
-            fallback
-        }
-    }
+fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    panic::catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+        panicked(payload);
+        fallback
+    })
 }
 
 fn static_str(bytes: &'static [u8]) -> *const c_char {
@@ -361,8 +363,9 @@ pub extern "C" fn idmint_version() -> *const c_char {
 ///         status. Never NULL, never freed.
 #[no_mangle]
 pub extern "C" fn idmint_status_message(status: i32) -> *const c_char {
-    guard_value(static_str(b"unknown status\0"), || {
-        static_str(idmint_status::from_i32(status).map_or(b"unknown status\0", |s| s.message()))
+    const UNKNOWN: &[u8] = b"unknown status\0";
+    guard_value(static_str(UNKNOWN), || {
+        static_str(idmint_status::from_i32(status).map_or(UNKNOWN, |s| s.message()))
     })
 }
 
@@ -374,8 +377,9 @@ pub extern "C" fn idmint_status_message(status: i32) -> *const c_char {
 /// @return A static NUL-terminated string; `"ERR_UNKNOWN"` for numbers that are not a status.
 #[no_mangle]
 pub extern "C" fn idmint_status_code(status: i32) -> *const c_char {
-    guard_value(static_str(b"ERR_UNKNOWN\0"), || {
-        static_str(idmint_status::from_i32(status).map_or(b"ERR_UNKNOWN\0", |s| s.code()))
+    let unknown = IDMINT_UNKNOWN_ERROR.code();
+    guard_value(static_str(unknown), || {
+        static_str(idmint_status::from_i32(status).map_or(unknown, |s| s.code()))
     })
 }
 
@@ -399,35 +403,31 @@ mod tests {
     use super::*;
     use std::ffi::CStr;
 
+    fn text(p: *const c_char) -> String {
+        // SAFETY: the functions under test return NUL-terminated strings that live long enough.
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned()
+    }
+
     fn last() -> String {
-        // SAFETY: the function returns a NUL-terminated string that lives as long as the thread.
-        unsafe { CStr::from_ptr(idmint_last_error_message()) }
-            .to_str()
-            .unwrap()
-            .to_owned()
+        text(idmint_last_error_message())
     }
 
     #[test]
-    fn core_kinds_keep_their_numbers() {
+    fn every_status_has_its_number_code_and_message() {
         for kind in ErrorKind::ALL {
             let s = idmint_status::from_kind(kind);
-            assert_eq!(s as i32, kind as u8 as i32, "{kind:?}");
-            assert_eq!(
-                // SAFETY: static NUL-terminated string.
-                unsafe { CStr::from_ptr(idmint_status_code(s as i32)) }.to_bytes(),
-                kind.code().as_bytes()
-            );
+            assert_eq!(s as i32, i32::from(kind as u8), "{kind:?}");
+            assert_eq!(text(idmint_status_code(s as i32)), kind.code());
         }
-    }
-
-    #[test]
-    fn every_status_has_text() {
         for s in idmint_status::ALL {
             assert_eq!(idmint_status::from_i32(s as i32), Some(s));
             assert!(s.message().ends_with(b"\0") && s.message().len() > 1);
-            assert!(s.code().ends_with(b"\0"));
+            assert!(s.code().ends_with(b"\0") && s.code().len() > 2);
         }
-        assert_eq!(idmint_status::from_i32(-1), None);
+        assert_eq!(
+            text(idmint_status_code(IDMINT_CORE_STATUS_MAX + 1)),
+            "ERR_UNKNOWN"
+        );
     }
 
     #[test]

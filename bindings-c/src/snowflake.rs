@@ -1,26 +1,25 @@
 //! Snowflake generators: the clocked, thread-safe, fork-aware `idmint_snowflake` (the core's
 //! `Snowflake`) and the sans-IO `idmint_atomic_snowflake` (the core's `AtomicSnowflake`), built
-//! from one `idmint_config`.
+//! from one `idmint_config` through the core's options by key.
 
 use std::ffi::c_char;
 
-use idmint_core::{
-    AtomicSnowflake, Config, Error, Layout, OnBackwards, OnExhausted, Run, SequenceStart,
-    Snowflake, Stats,
-};
+use idmint_core::options::{OptionValue, Options};
+use idmint_core::{AtomicSnowflake, Error, Run, Snowflake, Stats};
 
+use crate::error::{guard, idmint_status, Fail};
 use crate::ffi::{
-    arg, c_str, free_handle, new_handle, opt_c_str, opt_out, out, u64_out, write_text, Out,
+    act, arg, batch, c_str, call, call_until, create, fill, free, opt_c_str, opt_out, out, read,
+    report_until, u64_out, write_text,
 };
 use crate::layout::idmint_layout;
-use crate::status::{guard, idmint_status, Fail};
 
 /// @brief What a generator is built from. Zero-initialise it (`idmint_config cfg = {0};`) for
 /// the defaults, then set what you need — at least the node (`has_node`), which has no default.
 ///
 /// Strings are NUL-terminated UTF-8 in the text forms shared by every idmint surface; NULL means
-/// the default. They are read only during #idmint_snowflake_new / #idmint_atomic_snowflake_new.
-/// The `has_*` flags are bytes: 0 is false, any other value true.
+/// the default. They are read only while a generator is built. The `has_*` flags are bytes: 0
+/// is false, any other value true.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct idmint_config {
@@ -69,11 +68,18 @@ pub struct idmint_stats {
 
 impl From<Stats> for idmint_stats {
     fn from(s: Stats) -> Self {
+        let Stats {
+            rollbacks,
+            wait_ms,
+            max_ahead_ms,
+            exhaustions,
+            ..
+        } = s;
         idmint_stats {
-            rollbacks: s.rollbacks,
-            wait_ms: s.wait_ms,
-            max_ahead_ms: s.max_ahead_ms,
-            exhaustions: s.exhaustions,
+            rollbacks,
+            wait_ms,
+            max_ahead_ms,
+            exhaustions,
         }
     }
 }
@@ -94,10 +100,16 @@ pub struct idmint_run {
 
 impl From<Run> for idmint_run {
     fn from(r: Run) -> Self {
+        let Run {
+            first,
+            count,
+            stride,
+            ..
+        } = r;
         idmint_run {
-            first: r.first,
-            count: r.count,
-            stride: r.stride,
+            first,
+            count,
+            stride,
         }
     }
 }
@@ -106,9 +118,9 @@ impl From<Run> for idmint_run {
 ///
 /// Lock-free: any number of threads may call it at once. It carries the wall clock on the
 /// monotonic clock and re-reads it once a second, following its steps (a step back meets the
-/// `on_backwards` policy), waits when a policy asks, and refuses to mint in a child
-/// process after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its
-/// own node. Freed by #idmint_snowflake_free.
+/// `on_backwards` policy), waits when a policy asks, and refuses to mint in a child process
+/// after `fork()` (`IDMINT_FORKED`) until #idmint_snowflake_set_node gives the child its own
+/// node. Freed by #idmint_snowflake_free.
 pub struct idmint_snowflake(Snowflake);
 
 /// @brief A thread-safe, sans-IO Snowflake generator (opaque): it never reads a clock nor
@@ -117,38 +129,44 @@ pub struct idmint_snowflake(Snowflake);
 /// own clock. No fork detection. Freed by #idmint_atomic_snowflake_free.
 pub struct idmint_atomic_snowflake(AtomicSnowflake);
 
-/// Builds the core config from the C struct: layout, then policies in the order
-/// `on_backwards`, `on_exhausted`, `sequence_start` (the first error wins).
-///
-/// # Safety
-/// The strings must be NULL or NUL-terminated.
-pub(crate) unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
-    // SAFETY: the caller's contract (here and for the three policy strings below).
-    let layout = match unsafe { opt_c_str(c.layout, "config->layout") }? {
-        Some(spec) => Layout::parse(spec)?,
-        None => Layout::preset("twitter")?,
-    };
-    let mut cfg = Config::new(layout).seed(c.seed);
-    // SAFETY: as above.
-    if let Some(s) = unsafe { opt_c_str(c.on_backwards, "config->on_backwards") }? {
-        cfg = cfg.on_backwards(s.parse()?);
+/// Feeds the C config into the core's options by key (`set` is `Options::set` or the leased
+/// generator's), which check each value; the node only `with_node`.
+/// Safety: `config` must be NULL or valid; its strings NULL or NUL-terminated.
+pub(crate) unsafe fn set_config(
+    config: *const idmint_config,
+    with_node: bool,
+    mut set: impl FnMut(&str, OptionValue<'_>) -> Result<(), Error>,
+) -> Result<(), Fail> {
+    // SAFETY: the caller's contract.
+    let c = unsafe { arg(config, "config") }?;
+    let texts = [
+        ("layout", c.layout, "config->layout"),
+        ("on_backwards", c.on_backwards, "config->on_backwards"),
+        ("on_exhausted", c.on_exhausted, "config->on_exhausted"),
+        ("sequence_start", c.sequence_start, "config->sequence_start"),
+    ];
+    for (key, p, name) in texts {
+        // SAFETY: the caller's contract.
+        if let Some(s) = unsafe { opt_c_str(p, name) }? {
+            set(key, OptionValue::Text(s))?;
+        }
     }
-    // SAFETY: as above.
-    if let Some(s) = unsafe { opt_c_str(c.on_exhausted, "config->on_exhausted") }? {
-        cfg = cfg.on_exhausted(s.parse()?);
-    }
-    // SAFETY: as above.
-    if let Some(s) = unsafe { opt_c_str(c.sequence_start, "config->sequence_start") }? {
-        cfg = cfg.sequence_start(s.parse()?);
-    }
+    set("seed", OptionValue::Int(c.seed))?;
     if c.has_fence != 0 {
-        cfg = cfg.fence_ms(c.fence_ms);
+        set("fence_ms", OptionValue::Int(c.fence_ms))?;
     }
-    // Without a node the generator refuses (IDMINT_NODE_REQUIRED) after any other mistake.
-    if c.has_node != 0 {
-        cfg = cfg.node(c.node);
+    if with_node && c.has_node != 0 {
+        set("node", OptionValue::Int(c.node))?;
     }
-    Ok(cfg)
+    Ok(())
+}
+
+/// The core config of a C config.
+unsafe fn options(config: *const idmint_config) -> Result<idmint_core::Config, Fail> {
+    let mut o = Options::new();
+    // SAFETY: the caller's contract.
+    unsafe { set_config(config, true, |k, v| o.set(k, v)) }?;
+    Ok(o.config()?)
 }
 
 /// @brief Most IDs one batch call (#idmint_snowflake_next_n, #idmint_atomic_snowflake_next_n_at,
@@ -157,55 +175,17 @@ pub(crate) unsafe fn config(c: &idmint_config) -> Result<Config, Fail> {
 pub const IDMINT_MAX_BATCH: u64 = 16_777_216;
 const _: () = assert!(IDMINT_MAX_BATCH == idmint_core::limits::MAX_BATCH);
 
-/// Refuses a batch of more than [`IDMINT_MAX_BATCH`] IDs (`IDMINT_LIMIT_EXCEEDED`).
-pub(crate) fn batch(n: usize) -> Result<(), Fail> {
-    idmint_core::limits::batch_len(u64::try_from(n).unwrap_or(u64::MAX))?;
-    Ok(())
-}
-
-/// Writes `until_ms` for a would-block result (0 otherwise) and passes the result on.
-#[inline(always)]
-pub(crate) fn report_until<T>(r: Result<T, Error>, until: Option<Out<u64>>) -> Result<T, Fail> {
-    if let Some(u) = until {
-        u.write(match r {
-            Err(Error::WouldBlock { until_ms }) => until_ms,
-            _ => 0,
-        });
-    }
-    r.map_err(Fail::Core)
-}
-
-/// # Safety
-/// A non-NULL `p` must be a live generator from this library.
-#[inline(always)]
-unsafe fn snowflake<'a>(p: *const idmint_snowflake) -> Result<&'a Snowflake, Fail> {
-    // SAFETY: forwarded contract.
-    unsafe { arg(p, "gen") }.map(|g| &g.0)
-}
-
-/// # Safety
-/// A non-NULL `p` must be a live generator from this library.
-#[inline(always)]
-unsafe fn atomic<'a>(p: *const idmint_atomic_snowflake) -> Result<&'a AtomicSnowflake, Fail> {
-    // SAFETY: forwarded contract.
-    unsafe { arg(p, "gen") }.map(|g| &g.0)
-}
-
 /// @brief Parses a policy text and writes its canonical form (`"wait"` gives `"wait:1000"`), to
 /// validate or log a config before building a generator.
 ///
 /// @param policy Which policy: `"on_backwards"`, `"on_exhausted"` or `"sequence_start"`. Must
 ///        not be NULL.
-/// @param text The policy text, as in #idmint_config. Must not be NULL.
-/// @param buf Output buffer of `buf_len` bytes. May be NULL only if `buf_len` is 0.
-/// @param buf_len Size of `buf`; 32 bytes hold every canonical policy text.
-/// @param out_len If not NULL, receives the canonical text's length without the NUL.
+/// @param text The policy text, as in #idmint_config.
+/// @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
+///        #idmint_layout_spec.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
 ///         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
 ///         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`buf` for `buf_len` bytes).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_policy_normalize(
     policy: *const c_char,
@@ -214,6 +194,7 @@ pub unsafe extern "C" fn idmint_policy_normalize(
     buf_len: usize,
     out_len: *mut usize,
 ) -> idmint_status {
+    use idmint_core::{OnBackwards, OnExhausted, SequenceStart};
     guard(|| {
         // SAFETY: the caller's contract.
         let (policy, text) = unsafe { (c_str(policy, "policy")?, c_str(text, "text")?) };
@@ -228,106 +209,72 @@ pub unsafe extern "C" fn idmint_policy_normalize(
             }
         };
         // SAFETY: the caller's contract.
-        unsafe { write_text(&canonical, buf, buf_len, out_len, "buf") }
+        unsafe { write_text(&canonical, buf, buf_len, out_len) }
     })
 }
 
 /// @brief Builds a clocked generator.
 ///
-/// @param config Must not be NULL (zero-initialised means all defaults, and no node: set
-///        `has_node` and `node`).
+/// @param config Zero-initialised means all defaults, and no node: set `has_node` and `node`.
 /// @param out_gen Receives the generator (free it with #idmint_snowflake_free), or NULL on
-///        failure. Must not be NULL.
+///        failure.
 /// @return `IDMINT_OK`; `IDMINT_NODE_REQUIRED` (`has_node` is 0; the message says how to
 ///         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
 ///         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
 ///         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
 ///         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_new(
     config: *const idmint_config,
     out_gen: *mut *mut idmint_snowflake,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_gen, "out_gen") }?;
-        new_handle(dst, || {
-            // SAFETY: the caller's contract.
-            let cfg = unsafe { self::config(arg(config, "config")?) }?;
-            Ok(idmint_snowflake(Snowflake::new(cfg)?))
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        create(out_gen, "out_gen", || {
+            Ok(idmint_snowflake(Snowflake::new(options(config)?)?))
         })
-    })
+    }
 }
 
-/// @brief Frees a generator. NULL is ignored. No other thread may still be using it.
-///
-/// # Safety
-/// `gen` must be NULL or a generator from this library that is not used afterwards.
+/// @brief Frees a generator (NULL is ignored); no thread may use it afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_free(gen: *mut idmint_snowflake) {
     // SAFETY: the caller's contract.
-    guard(|| unsafe {
-        free_handle(gen);
-        Ok(())
-    });
+    unsafe { free(gen) }
 }
 
 /// @brief Mints one ID, waiting (sleeping) if the policy asks: for the next tick when a tick's
 /// sequence is used up (`on_exhausted = wait`), or for a short clock step back
 /// (`on_backwards = wait:MS`).
 ///
-/// @param gen Must not be NULL.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_FORKED` in a child process until #idmint_snowflake_set_node;
 ///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
 ///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_next(
     gen: *const idmint_snowflake,
     out_id: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (snowflake(gen)?, out(out_id, "out_id")?) };
-        dst.write(g.next_id()?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(gen, "gen", out_id, "out_id", |g| g.0.next_id()) }
 }
 
 /// @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
 /// would wait.
 ///
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
 ///        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_try_next(
     gen: *const idmint_snowflake,
     out_id: *mut u64,
     out_until_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst, until) = unsafe {
-            (
-                snowflake(gen)?,
-                out(out_id, "out_id")?,
-                opt_out(out_until_ms, "out_until_ms")?,
-            )
-        };
-        dst.write(report_until(g.try_next_id(), until)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call_until(gen, out_id, "out_id", out_until_ms, |g| g.0.try_next_id()) }
 }
 
 /// @brief Fills `out_ids` with `n` fresh, strictly increasing IDs (waiting between ticks as the
@@ -337,62 +284,42 @@ pub unsafe extern "C" fn idmint_snowflake_try_next(
 /// @param n How many IDs: at most #IDMINT_MAX_BATCH.
 /// @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
 ///         IDs (nothing written); on failure the array's contents are unspecified.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_next_n(
     gen: *const idmint_snowflake,
     out_ids: *mut u64,
     n: usize,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract (here and for `out_ids` below).
-        let g = unsafe { snowflake(gen) }?;
-        batch(n)?;
-        // SAFETY: as above.
-        let dst = unsafe { u64_out(out_ids, n, "out_ids") }?;
-        g.next_ids(dst)?;
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { fill(gen, out_ids, n, |g, ids| g.0.next_ids(ids)) }
 }
 
 /// @brief Reserves a run of up to `max` IDs from one tick (waiting if needed): the cheapest way
 /// to take many IDs at once.
 ///
 /// @param max Most IDs wanted (at least 1).
-/// @param out_run Receives the run. Must not be NULL.
+/// @param out_run Receives the run.
 /// @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_reserve(
     gen: *const idmint_snowflake,
     max: u64,
     out_run: *mut idmint_run,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (snowflake(gen)?, out(out_run, "out_run")?) };
-        dst.write(g.reserve(max)?.into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(gen, "gen", out_run, "out_run", |g| g.0.reserve(max)) }
 }
 
 /// @brief The sans-IO call on a clocked generator: mints at `now_ms` as given (for replays and
 /// tests) and never waits.
 ///
 /// @param now_ms The time, ms since the Unix epoch.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
 ///        otherwise.
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure: call again at `*out_until_ms`);
 ///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`;
 ///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_FORKED`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_next_at(
     gen: *const idmint_snowflake,
@@ -400,18 +327,12 @@ pub unsafe extern "C" fn idmint_snowflake_next_at(
     out_id: *mut u64,
     out_until_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst, until) = unsafe {
-            (
-                snowflake(gen)?,
-                out(out_id, "out_id")?,
-                opt_out(out_until_ms, "out_until_ms")?,
-            )
-        };
-        dst.write(report_until(g.next_id_at(now_ms), until)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call_until(gen, out_id, "out_id", out_until_ms, |g| {
+            g.0.next_id_at(now_ms)
+        })
+    }
 }
 
 /// @brief Switches the generator to another node, and re-arms it after `fork()`: call this in a
@@ -419,148 +340,105 @@ pub unsafe extern "C" fn idmint_snowflake_next_at(
 ///
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if `node` does not fit the layout;
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_set_node(
     gen: *const idmint_snowflake,
     node: u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let g = unsafe { snowflake(gen) }?;
-        g.set_node(node)?;
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { act(gen, |g| g.0.set_node(node)) }
 }
 
 /// @brief The generator's current node value.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_node(
     gen: *const idmint_snowflake,
     out_node: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (snowflake(gen)?, out(out_node, "out_node")?) };
-        dst.write(g.node());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { read(gen, "gen", out_node, "out_node", |g| g.0.node()) }
 }
 
 /// @brief A snapshot of the generator's counters.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_stats(
     gen: *const idmint_snowflake,
     out_stats: *mut idmint_stats,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (snowflake(gen)?, out(out_stats, "out_stats")?) };
-        dst.write(g.stats().into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { read(gen, "gen", out_stats, "out_stats", |g| g.0.stats()) }
 }
 
 /// @brief A new handle to the generator's layout, for decoding its IDs.
 ///
-/// @param out_layout Receives a new layout (free it with #idmint_layout_free). Must not be NULL.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
+/// @param out_layout Receives a new layout (free it with #idmint_layout_free).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_layout(
     gen: *const idmint_snowflake,
     out_layout: *mut *mut idmint_layout,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_layout, "out_layout") }?;
-        new_handle(dst, || {
-            // SAFETY: the caller's contract.
-            let g = unsafe { snowflake(gen) }?;
-            Ok(idmint_layout(*g.config().layout()))
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        create(out_layout, "out_layout", || {
+            Ok(idmint_layout(*arg(gen, "gen")?.0.config().layout()))
         })
-    })
+    }
 }
 
 /// @brief Re-reads the wall clock now. The generator does so by itself once a second (of
 /// monotonic time), so an NTP step goes unseen for at most that long; this call makes it seen at
 /// once. If the wall clock moved back, the `on_backwards` policy applies.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_resync_clock(
     gen: *const idmint_snowflake,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let g = unsafe { snowflake(gen) }?;
-        g.clock().resync();
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        act(gen, |g| {
+            g.0.clock().resync();
+            Ok(())
+        })
+    }
 }
 
 /// @brief Builds a sans-IO generator (see #idmint_atomic_snowflake). Unlike
 /// #idmint_snowflake_new it does not check the layout against the current time and uses a seed
 /// of 0 as given.
 ///
-/// @param config Must not be NULL.
 /// @param out_gen Receives the generator (free it with #idmint_atomic_snowflake_free), or NULL
-///        on failure. Must not be NULL.
+///        on failure.
 /// @return As #idmint_snowflake_new.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_new(
     config: *const idmint_config,
     out_gen: *mut *mut idmint_atomic_snowflake,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let dst = unsafe { out(out_gen, "out_gen") }?;
-        new_handle(dst, || {
-            // SAFETY: the caller's contract.
-            let cfg = unsafe { self::config(arg(config, "config")?) }?;
-            Ok(idmint_atomic_snowflake(AtomicSnowflake::new(cfg)?))
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        create(out_gen, "out_gen", || {
+            Ok(idmint_atomic_snowflake(AtomicSnowflake::new(options(
+                config,
+            )?)?))
         })
-    })
+    }
 }
 
-/// @brief Frees a sans-IO generator. NULL is ignored.
-///
-/// # Safety
-/// `gen` must be NULL or a generator from this library that is not used afterwards.
+/// @brief Frees a sans-IO generator (NULL is ignored); no thread may use it afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_free(gen: *mut idmint_atomic_snowflake) {
     // SAFETY: the caller's contract.
-    guard(|| unsafe {
-        free_handle(gen);
-        Ok(())
-    });
+    unsafe { free(gen) }
 }
 
 /// @brief Mints one ID at `now_ms`.
 ///
 /// @param now_ms The time, ms since the Unix epoch.
-/// @param out_id Receives the ID. Must not be NULL.
+/// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`, 0
 ///        otherwise.
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` (not a failure); `IDMINT_CLOCK_BACKWARDS`;
 ///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`;
 ///         `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_next_at(
     gen: *const idmint_atomic_snowflake,
@@ -568,29 +446,20 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_next_at(
     out_id: *mut u64,
     out_until_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst, until) = unsafe {
-            (
-                atomic(gen)?,
-                out(out_id, "out_id")?,
-                opt_out(out_until_ms, "out_until_ms")?,
-            )
-        };
-        dst.write(report_until(g.next_id_at(now_ms), until)?);
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call_until(gen, out_id, "out_id", out_until_ms, |g| {
+            g.0.next_id_at(now_ms)
+        })
+    }
 }
 
 /// @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
 ///
 /// @param max Most IDs wanted (at least 1).
-/// @param out_run Receives the run. Must not be NULL.
+/// @param out_run Receives the run.
 /// @param out_until_ms As #idmint_atomic_snowflake_next_at.
 /// @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
     gen: *const idmint_atomic_snowflake,
@@ -599,33 +468,24 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
     out_run: *mut idmint_run,
     out_until_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst, until) = unsafe {
-            (
-                atomic(gen)?,
-                out(out_run, "out_run")?,
-                opt_out(out_until_ms, "out_until_ms")?,
-            )
-        };
-        dst.write(report_until(g.reserve_at(now_ms, max), until)?.into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        call_until(gen, out_run, "out_run", out_until_ms, |g| {
+            g.0.reserve_at(now_ms, max)
+        })
+    }
 }
 
 /// @brief Fills up to `n` IDs at `now_ms`; fewer when the policy would have to wait.
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
-/// @param out_written Receives how many IDs were written (0 on failure). Must not be NULL.
+/// @param out_written Receives how many IDs were written (0 on failure).
 /// @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
 ///        be issued).
 /// @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
 ///         for more than #IDMINT_MAX_BATCH; otherwise why not, as
 ///         #idmint_atomic_snowflake_next_at.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use (`out_ids` for `n` values).
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_next_n_at(
     gen: *const idmint_atomic_snowflake,
@@ -636,88 +496,52 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_next_n_at(
     out_until_ms: *mut u64,
 ) -> idmint_status {
     guard(|| {
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract (here and for `out_ids` below).
         let (g, written, until) = unsafe {
             (
-                atomic(gen)?,
+                arg(gen, "gen")?,
                 out(out_written, "out_written")?,
                 opt_out(out_until_ms, "out_until_ms")?,
             )
         };
-        if let Err(e) = batch(n) {
-            written.write(0);
-            return Err(e);
-        }
-        // SAFETY: the caller's contract.
-        let dst = match unsafe { u64_out(out_ids, n, "out_ids") } {
-            Ok(d) => d,
-            Err(e) => {
-                written.write(0);
-                return Err(e);
-            }
-        };
-        match report_until(g.next_ids_at(now_ms, dst), until) {
-            Ok(k) => {
-                written.write(k);
-                Ok(())
-            }
-            Err(e) => {
-                written.write(0);
-                Err(e)
-            }
-        }
+        let r = batch(n).and_then(|()| {
+            // SAFETY: as above.
+            let ids = unsafe { u64_out(out_ids, n, "out_ids") }?;
+            report_until(g.0.next_ids_at(now_ms, ids), until)
+        });
+        written.write(*r.as_ref().unwrap_or(&0));
+        r.map(drop)
     })
 }
 
 /// @brief Switches the sans-IO generator to another node.
 ///
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE`; `IDMINT_NULL_POINTER`.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_set_node(
     gen: *const idmint_atomic_snowflake,
     node: u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let g = unsafe { atomic(gen) }?;
-        g.set_node(node)?;
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { act(gen, |g| g.0.set_node(node)) }
 }
 
 /// @brief The sans-IO generator's current node value.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_node(
     gen: *const idmint_atomic_snowflake,
     out_node: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (atomic(gen)?, out(out_node, "out_node")?) };
-        dst.write(g.node());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { read(gen, "gen", out_node, "out_node", |g| g.0.node()) }
 }
 
 /// @brief A snapshot of the sans-IO generator's counters.
-///
-/// # Safety
-/// Pointers must be NULL or valid for their stated use.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_stats(
     gen: *const idmint_atomic_snowflake,
     out_stats: *mut idmint_stats,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst) = unsafe { (atomic(gen)?, out(out_stats, "out_stats")?) };
-        dst.write(g.stats().into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { read(gen, "gen", out_stats, "out_stats", |g| g.0.stats()) }
 }
