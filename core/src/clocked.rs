@@ -104,6 +104,25 @@ impl<G, C> Clocked<G, C> {
     pub fn into_parts(self) -> (G, C) {
         (self.gen, self.clock)
     }
+
+    /// The single-ID fast path of a generator shared by reference (one clock read, one
+    /// compare-and-swap), or `None` for [`next_id`](Self::next_id)'s general path. For front
+    /// doors that add a check of their own before minting, without building a
+    /// [`by_ref`](Self::by_ref) view on the hot path.
+    #[inline(always)]
+    pub fn shared_fast_id(&self) -> Option<u64>
+    where
+        C: Clock,
+        for<'a> &'a G: Generator,
+    {
+        let now = if self.lag_ticks > 0 {
+            self.clock.coarse_ms()
+        } else {
+            self.clock.now_ms()
+        };
+        let mut gen = &self.gen;
+        gen.next_id_coarse(now, self.lag_ticks)
+    }
 }
 
 impl<G: Generator, C: Clock> Clocked<G, C> {
@@ -120,11 +139,19 @@ impl<G: Generator, C: Clock> Clocked<G, C> {
     }
 
     /// Mints one ID, waiting if the policy asks (sequence exhausted, short clock step back).
-    #[inline]
+    #[inline(always)]
     pub fn next_id(&mut self) -> Result<u64> {
         if let Some(id) = self.fast_id() {
             return Ok(id);
         }
+        self.next_id_slow()
+    }
+
+    /// The general path of [`next_id`](Self::next_id), kept out of line so the fast path
+    /// inlines into every caller as one clock read and one compare-and-swap.
+    #[cold]
+    #[inline(never)]
+    fn next_id_slow(&mut self) -> Result<u64> {
         self.reserve(1).map(|r| r.first)
     }
 

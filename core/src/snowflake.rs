@@ -108,7 +108,7 @@ impl<C: Clock> Snowflake<C> {
         self.inner.generator()
     }
 
-    #[inline]
+    #[inline(always)]
     fn check_fork(&self) -> Result<()> {
         if fork::current() != self.born.load(Relaxed) {
             return Err(Error::Forked);
@@ -119,6 +119,18 @@ impl<C: Clock> Snowflake<C> {
     /// Mints one ID, waiting if the policy asks (sequence exhausted, short clock step back).
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
+        if fork::current() == self.born.load(Relaxed) {
+            if let Some(id) = self.inner.shared_fast_id() {
+                return Ok(id);
+            }
+        }
+        self.next_id_slow()
+    }
+
+    /// [`next_id`](Self::next_id) past its fast path: the fork check's error, waiting.
+    #[cold]
+    #[inline(never)]
+    fn next_id_slow(&self) -> Result<u64> {
         self.check_fork()?;
         self.inner.by_ref().next_id()
     }
