@@ -1,120 +1,23 @@
-//! Argument and result conversions shared by the binding modules: layouts given as text or
-//! `Layout`, node values given as an int or by sub-field name, `array.array('Q')` results and
-//! aware UTC datetimes.
+//! Pure value conversions shared by the binding modules: `array.array('Q')` results (filled
+//! without the GIL) and aware UTC datetimes.
 
 use idmint::limits::batch_len;
-use idmint::{Error, Layout};
-use pyo3::exceptions::{PyKeyError, PyTypeError};
+use idmint::Error;
+use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyAny, PyBytes, PyDict, PyMapping, PyMemoryView, PyString};
+use pyo3::types::{PyAny, PyBytes, PyDict, PyMemoryView};
 
-use crate::errors::IntoPyResult;
-use crate::layout::PyLayout;
+use crate::error::IntoPyResult;
 
-/// A layout argument: a `Layout`, or a preset name / text spec.
-pub struct LayoutArg(pub Layout);
-
-impl LayoutArg {
-    /// The default layout of generators.
-    pub fn twitter() -> Self {
-        LayoutArg(idmint::preset::twitter())
-    }
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for LayoutArg {
-    type Error = PyErr;
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        layout_arg(&obj).map(LayoutArg)
-    }
-}
-
-/// A node argument: the whole node value as an int, or a mapping of node sub-field names to
-/// values (joined under the layout, once it is known, by the core's `Layout::join_node`).
-pub enum NodeArg<'py> {
-    /// The whole node value.
-    Value(u64),
-    /// Sub-field values by name.
-    Named(Bound<'py, PyAny>),
-}
-
-impl NodeArg<'_> {
-    /// The whole node value under `layout`.
-    pub fn resolve(&self, layout: &Layout) -> PyResult<u64> {
-        match self {
-            NodeArg::Value(v) => Ok(*v),
-            NodeArg::Named(m) => join_mapping(layout, m),
-        }
-    }
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for NodeArg<'py> {
-    type Error = PyErr;
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if obj.cast::<PyString>().is_ok() {
-            return Err(PyTypeError::new_err(
-                "node must be an int or a mapping of node sub-field names to ints, not str",
-            ));
-        }
-        if obj.cast::<PyDict>().is_ok() || obj.cast::<PyMapping>().is_ok() {
-            return Ok(NodeArg::Named(obj.to_owned()));
-        }
-        Ok(NodeArg::Value(obj.extract::<u64>()?))
-    }
-}
-
-/// A policy text (`"wait:1000"`, `"borrow:16"`, ...) parsed by the core.
-pub struct Policy<T>(pub T);
-
-impl<'a, 'py, T> FromPyObject<'a, 'py> for Policy<T>
-where
-    T: std::str::FromStr<Err = Error>,
-{
-    type Error = PyErr;
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let s = obj.cast::<PyString>().map_err(|_| {
-            PyTypeError::new_err("a policy must be a str such as 'wait:1000' or 'borrow:16'")
-        })?;
-        s.to_cow()?.parse::<T>().map(Policy).py()
-    }
-}
-
-fn layout_arg(obj: &Bound<'_, PyAny>) -> PyResult<Layout> {
-    if let Ok(l) = obj.cast::<PyLayout>() {
-        return Ok(l.get().inner);
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Layout::parse(&s.to_cow()?).py();
-    }
-    Err(PyTypeError::new_err(format!(
-        "layout must be a Layout, a preset name or a spec string, not {}",
-        obj.get_type().name()?
-    )))
-}
-
-fn join_mapping(layout: &Layout, map: &Bound<'_, PyAny>) -> PyResult<u64> {
-    let names: Vec<&str> = layout.node_fields().map(|f| f.name.as_str()).collect();
-    let len = map.len()?;
-    let mut values = Vec::with_capacity(names.len());
-    for name in &names {
-        match map.get_item(name) {
-            Ok(v) => values.push(v.extract::<u64>()?),
-            Err(e) if e.is_instance_of::<PyKeyError>(map.py()) => {
-                return Err(PyKeyError::new_err(format!(
-                    "node sub-field `{name}` missing (this layout's node sub-fields: {})",
-                    names.join(", ")
-                )))
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    if len != names.len() {
-        return Err(PyKeyError::new_err(format!(
-            "unknown node sub-field name (this layout's node sub-fields: {})",
-            names.join(", ")
-        )));
-    }
-    layout.join_node(&values).py()
+/// A vector of `n` zeros to fill with IDs (at most `MAX_BATCH`, else `LimitExceeded`).
+pub fn zeroed(n: u64) -> PyResult<Vec<u64>> {
+    let n = batch_len(n).py()?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| PyMemoryError::new_err("cannot allocate that many IDs"))?;
+    v.resize(n, 0);
+    Ok(v)
 }
 
 static ARRAY_ZERO: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

@@ -1,11 +1,92 @@
-//! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes.
+//! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes, and the layout
+//! and node arguments other classes take.
 
-use idmint::{FieldKind, Layout, Parts};
+use idmint::{FieldKind, Layout, Options, Parts};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyMapping, PyString, PyTuple, PyType};
 
-use crate::convert::{utc_datetime, NodeArg};
-use crate::errors::IntoPyResult;
+use crate::convert::utc_datetime;
+use crate::error::IntoPyResult;
+use crate::methods::py_methods;
+
+/// A layout argument: a `Layout`, or a preset name / text spec (parsed by the core).
+pub struct LayoutArg(pub Layout);
+
+impl Default for LayoutArg {
+    /// The core's default layout (`twitter`).
+    fn default() -> Self {
+        LayoutArg(Options::new().layout())
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for LayoutArg {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(l) = obj.cast::<PyLayout>() {
+            return Ok(LayoutArg(l.get().inner));
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Layout::parse(&s.to_cow()?).py().map(LayoutArg);
+        }
+        Err(PyTypeError::new_err(format!(
+            "layout must be a Layout, a preset name or a spec string, not {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+/// A node argument: the whole node value as an int, or a mapping of node sub-field names to
+/// values, joined under the layout by the core's rule (`Layout::node_from_parts`).
+pub enum NodeArg {
+    /// The whole node value.
+    Value(u64),
+    /// Sub-field values by name (a name that is not a `str` is kept as its `str()`, which no
+    /// sub-field has).
+    Parts(Vec<(String, u64)>),
+}
+
+impl NodeArg {
+    /// The whole node value under `layout`.
+    pub fn resolve(&self, layout: &Layout) -> PyResult<u64> {
+        match self {
+            NodeArg::Value(v) => Ok(*v),
+            NodeArg::Parts(p) => {
+                let parts: Vec<(&str, u64)> = p.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+                layout.node_from_parts(&parts).py()
+            }
+        }
+    }
+
+    /// Sets the node in generator options (joined once the layout is known).
+    pub fn set_on(&self, o: &mut Options) -> PyResult<()> {
+        match self {
+            NodeArg::Value(v) => o.set("node", idmint::OptionValue::Int(*v)),
+            NodeArg::Parts(p) => p.iter().try_for_each(|(k, v)| o.set_node_part(k, *v)),
+        }
+        .py()
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for NodeArg {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.cast::<PyString>().is_ok() {
+            return Err(PyTypeError::new_err(
+                "node must be an int or a mapping of node sub-field names to ints, not str",
+            ));
+        }
+        if obj.cast::<PyDict>().is_err() && obj.cast::<PyMapping>().is_err() {
+            return Ok(NodeArg::Value(obj.extract()?));
+        }
+        let mut parts = Vec::new();
+        for item in obj.call_method0("items")?.try_iter()? {
+            let (k, v): (Bound<'py, PyAny>, u64) = item?.extract()?;
+            parts.push((k.str()?.to_cow()?.into_owned(), v));
+        }
+        Ok(NodeArg::Parts(parts))
+    }
+}
 
 /// A validated ID layout: which fields an ID holds, how wide, in which order, from which epoch.
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Layout")]
@@ -15,33 +96,26 @@ pub struct PyLayout {
 }
 
 /// One bit field of a layout.
-#[pyclass(frozen, eq, hash, module = "idmint", name = "Field")]
+#[pyclass(frozen, eq, hash, get_all, module = "idmint", name = "Field")]
 #[derive(PartialEq, Eq, Hash)]
 pub struct PyField {
     /// The field's name (`time`, `seq`, `rollback`, or the node sub-field's own name).
-    #[pyo3(get)]
     name: String,
     /// `time`, `node`, `sequence` or `rollback`.
-    #[pyo3(get)]
     kind: &'static str,
     /// Width in bits.
-    #[pyo3(get)]
     bits: u8,
     /// Position of the field's least significant bit.
-    #[pyo3(get)]
     shift: u8,
     /// Largest value the field holds.
-    #[pyo3(get)]
     max: u64,
 }
 
 #[pymethods]
 impl PyField {
     fn __repr__(&self) -> String {
-        format!(
-            "Field(name='{}', kind='{}', bits={}, shift={})",
-            self.name, self.kind, self.bits, self.shift
-        )
+        let (n, k, b, s) = (&self.name, self.kind, self.bits, self.shift);
+        format!("Field(name='{n}', kind='{k}', bits={b}, shift={s})")
     }
 }
 
@@ -49,26 +123,27 @@ impl PyField {
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Parts")]
 #[derive(PartialEq, Eq, Hash)]
 pub struct PyParts {
-    /// Ticks since the layout's epoch.
-    #[pyo3(get)]
-    time: u64,
-    /// The whole node value (all node sub-fields, most significant first).
-    #[pyo3(get)]
-    node: u64,
-    /// Sequence within the tick.
-    #[pyo3(get)]
-    sequence: u64,
-    /// Rollback counter (0 when the layout has none).
-    #[pyo3(get)]
-    rollback: u64,
-    /// Start of the ID's tick, ms since the Unix epoch.
-    #[pyo3(get)]
+    parts: Parts,
     timestamp_ms: u64,
     node_fields: Vec<(String, u64)>,
 }
 
-#[pymethods]
-impl PyParts {
+py_methods!(PyParts; fields(parts) {
+    /// Ticks since the layout's epoch.
+    time: u64,
+    /// The whole node value (all node sub-fields, most significant first).
+    node: u64,
+    /// Sequence within the tick.
+    sequence: u64,
+    /// Rollback counter (0 when the layout has none).
+    rollback: u64,
+} {
+    /// Start of the ID's tick, ms since the Unix epoch.
+    #[getter]
+    fn timestamp_ms(&self) -> u64 {
+        self.timestamp_ms
+    }
+
     /// The node split into its named sub-fields, in layout order.
     #[getter]
     fn node_fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -86,62 +161,60 @@ impl PyParts {
     }
 
     fn __repr__(&self) -> String {
-        let fields: Vec<String> = self
-            .node_fields
-            .iter()
-            .map(|(k, v)| format!("'{k}': {v}"))
-            .collect();
+        let f: Vec<String> = self.node_fields.iter().map(|(k, v)| format!("'{k}': {v}")).collect();
+        let p = &self.parts;
         format!(
             "Parts(time={}, node={}, sequence={}, rollback={}, timestamp_ms={}, node_fields={{{}}})",
-            self.time,
-            self.node,
-            self.sequence,
-            self.rollback,
-            self.timestamp_ms,
-            fields.join(", ")
+            p.time, p.node, p.sequence, p.rollback, self.timestamp_ms, f.join(", ")
         )
     }
-}
-
-fn kind_name(k: FieldKind) -> &'static str {
-    match k {
-        FieldKind::Time => "time",
-        FieldKind::Node => "node",
-        FieldKind::Sequence => "sequence",
-        FieldKind::Rollback => "rollback",
-    }
-}
-
-/// Builds `Parts` for `p` decomposed under `layout`.
-pub fn parts(layout: &Layout, p: Parts) -> PyParts {
-    PyParts {
-        time: p.time,
-        node: p.node,
-        sequence: p.sequence,
-        rollback: p.rollback,
-        timestamp_ms: layout.tick_start_ms(p.time),
-        node_fields: layout
-            .split_node(p.node)
-            .map(|(n, v)| (n.as_str().to_owned(), v))
-            .collect(),
-    }
-}
+});
 
 /// Decomposes `id` under `layout`.
 pub fn decode(layout: &Layout, id: u64) -> PyResult<PyParts> {
-    Ok(parts(layout, layout.decompose(id).py()?))
+    let parts = layout.decompose(id).py()?;
+    Ok(PyParts {
+        parts,
+        timestamp_ms: layout.tick_start_ms(parts.time),
+        node_fields: layout
+            .split_node(parts.node)
+            .map(|(n, v)| (n.as_str().to_owned(), v))
+            .collect(),
+    })
 }
 
-#[pymethods]
-impl PyLayout {
+py_methods!(PyLayout; calls(inner) {
+    /// The preset name, if this layout is an unmodified preset.
+    preset_name: Option<&'static str>,
+    /// Total bits used; every ID is below `2**width`.
+    width: u8,
+    /// Epoch, ms since the Unix epoch.
+    epoch_ms: u64,
+    /// Length of one tick of the time field, in ms.
+    tick_ms: u64,
+    /// The largest ID.
+    max_id: u64,
+    /// The largest whole node value.
+    max_node: u64,
+    /// Largest sequence value in one tick.
+    max_sequence: u64,
+    /// Largest tick count the time field holds.
+    max_time: u64,
+    /// Total bits of the node sub-fields.
+    node_bits: u8,
+    /// Whether every ID fits a JavaScript number exactly (width <= 53).
+    is_js_safe: bool,
+    /// IDs one node can issue per second at most.
+    capacity_per_second: u64,
+    /// First instant (ms since the Unix epoch) the time field cannot represent.
+    lifetime_end_ms: u64,
+} {
     /// A preset name (`twitter`, `discord`, `instagram`, `sonyflake`, `baidu`,
     /// `shardingsphere`, `leaf`, `js53`) or a text spec such as
     /// `time=41@1ms,worker=10,seq=12,epoch=2020-01-01`.
     #[new]
     fn new(spec: &str) -> PyResult<Self> {
-        Ok(PyLayout {
-            inner: Layout::parse(spec).py()?,
-        })
+        Ok(PyLayout { inner: Layout::parse(spec).py()? })
     }
 
     /// Same as `Layout(spec)`.
@@ -153,9 +226,7 @@ impl PyLayout {
     /// A preset by name only (a spec is refused).
     #[staticmethod]
     fn preset(name: &str) -> PyResult<Self> {
-        Ok(PyLayout {
-            inner: Layout::preset(name).py()?,
-        })
+        Ok(PyLayout { inner: Layout::preset(name).py()? })
     }
 
     /// The canonical text spec (`str(layout)`); parses back to an equal layout.
@@ -164,82 +235,10 @@ impl PyLayout {
         self.inner.to_string()
     }
 
-    /// The preset name, if this layout is an unmodified preset.
-    #[getter]
-    fn preset_name(&self) -> Option<&'static str> {
-        self.inner.preset_name()
-    }
-
-    /// Total bits used; every ID is below `2**width`.
-    #[getter]
-    fn width(&self) -> u8 {
-        self.inner.width()
-    }
-
-    /// Epoch, ms since the Unix epoch.
-    #[getter]
-    fn epoch_ms(&self) -> u64 {
-        self.inner.epoch_ms()
-    }
-
     /// Epoch as an aware UTC datetime.
     #[getter]
     fn epoch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         utc_datetime(py, self.inner.epoch_ms())
-    }
-
-    /// Length of one tick of the time field, in ms.
-    #[getter]
-    fn tick_ms(&self) -> u64 {
-        self.inner.tick_ms()
-    }
-
-    /// The largest ID.
-    #[getter]
-    fn max_id(&self) -> u64 {
-        self.inner.max_id()
-    }
-
-    /// The largest whole node value.
-    #[getter]
-    fn max_node(&self) -> u64 {
-        self.inner.max_node()
-    }
-
-    /// Largest sequence value in one tick.
-    #[getter]
-    fn max_sequence(&self) -> u64 {
-        self.inner.max_sequence()
-    }
-
-    /// Largest tick count the time field holds.
-    #[getter]
-    fn max_time(&self) -> u64 {
-        self.inner.max_time()
-    }
-
-    /// Total bits of the node sub-fields.
-    #[getter]
-    fn node_bits(&self) -> u8 {
-        self.inner.node_bits()
-    }
-
-    /// Whether every ID fits a JavaScript number exactly (width <= 53).
-    #[getter]
-    fn is_js_safe(&self) -> bool {
-        self.inner.is_js_safe()
-    }
-
-    /// IDs one node can issue per second at most.
-    #[getter]
-    fn capacity_per_second(&self) -> u64 {
-        self.inner.capacity_per_second()
-    }
-
-    /// First instant (ms since the Unix epoch) the time field cannot represent.
-    #[getter]
-    fn lifetime_end_ms(&self) -> u64 {
-        self.inner.lifetime_end_ms()
     }
 
     /// First instant the time field cannot represent, as an aware UTC datetime. Raises
@@ -252,23 +251,17 @@ impl PyLayout {
     /// The fields, most significant first.
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let items: Vec<PyField> = self
-            .inner
-            .fields()
-            .iter()
-            .map(|f| PyField {
-                name: f.name.as_str().to_owned(),
-                kind: kind_name(f.kind),
-                bits: f.bits,
-                shift: f.shift,
-                max: f.max(),
-            })
-            .collect();
-        let objs = items
-            .into_iter()
-            .map(|f| Bound::new(py, f))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyTuple::new(py, objs)
+        let kind = |k| match k {
+            FieldKind::Time => "time",
+            FieldKind::Node => "node",
+            FieldKind::Sequence => "sequence",
+            FieldKind::Rollback => "rollback",
+        };
+        let fields = self.inner.fields().iter().map(|f| {
+            let (name, kind) = (f.name.as_str().to_owned(), kind(f.kind));
+            Bound::new(py, PyField { name, kind, bits: f.bits, shift: f.shift, max: f.max() })
+        });
+        PyTuple::new(py, fields.collect::<PyResult<Vec<_>>>()?)
     }
 
     /// Names of the node sub-fields, most significant first.
@@ -280,16 +273,9 @@ impl PyLayout {
     /// Packs field values into an ID. `node` is the whole node value or a mapping of node
     /// sub-field names to values.
     #[pyo3(signature = (*, time = 0, node = NodeArg::Value(0), sequence = 0, rollback = 0), text_signature = "($self, *, time=0, node=0, sequence=0, rollback=0)")]
-    fn compose(&self, time: u64, node: NodeArg<'_>, sequence: u64, rollback: u64) -> PyResult<u64> {
+    fn compose(&self, time: u64, node: NodeArg, sequence: u64, rollback: u64) -> PyResult<u64> {
         let node = node.resolve(&self.inner)?;
-        self.inner
-            .compose(&Parts {
-                time,
-                node,
-                sequence,
-                rollback,
-            })
-            .py()
+        self.inner.compose(&Parts { time, node, sequence, rollback }).py()
     }
 
     /// Splits an ID into its fields.
@@ -333,11 +319,10 @@ impl PyLayout {
     }
 
     /// Joins node sub-field values (a mapping by name) into a whole node value.
-    fn join_node(&self, values: NodeArg<'_>) -> PyResult<u64> {
+    fn join_node(&self, values: NodeArg) -> PyResult<u64> {
         if let NodeArg::Value(_) = values {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "join_node takes a mapping of node sub-field names to ints",
-            ));
+            let e = "join_node takes a mapping of node sub-field names to ints";
+            return Err(PyTypeError::new_err(e));
         }
         values.resolve(&self.inner)
     }
@@ -353,14 +338,9 @@ impl PyLayout {
         }
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String,))> {
-        let me = slf.get();
-        let arg = match me.inner.preset_name() {
-            Some(p) => p.to_owned(),
-            None => me.inner.to_string(),
-        };
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, (String,))> {
+        let l = &slf.get().inner;
+        let arg = l.preset_name().map_or_else(|| l.to_string(), str::to_owned);
         Ok((slf.get_type(), (arg,)))
     }
-}
+});

@@ -4,8 +4,8 @@
 use idmint::obfuscate::{Obfuscator, SortableObfuscator};
 use pyo3::prelude::*;
 
-use crate::convert::LayoutArg;
-use crate::errors::IntoPyResult;
+use crate::error::IntoPyResult;
+use crate::layout::LayoutArg;
 
 /// A keyed permutation of `[0, 2**bits)` (bits in 2..=64); `key` is a 128-bit int.
 #[pyclass(frozen, module = "idmint", name = "Obfuscator")]

@@ -18,7 +18,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString, PyType};
 use pyo3::{ffi, intern};
 
-use crate::errors::{to_py, IntoPyResult};
+use crate::error::{to_py, IntoPyResult};
 
 // ---------------------------------------------------------------------------------------------
 // uuid.UUID objects

@@ -1,0 +1,102 @@
+//! What generators report: `Stats` (the core's counters) and `Run` (a run of reserved IDs).
+
+use idmint::{Run, Stats};
+use pyo3::exceptions::PyIndexError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use crate::methods::py_methods;
+
+/// A generator's counters.
+#[pyclass(frozen, eq, hash, module = "idmint", name = "Stats")]
+#[derive(PartialEq, Eq, Hash)]
+pub struct PyStats(Stats);
+
+impl From<Stats> for PyStats {
+    fn from(s: Stats) -> Self {
+        PyStats(s)
+    }
+}
+
+impl PyStats {
+    fn items(&self) -> [(&'static str, u64); 4] {
+        let s = &self.0;
+        [
+            ("rollbacks", s.rollbacks),
+            ("wait_ms", s.wait_ms),
+            ("max_ahead_ms", s.max_ahead_ms),
+            ("exhaustions", s.exhaustions),
+        ]
+    }
+}
+
+py_methods!(PyStats; fields(0) {
+    /// Calls that found the clock behind the last issued tick.
+    rollbacks: u64,
+    /// Total waiting asked of callers, in ms.
+    wait_ms: u64,
+    /// Furthest the generator ran ahead of the clock, in ms.
+    max_ahead_ms: u64,
+    /// Times a tick's sequence ran out.
+    exhaustions: u64,
+} {
+    /// The counters as a dict.
+    fn as_dict(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        self.items().into_iter().collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let f: Vec<String> = self.items().iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("Stats({})", f.join(", "))
+    }
+});
+
+/// A run of IDs reserved with one swap: `first`, `first + stride`, ... (`count` of them).
+#[pyclass(frozen, eq, hash, module = "idmint", name = "Run")]
+#[derive(PartialEq, Eq, Hash)]
+pub struct PyRun(Run);
+
+impl From<Run> for PyRun {
+    fn from(r: Run) -> Self {
+        PyRun(r)
+    }
+}
+
+py_methods!(PyRun; fields(0) {
+    /// The first ID.
+    first: u64,
+    /// How many IDs the run holds.
+    count: u64,
+    /// Distance between consecutive IDs.
+    stride: u64,
+} calls(0) {
+    /// The last ID.
+    last: u64,
+} {
+    fn __len__(&self) -> usize {
+        self.0.count as usize
+    }
+
+    fn __getitem__(&self, i: isize) -> PyResult<u64> {
+        let n = self.0.count as isize;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(PyIndexError::new_err("run index out of range"));
+        }
+        Ok(self.0.get(j as u64))
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyList::new(py, self.0.iter())?.as_any().try_iter()?.into_any())
+    }
+
+    /// The IDs as a list.
+    fn to_list(&self) -> Vec<u64> {
+        self.0.iter().collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let r = &self.0;
+        format!("Run(first={}, count={}, stride={})", r.first, r.count, r.stride)
+    }
+});
