@@ -111,13 +111,7 @@ pub struct PyField {
     max: u64,
 }
 
-#[pymethods]
-impl PyField {
-    fn __repr__(&self) -> String {
-        let (n, k, b, s) = (&self.name, self.kind, self.bits, self.shift);
-        format!("Field(name='{n}', kind='{k}', bits={b}, shift={s})")
-    }
-}
+py_methods!(PyField; repr(name, kind, bits, shift) {});
 
 /// The field values of one ID, from `Layout.decompose` / `Snowflake.decode`.
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Parts")]
@@ -137,7 +131,7 @@ py_methods!(PyParts; fields(parts) {
     sequence: u64,
     /// Rollback counter (0 when the layout has none).
     rollback: u64,
-} {
+} repr(time, node, sequence, rollback, timestamp_ms, node_fields) {
     /// Start of the ID's tick, ms since the Unix epoch.
     #[getter]
     fn timestamp_ms(&self) -> u64 {
@@ -158,15 +152,6 @@ py_methods!(PyParts; fields(parts) {
     #[getter]
     fn datetime<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         utc_datetime(py, self.timestamp_ms)
-    }
-
-    fn __repr__(&self) -> String {
-        let f: Vec<String> = self.node_fields.iter().map(|(k, v)| format!("'{k}': {v}")).collect();
-        let p = &self.parts;
-        format!(
-            "Parts(time={}, node={}, sequence={}, rollback={}, timestamp_ms={}, node_fields={{{}}})",
-            p.time, p.node, p.sequence, p.rollback, self.timestamp_ms, f.join(", ")
-        )
     }
 });
 

@@ -48,7 +48,7 @@ py_methods!(PyLeaseInfo; fields(info) {
     /// The node's recorded last issued time (Unix ms) when it was granted, or None for a node
     /// never used: no ID of this lease is at or before its tick.
     fence_ms: Option<u64>,
-} {
+} repr(store, namespace, node, token, fence_ms, bound_ms) {
     /// The namespace the node was granted in.
     #[getter]
     fn namespace(&self) -> &str {
@@ -74,14 +74,6 @@ py_methods!(PyLeaseInfo; fields(info) {
         let left = |d: Instant| d.saturating_duration_since(self.at).as_millis();
         self.info.deadline.map(|d| u64::try_from(left(d)).unwrap_or(u64::MAX))
     }
-
-    fn __repr__(&self) -> String {
-        let (i, l) = (&self.info, &self.info.lease);
-        format!(
-            "LeaseInfo(store={:?}, namespace={:?}, node={}, token={}, fence_ms={:?}, bound_ms={})",
-            i.store, l.namespace, l.node, l.token, l.fence_ms, i.bound_ms
-        )
-    }
 });
 
 /// Counters of a `LeasedSnowflake`: its generators' and its lease's.
@@ -99,19 +91,11 @@ py_methods!(PyLeaseStats; fields(0) {
     swaps: u64,
     /// New leases taken after losing one.
     reacquires: u64,
-} {
+} repr(renewals, renew_failures, lost, swaps, reacquires) {
     /// The generators' counters, summed over every node this generator used.
     #[getter]
     fn generator(&self) -> PyStats {
         self.0.generator.into()
-    }
-
-    fn __repr__(&self) -> String {
-        let s = &self.0;
-        format!(
-            "LeaseStats(renewals={}, renew_failures={}, lost={}, swaps={}, reacquires={})",
-            s.renewals, s.renew_failures, s.lost, s.swaps, s.reacquires
-        )
     }
 });
 

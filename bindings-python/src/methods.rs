@@ -12,6 +12,7 @@
 //! | `generator` | `with(f)` | `decode`, `node`, `layout`, `fence_ms` |
 //! | `clocked` | `with(f)`, `one(py, f)` | `next_id`, `try_next_id`, `next_ids`, `next_ids_into`, `next_ids_list`, iteration |
 //! | `sans_io` | `with(f)`, `build(cfg)`, `given` | the constructor, `from_config`, `config`, `next_id_at`, `reserve_at`, `next_ids_at`, `stats`, `set_node` |
+//! | `repr(a, b, ..)` | getters `a`, `b`, .. | `__repr__`: `Name(a=.., b=..)` |
 //! | `closable` | `inner: Handle<T>`, `shut(T)` | `closed`, `close`, `with` blocks |
 
 use std::sync::{PoisonError, RwLock};
@@ -21,6 +22,11 @@ use pyo3::prelude::*;
 
 macro_rules! py_methods {
     ($cls:ty; $($rest:tt)*) => { py_methods!(@ $cls [] $($rest)*); };
+    (@ $cls:ty [$($m:tt)*] repr($($f:ident),*) $($rest:tt)*) => { py_methods!(@ $cls [$($m)*
+        fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+            $crate::methods::record_repr(slf.as_any(), &[$(stringify!($f)),*])
+        }
+    ] $($rest)*); };
     (@ $cls:ty [$($m:tt)*] $g:ident($($p:tt)+) {} $($rest:tt)*) => { py_methods!(@ $cls [$($m)*] $($rest)*); };
     (@ $cls:ty [$($m:tt)*] calls($($p:tt)+) { $(#[$a:meta])* $f:ident: $t:ty $(, $($more:tt)*)? } $($rest:tt)*) => {
         py_methods!(@ $cls [$($m)* $(#[$a])* #[getter] fn $f(&self) -> $t { self.$($p)+.$f() }] calls($($p)+) { $($($more)*)? } $($rest)*);
@@ -173,6 +179,15 @@ macro_rules! py_methods {
 }
 
 pub(crate) use py_methods;
+
+/// `Name(a=repr(obj.a), ...)`: the repr of a record-like class, from its own getters.
+pub fn record_repr(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<String> {
+    let mut items = Vec::with_capacity(fields.len());
+    for f in fields {
+        items.push(format!("{f}={}", obj.getattr(*f)?.repr()?));
+    }
+    Ok(format!("{}({})", obj.get_type().name()?, items.join(", ")))
+}
 
 /// A value that `close()` takes away: calls on it after that raise `ValueError` (the `io`
 /// convention for a closed file). Calls hold the read lock, so `close()` waits for them.

@@ -35,23 +35,11 @@ py_methods!(PySegmentKeyStats; fields(0) {
     fetching: bool,
     /// The checkpoint fence, if a journal checkpoint recorded some of the buffered values.
     fence: Option<u64>,
-} {
+} repr(step, buffered, fetching, fence, last_error) {
     /// The error of the last fetch, if it failed (an `IdmintError`, not raised).
     #[getter]
     fn last_error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
         self.0.last_error.map(|e| to_py(e).into_value(py).into_any())
-    }
-
-    fn __repr__(&self) -> String {
-        let s = &self.0;
-        format!(
-            "SegmentKeyStats(step={}, buffered={}, fetching={}, fence={:?}, last_error={:?})",
-            s.step,
-            s.buffered,
-            if s.fetching { "True" } else { "False" },
-            s.fence,
-            s.last_error.map(|e| e.code())
-        )
     }
 });
 

@@ -18,18 +18,6 @@ impl From<Stats> for PyStats {
     }
 }
 
-impl PyStats {
-    fn items(&self) -> [(&'static str, u64); 4] {
-        let s = &self.0;
-        [
-            ("rollbacks", s.rollbacks),
-            ("wait_ms", s.wait_ms),
-            ("max_ahead_ms", s.max_ahead_ms),
-            ("exhaustions", s.exhaustions),
-        ]
-    }
-}
-
 py_methods!(PyStats; fields(0) {
     /// Calls that found the clock behind the last issued tick.
     rollbacks: u64,
@@ -39,15 +27,12 @@ py_methods!(PyStats; fields(0) {
     max_ahead_ms: u64,
     /// Times a tick's sequence ran out.
     exhaustions: u64,
-} {
+} repr(rollbacks, wait_ms, max_ahead_ms, exhaustions) {
     /// The counters as a dict.
     fn as_dict(&self) -> std::collections::BTreeMap<&'static str, u64> {
-        self.items().into_iter().collect()
-    }
-
-    fn __repr__(&self) -> String {
-        let f: Vec<String> = self.items().iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("Stats({})", f.join(", "))
+        let s = &self.0;
+        let (r, w, m, e) = (s.rollbacks, s.wait_ms, s.max_ahead_ms, s.exhaustions);
+        [("rollbacks", r), ("wait_ms", w), ("max_ahead_ms", m), ("exhaustions", e)].into()
     }
 });
 
@@ -72,7 +57,7 @@ py_methods!(PyRun; fields(0) {
 } calls(0) {
     /// The last ID.
     last: u64,
-} {
+} repr(first, count, stride) {
     fn __len__(&self) -> usize {
         self.0.count as usize
     }
@@ -93,10 +78,5 @@ py_methods!(PyRun; fields(0) {
     /// The IDs as a list.
     fn to_list(&self) -> Vec<u64> {
         self.0.iter().collect()
-    }
-
-    fn __repr__(&self) -> String {
-        let r = &self.0;
-        format!("Run(first={}, count={}, stride={})", r.first, r.count, r.stride)
     }
 });
