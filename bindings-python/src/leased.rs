@@ -95,7 +95,7 @@ py_methods!(PyLeaseStats; fields(0) {
     /// The generators' counters, summed over every node this generator used.
     #[getter]
     fn generator(&self) -> PyStats {
-        self.0.generator.into()
+        PyStats(self.0.generator)
     }
 });
 

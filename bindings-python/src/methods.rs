@@ -67,12 +67,12 @@ macro_rules! py_methods {
         }
         /// `n` fresh IDs as `array.array('Q')`, made without the GIL (at most `MAX_BATCH`).
         fn next_ids<'py>(&self, py: Python<'py>, n: u64) -> PyResult<Bound<'py, PyAny>> {
-            self.with(|g| array_filled(py, n, |fill| detached(py, fill), |out| g.next_ids(out)))
+            self.with(|g| array_filled(py, n, |out| g.next_ids(out)))
         }
         /// Fills all of `out`, an `array.array('Q')`, with fresh IDs (without the GIL) and returns
         /// how many. The array cannot be resized meanwhile: other threads trying get BufferError.
         fn next_ids_into(&self, py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
-            self.with(|g| fill_array(py, out, |fill| detached(py, fill), |buf| g.next_ids(buf)))
+            self.with(|g| fill_array(py, out, |buf| g.next_ids(buf)))
         }
         /// `n` fresh IDs as a list of ints (at most `MAX_BATCH`).
         fn next_ids_list(&self, py: Python<'_>, n: u64) -> PyResult<Vec<u64>> {
@@ -121,7 +121,7 @@ macro_rules! py_methods {
         }
         /// Sans-IO: reserves a run of up to `max` IDs at `now_ms` with one swap.
         fn reserve_at(&self, now_ms: u64, max: u64) -> PyResult<PyRun> {
-            self.with(|g| g.reserve_at(now_ms, max).py()).map(Into::into)
+            self.with(|g| g.reserve_at(now_ms, max).py()).map(PyRun)
         }
         /// Sans-IO: up to `n` IDs at `now_ms` as `array.array('Q')` (fewer when the policy asks
         /// to wait; raises only if not even one can be issued).
@@ -132,7 +132,7 @@ macro_rules! py_methods {
         }
         /// The generator's counters.
         fn stats(&self) -> PyResult<PyStats> {
-            self.with(|g| Ok(g.stats().into()))
+            self.with(|g| Ok(PyStats(g.stats())))
         }
         /// Gives the generator another node; in a child process after `os.fork()` this also
         /// re-arms a `Snowflake` (use a node no other process uses).

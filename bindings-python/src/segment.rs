@@ -119,7 +119,7 @@ py_methods!(PySegmentAllocator; closable {
 
     /// The next `n` IDs for `key`, increasing, as `array.array('Q')` (at most `MAX_BATCH`).
     fn next_ids<'py>(&self, py: Python<'py>, key: &str, n: u64) -> PyResult<Bound<'py, PyAny>> {
-        self.with(|a| array_filled(py, n, |fill| py.detach(fill), |out| a.next_ids(key, out)))
+        self.with(|a| array_filled(py, n, |out| a.next_ids(key, out)))
     }
 
     /// A snapshot of `key`'s buffers, or None if the key was never used (nor resumed from the

@@ -49,7 +49,7 @@ py_methods!(PySnowflake; generator clocked sans_io {
     /// Reserves a run of up to `max` IDs from one tick (waiting without the GIL if needed).
     fn reserve(&self, py: Python<'_>, max: u64) -> PyResult<PyRun> {
         let g = &self.inner;
-        Ok(detached(py, || g.reserve(max)).py()?.into())
+        detached(py, || g.reserve(max)).py().map(PyRun)
     }
 
     /// The canonical on_backwards policy text.

@@ -10,13 +10,7 @@ use crate::methods::py_methods;
 /// A generator's counters.
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Stats")]
 #[derive(PartialEq, Eq, Hash)]
-pub struct PyStats(Stats);
-
-impl From<Stats> for PyStats {
-    fn from(s: Stats) -> Self {
-        PyStats(s)
-    }
-}
+pub struct PyStats(pub Stats);
 
 py_methods!(PyStats; fields(0) {
     /// Calls that found the clock behind the last issued tick.
@@ -39,13 +33,7 @@ py_methods!(PyStats; fields(0) {
 /// A run of IDs reserved with one swap: `first`, `first + stride`, ... (`count` of them).
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Run")]
 #[derive(PartialEq, Eq, Hash)]
-pub struct PyRun(Run);
-
-impl From<Run> for PyRun {
-    fn from(r: Run) -> Self {
-        PyRun(r)
-    }
-}
+pub struct PyRun(pub Run);
 
 py_methods!(PyRun; fields(0) {
     /// The first ID.
