@@ -77,9 +77,8 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
         let base = make_class(py, "IdmintError", vec![exc], doc, &[("__str__", str_)])?;
         let mut kinds = Vec::with_capacity(ErrorKind::ALL.len());
         for (line, kind) in KINDS.lines().zip(ErrorKind::ALL) {
-            let mut w = line.splitn(3, ' ').chain(["-", ""]);
-            let (name, also, doc) = (w.next().unwrap_or(""), w.next().unwrap_or("-"), w.next());
-            let doc = doc.unwrap_or("");
+            let (name, rest) = line.split_once(' ').unwrap_or((line, ""));
+            let (also, doc) = rest.split_once(' ').unwrap_or(("-", rest));
             let mut bases = vec![base.clone().into_any()];
             for b in also.split(',').filter(|b| *b != "-") {
                 bases.push(builtins.getattr(b)?);

@@ -123,14 +123,10 @@ pub struct PyParts {
 }
 
 py_methods!(PyParts; fields(parts) {
-    /// Ticks since the layout's epoch.
-    time: u64,
-    /// The whole node value (all node sub-fields, most significant first).
-    node: u64,
-    /// Sequence within the tick.
-    sequence: u64,
-    /// Rollback counter (0 when the layout has none).
-    rollback: u64,
+    time: u64 = "Ticks since the layout's epoch.",
+    node: u64 = "The whole node value (all node sub-fields, most significant first).",
+    sequence: u64 = "Sequence within the tick.",
+    rollback: u64 = "Rollback counter (0 when the layout has none).",
 } repr(time, node, sequence, rollback, timestamp_ms, node_fields) {
     /// Start of the ID's tick, ms since the Unix epoch.
     #[getter]
@@ -169,30 +165,24 @@ pub fn decode(layout: &Layout, id: u64) -> PyResult<PyParts> {
 }
 
 py_methods!(PyLayout; calls(inner) {
-    /// The preset name, if this layout is an unmodified preset.
-    preset_name: Option<&'static str>,
-    /// Total bits used; every ID is below `2**width`.
-    width: u8,
-    /// Epoch, ms since the Unix epoch.
-    epoch_ms: u64,
-    /// Length of one tick of the time field, in ms.
-    tick_ms: u64,
-    /// The largest ID.
-    max_id: u64,
-    /// The largest whole node value.
-    max_node: u64,
-    /// Largest sequence value in one tick.
-    max_sequence: u64,
-    /// Largest tick count the time field holds.
-    max_time: u64,
-    /// Total bits of the node sub-fields.
-    node_bits: u8,
-    /// Whether every ID fits a JavaScript number exactly (width <= 53).
-    is_js_safe: bool,
-    /// IDs one node can issue per second at most.
-    capacity_per_second: u64,
+    preset_name: Option<&'static str> = "The preset name, if this layout is an unmodified preset.",
+    width: u8 = "Total bits used; every ID is below `2**width`.",
+    epoch_ms: u64 = "Epoch, ms since the Unix epoch.",
+    tick_ms: u64 = "Length of one tick of the time field, in ms.",
+    max_id: u64 = "The largest ID.",
+    max_node: u64 = "The largest whole node value.",
+    max_sequence: u64 = "Largest sequence value in one tick.",
+    max_time: u64 = "Largest tick count the time field holds.",
+    node_bits: u8 = "Total bits of the node sub-fields.",
+    is_js_safe: bool = "Whether every ID fits a JavaScript number exactly (width <= 53).",
+    capacity_per_second: u64 = "IDs one node can issue per second at most.",
     /// First instant (ms since the Unix epoch) the time field cannot represent.
     lifetime_end_ms: u64,
+    timestamp_ms(id: u64) -> u64 = "The Unix-ms time encoded in `id` (start of its tick).",
+    /// The tick count at `now_ms` (raises BeforeEpoch or LayoutExpired).
+    tick_at(now_ms: u64) -> Result<u64>,
+    tick_start_ms(tick: u64) -> u64 = "The start of tick `tick`, ms since the Unix epoch (saturating).",
+    is_expired_at(now_ms: u64) -> bool = "Whether the time field has overflowed at `now_ms`.",
 } {
     /// A preset name (`twitter`, `discord`, `instagram`, `sonyflake`, `baidu`,
     /// `shardingsphere`, `leaf`, `js53`) or a text spec such as
@@ -268,29 +258,9 @@ py_methods!(PyLayout; calls(inner) {
         decode(&self.inner, id)
     }
 
-    /// The Unix-ms time encoded in `id` (start of its tick).
-    fn timestamp_ms(&self, id: u64) -> u64 {
-        self.inner.timestamp_ms(id)
-    }
-
     /// The time encoded in `id` as an aware UTC datetime.
     fn datetime<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Bound<'py, PyAny>> {
         utc_datetime(py, self.inner.timestamp_ms(id))
-    }
-
-    /// The tick count at `now_ms` (raises BeforeEpoch or LayoutExpired).
-    fn tick_at(&self, now_ms: u64) -> PyResult<u64> {
-        self.inner.tick_at(now_ms).py()
-    }
-
-    /// The start of tick `tick`, ms since the Unix epoch (saturating).
-    fn tick_start_ms(&self, tick: u64) -> u64 {
-        self.inner.tick_start_ms(tick)
-    }
-
-    /// Whether the time field has overflowed at `now_ms`.
-    fn is_expired_at(&self, now_ms: u64) -> bool {
-        self.inner.is_expired_at(now_ms)
     }
 
     /// Splits a whole node value into its named sub-fields (raises OutOfRange above

@@ -36,18 +36,13 @@ pub struct PyLeaseInfo {
 }
 
 py_methods!(PyLeaseInfo; fields(info) {
-    /// The store: `file`, `redis` or `postgres`.
-    store: &'static str,
-    /// The bound (Unix ms) the last renewal recorded: no ID's time passes it.
-    bound_ms: u64,
+    store: &'static str = "The store: `file`, `redis` or `postgres`.",
+    bound_ms: u64 = "The bound (Unix ms) the last renewal recorded: no ID's time passes it.",
 } fields(info.lease) {
-    /// The leased node.
-    node: u64,
-    /// Fencing token: grows with every grant of this node.
-    token: u64,
+    node: u64 = "The leased node.",
+    token: u64 = "Fencing token: grows with every grant of this node.",
     /// The node's recorded last issued time (Unix ms) when it was granted, or None for a node
-    /// never used: no ID of this lease is at or before its tick.
-    fence_ms: Option<u64>,
+    fence_ms: Option<u64> = "never used: no ID of this lease is at or before its tick.",
 } repr(store, namespace, node, token, fence_ms, bound_ms) {
     /// The namespace the node was granted in.
     #[getter]
@@ -81,16 +76,11 @@ py_methods!(PyLeaseInfo; fields(info) {
 pub struct PyLeaseStats(LeaseStats);
 
 py_methods!(PyLeaseStats; fields(0) {
-    /// Successful renewals.
-    renewals: u64,
-    /// Failed renewal attempts (store unavailable).
-    renew_failures: u64,
-    /// Times the lease was found superseded.
-    lost: u64,
-    /// Node swaps after a clock rollback (`swap_after_ms`).
-    swaps: u64,
-    /// New leases taken after losing one.
-    reacquires: u64,
+    renewals: u64 = "Successful renewals.",
+    renew_failures: u64 = "Failed renewal attempts (store unavailable).",
+    lost: u64 = "Times the lease was found superseded.",
+    swaps: u64 = "Node swaps after a clock rollback (`swap_after_ms`).",
+    reacquires: u64 = "New leases taken after losing one.",
 } repr(renewals, renew_failures, lost, swaps, reacquires) {
     /// The generators' counters, summed over every node this generator used.
     #[getter]
@@ -156,8 +146,8 @@ py_methods!(PyLeasedSnowflake; generator clocked closable {
     ) -> PyResult<Self> {
         let mut o = LeasedOptions::new();
         let policies = [on_backwards, on_exhausted, sequence_start];
-        set_all(&mut o, generator_keywords(&layout, policies, seed, fence_ms))?;
-        set_all(&mut o, [
+        set_all(|k, v| o.set(k, v), generator_keywords(&layout, policies, seed, fence_ms))?;
+        set_all(|k, v| o.set(k, v), [
             ("namespace", namespace.map(Text)),
             ("ttl_ms", ttl_ms.map(Int)),
             ("renew_every_ms", renew_every_ms.map(Int)),

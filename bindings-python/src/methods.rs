@@ -1,14 +1,16 @@
 //! The method sets Python classes share, written once: [`py_methods!`] writes a class's one
-//! `#[pymethods]` block from named groups plus the class's own methods, and [`Handle`] is the
-//! closable handle of the classes that hold store connections.
+//! `#[pymethods]` block from named groups plus the class's own methods, [`py_record!`] declares
+//! a record class around a core value, and [`Handle`] is the closable handle of the classes that
+//! hold store connections.
 //!
 //! The groups name what they use (`decode`, `PyRun`, `array_filled`, ...) as the invoking
 //! module imports it, so this module depends on no other of the crate.
 //!
 //! | group | needs on the class | methods |
 //! |---|---|---|
-//! | `calls(path) { name: T, .. }` | | getters `self.path.name()` |
-//! | `fields(path) { name: T, .. }` | | getters `self.path.name` |
+//! | `calls(path) { name: T = "doc", .. }` | | getters `self.path.name()` |
+//! | `calls(path) { name(a: A) -> T, .. }` | | methods `self.path.name(a)` (`-> Result<T>`: raising the core's error) |
+//! | `fields(path) { name: T = "doc", .. }` | | getters `self.path.name` |
 //! | `generator` | `with(f)` | `decode`, `node`, `layout`, `fence_ms` |
 //! | `clocked` | `with(f)`, `one(py, f)` | `next_id`, `try_next_id`, `next_ids`, `next_ids_into`, `next_ids_list`, iteration |
 //! | `sans_io` | `with(f)`, `build(cfg)`, `given` | the constructor, `from_config`, `config`, `next_id_at`, `reserve_at`, `next_ids_at`, `stats`, `set_node` |
@@ -28,11 +30,17 @@ macro_rules! py_methods {
         }
     ] $($rest)*); };
     (@ $cls:ty [$($m:tt)*] $g:ident($($p:tt)+) {} $($rest:tt)*) => { py_methods!(@ $cls [$($m)*] $($rest)*); };
-    (@ $cls:ty [$($m:tt)*] calls($($p:tt)+) { $(#[$a:meta])* $f:ident: $t:ty $(, $($more:tt)*)? } $($rest:tt)*) => {
-        py_methods!(@ $cls [$($m)* $(#[$a])* #[getter] fn $f(&self) -> $t { self.$($p)+.$f() }] calls($($p)+) { $($($more)*)? } $($rest)*);
+    (@ $cls:ty [$($m:tt)*] calls($($p:tt)+) { $(#[$a:meta])* $f:ident($($x:ident: $xt:ty),*) -> Result<$t:ty> $(= $d:literal)? $(, $($more:tt)*)? } $($rest:tt)*) => {
+        py_methods!(@ $cls [$($m)* $(#[$a])* $(#[doc = $d])? fn $f(&self, $($x: $xt),*) -> PyResult<$t> { self.$($p)+.$f($($x),*).py() }] calls($($p)+) { $($($more)*)? } $($rest)*);
     };
-    (@ $cls:ty [$($m:tt)*] fields($($p:tt)+) { $(#[$a:meta])* $f:ident: $t:ty $(, $($more:tt)*)? } $($rest:tt)*) => {
-        py_methods!(@ $cls [$($m)* $(#[$a])* #[getter] fn $f(&self) -> $t { self.$($p)+.$f }] fields($($p)+) { $($($more)*)? } $($rest)*);
+    (@ $cls:ty [$($m:tt)*] calls($($p:tt)+) { $(#[$a:meta])* $f:ident($($x:ident: $xt:ty),*) -> $t:ty $(= $d:literal)? $(, $($more:tt)*)? } $($rest:tt)*) => {
+        py_methods!(@ $cls [$($m)* $(#[$a])* $(#[doc = $d])? fn $f(&self, $($x: $xt),*) -> $t { self.$($p)+.$f($($x),*) }] calls($($p)+) { $($($more)*)? } $($rest)*);
+    };
+    (@ $cls:ty [$($m:tt)*] calls($($p:tt)+) { $(#[$a:meta])* $f:ident: $t:ty $(= $d:literal)? $(, $($more:tt)*)? } $($rest:tt)*) => {
+        py_methods!(@ $cls [$($m)* $(#[$a])* $(#[doc = $d])? #[getter] fn $f(&self) -> $t { self.$($p)+.$f() }] calls($($p)+) { $($($more)*)? } $($rest)*);
+    };
+    (@ $cls:ty [$($m:tt)*] fields($($p:tt)+) { $(#[$a:meta])* $f:ident: $t:ty $(= $d:literal)? $(, $($more:tt)*)? } $($rest:tt)*) => {
+        py_methods!(@ $cls [$($m)* $(#[$a])* $(#[doc = $d])? #[getter] fn $f(&self) -> $t { self.$($p)+.$f }] fields($($p)+) { $($($more)*)? } $($rest)*);
     };
     (@ $cls:ty [$($m:tt)*] generator $($rest:tt)*) => { py_methods!(@ $cls [$($m)*
         /// Splits an ID of this generator's layout into its fields.
@@ -179,6 +187,21 @@ macro_rules! py_methods {
 }
 
 pub(crate) use py_methods;
+
+/// Declares a frozen, comparable, hashable Python record class that wraps a core value, then
+/// writes its methods with [`py_methods!`].
+macro_rules! py_record {
+    ($(#[$doc:meta])* $cls:ident($inner:ty) as $name:literal; $($rest:tt)*) => {
+        $(#[$doc])*
+        #[pyclass(frozen, eq, hash, module = "idmint", name = $name)]
+        #[derive(PartialEq, Eq, Hash)]
+        pub struct $cls(pub $inner);
+
+        py_methods!($cls; $($rest)*);
+    };
+}
+
+pub(crate) use py_record;
 
 /// `Name(a=repr(obj.a), ...)`: the repr of a record-like class, from its own getters.
 pub fn record_repr(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<String> {

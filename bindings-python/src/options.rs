@@ -5,7 +5,6 @@
 use idmint::named::NamedConfig;
 use idmint::options::{OptionValue, Options, KEYS};
 use idmint::{Config, Error};
-use idmint_coord::options::{LeasedOptions, SegmentOptions};
 use pyo3::prelude::*;
 
 use crate::error::{to_py, IntoPyResult};
@@ -19,44 +18,19 @@ pub fn default(key: &str) -> &'static str {
         .unwrap_or("")
 }
 
-/// Core options set by key.
-pub trait Keyed {
-    /// The core's `set(key, value)`.
-    fn set(&mut self, key: &str, value: OptionValue<'_>) -> idmint::Result<()>;
-}
-
-impl Keyed for Options {
-    fn set(&mut self, key: &str, value: OptionValue<'_>) -> idmint::Result<()> {
-        Options::set(self, key, value)
-    }
-}
-
-impl Keyed for LeasedOptions {
-    fn set(&mut self, key: &str, value: OptionValue<'_>) -> idmint::Result<()> {
-        LeasedOptions::set(self, key, value)
-    }
-}
-
-impl Keyed for SegmentOptions {
-    fn set(&mut self, key: &str, value: OptionValue<'_>) -> idmint::Result<()> {
-        SegmentOptions::set(self, key, value)
-    }
-}
-
 /// One keyword argument: its name and its value, `None` when not given.
 pub type Keyword<'a> = (&'static str, Option<OptionValue<'a>>);
 
-/// Sets the given keywords in order (the core checks each value as it is set).
-pub fn set_all<'a>(
-    o: &mut impl Keyed,
-    items: impl IntoIterator<Item = Keyword<'a>>,
-) -> PyResult<()> {
-    for (key, value) in items {
-        if let Some(v) = value {
-            o.set(key, v).py()?;
-        }
-    }
-    Ok(())
+/// Sets the given keywords in order with the core's `set(key, value)` (which checks each value
+/// as it is set).
+pub fn set_all<'a, S>(mut set: S, items: impl IntoIterator<Item = Keyword<'a>>) -> PyResult<()>
+where
+    S: FnMut(&str, OptionValue<'a>) -> idmint::Result<()>,
+{
+    items
+        .into_iter()
+        .try_for_each(|(key, value)| value.map_or(Ok(()), |v| set(key, v)))
+        .py()
 }
 
 /// The generator keywords of every generator class, in signature order (`policies`:
@@ -89,10 +63,8 @@ pub fn generator(
     fence_ms: Option<u64>,
 ) -> PyResult<Config> {
     let mut o = Options::new();
-    set_all(
-        &mut o,
-        generator_keywords(&layout, policies, seed, fence_ms),
-    )?;
+    let keywords = generator_keywords(&layout, policies, seed, fence_ms);
+    set_all(|k, v| o.set(k, v), keywords)?;
     if let Some(node) = node {
         node.set_on(&mut o)?;
     }

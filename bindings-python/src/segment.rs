@@ -27,12 +27,9 @@ type Allocator = SegmentAllocator<Box<dyn SegmentStore>>;
 pub struct PySegmentKeyStats(KeyStats);
 
 py_methods!(PySegmentKeyStats; fields(0) {
-    /// The current step: what the next fetch asks for before adaptation.
-    step: u64,
-    /// Unserved values held (current range plus standby).
-    buffered: u64,
-    /// Whether a fetch is in flight.
-    fetching: bool,
+    step: u64 = "The current step: what the next fetch asks for before adaptation.",
+    buffered: u64 = "Unserved values held (current range plus standby).",
+    fetching: bool = "Whether a fetch is in flight.",
     /// The checkpoint fence, if a journal checkpoint recorded some of the buffered values.
     fence: Option<u64>,
 } repr(step, buffered, fetching, fence, last_error) {
@@ -93,7 +90,7 @@ py_methods!(PySegmentAllocator; closable {
             None => None,
         };
         let mut o = SegmentOptions::new();
-        crate::options::set_all(&mut o, [
+        crate::options::set_all(|k, v| o.set(k, v), [
             ("step", step.map(Int)),
             ("max_step", max_step.map(Int)),
             ("refill_at_percent", refill_at_percent.map(|p| Int(p.into()))),

@@ -19,7 +19,7 @@ use pyo3::types::{PyBytes, PyString, PyType};
 use pyo3::{ffi, intern};
 
 use crate::error::{to_py, IntoPyResult};
-use crate::methods::py_methods;
+use crate::methods::{py_methods, py_record};
 
 static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static SAFE_UNKNOWN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -324,19 +324,16 @@ pub fn parse_uuid(text: &str) -> PyResult<PyUuid> {
     uuids::parse(text).py().map(PyUuid)
 }
 
-/// What a UUID says about itself.
-#[pyclass(frozen, eq, hash, module = "idmint", name = "UuidInfo")]
-#[derive(PartialEq, Eq, Hash)]
-pub struct PyUuidInfo(uuids::UuidInfo);
-
-py_methods!(PyUuidInfo; fields(0) {
-    /// The version nibble (0-15).
-    version: u8,
-    /// `ncs`, `rfc9562`, `microsoft` or `future`.
-    variant: &'static str,
-    /// Creation time (ms since the Unix epoch) for versions 1, 6 and 7, else None.
-    unix_ms: Option<u64>,
-} repr(version, variant, unix_ms) {});
+py_record!(
+    /// What a UUID says about itself.
+    PyUuidInfo(uuids::UuidInfo) as "UuidInfo";
+    fields(0) {
+        version: u8 = "The version nibble (0-15).",
+        variant: &'static str = "`ncs`, `rfc9562`, `microsoft` or `future`.",
+        /// Creation time (ms since the Unix epoch) for versions 1, 6 and 7, else None.
+        unix_ms: Option<u64>,
+    } repr(version, variant, unix_ms) {}
+);
 
 /// Version, variant and (v1, v6, v7) creation time of a UUID or UUID text.
 #[pyfunction]
