@@ -3,7 +3,7 @@
 use idmint::codec::{decode_any, Codec};
 use pyo3::prelude::*;
 
-use crate::errors::IntoPyResult;
+use crate::error::IntoPyResult;
 
 /// Encodes `id` as text: `decimal` (default), `hex`, `base32` (13 chars, sortable) or
 /// `base62` (11 chars, sortable).

@@ -1,11 +1,92 @@
-//! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes.
+//! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes, and the layout
+//! and node arguments other classes take.
 
-use idmint::{FieldKind, Layout, Parts};
+use idmint::{FieldKind, Layout, Options, Parts};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyMapping, PyString, PyTuple, PyType};
 
-use crate::convert::{utc_datetime, NodeArg};
-use crate::errors::IntoPyResult;
+use crate::convert::utc_datetime;
+use crate::error::IntoPyResult;
+use crate::methods::py_methods;
+
+/// A layout argument: a `Layout`, or a preset name / text spec (parsed by the core).
+pub struct LayoutArg(pub Layout);
+
+impl Default for LayoutArg {
+    /// The core's default layout (`twitter`).
+    fn default() -> Self {
+        LayoutArg(Options::new().layout())
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for LayoutArg {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(l) = obj.cast::<PyLayout>() {
+            return Ok(LayoutArg(l.get().inner));
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Layout::parse(&s.to_cow()?).py().map(LayoutArg);
+        }
+        Err(PyTypeError::new_err(format!(
+            "layout must be a Layout, a preset name or a spec string, not {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+/// A node argument: the whole node value as an int, or a mapping of node sub-field names to
+/// values, joined under the layout by the core's rule (`Layout::node_from_parts`).
+pub enum NodeArg {
+    /// The whole node value.
+    Value(u64),
+    /// Sub-field values by name (a name that is not a `str` is kept as its `str()`, which no
+    /// sub-field has).
+    Parts(Vec<(String, u64)>),
+}
+
+impl NodeArg {
+    /// The whole node value under `layout`.
+    pub fn resolve(&self, layout: &Layout) -> PyResult<u64> {
+        match self {
+            NodeArg::Value(v) => Ok(*v),
+            NodeArg::Parts(p) => {
+                let parts: Vec<(&str, u64)> = p.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+                layout.node_from_parts(&parts).py()
+            }
+        }
+    }
+
+    /// Sets the node in generator options (joined once the layout is known).
+    pub fn set_on(&self, o: &mut Options) -> PyResult<()> {
+        match self {
+            NodeArg::Value(v) => o.set("node", idmint::OptionValue::Int(*v)),
+            NodeArg::Parts(p) => p.iter().try_for_each(|(k, v)| o.set_node_part(k, *v)),
+        }
+        .py()
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for NodeArg {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.cast::<PyString>().is_ok() {
+            return Err(PyTypeError::new_err(
+                "node must be an int or a mapping of node sub-field names to ints, not str",
+            ));
+        }
+        if obj.cast::<PyDict>().is_err() && obj.cast::<PyMapping>().is_err() {
+            return Ok(NodeArg::Value(obj.extract()?));
+        }
+        let mut parts = Vec::new();
+        for item in obj.call_method0("items")?.try_iter()? {
+            let (k, v): (Bound<'py, PyAny>, u64) = item?.extract()?;
+            parts.push((k.str()?.to_cow()?.into_owned(), v));
+        }
+        Ok(NodeArg::Parts(parts))
+    }
+}
 
 /// A validated ID layout: which fields an ID holds, how wide, in which order, from which epoch.
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Layout")]
@@ -15,60 +96,44 @@ pub struct PyLayout {
 }
 
 /// One bit field of a layout.
-#[pyclass(frozen, eq, hash, module = "idmint", name = "Field")]
+#[pyclass(frozen, eq, hash, get_all, module = "idmint", name = "Field")]
 #[derive(PartialEq, Eq, Hash)]
 pub struct PyField {
     /// The field's name (`time`, `seq`, `rollback`, or the node sub-field's own name).
-    #[pyo3(get)]
     name: String,
     /// `time`, `node`, `sequence` or `rollback`.
-    #[pyo3(get)]
     kind: &'static str,
     /// Width in bits.
-    #[pyo3(get)]
     bits: u8,
     /// Position of the field's least significant bit.
-    #[pyo3(get)]
     shift: u8,
     /// Largest value the field holds.
-    #[pyo3(get)]
     max: u64,
 }
 
-#[pymethods]
-impl PyField {
-    fn __repr__(&self) -> String {
-        format!(
-            "Field(name='{}', kind='{}', bits={}, shift={})",
-            self.name, self.kind, self.bits, self.shift
-        )
-    }
-}
+py_methods!(PyField; repr(name, kind, bits, shift) {});
 
 /// The field values of one ID, from `Layout.decompose` / `Snowflake.decode`.
 #[pyclass(frozen, eq, hash, module = "idmint", name = "Parts")]
 #[derive(PartialEq, Eq, Hash)]
 pub struct PyParts {
-    /// Ticks since the layout's epoch.
-    #[pyo3(get)]
-    time: u64,
-    /// The whole node value (all node sub-fields, most significant first).
-    #[pyo3(get)]
-    node: u64,
-    /// Sequence within the tick.
-    #[pyo3(get)]
-    sequence: u64,
-    /// Rollback counter (0 when the layout has none).
-    #[pyo3(get)]
-    rollback: u64,
-    /// Start of the ID's tick, ms since the Unix epoch.
-    #[pyo3(get)]
+    parts: Parts,
     timestamp_ms: u64,
     node_fields: Vec<(String, u64)>,
 }
 
-#[pymethods]
-impl PyParts {
+py_methods!(PyParts; fields(parts) {
+    time: u64 = "Ticks since the layout's epoch.",
+    node: u64 = "The whole node value (all node sub-fields, most significant first).",
+    sequence: u64 = "Sequence within the tick.",
+    rollback: u64 = "Rollback counter (0 when the layout has none).",
+} repr(time, node, sequence, rollback, timestamp_ms, node_fields) {
+    /// Start of the ID's tick, ms since the Unix epoch.
+    #[getter]
+    fn timestamp_ms(&self) -> u64 {
+        self.timestamp_ms
+    }
+
     /// The node split into its named sub-fields, in layout order.
     #[getter]
     fn node_fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -84,64 +149,47 @@ impl PyParts {
     fn datetime<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         utc_datetime(py, self.timestamp_ms)
     }
-
-    fn __repr__(&self) -> String {
-        let fields: Vec<String> = self
-            .node_fields
-            .iter()
-            .map(|(k, v)| format!("'{k}': {v}"))
-            .collect();
-        format!(
-            "Parts(time={}, node={}, sequence={}, rollback={}, timestamp_ms={}, node_fields={{{}}})",
-            self.time,
-            self.node,
-            self.sequence,
-            self.rollback,
-            self.timestamp_ms,
-            fields.join(", ")
-        )
-    }
-}
-
-fn kind_name(k: FieldKind) -> &'static str {
-    match k {
-        FieldKind::Time => "time",
-        FieldKind::Node => "node",
-        FieldKind::Sequence => "sequence",
-        FieldKind::Rollback => "rollback",
-    }
-}
-
-/// Builds `Parts` for `p` decomposed under `layout`.
-pub fn parts(layout: &Layout, p: Parts) -> PyParts {
-    PyParts {
-        time: p.time,
-        node: p.node,
-        sequence: p.sequence,
-        rollback: p.rollback,
-        timestamp_ms: layout.tick_start_ms(p.time),
-        node_fields: layout
-            .split_node(p.node)
-            .map(|(n, v)| (n.as_str().to_owned(), v))
-            .collect(),
-    }
-}
+});
 
 /// Decomposes `id` under `layout`.
 pub fn decode(layout: &Layout, id: u64) -> PyResult<PyParts> {
-    Ok(parts(layout, layout.decompose(id).py()?))
+    let parts = layout.decompose(id).py()?;
+    Ok(PyParts {
+        parts,
+        timestamp_ms: layout.tick_start_ms(parts.time),
+        node_fields: layout
+            .split_node(parts.node)
+            .map(|(n, v)| (n.as_str().to_owned(), v))
+            .collect(),
+    })
 }
 
-#[pymethods]
-impl PyLayout {
+py_methods!(PyLayout; calls(inner) {
+    preset_name: Option<&'static str> = "The preset name, if this layout is an unmodified preset.",
+    width: u8 = "Total bits used; every ID is below `2**width`.",
+    epoch_ms: u64 = "Epoch, ms since the Unix epoch.",
+    tick_ms: u64 = "Length of one tick of the time field, in ms.",
+    max_id: u64 = "The largest ID.",
+    max_node: u64 = "The largest whole node value.",
+    max_sequence: u64 = "Largest sequence value in one tick.",
+    max_time: u64 = "Largest tick count the time field holds.",
+    node_bits: u8 = "Total bits of the node sub-fields.",
+    is_js_safe: bool = "Whether every ID fits a JavaScript number exactly (width <= 53).",
+    capacity_per_second: u64 = "IDs one node can issue per second at most.",
+    /// First instant (ms since the Unix epoch) the time field cannot represent.
+    lifetime_end_ms: u64,
+    timestamp_ms(id: u64) -> u64 = "The Unix-ms time encoded in `id` (start of its tick).",
+    /// The tick count at `now_ms` (raises BeforeEpoch or LayoutExpired).
+    tick_at(now_ms: u64) -> Result<u64>,
+    tick_start_ms(tick: u64) -> u64 = "The start of tick `tick`, ms since the Unix epoch (saturating).",
+    is_expired_at(now_ms: u64) -> bool = "Whether the time field has overflowed at `now_ms`.",
+} {
     /// A preset name (`twitter`, `discord`, `instagram`, `sonyflake`, `baidu`,
     /// `shardingsphere`, `leaf`, `js53`) or a text spec such as
     /// `time=41@1ms,worker=10,seq=12,epoch=2020-01-01`.
     #[new]
     fn new(spec: &str) -> PyResult<Self> {
-        Ok(PyLayout {
-            inner: Layout::parse(spec).py()?,
-        })
+        Ok(PyLayout { inner: Layout::parse(spec).py()? })
     }
 
     /// Same as `Layout(spec)`.
@@ -153,9 +201,7 @@ impl PyLayout {
     /// A preset by name only (a spec is refused).
     #[staticmethod]
     fn preset(name: &str) -> PyResult<Self> {
-        Ok(PyLayout {
-            inner: Layout::preset(name).py()?,
-        })
+        Ok(PyLayout { inner: Layout::preset(name).py()? })
     }
 
     /// The canonical text spec (`str(layout)`); parses back to an equal layout.
@@ -164,82 +210,10 @@ impl PyLayout {
         self.inner.to_string()
     }
 
-    /// The preset name, if this layout is an unmodified preset.
-    #[getter]
-    fn preset_name(&self) -> Option<&'static str> {
-        self.inner.preset_name()
-    }
-
-    /// Total bits used; every ID is below `2**width`.
-    #[getter]
-    fn width(&self) -> u8 {
-        self.inner.width()
-    }
-
-    /// Epoch, ms since the Unix epoch.
-    #[getter]
-    fn epoch_ms(&self) -> u64 {
-        self.inner.epoch_ms()
-    }
-
     /// Epoch as an aware UTC datetime.
     #[getter]
     fn epoch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         utc_datetime(py, self.inner.epoch_ms())
-    }
-
-    /// Length of one tick of the time field, in ms.
-    #[getter]
-    fn tick_ms(&self) -> u64 {
-        self.inner.tick_ms()
-    }
-
-    /// The largest ID.
-    #[getter]
-    fn max_id(&self) -> u64 {
-        self.inner.max_id()
-    }
-
-    /// The largest whole node value.
-    #[getter]
-    fn max_node(&self) -> u64 {
-        self.inner.max_node()
-    }
-
-    /// Largest sequence value in one tick.
-    #[getter]
-    fn max_sequence(&self) -> u64 {
-        self.inner.max_sequence()
-    }
-
-    /// Largest tick count the time field holds.
-    #[getter]
-    fn max_time(&self) -> u64 {
-        self.inner.max_time()
-    }
-
-    /// Total bits of the node sub-fields.
-    #[getter]
-    fn node_bits(&self) -> u8 {
-        self.inner.node_bits()
-    }
-
-    /// Whether every ID fits a JavaScript number exactly (width <= 53).
-    #[getter]
-    fn is_js_safe(&self) -> bool {
-        self.inner.is_js_safe()
-    }
-
-    /// IDs one node can issue per second at most.
-    #[getter]
-    fn capacity_per_second(&self) -> u64 {
-        self.inner.capacity_per_second()
-    }
-
-    /// First instant (ms since the Unix epoch) the time field cannot represent.
-    #[getter]
-    fn lifetime_end_ms(&self) -> u64 {
-        self.inner.lifetime_end_ms()
     }
 
     /// First instant the time field cannot represent, as an aware UTC datetime. Raises
@@ -252,23 +226,17 @@ impl PyLayout {
     /// The fields, most significant first.
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let items: Vec<PyField> = self
-            .inner
-            .fields()
-            .iter()
-            .map(|f| PyField {
-                name: f.name.as_str().to_owned(),
-                kind: kind_name(f.kind),
-                bits: f.bits,
-                shift: f.shift,
-                max: f.max(),
-            })
-            .collect();
-        let objs = items
-            .into_iter()
-            .map(|f| Bound::new(py, f))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyTuple::new(py, objs)
+        let kind = |k| match k {
+            FieldKind::Time => "time",
+            FieldKind::Node => "node",
+            FieldKind::Sequence => "sequence",
+            FieldKind::Rollback => "rollback",
+        };
+        let fields = self.inner.fields().iter().map(|f| {
+            let (name, kind) = (f.name.as_str().to_owned(), kind(f.kind));
+            Bound::new(py, PyField { name, kind, bits: f.bits, shift: f.shift, max: f.max() })
+        });
+        PyTuple::new(py, fields.collect::<PyResult<Vec<_>>>()?)
     }
 
     /// Names of the node sub-fields, most significant first.
@@ -280,16 +248,9 @@ impl PyLayout {
     /// Packs field values into an ID. `node` is the whole node value or a mapping of node
     /// sub-field names to values.
     #[pyo3(signature = (*, time = 0, node = NodeArg::Value(0), sequence = 0, rollback = 0), text_signature = "($self, *, time=0, node=0, sequence=0, rollback=0)")]
-    fn compose(&self, time: u64, node: NodeArg<'_>, sequence: u64, rollback: u64) -> PyResult<u64> {
+    fn compose(&self, time: u64, node: NodeArg, sequence: u64, rollback: u64) -> PyResult<u64> {
         let node = node.resolve(&self.inner)?;
-        self.inner
-            .compose(&Parts {
-                time,
-                node,
-                sequence,
-                rollback,
-            })
-            .py()
+        self.inner.compose(&Parts { time, node, sequence, rollback }).py()
     }
 
     /// Splits an ID into its fields.
@@ -297,29 +258,9 @@ impl PyLayout {
         decode(&self.inner, id)
     }
 
-    /// The Unix-ms time encoded in `id` (start of its tick).
-    fn timestamp_ms(&self, id: u64) -> u64 {
-        self.inner.timestamp_ms(id)
-    }
-
     /// The time encoded in `id` as an aware UTC datetime.
     fn datetime<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Bound<'py, PyAny>> {
         utc_datetime(py, self.inner.timestamp_ms(id))
-    }
-
-    /// The tick count at `now_ms` (raises BeforeEpoch or LayoutExpired).
-    fn tick_at(&self, now_ms: u64) -> PyResult<u64> {
-        self.inner.tick_at(now_ms).py()
-    }
-
-    /// The start of tick `tick`, ms since the Unix epoch (saturating).
-    fn tick_start_ms(&self, tick: u64) -> u64 {
-        self.inner.tick_start_ms(tick)
-    }
-
-    /// Whether the time field has overflowed at `now_ms`.
-    fn is_expired_at(&self, now_ms: u64) -> bool {
-        self.inner.is_expired_at(now_ms)
     }
 
     /// Splits a whole node value into its named sub-fields (raises OutOfRange above
@@ -333,11 +274,10 @@ impl PyLayout {
     }
 
     /// Joins node sub-field values (a mapping by name) into a whole node value.
-    fn join_node(&self, values: NodeArg<'_>) -> PyResult<u64> {
+    fn join_node(&self, values: NodeArg) -> PyResult<u64> {
         if let NodeArg::Value(_) = values {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "join_node takes a mapping of node sub-field names to ints",
-            ));
+            let e = "join_node takes a mapping of node sub-field names to ints";
+            return Err(PyTypeError::new_err(e));
         }
         values.resolve(&self.inner)
     }
@@ -353,14 +293,9 @@ impl PyLayout {
         }
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String,))> {
-        let me = slf.get();
-        let arg = match me.inner.preset_name() {
-            Some(p) => p.to_owned(),
-            None => me.inner.to_string(),
-        };
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, (String,))> {
+        let l = &slf.get().inner;
+        let arg = l.preset_name().map_or_else(|| l.to_string(), str::to_owned);
         Ok((slf.get_type(), (arg,)))
     }
-}
+});

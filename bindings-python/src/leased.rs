@@ -12,50 +12,20 @@
 //! errors. A child process after `os.fork()` gets `ForkedGenerator` from every minting call:
 //! the lease stays the parent's.
 
-use std::sync::{PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use idmint::limits::batch_len;
-use idmint::{OnBackwards, OnExhausted, SequenceStart};
-use idmint_coord::leased::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
-use pyo3::exceptions::PyValueError;
+use idmint::OptionValue::{Int, Text};
+use idmint_coord::leased::{LeaseInfo, LeaseStats, LeasedSnowflake};
+use idmint_coord::options::LeasedOptions;
 use pyo3::prelude::*;
 
-use crate::convert::{array_filled, fill_array, LayoutArg, Policy};
-use crate::errors::{to_py, IntoPyResult};
-use crate::generator::{config, PyStats};
-use crate::layout::{decode, PyLayout, PyParts};
-
-/// Runs `f` on the value of a closable handle, or raises `ValueError` once it was closed (the
-/// `io` convention for operations on a closed file). The read lock is held during `f`, so
-/// `close()` waits for calls in progress.
-pub(crate) fn with_open<T, R>(
-    lock: &RwLock<Option<T>>,
-    what: &str,
-    f: impl FnOnce(&T) -> PyResult<R>,
-) -> PyResult<R> {
-    let guard = lock.read().unwrap_or_else(PoisonError::into_inner);
-    match guard.as_ref() {
-        Some(v) => f(v),
-        None => Err(PyValueError::new_err(format!("{what} is closed"))),
-    }
-}
-
-/// Empties a closable handle (waiting for calls in progress) and returns what it held.
-pub(crate) fn take_open<T: Send + Sync>(py: Python<'_>, lock: &RwLock<Option<T>>) -> Option<T> {
-    py.detach(|| lock.write().unwrap_or_else(PoisonError::into_inner).take())
-}
-
-/// Whether a closable handle was closed.
-pub(crate) fn is_closed<T>(lock: &RwLock<Option<T>>) -> bool {
-    lock.read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_none()
-}
-
-fn ms(ms: u64) -> Duration {
-    Duration::from_millis(ms)
-}
+use crate::clock::detached;
+use crate::convert::{array_filled, fill_array, zeroed};
+use crate::error::IntoPyResult;
+use crate::layout::{decode, LayoutArg, PyLayout, PyParts};
+use crate::methods::{py_methods, Handle};
+use crate::options::{default, generator_keywords, set_all};
+use crate::stats::PyStats;
 
 /// The lease a `LeasedSnowflake` mints under.
 #[pyclass(frozen, module = "idmint", name = "LeaseInfo")]
@@ -65,43 +35,19 @@ pub struct PyLeaseInfo {
     at: Instant,
 }
 
-#[pymethods]
-impl PyLeaseInfo {
-    /// The store: `file`, `redis` or `postgres`.
-    #[getter]
-    fn store(&self) -> &'static str {
-        self.info.store
-    }
-
+py_methods!(PyLeaseInfo; fields(info) {
+    store: &'static str = "The store: `file`, `redis` or `postgres`.",
+    bound_ms: u64 = "The bound (Unix ms) the last renewal recorded: no ID's time passes it.",
+} fields(info.lease) {
+    node: u64 = "The leased node.",
+    token: u64 = "Fencing token: grows with every grant of this node.",
+    /// The node's recorded last issued time (Unix ms) when it was granted, or None for a node
+    fence_ms: Option<u64> = "never used: no ID of this lease is at or before its tick.",
+} repr(store, namespace, node, token, fence_ms, bound_ms) {
     /// The namespace the node was granted in.
     #[getter]
     fn namespace(&self) -> &str {
         &self.info.lease.namespace
-    }
-
-    /// The leased node.
-    #[getter]
-    fn node(&self) -> u64 {
-        self.info.lease.node
-    }
-
-    /// Fencing token: grows with every grant of this node.
-    #[getter]
-    fn token(&self) -> u64 {
-        self.info.lease.token
-    }
-
-    /// The node's recorded last issued time (Unix ms) when it was granted, or None for a node
-    /// never used: no ID of this lease is at or before its tick.
-    #[getter]
-    fn fence_ms(&self) -> Option<u64> {
-        self.info.lease.fence_ms
-    }
-
-    /// The lease's time to live, in ms.
-    #[getter]
-    fn ttl_ms(&self) -> u64 {
-        u64::try_from(self.info.lease.ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// The holder name recorded in the store.
@@ -110,86 +56,38 @@ impl PyLeaseInfo {
         &self.info.lease.holder
     }
 
-    /// The bound (Unix ms) the last renewal recorded: no ID's time passes it.
+    /// The lease's time to live, in ms.
     #[getter]
-    fn bound_ms(&self) -> u64 {
-        self.info.bound_ms
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.info.lease.ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Milliseconds (at the snapshot) until minting stops unless a renewal succeeds first;
     /// 0 if that time has passed, None once the lease is lost.
     #[getter]
     fn expires_in_ms(&self) -> Option<u64> {
-        self.info.deadline.map(|d| {
-            u64::try_from(d.saturating_duration_since(self.at).as_millis()).unwrap_or(u64::MAX)
-        })
+        let left = |d: Instant| d.saturating_duration_since(self.at).as_millis();
+        self.info.deadline.map(|d| u64::try_from(left(d)).unwrap_or(u64::MAX))
     }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "LeaseInfo(store={:?}, namespace={:?}, node={}, token={}, fence_ms={:?}, bound_ms={})",
-            self.info.store,
-            self.info.lease.namespace,
-            self.info.lease.node,
-            self.info.lease.token,
-            self.info.lease.fence_ms,
-            self.info.bound_ms
-        )
-    }
-}
+});
 
 /// Counters of a `LeasedSnowflake`: its generators' and its lease's.
 #[pyclass(frozen, module = "idmint", name = "LeaseStats")]
-pub struct PyLeaseStats {
-    stats: LeaseStats,
-}
+pub struct PyLeaseStats(LeaseStats);
 
-#[pymethods]
-impl PyLeaseStats {
+py_methods!(PyLeaseStats; fields(0) {
+    renewals: u64 = "Successful renewals.",
+    renew_failures: u64 = "Failed renewal attempts (store unavailable).",
+    lost: u64 = "Times the lease was found superseded.",
+    swaps: u64 = "Node swaps after a clock rollback (`swap_after_ms`).",
+    reacquires: u64 = "New leases taken after losing one.",
+} repr(renewals, renew_failures, lost, swaps, reacquires) {
     /// The generators' counters, summed over every node this generator used.
     #[getter]
     fn generator(&self) -> PyStats {
-        self.stats.generator.into()
+        PyStats(self.0.generator)
     }
-
-    /// Successful renewals.
-    #[getter]
-    fn renewals(&self) -> u64 {
-        self.stats.renewals
-    }
-
-    /// Failed renewal attempts (store unavailable).
-    #[getter]
-    fn renew_failures(&self) -> u64 {
-        self.stats.renew_failures
-    }
-
-    /// Times the lease was found superseded.
-    #[getter]
-    fn lost(&self) -> u64 {
-        self.stats.lost
-    }
-
-    /// Node swaps after a clock rollback (`swap_after_ms`).
-    #[getter]
-    fn swaps(&self) -> u64 {
-        self.stats.swaps
-    }
-
-    /// New leases taken after losing one.
-    #[getter]
-    fn reacquires(&self) -> u64 {
-        self.stats.reacquires
-    }
-
-    fn __repr__(&self) -> String {
-        let s = &self.stats;
-        format!(
-            "LeaseStats(renewals={}, renew_failures={}, lost={}, swaps={}, reacquires={})",
-            s.renewals, s.renew_failures, s.lost, s.swaps, s.reacquires
-        )
-    }
-}
+});
 
 /// A thread-safe Snowflake generator whose node comes from a node source: a lease from a store
 /// (`file:DIR`, `redis://...`, `postgres://...`), renewed in the background and fenced by the
@@ -200,20 +98,30 @@ impl PyLeaseStats {
 /// swap, the layout's whole node space, holder `host:pid:random`.
 #[pyclass(frozen, module = "idmint", name = "LeasedSnowflake")]
 pub struct PyLeasedSnowflake {
-    inner: RwLock<Option<LeasedSnowflake>>,
+    inner: Handle<LeasedSnowflake>,
 }
 
 impl PyLeasedSnowflake {
     fn with<R>(&self, f: impl FnOnce(&LeasedSnowflake) -> PyResult<R>) -> PyResult<R> {
-        with_open(&self.inner, "LeasedSnowflake", f)
+        self.inner.with("LeasedSnowflake", f)
+    }
+
+    /// A single-ID call may renew the lease or swap nodes at the store: it runs detached.
+    fn one<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
+        py.detach(f)
+    }
+
+    /// Stops the renewal thread and releases the node, recording its exact last issued time for
+    /// the next holder (`close()`).
+    fn shut(g: LeasedSnowflake) -> idmint::Result<()> {
+        g.release()
     }
 }
 
-#[pymethods]
-impl PyLeasedSnowflake {
+py_methods!(PyLeasedSnowflake; generator clocked closable {
     #[new]
     #[pyo3(
-        signature = (source, layout = LayoutArg::twitter(), on_backwards = Policy(OnBackwards::default()), on_exhausted = Policy(OnExhausted::Wait), sequence_start = Policy(SequenceStart::Zero), seed = None, fence_ms = None, *, namespace = None, ttl_ms = None, renew_every_ms = None, retry_every_ms = None, safety_margin_ms = None, reserve_ms = None, swap_after_ms = None, nodes = None, holder = None),
+        signature = (source, layout = LayoutArg::default(), on_backwards = default("on_backwards"), on_exhausted = default("on_exhausted"), sequence_start = default("sequence_start"), seed = None, fence_ms = None, *, namespace = None, ttl_ms = None, renew_every_ms = None, retry_every_ms = None, safety_margin_ms = None, reserve_ms = None, swap_after_ms = None, nodes = None, holder = None),
         text_signature = "(source, layout='twitter', on_backwards='wait:1000', on_exhausted='wait', sequence_start='zero', seed=None, fence_ms=None, *, namespace=None, ttl_ms=None, renew_every_ms=None, retry_every_ms=None, safety_margin_ms=None, reserve_ms=None, swap_after_ms=None, nodes=None, holder=None)"
     )]
     #[allow(clippy::too_many_arguments)]
@@ -221,9 +129,9 @@ impl PyLeasedSnowflake {
         py: Python<'_>,
         source: &str,
         layout: LayoutArg,
-        on_backwards: Policy<OnBackwards>,
-        on_exhausted: Policy<OnExhausted>,
-        sequence_start: Policy<SequenceStart>,
+        on_backwards: &str,
+        on_exhausted: &str,
+        sequence_start: &str,
         seed: Option<u64>,
         fence_ms: Option<u64>,
         namespace: Option<&str>,
@@ -236,97 +144,23 @@ impl PyLeasedSnowflake {
         nodes: Option<u64>,
         holder: Option<&str>,
     ) -> PyResult<Self> {
+        let mut o = LeasedOptions::new();
+        let policies = [on_backwards, on_exhausted, sequence_start];
+        set_all(|k, v| o.set(k, v), generator_keywords(&layout, policies, seed, fence_ms))?;
+        set_all(|k, v| o.set(k, v), [
+            ("namespace", namespace.map(Text)),
+            ("ttl_ms", ttl_ms.map(Int)),
+            ("renew_every_ms", renew_every_ms.map(Int)),
+            ("retry_every_ms", retry_every_ms.map(Int)),
+            ("safety_margin_ms", safety_margin_ms.map(Int)),
+            ("reserve_ms", reserve_ms.map(Int)),
+            ("swap_after_ms", swap_after_ms.map(Int)),
+            ("nodes", nodes.map(Int)),
+            ("holder", holder.map(Text)),
+        ])?;
         // No node: the source decides it.
-        let cfg = config(
-            layout,
-            None,
-            on_backwards,
-            on_exhausted,
-            sequence_start,
-            seed,
-            fence_ms,
-        )?;
-        let mut opts = LeaseOptions::new();
-        if let Some(ns) = namespace {
-            opts = opts.namespace(ns);
-        }
-        if let Some(v) = ttl_ms {
-            opts = opts.ttl(ms(v));
-        }
-        if let Some(v) = renew_every_ms {
-            opts = opts.renew_every(ms(v));
-        }
-        if let Some(v) = retry_every_ms {
-            opts = opts.retry_every(ms(v));
-        }
-        if let Some(v) = safety_margin_ms {
-            opts = opts.safety_margin(ms(v));
-        }
-        if let Some(v) = reserve_ms {
-            opts = opts.reserve(ms(v));
-        }
-        if let Some(v) = swap_after_ms {
-            opts = opts.swap_after_ms(v);
-        }
-        if let Some(v) = nodes {
-            opts = opts.nodes(v);
-        }
-        if let Some(h) = holder {
-            opts = opts.holder(h);
-        }
-        let gen = py
-            .detach(|| LeasedSnowflake::from_source(source, cfg, opts))
-            .py()?;
-        Ok(PyLeasedSnowflake {
-            inner: RwLock::new(Some(gen)),
-        })
-    }
-
-    /// Mints one ID (waiting where the policy asks). Raises LeaseLost once the lease could not
-    /// be kept, ForkedGenerator in a child process.
-    fn next_id(&self, py: Python<'_>) -> PyResult<u64> {
-        self.with(|g| py.detach(|| g.next_id()).py())
-    }
-
-    /// Mints one ID without waiting on the clock: raises WouldBlock (with `until_ms`) where
-    /// `next_id` would wait.
-    fn try_next_id(&self, py: Python<'_>) -> PyResult<u64> {
-        self.with(|g| py.detach(|| g.try_next_id()).py())
-    }
-
-    /// `n` fresh IDs as `array.array('Q')`, one reservation per tick (at most `MAX_BATCH`).
-    fn next_ids<'py>(&self, py: Python<'py>, n: u64) -> PyResult<Bound<'py, PyAny>> {
-        self.with(|g| array_filled(py, n, |fill| py.detach(fill), |out| g.next_ids(out)))
-    }
-
-    /// Fills all of `out`, an `array.array('Q')`, with fresh IDs and returns how many (as
-    /// `Snowflake.next_ids_into`).
-    fn next_ids_into(&self, py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
-        self.with(|g| fill_array(py, out, |fill| py.detach(fill), |buf| g.next_ids(buf)))
-    }
-
-    /// `n` fresh IDs as a list of ints (at most `MAX_BATCH`).
-    fn next_ids_list(&self, py: Python<'_>, n: u64) -> PyResult<Vec<u64>> {
-        let n = batch_len(n).py()?;
-        let mut v = Vec::new();
-        v.try_reserve_exact(n).map_err(|_| {
-            pyo3::exceptions::PyMemoryError::new_err("cannot allocate that many IDs")
-        })?;
-        v.resize(n, 0);
-        self.with(|g| py.detach(|| g.next_ids(&mut v)).py())?;
-        Ok(v)
-    }
-
-    /// Splits an ID of this generator's layout into its fields.
-    fn decode(&self, id: u64) -> PyResult<PyParts> {
-        self.with(|g| decode(g.config().layout(), id))
-    }
-
-    /// The node IDs are minted with now (it changes after a swap or after a lost lease is
-    /// replaced).
-    #[getter]
-    fn node(&self) -> PyResult<u64> {
-        self.with(|g| Ok(g.node()))
+        let gen = py.detach(|| o.open(source)).py()?;
+        Ok(PyLeasedSnowflake { inner: Handle::new(gen) })
     }
 
     /// The lease minted under now, or None for a fixed node source.
@@ -343,79 +177,21 @@ impl PyLeasedSnowflake {
         self.with(|g| Ok(g.high_water_ms()))
     }
 
-    /// The layout.
-    #[getter]
-    fn layout(&self) -> PyResult<PyLayout> {
-        self.with(|g| {
-            Ok(PyLayout {
-                inner: *g.config().layout(),
-            })
-        })
-    }
-
-    /// The time fence IDs are minted after now (the lease's, or the one given), if any.
-    #[getter]
-    fn fence_ms(&self) -> PyResult<Option<u64>> {
-        self.with(|g| Ok(g.config().fence()))
-    }
-
     /// Counters of the generators and the lease.
     fn stats(&self) -> PyResult<PyLeaseStats> {
-        self.with(|g| Ok(PyLeaseStats { stats: g.stats() }))
-    }
-
-    /// Whether `close()` was called.
-    #[getter]
-    fn closed(&self) -> bool {
-        is_closed(&self.inner)
-    }
-
-    /// Stops the renewal thread and releases the node, recording its exact last issued time
-    /// for the next holder. Later calls do nothing; minting afterwards raises ValueError.
-    fn close(&self, py: Python<'_>) -> PyResult<()> {
-        match take_open(py, &self.inner) {
-            Some(g) => py.detach(|| g.release()).map_err(to_py),
-            None => Ok(()),
-        }
-    }
-
-    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    /// Closes the generator; exceptions propagate.
-    fn __exit__(
-        &self,
-        py: Python<'_>,
-        exc_type: &Bound<'_, PyAny>,
-        exc_value: &Bound<'_, PyAny>,
-        traceback: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let _ = (exc_type, exc_value, traceback);
-        self.close(py)
-    }
-
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__(&self, py: Python<'_>) -> PyResult<u64> {
-        self.next_id(py)
+        self.with(|g| Ok(PyLeaseStats(g.stats())))
     }
 
     fn __repr__(&self) -> String {
-        let guard = self.inner.read().unwrap_or_else(PoisonError::into_inner);
-        match guard.as_ref() {
-            None => "<LeasedSnowflake (closed)>".to_string(),
-            Some(g) => match g.lease_info() {
+        let repr = |g: &LeasedSnowflake| {
+            Ok(match g.lease_info() {
                 Some(i) => format!(
                     "<LeasedSnowflake node {} leased from {} (namespace {:?})>",
-                    g.node(),
-                    i.store,
-                    i.lease.namespace
+                    g.node(), i.store, i.lease.namespace
                 ),
                 None => format!("<LeasedSnowflake node {} (fixed)>", g.node()),
-            },
-        }
+            })
+        };
+        self.with(repr).unwrap_or_else(|_| "<LeasedSnowflake (closed)>".to_string())
     }
-}
+});

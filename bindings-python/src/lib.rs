@@ -3,32 +3,41 @@
 //!
 //! | module         | core                          | Python                                              |
 //! |----------------|-------------------------------|-----------------------------------------------------|
-//! | `errors`       | `Error`, `ErrorKind`          | `IdmintError` and one subclass per kind              |
+//! | `error`        | `Error`, `ErrorKind`          | `IdmintError` and one subclass per kind              |
 //! | `layout`       | `layout`                      | `Layout`, `Field`, `Parts`                           |
-//! | `generator`    | `Snowflake`, `AtomicSnowflake`| `Snowflake`, `AtomicSnowflake`, `Stats`, `Run`       |
+//! | `options`      | `options`, `coord::options`   | keyword arguments → the core's options by key        |
+//! | `snowflake`    | `Snowflake`, `AtomicSnowflake`| `Snowflake`, `AtomicSnowflake`                       |
+//! | `stats`        | `Stats`, `Run`                | `Stats`, `Run`                                       |
+//! | `clock`        | `Clock`                       | (the system clock, waiting without the GIL)          |
 //! | `codec`        | `codec`                       | `encode`, `decode_str`                               |
 //! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
-//! | `uuids`        | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/7`, `UuidGenerator`, `uuid_info`, ...   |
+//! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/7`, `UuidGenerator`, `uuid_info`, ...   |
 //! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
 //! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
 //!
 //! The module supports free-threaded Python (`gil_used = false`): every class is `frozen`,
-//! generators are lock-free (Snowflake) or hold a short internal lock (UUIDs).
+//! generators are lock-free (Snowflake) or hold a short internal lock (UUIDs). `methods` writes
+//! the method sets classes share once; `convert` holds pure value conversions.
 
 use idmint::named::NamedConfig;
 use pyo3::prelude::*;
 
+mod methods;
+
+mod clock;
 mod codec;
 mod convert;
-mod errors;
-mod generator;
+mod error;
 mod layout;
 mod leased;
 mod obfuscate;
+mod options;
 mod segment;
-mod uuids;
+mod snowflake;
+mod stats;
+mod uuid;
 
-use errors::IntoPyResult;
+use error::IntoPyResult;
 
 /// The clocked generator a named config describes: a `Snowflake` for `type=snowflake`, a
 /// `UuidGenerator` for `type=uuid1|uuid4|uuid7`. Both iterate (`next(gen)`).
@@ -36,10 +45,10 @@ use errors::IntoPyResult;
 fn from_config(py: Python<'_>, config: &str) -> PyResult<Py<PyAny>> {
     let named = NamedConfig::parse(config).py()?;
     Ok(match named.snowflake_config() {
-        Some(cfg) => Bound::new(py, generator::PySnowflake::build(*cfg)?)?
+        Some(cfg) => Bound::new(py, snowflake::PySnowflake::build(*cfg)?)?
             .into_any()
             .unbind(),
-        None => Bound::new(py, uuids::PyUuidGenerator::from_named(named)?)?
+        None => Bound::new(py, uuid::PyUuidGenerator::from_named(named)?)?
             .into_any()
             .unbind(),
     })
@@ -56,15 +65,15 @@ fn _bench_floor() -> u64 {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_BATCH", idmint::limits::MAX_BATCH)?;
-    errors::register(m)?;
+    error::register(m)?;
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<layout::PyField>()?;
     m.add_class::<layout::PyParts>()?;
     m.add("PRESETS", idmint::preset::NAMES.to_vec())?;
-    m.add_class::<generator::PySnowflake>()?;
-    m.add_class::<generator::PyAtomicSnowflake>()?;
-    m.add_class::<generator::PyStats>()?;
-    m.add_class::<generator::PyRun>()?;
+    m.add_class::<snowflake::PySnowflake>()?;
+    m.add_class::<snowflake::PyAtomicSnowflake>()?;
+    m.add_class::<stats::PyStats>()?;
+    m.add_class::<stats::PyRun>()?;
     m.add_function(wrap_pyfunction!(codec::encode, m)?)?;
     m.add_function(wrap_pyfunction!(codec::decode_str, m)?)?;
     m.add(
@@ -76,18 +85,18 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_class::<obfuscate::PyObfuscator>()?;
     m.add_class::<obfuscate::PySortableObfuscator>()?;
-    m.add_class::<uuids::PyUuidGenerator>()?;
-    m.add_class::<uuids::PyUuidInfo>()?;
-    m.add_function(wrap_pyfunction!(uuids::uuid1, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid3, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid4, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid5, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid7, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid7_at, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid1_at, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid1_random_node, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::parse_uuid, m)?)?;
-    m.add_function(wrap_pyfunction!(uuids::uuid_info, m)?)?;
+    m.add_class::<uuid::PyUuidGenerator>()?;
+    m.add_class::<uuid::PyUuidInfo>()?;
+    m.add_function(wrap_pyfunction!(uuid::uuid1, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid3, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid4, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid5, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid7, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid7_at, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid1_at, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid1_random_node, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::parse_uuid, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid_info, m)?)?;
     m.add_class::<leased::PyLeasedSnowflake>()?;
     m.add_class::<leased::PyLeaseInfo>()?;
     m.add_class::<leased::PyLeaseStats>()?;

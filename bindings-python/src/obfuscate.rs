@@ -4,8 +4,9 @@
 use idmint::obfuscate::{Obfuscator, SortableObfuscator};
 use pyo3::prelude::*;
 
-use crate::convert::LayoutArg;
-use crate::errors::IntoPyResult;
+use crate::error::IntoPyResult;
+use crate::layout::LayoutArg;
+use crate::methods::py_methods;
 
 /// A keyed permutation of `[0, 2**bits)` (bits in 2..=64); `key` is a 128-bit int.
 #[pyclass(frozen, module = "idmint", name = "Obfuscator")]
@@ -13,49 +14,29 @@ pub struct PyObfuscator {
     pub(crate) inner: Obfuscator,
 }
 
-#[pymethods]
-impl PyObfuscator {
+py_methods!(PyObfuscator; calls(inner) {
+    bits: u8 = "Width of the domain in bits.",
+    max: u64 = "Largest value of the domain.",
+    encode(x: u64) -> Result<u64> = "Maps `x` to its obfuscated image (OutOfRange outside the domain).",
+    decode(y: u64) -> Result<u64> = "Inverts `encode`.",
+} {
     #[new]
     fn new(key: u128, bits: u8) -> PyResult<Self> {
-        Ok(PyObfuscator {
-            inner: Obfuscator::new(key, bits).py()?,
-        })
+        let inner = Obfuscator::new(key, bits).py()?;
+        Ok(PyObfuscator { inner })
     }
 
     /// A full-width permutation for a layout's IDs (time order is lost).
     #[staticmethod]
     fn for_layout(key: u128, layout: LayoutArg) -> PyResult<Self> {
-        Ok(PyObfuscator {
-            inner: Obfuscator::for_layout(key, &layout.0).py()?,
-        })
-    }
-
-    /// Width of the domain in bits.
-    #[getter]
-    fn bits(&self) -> u8 {
-        self.inner.bits()
-    }
-
-    /// Largest value of the domain.
-    #[getter]
-    fn max(&self) -> u64 {
-        self.inner.max()
-    }
-
-    /// Maps `x` to its obfuscated image (OutOfRange outside the domain).
-    fn encode(&self, x: u64) -> PyResult<u64> {
-        self.inner.encode(x).py()
-    }
-
-    /// Inverts `encode`.
-    fn decode(&self, y: u64) -> PyResult<u64> {
-        self.inner.decode(y).py()
+        let inner = Obfuscator::for_layout(key, &layout.0).py()?;
+        Ok(PyObfuscator { inner })
     }
 
     fn __repr__(&self) -> String {
         format!("<Obfuscator bits={}>", self.inner.bits())
     }
-}
+});
 
 /// Obfuscates only the bits below a layout's time field, so IDs stay time-sorted.
 #[pyclass(frozen, module = "idmint", name = "SortableObfuscator")]
@@ -63,32 +44,18 @@ pub struct PySortableObfuscator {
     inner: SortableObfuscator,
 }
 
-#[pymethods]
-impl PySortableObfuscator {
+py_methods!(PySortableObfuscator; calls(inner) {
+    low_bits: u8 = "How many low bits are permuted.",
+    encode(id: u64) -> Result<u64> = "Obfuscates the low bits of `id` (OutOfRange above the layout's max_id).",
+    decode(id: u64) -> Result<u64> = "Inverts `encode`.",
+} {
     #[new]
     fn new(key: u128, layout: LayoutArg) -> PyResult<Self> {
-        Ok(PySortableObfuscator {
-            inner: SortableObfuscator::new(key, &layout.0).py()?,
-        })
-    }
-
-    /// How many low bits are permuted.
-    #[getter]
-    fn low_bits(&self) -> u8 {
-        self.inner.low_bits()
-    }
-
-    /// Obfuscates the low bits of `id` (OutOfRange above the layout's max_id).
-    fn encode(&self, id: u64) -> PyResult<u64> {
-        self.inner.encode(id).py()
-    }
-
-    /// Inverts `encode`.
-    fn decode(&self, id: u64) -> PyResult<u64> {
-        self.inner.decode(id).py()
+        let inner = SortableObfuscator::new(key, &layout.0).py()?;
+        Ok(PySortableObfuscator { inner })
     }
 
     fn __repr__(&self) -> String {
         format!("<SortableObfuscator low_bits={}>", self.inner.low_bits())
     }
-}
+});

@@ -261,6 +261,7 @@ def test_error_hierarchy() -> None:
         idmint.NodeRequired: (True, "ERR_NODE_REQUIRED"),
         idmint.StoreMismatch: (False, "ERR_STORE_MISMATCH"),
         idmint.LimitExceeded: (True, "ERR_LIMIT_EXCEEDED"),
+        idmint.InvalidArgument: (True, "ERR_INVALID_ARG_VALUE"),
     }
     assert issubclass(idmint.IdmintError, Exception)
     for cls, (is_value, code) in classes.items():

@@ -34,6 +34,7 @@ __all__ = [
     "NodeRequired",
     "StoreMismatch",
     "LimitExceeded",
+    "InvalidArgument",
     "Layout",
     "Field",
     "Parts",
@@ -211,6 +212,15 @@ class LimitExceeded(IdmintError, ValueError):
     code: str  # "ERR_LIMIT_EXCEEDED"
     what: str
     limit: int
+
+class InvalidArgument(IdmintError, KeyError, ValueError):
+    """An argument names something that does not exist or leaves out something required: an
+    unknown option key, an unknown, missing or repeated node sub-field. Also a KeyError (a
+    missing name) and a ValueError; `str(e)` is the core's message, unquoted."""
+
+    code: str  # "ERR_INVALID_ARG_VALUE"
+    name: str
+    reason: str
 
 # ----------------------------------------------------------------------------------------------
 # Layouts
@@ -442,6 +452,8 @@ class AtomicSnowflake:
     def layout(self) -> Layout: ...
     @property
     def config(self) -> str: ...
+    @property
+    def fence_ms(self) -> int | None: ...
     @property
     def max_rollback_ticks(self) -> int | None: ...
 

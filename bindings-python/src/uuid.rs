@@ -18,11 +18,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString, PyType};
 use pyo3::{ffi, intern};
 
-use crate::errors::{to_py, IntoPyResult};
-
-// ---------------------------------------------------------------------------------------------
-// uuid.UUID objects
-// ---------------------------------------------------------------------------------------------
+use crate::error::{to_py, IntoPyResult};
+use crate::methods::{py_methods, py_record};
 
 static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static SAFE_UNKNOWN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -31,76 +28,73 @@ fn uuid_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     UUID_TYPE.import(py, "uuid", "UUID")
 }
 
-fn generic_setattr(
-    obj: &Bound<'_, PyAny>,
-    name: &Bound<'_, PyString>,
-    value: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    // SAFETY: all three are valid, live objects; PyObject_GenericSetAttr (stable ABI) stores a
-    // slot attribute the way `object.__setattr__` does, bypassing UUID's read-only __setattr__.
-    let rc = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(PyErr::fetch(obj.py()))
-    }
-}
+/// A UUID result: becomes a stdlib `uuid.UUID`, built the way CPython's own `UUID._from_int`
+/// does: a bare instance plus its two slots (`int`, `is_safe`), skipping `UUID.__init__`'s
+/// argument parsing.
+pub struct PyUuid(Uuid);
 
-/// A stdlib `uuid.UUID` holding `u`, built the way CPython's own `UUID._from_int` does: a bare
-/// instance plus its two slots (`int`, `is_safe`), skipping `UUID.__init__`'s argument parsing.
-pub fn to_uuid_obj<'py>(py: Python<'py>, u: &Uuid) -> PyResult<Bound<'py, PyAny>> {
-    let cls = uuid_type(py)?;
-    let obj = bare_instance(cls)?;
-    let int = u.as_u128().into_pyobject(py)?;
-    generic_setattr(&obj, intern!(py, "int"), int.as_any())?;
-    let safe = SAFE_UNKNOWN.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py
-            .import("uuid")?
-            .getattr("SafeUUID")?
-            .getattr("unknown")?
-            .unbind())
-    })?;
-    generic_setattr(&obj, intern!(py, "is_safe"), safe.bind(py))?;
-    Ok(obj)
+impl<'py> IntoPyObject<'py> for PyUuid {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let obj = bare_instance(uuid_type(py)?)?;
+        let int = self.0.as_u128().into_pyobject(py)?;
+        let safe = SAFE_UNKNOWN.get_or_try_init(py, || {
+            let safe = py.import("uuid")?.getattr("SafeUUID")?;
+            safe.getattr("unknown").map(Bound::unbind)
+        })?;
+        for (name, value) in [
+            (intern!(py, "int"), int.as_any()),
+            (intern!(py, "is_safe"), safe.bind(py)),
+        ] {
+            // SAFETY: all three are valid, live objects; PyObject_GenericSetAttr (stable ABI)
+            // stores a slot the way `object.__setattr__` does, past UUID's read-only __setattr__.
+            if unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) }
+                != 0
+            {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(obj)
+    }
 }
 
 /// `object.__new__(cls)` for the pure-Python class `uuid.UUID`: its `tp_alloc` (a heap type's
 /// slot, readable through the stable ABI), which is all `object.__new__` does for a class
 /// without abstract methods, or the `__new__` call when the slot is not there.
 fn bare_instance<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
-    let py = cls.py();
     // SAFETY: `cls` is a live type object; PyType_GetSlot returns its tp_alloc slot or NULL.
     let slot = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_alloc) };
     if slot.is_null() {
-        return cls.call_method1(intern!(py, "__new__"), (cls,));
+        return cls.call_method1(intern!(cls.py(), "__new__"), (cls,));
     }
     // SAFETY: the Py_tp_alloc slot holds an `allocfunc`; calling it with the type it belongs to
     // and 0 items returns a new reference to a zero-initialised instance, or NULL with an
     // exception set.
     unsafe {
         let alloc: ffi::allocfunc = std::mem::transmute(slot);
-        let obj = alloc(cls.as_type_ptr(), 0);
-        Bound::from_owned_ptr_or_err(py, obj)
+        Bound::from_owned_ptr_or_err(cls.py(), alloc(cls.as_type_ptr(), 0))
     }
 }
 
 /// A UUID argument: a `uuid.UUID` or its text in any usual form.
-pub struct UuidArg(pub Uuid);
+pub struct UuidArg(Uuid);
 
 impl<'a, 'py> FromPyObject<'a, 'py> for UuidArg {
     type Error = PyErr;
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let py = obj.py();
         if let Ok(s) = obj.cast::<PyString>() {
             return Ok(UuidArg(uuids::parse(&s.to_cow()?).py()?));
         }
-        if obj.is_instance(uuid_type(py)?)? {
-            let v: u128 = obj.getattr(intern!(py, "int"))?.extract()?;
+        if obj.is_instance(uuid_type(obj.py())?)? {
+            let v: u128 = obj.getattr(intern!(obj.py(), "int"))?.extract()?;
             return Ok(UuidArg(Uuid::from_u128(v)));
         }
+        let t = obj.get_type().name()?;
         Err(PyTypeError::new_err(format!(
-            "expected a uuid.UUID or a str, not {}",
-            obj.get_type().name()?
+            "expected a uuid.UUID or a str, not {t}"
         )))
     }
 }
@@ -117,9 +111,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for NameArg {
         if let Ok(b) = obj.cast::<PyBytes>() {
             return Ok(NameArg(b.as_bytes().to_vec()));
         }
+        let t = obj.get_type().name()?;
         Err(PyTypeError::new_err(format!(
-            "name must be str or bytes, not {}",
-            obj.get_type().name()?
+            "name must be str or bytes, not {t}"
         )))
     }
 }
@@ -128,25 +122,6 @@ fn fixed<const N: usize>(b: &[u8], what: &str) -> PyResult<[u8; N]> {
     <[u8; N]>::try_from(b).map_err(|_| {
         PyValueError::new_err(format!("{what} must be exactly {N} bytes, got {}", b.len()))
     })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Generators
-// ---------------------------------------------------------------------------------------------
-
-/// Bytes from the Python callback `random(n)`: exactly `n` of them, as `bytes`.
-fn call_random<'py>(random: &Bound<'py, PyAny>, n: usize) -> PyResult<Bound<'py, PyBytes>> {
-    let b = random
-        .call1((n,))?
-        .cast_into::<PyBytes>()
-        .map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
-    let got = b.as_bytes().len();
-    if got != n {
-        return Err(PyValueError::new_err(format!(
-            "random(n) returned {got} bytes, expected {n}"
-        )));
-    }
-    Ok(b)
 }
 
 /// A clocked UUID generator (`version` 1, 4 or 7) with a sans-IO `next_at` for replays: the
@@ -165,9 +140,8 @@ impl PyUuidGenerator {
                 reason: "a snowflake config; use Snowflake.from_config or idmint.from_config",
             }));
         }
-        Ok(PyUuidGenerator {
-            inner: UuidGenerator::from_config(cfg).py()?,
-        })
+        let inner = UuidGenerator::from_config(cfg).py()?;
+        Ok(PyUuidGenerator { inner })
     }
 }
 
@@ -176,9 +150,8 @@ impl PyUuidGenerator {
     #[new]
     #[pyo3(signature = (version = 7))]
     fn new(version: u8) -> PyResult<Self> {
-        Ok(PyUuidGenerator {
-            inner: UuidGenerator::new(version).py()?,
-        })
+        let inner = UuidGenerator::new(version).py()?;
+        Ok(PyUuidGenerator { inner })
     }
 
     /// A generator from a named config (`type=uuid7`, `{"type":"uuid4"}`, ...).
@@ -188,22 +161,17 @@ impl PyUuidGenerator {
     }
 
     /// The next UUID (system clock, OS randomness).
-    fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_uuid_obj(py, &self.inner.next().py()?)
+    fn next(&self) -> PyResult<PyUuid> {
+        self.inner.next().py().map(PyUuid)
     }
 
     /// Sans-IO: the next UUID at `now_ms` (ms since the Unix epoch). `random(n)` must return
     /// `n` random bytes (uuid4: 16 per call, uuid7: 10, uuid1: 8 on the first call only);
     /// None draws them from the OS.
     #[pyo3(signature = (now_ms, random = None))]
-    fn next_at<'py>(
-        &self,
-        py: Python<'py>,
-        now_ms: u64,
-        random: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn next_at(&self, now_ms: u64, random: Option<Bound<'_, PyAny>>) -> PyResult<PyUuid> {
         let Some(random) = random else {
-            return to_uuid_obj(py, &self.inner.next_at(now_ms, random_fill).py()?);
+            return self.inner.next_at(now_ms, random_fill).py().map(PyUuid);
         };
         if !random.is_callable() {
             return Err(PyTypeError::new_err(
@@ -215,7 +183,7 @@ impl PyUuidGenerator {
         // fails without changing the state (the core asks for them before it changes
         // anything), the bytes are fetched, and the call is made again with them. The byte
         // count of a kind is fixed, so the second call never asks for more.
-        let mut given: Option<Bound<'py, PyBytes>> = None;
+        let mut given: Option<Bound<'_, PyBytes>> = None;
         loop {
             let mut wanted = 0;
             let r = self
@@ -230,12 +198,17 @@ impl PyUuidGenerator {
                         Err(Error::RandomSource)
                     }
                 });
-            match r {
-                Err(Error::RandomSource) if wanted > 0 => {
-                    given = Some(call_random(&random, wanted)?);
-                }
-                r => return to_uuid_obj(py, &r.py()?),
+            if !matches!(r, Err(Error::RandomSource)) || wanted == 0 {
+                return r.py().map(PyUuid);
             }
+            let b = random.call1((wanted,))?.cast_into::<PyBytes>();
+            let b = b.map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
+            if b.as_bytes().len() != wanted {
+                let got = b.as_bytes().len();
+                let e = format!("random(n) returned {got} bytes, expected {wanted}");
+                return Err(PyValueError::new_err(e));
+            }
+            given = Some(b);
         }
     }
 
@@ -265,8 +238,8 @@ impl PyUuidGenerator {
         slf
     }
 
-    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.next(py)
+    fn __next__(&self) -> PyResult<PyUuid> {
+        self.next()
     }
 
     fn __repr__(&self) -> String {
@@ -274,128 +247,96 @@ impl PyUuidGenerator {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Functions
-// ---------------------------------------------------------------------------------------------
-
 /// A version 1 UUID (time-based) with a random multicast node, never a MAC address.
 #[pyfunction]
-pub fn uuid1(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    to_uuid_obj(py, &uuid_clock::uuid1().py()?)
+pub fn uuid1() -> PyResult<PyUuid> {
+    uuid_clock::uuid1().py().map(PyUuid)
 }
 
 /// A version 3 (MD5) UUID of `namespace` and `name`; equal to `uuid.uuid3`.
 #[pyfunction]
-pub fn uuid3(py: Python<'_>, namespace: UuidArg, name: NameArg) -> PyResult<Bound<'_, PyAny>> {
-    to_uuid_obj(py, &uuids::v3(&namespace.0, &name.0))
+pub fn uuid3(namespace: UuidArg, name: NameArg) -> PyUuid {
+    PyUuid(uuids::v3(&namespace.0, &name.0))
 }
 
 /// A version 4 (random) UUID from the OS, or from exactly 16 given `random` bytes.
 #[pyfunction]
 #[pyo3(signature = (random = None))]
-pub fn uuid4<'py>(py: Python<'py>, random: Option<&[u8]>) -> PyResult<Bound<'py, PyAny>> {
-    let u = match random {
-        Some(b) => uuids::v4(fixed::<16>(b, "random")?),
-        None => uuid_clock::uuid4().py()?,
-    };
-    to_uuid_obj(py, &u)
+pub fn uuid4(random: Option<&[u8]>) -> PyResult<PyUuid> {
+    match random {
+        Some(b) => Ok(PyUuid(uuids::v4(fixed::<16>(b, "random")?))),
+        None => uuid_clock::uuid4().py().map(PyUuid),
+    }
 }
 
 /// A version 5 (SHA-1) UUID of `namespace` and `name`; equal to `uuid.uuid5`.
 #[pyfunction]
-pub fn uuid5(py: Python<'_>, namespace: UuidArg, name: NameArg) -> PyResult<Bound<'_, PyAny>> {
-    to_uuid_obj(py, &uuids::v5(&namespace.0, &name.0))
+pub fn uuid5(namespace: UuidArg, name: NameArg) -> PyUuid {
+    PyUuid(uuids::v5(&namespace.0, &name.0))
 }
 
 /// A version 7 UUID from the process-wide monotonic generator: strictly increasing within the
 /// process (all threads share it), restarted in a forked child.
 #[pyfunction]
-pub fn uuid7(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    to_uuid_obj(py, &uuid_clock::uuid7().py()?)
+pub fn uuid7() -> PyResult<PyUuid> {
+    uuid_clock::uuid7().py().map(PyUuid)
 }
 
 /// Sans-IO version 7 UUID from `unix_ms` and 10 `random` bytes (not monotonic by itself).
 #[pyfunction]
-pub fn uuid7_at<'py>(py: Python<'py>, unix_ms: u64, random: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    to_uuid_obj(py, &uuids::v7(unix_ms, fixed::<10>(random, "random")?))
+pub fn uuid7_at(unix_ms: u64, random: &[u8]) -> PyResult<PyUuid> {
+    Ok(PyUuid(uuids::v7(unix_ms, fixed::<10>(random, "random")?)))
 }
 
 /// Sans-IO version 1 UUID from 100 ns ticks since 1582-10-15, a clock sequence (14 bits
 /// used) and a 6-byte random node (its multicast bit is forced on).
 #[pyfunction]
-pub fn uuid1_at<'py>(
-    py: Python<'py>,
-    ticks: u64,
-    clock_seq: u16,
-    node: &[u8],
-) -> PyResult<Bound<'py, PyAny>> {
-    to_uuid_obj(py, &uuids::v1(ticks, clock_seq, fixed::<6>(node, "node")?))
+pub fn uuid1_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
+    Ok(PyUuid(uuids::v1(
+        ticks,
+        clock_seq,
+        fixed::<6>(node, "node")?,
+    )))
 }
 
 /// Sans-IO version 1 UUID at `unix_ms` plus `ticks_100ns_extra` (clamped to 9999) 100 ns
 /// ticks, with a clock sequence and a 6-byte random node.
 #[pyfunction]
-pub fn uuid1_random_node<'py>(
-    py: Python<'py>,
+pub fn uuid1_random_node(
     unix_ms: u64,
     ticks_100ns_extra: u16,
     clock_seq: u16,
     node: &[u8],
-) -> PyResult<Bound<'py, PyAny>> {
-    to_uuid_obj(
-        py,
-        &uuids::v1_random_node(
-            unix_ms,
-            ticks_100ns_extra,
-            clock_seq,
-            fixed::<6>(node, "node")?,
-        ),
-    )
+) -> PyResult<PyUuid> {
+    let node = fixed::<6>(node, "node")?;
+    Ok(PyUuid(uuids::v1_random_node(
+        unix_ms,
+        ticks_100ns_extra,
+        clock_seq,
+        node,
+    )))
 }
 
 /// Parses a UUID (hyphenated, 32 hex digits, braced or urn:uuid:, either case); errors are
 /// InvalidEncoding with the character index.
 #[pyfunction]
-pub fn parse_uuid<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    to_uuid_obj(py, &uuids::parse(text).py()?)
+pub fn parse_uuid(text: &str) -> PyResult<PyUuid> {
+    uuids::parse(text).py().map(PyUuid)
 }
 
-/// What a UUID says about itself.
-#[pyclass(frozen, eq, hash, module = "idmint", name = "UuidInfo")]
-#[derive(PartialEq, Eq, Hash)]
-pub struct PyUuidInfo {
-    /// The version nibble (0-15).
-    #[pyo3(get)]
-    version: u8,
-    /// `ncs`, `rfc9562`, `microsoft` or `future`.
-    #[pyo3(get)]
-    variant: &'static str,
-    /// Creation time (ms since the Unix epoch) for versions 1, 6 and 7, else None.
-    #[pyo3(get)]
-    unix_ms: Option<u64>,
-}
-
-#[pymethods]
-impl PyUuidInfo {
-    fn __repr__(&self) -> String {
-        let ms = match self.unix_ms {
-            Some(v) => v.to_string(),
-            None => "None".to_owned(),
-        };
-        format!(
-            "UuidInfo(version={}, variant='{}', unix_ms={ms})",
-            self.version, self.variant
-        )
-    }
-}
+py_record!(
+    /// What a UUID says about itself.
+    PyUuidInfo(uuids::UuidInfo) as "UuidInfo";
+    fields(0) {
+        version: u8 = "The version nibble (0-15).",
+        variant: &'static str = "`ncs`, `rfc9562`, `microsoft` or `future`.",
+        /// Creation time (ms since the Unix epoch) for versions 1, 6 and 7, else None.
+        unix_ms: Option<u64>,
+    } repr(version, variant, unix_ms) {}
+);
 
 /// Version, variant and (v1, v6, v7) creation time of a UUID or UUID text.
 #[pyfunction]
 pub fn uuid_info(u: UuidArg) -> PyUuidInfo {
-    let i = uuids::inspect(&u.0);
-    PyUuidInfo {
-        version: i.version,
-        variant: i.variant,
-        unix_ms: i.unix_ms,
-    }
+    PyUuidInfo(uuids::inspect(&u.0))
 }
