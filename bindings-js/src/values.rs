@@ -3,13 +3,14 @@
 //! both packages export alike (codecs, obfuscators, UUID namespaces).
 
 use idmint::codec::{decode_any, Codec};
+use idmint::named::NamedConfig;
 use idmint::uuids::{self, Uuid};
 use idmint::{FieldKind, Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
 use crate::convert::{
-    bounded_arg, id_arg, layout_arg, opt_string_arg, string_arg, u128_arg, u64_arg,
+    bounded_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg, u128_arg, u64_arg,
 };
-use crate::error::OrThrow;
+use crate::error::{range_error, wrong_type, OrThrow};
 use crate::{Host, Out};
 
 /// Node sub-field values by name, as a `Record<string, bigint>` in layout order.
@@ -162,4 +163,49 @@ pub fn sortable_obfuscator<H: Host>(
 ) -> Result<SortableObfuscator, H::Error> {
     let key = u128_arg(h, key, "key")?;
     SortableObfuscator::new(key, &layout_arg(h, layout, "layout")?).or_throw(h)
+}
+
+/// `new UuidGenerator(version?)`: the named config of version 1, 4 or 7 (default 7).
+pub fn uuid_version<H: Host>(h: &H, v: Option<&H::Value>) -> Result<NamedConfig, H::Error> {
+    let v = match v.filter(|v| !is_nullish(h, v)) {
+        Some(v) => bounded_arg(h, v, "version", 255)?,
+        None => 7,
+    };
+    match v {
+        1 => Ok(NamedConfig::Uuid1),
+        4 => Ok(NamedConfig::Uuid4),
+        7 => Ok(NamedConfig::Uuid7),
+        _ => Err(range_error(
+            h,
+            &format!("version must be 1, 4 or 7; received {v}"),
+        )),
+    }
+}
+
+/// `UuidGenerator.version`: 1, 4 or 7.
+pub fn uuid_version_of(config: &NamedConfig) -> u32 {
+    match config {
+        NamedConfig::Uuid1 => 1,
+        NamedConfig::Uuid4 => 4,
+        _ => 7,
+    }
+}
+
+/// A named config string (`type=...` or its JSON form).
+pub fn named_config<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error> {
+    NamedConfig::parse(&string_arg(h, v, "config")?).or_throw(h)
+}
+
+/// `UuidGenerator.fromConfig(text)`: a named config of a UUID type.
+pub fn uuid_named<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error> {
+    let named = named_config(h, v)?;
+    if named.snowflake_config().is_some() {
+        return Err(wrong_type(
+            h,
+            "UuidGenerator",
+            "uuid1, uuid4 or uuid7",
+            "snowflake",
+        ));
+    }
+    Ok(named)
 }

@@ -9,7 +9,6 @@ use idmint::UuidGenerator as CoreUuidGenerator;
 use idmint_js::convert::{
     bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg, u64_arg,
 };
-use idmint_js::error::{range_error, wrong_type};
 use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
@@ -183,36 +182,14 @@ impl UuidGenerator {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: &Env, version: Option<Unknown<'_>>) -> napi::Result<Self> {
         let h = Js(env);
-        let v = match version.map(|v| v.raw()).filter(|v| !is_nullish(&h, v)) {
-            Some(v) => bounded_arg(&h, &v, "version", 255)?,
-            None => 7,
-        };
-        let config = match v {
-            1 => NamedConfig::Uuid1,
-            4 => NamedConfig::Uuid4,
-            7 => NamedConfig::Uuid7,
-            _ => {
-                return Err(range_error(
-                    &h,
-                    &format!("version must be 1, 4 or 7; received {v}"),
-                ))
-            }
-        };
+        let config = values::uuid_version(&h, version.map(|v| v.raw()).as_ref())?;
         Self::from_named(&h, config)
     }
 
     #[napi(factory, catch_unwind)]
     pub fn from_config(env: &Env, config: Unknown<'_>) -> napi::Result<Self> {
         let h = Js(env);
-        let named = NamedConfig::parse(&string_arg(&h, &config.raw(), "config")?).or_throw(&h)?;
-        if named.snowflake_config().is_some() {
-            return Err(wrong_type(
-                &h,
-                "UuidGenerator",
-                "uuid1, uuid4 or uuid7",
-                "snowflake",
-            ));
-        }
+        let named = values::uuid_named(&h, &config.raw())?;
         Self::from_named(&h, named)
     }
 
@@ -237,11 +214,7 @@ impl UuidGenerator {
 
     #[napi(getter, catch_unwind)]
     pub fn version(&self) -> u32 {
-        match self.inner.config() {
-            NamedConfig::Uuid1 => 1,
-            NamedConfig::Uuid4 => 4,
-            _ => 7,
-        }
+        values::uuid_version_of(self.inner.config())
     }
 
     #[napi(getter, catch_unwind)]

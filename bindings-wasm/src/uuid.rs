@@ -11,7 +11,6 @@ use idmint::uuids::{self, Uuid, V7Generator};
 use idmint_js::convert::{
     bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg, u64_arg,
 };
-use idmint_js::error::{range_error, wrong_type};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
@@ -193,36 +192,13 @@ impl UuidGenerator {
 impl UuidGenerator {
     #[wasm_bindgen(constructor)]
     pub fn new(version: JsValue) -> Result<UuidGenerator, JsValue> {
-        let v = if is_nullish(&Web, &version) {
-            7
-        } else {
-            bounded_arg(&Web, &version, "version", 255)?
-        };
-        let config = match v {
-            1 => NamedConfig::Uuid1,
-            4 => NamedConfig::Uuid4,
-            7 => NamedConfig::Uuid7,
-            _ => {
-                return Err(range_error(
-                    &Web,
-                    &format!("version must be 1, 4 or 7; received {v}"),
-                ))
-            }
-        };
+        let config = values::uuid_version(&Web, Some(&version))?;
         UuidGenerator::from_named(config)
     }
 
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: JsValue) -> Result<UuidGenerator, JsValue> {
-        let named = NamedConfig::parse(&string_arg(&Web, &config, "config")?).or_throw(&Web)?;
-        if named.snowflake_config().is_some() {
-            return Err(wrong_type(
-                &Web,
-                "UuidGenerator",
-                "uuid1, uuid4 or uuid7",
-                "snowflake",
-            ));
-        }
+        let named = values::uuid_named(&Web, &config)?;
         UuidGenerator::from_named(named)
     }
 
@@ -242,11 +218,7 @@ impl UuidGenerator {
 
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> u32 {
-        match self.config {
-            NamedConfig::Uuid1 => 1,
-            NamedConfig::Uuid4 => 4,
-            _ => 7,
-        }
+        values::uuid_version_of(&self.config)
     }
 
     #[wasm_bindgen(getter)]
