@@ -10,11 +10,18 @@ use idmint::Layout as CoreLayout;
 use idmint_js::{Class, Host, JsType, Out};
 use napi::bindgen_prelude::{TypeTag, Unknown};
 use napi::{sys, Env};
+use napi_derive::napi;
 
 use crate::error::{pending, set_props, string, throw, value};
-use crate::layout::Layout;
 
 pub(crate) use idmint_js::error::OrThrow;
+
+/// The `Layout` class (its methods are in [`crate::layout`]): declared here, where layout
+/// arguments are unwrapped, so that neither module needs the other's.
+#[napi]
+pub struct Layout {
+    pub(crate) inner: CoreLayout,
+}
 
 /// The Node-API host of the shared conversions, for one call's environment.
 #[derive(Clone, Copy)]

@@ -10,16 +10,11 @@ use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsDate, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{unknown, Js, OrThrow};
+use crate::convert::{unknown, Js, Layout, OrThrow};
 
 /// A `Date` for `ms` since the Unix epoch.
 pub(crate) fn date(env: &Env, ms: u64) -> napi::Result<JsDate<'_>> {
     env.create_date(values::date_ms(ms))
-}
-
-#[napi]
-pub struct Layout {
-    pub(crate) inner: CoreLayout,
 }
 
 impl Layout {

@@ -14,8 +14,7 @@ use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{unknown, Js, OrThrow};
-use crate::layout::Layout;
+use crate::convert::{unknown, Js, Layout, OrThrow};
 use crate::snowflake::biguint64_array;
 
 /// The `ERR_CLOSED` error of a call after `close()`.

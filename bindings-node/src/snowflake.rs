@@ -18,9 +18,8 @@ use napi::bindgen_prelude::{JavaScriptClassExt, Object, This, Unknown};
 use napi::{sys, Env, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{unknown, Js, OrThrow};
+use crate::convert::{unknown, Js, Layout, OrThrow};
 use crate::fast;
-use crate::layout::Layout;
 
 /// The Snowflake config of a named config string, or `ERR_INVALID_CONFIG` for another type.
 pub(crate) fn named_snowflake(
