@@ -48,20 +48,23 @@ if ! npm ci --ignore-scripts --no-audit --no-fund 2>"$tmp/ci.err"; then
   fi
 fi
 
-step "build the addon (release) and check index.d.ts is not stale"
-# Touch the crate root so the #[napi] macros run again and the type definitions come from the
-# current source, not from napi's cache in target/.
+step "build the addon (release); index.d.ts must be fresh and name what the addon exports"
+# Touch the crate root so the #[napi] macros run again and napi's declarations (napi.d.ts, used
+# only to check which names the addon exports) come from the current source.
 touch src/lib.rs
-node_modules/.bin/napi build --platform --release --no-js --dts index.d.ts --output-dir "$tmp" -- --locked
+node_modules/.bin/napi build --platform --release --no-js --dts napi.d.ts --output-dir "$tmp" -- --locked
+node ../bindings-js/dts.mjs names node "$tmp/napi.d.ts"
+node ../bindings-js/dts.mjs node "$tmp/index.d.ts"
 if ! diff -u index.d.ts "$tmp/index.d.ts"; then
-  echo "index.d.ts is stale: run 'npm run build' in bindings-node and commit index.d.ts" >&2
+  echo "index.d.ts is stale: run 'npm run build' in bindings-node (it is generated from bindings-js/idmint.d.ts) and commit it" >&2
   exit 1
 fi
 cp "$tmp"/idmint.*.node .
 
-step "cargo fmt and clippy (the crate is outside the workspace; warnings are errors)"
+step "cargo fmt and clippy of this crate and the shared bindings-js (outside the workspace; warnings are errors)"
 cargo fmt -- --check
 cargo clippy --release --locked -- -D warnings
+(cd ../bindings-js && cargo fmt -- --check && cargo clippy --locked --features coord -- -D warnings)
 
 step "tsc --strict --noEmit: index.d.ts, a CommonJS-style and an ES-module usage file"
 node_modules/.bin/tsc --strict --noEmit --target es2022 --lib es2022 --module nodenext --moduleResolution nodenext \

@@ -61,8 +61,9 @@ echo "$workspace"
 # RUSTC_BOOTSTRAP=1 enables them on Debian's stable toolchain (see /work/shared/ENVIRONMENT.md).
 export RUSTC_BOOTSTRAP=1 CHROMEDRIVER=/usr/bin/chromedriver
 
-step "format"
+step "format (this crate and the shared bindings-js)"
 cargo fmt --check
+(cd ../bindings-js && cargo fmt --check)
 
 step "build web, bundler and nodejs flavours; index.d.ts and web.d.ts must be fresh"
 bash scripts/build.sh --check

@@ -1,49 +1,22 @@
-//! Text forms of IDs: `encode(id, codec)` and `decodeString(text, codec?)`.
+//! Text forms of IDs: `encode(id, codec?)` and `decodeString(text, codec?)`.
 
-use idmint::codec::{decode_any, Codec};
+use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
-use napi::Env;
+use napi::{Env, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{opt_string_arg, string_arg, u64_arg};
-use crate::errors::OrThrow;
+use crate::convert::Js;
 
-/// Encodes an ID as text: `decimal` (default), `hex`, or the fixed-width sortable `base32`
-/// (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
-/// order. Unknown codec names throw `ERR_INVALID_CONFIG`.
 #[napi(catch_unwind)]
-pub fn encode(
-    env: &Env,
-    #[napi(ts_arg_type = "bigint | number")] id: Unknown<'_>,
-    #[napi(ts_arg_type = "'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | string")] codec: Option<
-        Unknown<'_>,
-    >,
-) -> napi::Result<String> {
-    let id = u64_arg(env, &id, "id")?;
-    let codec = match opt_string_arg(env, codec.as_ref(), "codec")? {
-        Some(name) => Codec::parse(&name).or_throw(env)?,
-        None => Codec::Decimal,
-    };
-    Ok(codec.format(id).as_str().to_owned())
+pub fn encode(env: &Env, id: Unknown<'_>, codec: Option<Unknown<'_>>) -> napi::Result<String> {
+    values::encode(&Js(env), &id.raw(), codec.map(|c| c.raw()).as_ref())
 }
 
-/// Decodes text produced by `encode`. Without a codec (or with `"auto"`) the codec is guessed
-/// from the text's shape: all digits → decimal, `0x` → hex, 13 characters → base32,
-/// 11 → base62. Malformed text throws `ERR_INVALID_ENCODING` with `codec`, `at` (character
-/// index) and `reason`.
 #[napi(catch_unwind)]
 pub fn decode_string(
     env: &Env,
-    #[napi(ts_arg_type = "string")] text: Unknown<'_>,
-    #[napi(ts_arg_type = "'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string")]
+    text: Unknown<'_>,
     codec: Option<Unknown<'_>>,
 ) -> napi::Result<u64> {
-    let text = string_arg(env, &text, "text")?;
-    match opt_string_arg(env, codec.as_ref(), "codec")?.as_deref() {
-        None | Some("auto") => decode_any(&text).or_throw(env),
-        Some(name) => Codec::parse(name)
-            .or_throw(env)?
-            .decode(&text)
-            .or_throw(env),
-    }
+    values::decode_string(&Js(env), &text.raw(), codec.map(|c| c.raw()).as_ref())
 }

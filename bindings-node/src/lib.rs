@@ -1,20 +1,22 @@
-//! The Node.js binding of idmint: a napi addon that only converts types and errors; every ID
-//! rule lives in the core crate.
+//! The Node.js binding of idmint: a napi addon that only declares the classes and functions
+//! and converts; every ID rule lives in the core crate, and every conversion, option object and
+//! error mapping in the shared crate `idmint-js` (bindings-js), which the browser package uses
+//! too. The API is declared and documented once, in bindings-js/idmint.d.ts (index.d.ts is
+//! generated from it).
 //!
 //! | module      | exports                                                                |
 //! |-------------|------------------------------------------------------------------------|
-//! | `layout`    | `Layout` (and the `Parts`, `Field`, `ComposeParts` shapes)           |
-//! | `generator` | `Snowflake`, `AtomicSnowflake` (and `SnowflakeOptions`, `Stats`, `Run`) |
+//! | `layout`    | `Layout`                                                               |
+//! | `snowflake` | `Snowflake`, `AtomicSnowflake` (per-ID methods of `Snowflake`: `fast`)  |
+//! | `leased`    | `LeasedSnowflake` (the `idmint-coord` crate)                            |
+//! | `segment`   | `SegmentAllocator` (the `idmint-coord` crate)                           |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
-//! | `uuids`     | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
+//! | `uuid`      | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
 //! | `codec`     | `encode`, `decodeString`                                                |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
-//! | `coord`     | `LeasedSnowflake`, `SegmentAllocator` (the `idmint-coord` crate)         |
-//! | `convert`   | argument conversions (`TypeError` / `RangeError` on bad input)          |
-//! | `errors`    | how errors become JavaScript exceptions (`code`, fields)                |
-//! | `fast`      | hand-registered per-ID `Snowflake` methods and `_benchFloor` (speed)    |
-//!
-//! `index.d.ts` is generated from these declarations (`npm run build`).
+//! | `convert`   | the shared crate's `Host` on Node-API values                           |
+//! | `error`     | throwing with Node-API                                                 |
+//! | `fast`      | hand-registered per-ID methods and `_benchFloor` (speed)               |
 //!
 //! No path may panic (every export runs under `catch_unwind`, so a panic would be thrown as an
 //! `Error`, but it would be a bug): the lints below keep the usual sources of panics out.
@@ -29,26 +31,19 @@
 
 mod codec;
 mod convert;
-mod coord;
-mod errors;
+mod error;
 mod fast;
-mod generator;
 mod layout;
+mod leased;
 mod named;
 mod obfuscate;
-mod uuids;
+mod segment;
+mod snowflake;
+mod uuid;
 
 use napi_derive::napi;
 
-/// The package version (the workspace version; equals package.json's).
 #[napi(catch_unwind)]
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
-}
-
-/// Benchmark only, not part of the API: an empty call returning a `bigint`, the floor of any
-/// napi call that returns one (see BENCHMARKS-node.md).
-#[napi(js_name = "_benchFloor", catch_unwind)]
-pub fn bench_floor() -> u64 {
-    0x0123_4567_89ab_cdef
 }

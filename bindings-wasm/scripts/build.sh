@@ -4,7 +4,8 @@
 #   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
 #   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
 # each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json), and the
-# TypeScript declarations: index.d.ts (bundler and node flavours) and web.d.ts (web flavour).
+# TypeScript declarations, generated from bindings-js/idmint.d.ts: index.d.ts (bundler and node
+# flavours) and web.d.ts (web flavour).
 #
 #   bash scripts/build.sh           build, then write index.d.ts and web.d.ts
 #   bash scripts/build.sh --check   build, then fail if the committed .d.ts files are stale
@@ -17,7 +18,7 @@ check=0
 [ "${1:-}" = "--check" ] && check=1
 
 RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet
-wasm=target/wasm32-unknown-unknown/release/idmint_wasm.wasm
+wasm=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/idmint_wasm.wasm
 
 # The features rustc enables for wasm32-unknown-unknown (its target_features section); no others,
 # so the optimiser emits nothing a browser of the same generation cannot run.
@@ -30,7 +31,11 @@ for target in web bundler nodejs; do
   wasm-bindgen --target "$target" --out-name idmint --out-dir "$dir" "$wasm"
   node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --strip-debug --strip-producers \
     --strip-target-features "$dir/idmint_bg.wasm" -o "$dir/idmint_bg.wasm"
-  node scripts/dts.mjs "$dir/idmint.d.ts"
+  # The declarations come from bindings-js/idmint.d.ts (one source for both packages); wasm-bindgen's
+  # own only show that they name what the module exports (and give the web flavour's loader).
+  node ../bindings-js/dts.mjs names web "$dir/idmint.d.ts"
+  if [ "$target" = web ]; then flavour=web; else flavour=wasm; fi
+  node ../bindings-js/dts.mjs "$flavour" "$dir/idmint.d.ts"
   glue=$dir/idmint.js
   [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
   node scripts/glue.mjs "$glue"

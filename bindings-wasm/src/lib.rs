@@ -4,34 +4,36 @@
 //!
 //! | module      | exports                                                                |
 //! |-------------|------------------------------------------------------------------------|
-//! | `layout`    | `Layout` (and the `Parts`, `Field`, `ComposeParts` shapes)              |
-//! | `generator` | `Snowflake`, `AtomicSnowflake`, `randomNode` (and `SnowflakeOptions`, `Stats`, `Run`) |
+//! | `layout`    | `Layout`                                                               |
+//! | `snowflake` | `Snowflake`, `AtomicSnowflake`, `randomNode`                            |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
-//! | `uuids`     | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
+//! | `uuid`      | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
 //! | `codec`     | `encode`, `decodeString`                                                |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
 //! | `clock`     | the time source (`performance.timeOrigin + performance.now()`) and bounded waiting |
 //! | `random`    | `crypto.getRandomValues`                                                |
-//! | `convert`   | argument conversions (`TypeError` / `RangeError` on bad input)          |
-//! | `errors`    | how errors become JavaScript exceptions (`code`, fields)                |
+//! | `convert`   | the shared crate's `Host` on `JsValue`s (conversions, errors: `idmint-js`) |
+//! | `error`     | the parked errors of the per-ID methods                                |
 //!
-//! `index.d.ts` is generated from these declarations by wasm-bindgen (`scripts/build.sh`), and
+//! Every conversion, option object and error mapping comes from the shared crate `idmint-js`
+//! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
+//! from bindings-js/idmint.d.ts, the one declaration of both packages (`scripts/build.sh`), and
 //! `scripts/glue.mjs` completes wasm-bindgen's JavaScript where Rust cannot: the receiver check
 //! of every method, own bound per-ID methods, the parked errors of the per-ID methods (see
-//! [`errors`]) and the UUID text helper (see [`uuids`]).
+//! [`error`]) and the UUID text helper (see [`uuid`]).
 
 mod clock;
 mod codec;
 mod convert;
-mod errors;
-mod generator;
+mod error;
 mod layout;
 mod named;
 mod obfuscate;
 mod random;
+mod snowflake;
 #[cfg(test)]
 mod tests;
-mod uuids;
+mod uuid;
 
 use wasm_bindgen::prelude::*;
 

@@ -11,10 +11,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use crate::clock::{Clock, CALLS_PER_READ, MAX_SPIN_MS};
-use crate::errors::{take_error, Sentinel};
-use crate::generator::{random_node, JsAtomicSnowflake, JsSnowflake};
+use crate::error::{take_error, Sentinel};
 use crate::layout::JsLayout;
-use crate::uuids::{uuid4, uuid7};
+use crate::snowflake::{random_node, JsAtomicSnowflake, JsSnowflake};
+use crate::uuid::{uuid4, uuid7};
 
 fn options(props: &[(&str, JsValue)]) -> JsValue {
     crate::convert::object(props)
@@ -33,7 +33,7 @@ fn big(v: &JsValue) -> u64 {
 }
 
 /// What the glue makes of a per-ID method's plain return value: the value, or the exception
-/// parked for it (see `errors::stash`).
+/// parked for it (see `error::stash`).
 fn checked<T: Sentinel + PartialEq>(v: T) -> Result<T, JsValue> {
     if v == T::SENTINEL {
         let e = take_error();
@@ -185,7 +185,7 @@ fn short_waits_spin_and_continue() {
         ids.push(checked(g.next_id()).unwrap());
     }
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
-    let stats = g.stats();
+    let stats = g.stats().unwrap();
     assert!(big(&prop(&stats, "exhaustions")) >= 9);
     let batch: Vec<u64> = g.next_ids(JsValue::from(40u32)).unwrap().to_vec();
     assert_eq!(batch.len(), 40);
@@ -219,7 +219,7 @@ fn long_waits_throw_would_block_at_once() {
         "ERR_WOULD_BLOCK"
     );
     assert!(take_error().is_undefined(), "nothing stays parked");
-    assert!(big(&prop(&g.stats(), "waitMs")) > 0);
+    assert!(big(&prop(&g.stats().unwrap(), "waitMs")) > 0);
 }
 
 #[wasm_bindgen_test]
@@ -368,11 +368,14 @@ fn errors_are_typed_and_coded() {
 /// packages; the browser has no store) still map like every other core error.
 #[wasm_bindgen_test]
 fn store_and_lease_errors_carry_their_fields() {
-    let e = crate::errors::core(Error::StoreUnavailable {
-        store: "redis",
-        op: "renew",
-        reason: "connection refused",
-    });
+    let e = idmint_js::error::core(
+        &crate::convert::Web,
+        Error::StoreUnavailable {
+            store: "redis",
+            op: "renew",
+            reason: "connection refused",
+        },
+    );
     assert!(e.is_instance_of::<js_sys::Error>());
     assert_eq!(code(&e), "ERR_STORE_UNAVAILABLE");
     assert_eq!(prop(&e, "store").as_string().unwrap(), "redis");
@@ -385,17 +388,20 @@ fn store_and_lease_errors_carry_their_fields() {
         prop(&e, "message").as_string().unwrap(),
         "redis store unavailable during renew: connection refused"
     );
-    let e = crate::errors::core(Error::LeaseLost {
-        node: 1 << 60,
-        reason: "fencing token superseded",
-    });
+    let e = idmint_js::error::core(
+        &crate::convert::Web,
+        Error::LeaseLost {
+            node: 1 << 60,
+            reason: "fencing token superseded",
+        },
+    );
     assert_eq!(code(&e), "ERR_LEASE_LOST");
     assert_eq!(big(&prop(&e, "node")), 1 << 60);
     assert_eq!(
         prop(&e, "reason").as_string().unwrap(),
         "fencing token superseded"
     );
-    let e = crate::errors::core(Error::NoFreeNode { nodes: 1024 });
+    let e = idmint_js::error::core(&crate::convert::Web, Error::NoFreeNode { nodes: 1024 });
     assert_eq!(code(&e), "ERR_NO_FREE_NODE");
     assert_eq!(big(&prop(&e, "nodes")), 1024);
     assert_eq!(

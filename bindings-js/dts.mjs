@@ -1,0 +1,74 @@
+// The TypeScript declarations of both JavaScript packages come from one file, idmint.d.ts
+// (see its header). This script writes a package's declarations from it and checks that they
+// name what the binding really exports.
+//
+//   node dts.mjs node FILE        write the Node package's declarations to FILE
+//   node dts.mjs wasm FILE        write the browser package's (bundler and nodejs flavours)
+//   node dts.mjs web FILE         write the --target web flavour's: FILE is wasm-bindgen's own
+//                                 declarations, whose loader part (init, initSync) is kept
+//   node dts.mjs names PKG FILE   fail unless the classes, members and functions FILE declares
+//                                 (napi-rs's or wasm-bindgen's output, made from the Rust
+//                                 declarations) are those PKG's declarations name
+import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'idmint.d.ts'), 'utf8')
+const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs; do not edit. */\n'
+// Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs), which napi-rs
+// does not see.
+const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', '_benchFloor']
+
+/** The declarations of package `pkg` ('node' or 'web'). */
+function declarations(pkg) {
+  let mode = 'both'
+  const out = []
+  for (const line of source.split('\n')) {
+    const m = /^\/\/ @(node|web|end)$/.exec(line)
+    if (m) mode = m[1] === 'end' ? 'both' : m[1]
+    else if (mode === 'both' || mode === pkg) out.push(line)
+  }
+  const body = out.join('\n').replace(/^(\/\/.*\n)+\n*/, '')
+  return HEADER + '/* eslint-disable */\n\n' + body.replace(/\n{3,}/g, '\n\n')
+}
+
+/** `Class.member` and `function` names a declaration file exports. */
+function names(text) {
+  const found = new Set()
+  let cls = null
+  // The web flavour's loader (init, initSync) is wasm-bindgen's, not the API.
+  const api = text.split('export type InitInput')[0]
+  for (const line of api.split('\n')) {
+    let m
+    if ((m = /^export (?:declare )?class (\w+)/.exec(line))) cls = m[1]
+    else if (/^}/.test(line)) cls = null
+    else if ((m = /^export (?:declare )?function (\w+)/.exec(line))) found.add(m[1])
+    else if (cls && (m = /^\s+(?:static |readonly )?(?:get |set )?(\w+)\s*[(:]/.exec(line)) && m[1] !== 'free') found.add(`${cls}.${m[1]}`)
+  }
+  return found
+}
+
+const [mode, pkg, file] = process.argv.slice(2)
+if (mode === 'node' || mode === 'wasm') {
+  writeFileSync(pkg, declarations(mode === 'node' ? 'node' : 'web'))
+} else if (mode === 'web') {
+  const generated = readFileSync(pkg, 'utf8')
+  const loader = generated.indexOf('export type InitInput')
+  if (loader < 0) throw new Error(`${pkg}: no loader declarations (InitInput) found`)
+  writeFileSync(pkg, declarations('web') + '\n' + generated.slice(loader))
+} else if (mode === 'names') {
+  const declared = names(declarations(pkg))
+  const exported = names(readFileSync(file, 'utf8'))
+  if (pkg === 'node') NODE_BY_HAND.forEach((n) => exported.add(n))
+  const missing = [...declared].filter((n) => !exported.has(n))
+  const undeclared = [...exported].filter((n) => !declared.has(n))
+  if (missing.length || undeclared.length) {
+    console.error(`dts.mjs: bindings-js/idmint.d.ts and the ${pkg} binding disagree`)
+    if (missing.length) console.error(`  declared, not exported: ${missing.join(', ')}`)
+    if (undeclared.length) console.error(`  exported, not declared: ${undeclared.join(', ')}`)
+    process.exit(1)
+  }
+} else {
+  console.error('usage: node dts.mjs node|wasm|web FILE, or node dts.mjs names node|web FILE')
+  process.exit(2)
+}

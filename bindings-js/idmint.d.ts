@@ -1,0 +1,783 @@
+// The TypeScript declarations of both JavaScript packages, written once: the Node package
+// (bindings-node/index.d.ts) and the browser package (bindings-wasm/index.d.ts, web.d.ts) are
+// generated from this file by bindings-js/dts.mjs, which keeps the lines between `// @node`
+// and `// @end` for the Node package only and those between `// @web` and `// @end` for the
+// browser package only. The test scripts fail when a generated file is stale, or when a
+// class, member or function declared here is not what the binding exports (or the reverse).
+
+
+/**
+ * The lock-free, sans-IO generator: pass `nowMs` to every call. No clock, no waiting, no fork
+ * check — `ERR_WOULD_BLOCK` tells when to call again. Same results as the core's generators,
+ * so it replays the shared test vectors exactly.
+ */
+export declare class AtomicSnowflake {
+  /** Builds a generator from the same options as `Snowflake` (`node` required). */
+  constructor(options?: SnowflakeOptions)
+  /** Builds a generator from a named config (`type=snowflake,...`). */
+  static fromConfig(config: string): AtomicSnowflake
+  /** Mints one ID at `nowMs`, or throws `ERR_WOULD_BLOCK` (with `untilMs`) or why not. */
+  nextIdAt(nowMs: bigint | number): bigint
+  /** Reserves a run of up to `max` IDs from one tick at `nowMs`. */
+  reserveAt(nowMs: bigint | number, max: number): Run
+  /**
+   * Up to `n` IDs at `nowMs` (fewer when the policy asks to wait); throws only if not even
+   * one could be issued.
+   */
+  nextIdsAt(nowMs: bigint | number, n: number): BigUint64Array
+  /** Splits an ID of this generator's layout into its fields. */
+  decode(id: bigint | number | string): Parts
+  /** The generator's counters. */
+  stats(): Stats
+  /** Gives the generator another node. */
+  setNode(node: bigint | number | Record<string, bigint | number>): void
+  /** The current node value. */
+  get node(): bigint
+  /** The layout. */
+  get layout(): Layout
+  /** The canonical named config this generator was built from (with its first node). */
+  get config(): string
+  /** The deepest step back (in ticks) `rollback_counter` can bridge, or `null`. */
+  get maxRollbackTicks(): bigint | null
+}
+
+/**
+ * A validated ID layout: which fields an ID holds, how wide each is, in which order, and from
+ * when time counts. Build it from a preset name (`twitter`, `discord`, `instagram`,
+ * `sonyflake`, `baidu`, `shardingsphere`, `leaf`, `js53`) or a text spec such as
+ * `time=41@1ms,worker=10,seq=12,epoch=2020-01-01`.
+ *
+ * Values that can exceed 2^53 (IDs, times, node values, epochs) are `bigint`s; widths, shifts
+ * and sequence numbers are `number`s.
+ */
+export declare class Layout {
+  /**
+   * Parses a preset name or a text spec; throws `ERR_INVALID_LAYOUT` (with `at`, the byte
+   * offset of the problem, for text errors).
+   */
+  constructor(spec: string)
+  /** Same as `new Layout(spec)`. */
+  static parse(spec: string): Layout
+  /** A preset by name only (no text specs). */
+  static preset(name: string): Layout
+  /** The preset names. */
+  static presets(): Array<string>
+  /** The canonical text spec (parses back to an equal layout). */
+  get spec(): string
+  /** The canonical text spec. */
+  toString(): string
+  /** The canonical text spec, so `JSON.stringify` writes layouts as their spec. */
+  toJSON(): string
+  /** The preset name, if this layout is an unmodified preset. */
+  get presetName(): string | null
+  /** Total bits of all fields; every ID is below 2^width. */
+  get width(): number
+  /** The epoch, ms since the Unix epoch. */
+  get epochMs(): bigint
+  /** The epoch as a `Date`. */
+  get epoch(): Date
+  /** Length of one tick of the time field, in ms. */
+  get tickMs(): bigint
+  /** The largest ID the layout can produce. */
+  get maxId(): bigint
+  /** The largest whole node value. */
+  get maxNode(): bigint
+  /** The largest sequence value in one tick. */
+  get maxSequence(): number
+  /** The largest tick count the time field holds. */
+  get maxTime(): bigint
+  /** Total bits of all node sub-fields. */
+  get nodeBits(): number
+  /** The node sub-field names, most significant first. */
+  get nodeNames(): Array<string>
+  /**
+   * Whether every ID fits a JavaScript `number` exactly (width ≤ 53): then
+   * `Snowflake.nextIdNumber()` is allowed.
+   */
+  get isJsSafe(): boolean
+  /** IDs one node can issue per second at most (below 2^43, so a `number`). */
+  get capacityPerSecond(): number
+  /** The first instant (ms since the Unix epoch) the time field cannot represent. */
+  get lifetimeEndMs(): bigint
+  /** `lifetimeEndMs` as a `Date` (an Invalid Date past the year 275760). */
+  get lifetimeEnd(): Date
+  /** The fields, most significant first. */
+  get fields(): Array<Field>
+  /**
+   * Packs field values into an ID; every value must fit its field (`ERR_OUT_OF_RANGE`). A
+   * `Parts` object from `decompose` is accepted too (its `nodeFields` and `timestampMs` are
+   * ignored).
+   */
+  compose(parts: ComposeParts): bigint
+  /**
+   * Splits an ID (bigint, safe integer number or decimal string) into its field values;
+   * `ERR_OUT_OF_RANGE` if it exceeds `maxId`.
+   */
+  decompose(id: bigint | number | string): Parts
+  /** The Unix-ms time encoded in `id` (start of its tick). */
+  timestampMs(id: bigint | number | string): bigint
+  /** The time encoded in `id` as a `Date`. */
+  timestamp(id: bigint | number | string): Date
+  /** The tick count at `nowMs`; `ERR_BEFORE_EPOCH` or `ERR_LAYOUT_EXPIRED` when there is none. */
+  tickAt(nowMs: bigint | number): bigint
+  /** The start of tick `tick`, ms since the Unix epoch (saturating). */
+  tickStartMs(tick: bigint | number): bigint
+  /** Whether the time field has run out at `nowMs`. */
+  isExpiredAt(nowMs: bigint | number): boolean
+  /** Splits a whole node value into its named sub-fields. */
+  splitNode(node: bigint | number): Record<string, bigint>
+  /** Joins node sub-field values given by name into the whole node value. */
+  joinNode(values: Record<string, bigint | number>): bigint
+  /** Whether both layouts have the same fields, epoch and tick (preset names are ignored). */
+  equals(other: Layout | string): boolean
+}
+
+// @node
+/**
+ * A Snowflake generator whose node comes from a node source: a lease from a store
+ * (`local` — this host's per-user lock directory —, `file:DIR`, `redis://...`,
+ * `postgres://...`) — a node no live holder has, renewed in the
+ * background, fenced after the node's last issued time — or a fixed source (`static:N`,
+ * `env:NAME`, `ip`, `ip:A.B.C.D`, `random`). IDs are `bigint`s, as from `Snowflake`.
+ *
+ * Build it once at startup (the constructor makes a store round trip) and `close()` it on
+ * shutdown to release the node with its exact last issued time (otherwise the node is
+ * released when the object is garbage-collected, or by the store when the process exits).
+ */
+export declare class LeasedSnowflake {
+  /**
+   * Leases a node from `source` (or resolves a fixed one) and builds the generator. Throws
+   * `ERR_NO_FREE_NODE` (every node is held), `ERR_STORE_UNAVAILABLE` (with `store`, `op`, `reason`),
+   * `ERR_INVALID_CONFIG` (a bad source or option), `ERR_INVALID_LAYOUT`, `ERR_OUT_OF_RANGE`.
+   */
+  constructor(source: string, options?: LeasedSnowflakeOptions)
+  /**
+   * The next ID, as a `bigint`. Throws `ERR_LEASE_LOST` (with `node`, `reason`) once the
+   * lease could not be kept; minting resumes by itself when the store is back.
+   */
+  nextId(): bigint
+  /** The next ID as a decimal string, for JSON. */
+  nextIdString(): string
+  /**
+   * The next ID without waiting on the clock: throws `ERR_WOULD_BLOCK` (with `untilMs`)
+   * where `nextId` would sleep.
+   */
+  tryNextId(): bigint
+  /** `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond). */
+  nextIds(n: number): BigUint64Array
+  /** Splits an ID of this generator's layout into its fields. */
+  decode(id: bigint | number | string): Parts
+  /**
+   * The node IDs are minted with now (it changes after a swap, or after a lost lease is
+   * replaced).
+   */
+  get node(): bigint
+  /** The lease minted under now, or `null` for a fixed node source. */
+  get lease(): LeaseInfo | null
+  /**
+   * The current generator's high-water mark (Unix ms: start of the latest tick issued, or
+   * the fence), or `null` before the first ID.
+   */
+  get highWaterMs(): bigint | null
+  /** The time fence IDs are minted after now (the lease's, or the one given), if any. */
+  get fenceMs(): bigint | null
+  /** The layout. */
+  get layout(): Layout
+  /** Counters of the generators and the lease. */
+  stats(): LeaseStats
+  /** Whether `close()` was called. */
+  get closed(): boolean
+  /**
+   * Stops the renewal thread and releases the node, recording its exact last issued time
+   * for the next holder. Later calls do nothing; other calls then throw `ERR_CLOSED`.
+   */
+  close(): void
+}
+// @end
+
+/**
+ * The sans-IO generator of a named config, of any type: `nextAt(nowMs, random?)` gives a
+ * `bigint` for `type=snowflake` and a UUID string otherwise. Replays the shared vectors.
+ */
+export declare class NamedGenerator {
+  /** Parses and builds the config (compact `key=value,...` or JSON form). */
+  constructor(config: string)
+  /** The type name: `snowflake`, `uuid4`, `uuid7` or `uuid1`. */
+  get kind(): string
+  /** The canonical compact form of the config. */
+  get config(): string
+  /**
+   * The next ID at `nowMs`: a `bigint` (snowflake) or a UUID string. `random(n)` must return
+   * a `Uint8Array` of `n` bytes (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser); snowflakes never call it.
+   */
+  nextAt(nowMs: bigint | number, random?: (n: number) => Uint8Array): bigint | string
+}
+
+// @node
+/**
+ * A keyed permutation of `[0, 2^bits)` (a Feistel network), for `bits` in 2..=64. The key is
+ * 128 bits: a `bigint`, or 16 bytes read big-endian (`crypto.randomBytes(16)`).
+ */
+// @web
+/**
+ * A keyed permutation of `[0, 2^bits)` (a Feistel network), for `bits` in 2..=64. The key is
+ * 128 bits: a `bigint`, or 16 bytes read big-endian (`crypto.getRandomValues(new Uint8Array(16))`).
+ */
+// @end
+export declare class Obfuscator {
+  /**
+   * The permutation of `[0, 2^bits)` selected by `key`; `ERR_INVALID_CONFIG` unless
+   * `bits` is in 2..=64.
+   */
+  constructor(key: bigint | number | Uint8Array, bits: number)
+  /** A full-width permutation for IDs of `layout` (time is hidden too, so they no longer sort). */
+  static forLayout(key: bigint | number | Uint8Array, layout: Layout | string): Obfuscator
+  /** The width of the domain, in bits. */
+  get bits(): number
+  /** The largest value in the domain (`2^bits - 1`). */
+  get max(): bigint
+  /** Maps `x` to its image; `ERR_OUT_OF_RANGE` outside the domain. */
+  encode(x: bigint | number): bigint
+  /** Inverts `encode`. */
+  decode(y: bigint | number): bigint
+}
+
+// @node
+/**
+ * IDs per key from ranges of a segment store (`sqlite:PATH`, `postgres://...`,
+ * `redis://...`): one store round trip per range, the next range fetched in the background
+ * before the current one runs out, the step adapting to the load. IDs are `bigint`s,
+ * increasing per key.
+ *
+ * A call blocks only when both buffers of its key are empty (the first call for a key, an
+ * outage longer than the buffers last), for at most `waitTimeoutMs`; then it throws the
+ * store's error (`ERR_STORE_UNAVAILABLE`).
+ */
+export declare class SegmentAllocator {
+  /**
+   * Opens the store and starts the allocator (resuming the journal, if any). Throws
+   * `ERR_INVALID_CONFIG` (a bad URL or option), `ERR_STORE_UNAVAILABLE`.
+   */
+  constructor(storeUrl: string, options?: SegmentAllocatorOptions)
+  /** The next ID for `key`, as a `bigint`. */
+  nextId(key: string): bigint
+  /** The next `n` IDs for `key`, increasing, in a `BigUint64Array`. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond). */
+  nextIds(key: string, n: number): BigUint64Array
+  /**
+   * A snapshot of `key`'s buffers, or `null` if the key was never used (nor resumed from the
+   * journal).
+   */
+  stats(key: string): SegmentKeyStats | null
+  /** The keys used or resumed so far, sorted. */
+  keys(): Array<string>
+  /** Writes a journal checkpoint now (needs `journal` and `checkpointEveryMs`). */
+  checkpoint(): void
+  /** The store: `sqlite`, `postgres`, `redis`, ... */
+  get store(): string
+  /** Whether `close()` was called. */
+  get closed(): boolean
+  /**
+   * Stops the background threads (after a fetch in progress lands) and records the unserved
+   * values in the journal, if any. Later calls do nothing; other calls then throw
+   * `ERR_CLOSED`.
+   */
+  close(): void
+}
+// @end
+
+// @node
+/**
+ * A Snowflake generator on the system clock: unique, roughly time-ordered 64-bit IDs as
+ * `bigint`s.
+ *
+ * It carries the wall clock on the monotonic clock and re-reads it once a second, following its
+ * steps (a step back meets the `onBackwards` policy within a second). When a policy asks
+ * to wait (a tick's sequence ran out with `onExhausted: "wait"`, or a short clock step back
+ * with `onBackwards: "wait:MS"`), `nextId` and `nextIds` sleep on the calling thread — at most
+ * one tick for exhaustion; use `tryNextId` to get `ERR_WOULD_BLOCK` instead.
+ *
+ * Processes and worker threads do not share generators: give each its own node, or two of
+ * them will mint the same IDs.
+ */
+// @web
+/**
+ * A Snowflake generator on the page's clock (`performance.timeOrigin + performance.now()`,
+ * re-anchored to `Date.now()` once a second so that steps of the wall clock are followed, or
+ * `Date.now()` where `performance` is missing): unique, roughly time-ordered 64-bit IDs as
+ * `bigint`s.
+ *
+ * Waiting: when a policy asks to wait (a tick's sequence ran out with `onExhausted: "wait"`),
+ * `nextId`, `nextIds` and `reserve` spin on the clock if the wait is at most 10 ms (one tick
+ * of a millisecond layout is 1 ms) and otherwise throw `ERR_WOULD_BLOCK` with `untilMs`
+ * without waiting; `tryNextId` never waits. A page cannot sleep, so nothing here blocks for
+ * long.
+ *
+ * Pages, workers and server processes do not share generators: give each its own node, or two
+ * of them will mint the same IDs.
+ */
+// @end
+export declare class Snowflake {
+  /**
+   * Builds a generator on `options.node`, which has no default (default layout `twitter`,
+   * `wait:1000`, `wait`, `zero`). Throws `ERR_NODE_REQUIRED` without a node (the message
+   * says how to choose one), `ERR_INVALID_LAYOUT`, `ERR_INVALID_CONFIG`, `ERR_OUT_OF_RANGE`
+   * (node too large), `ERR_BEFORE_EPOCH` (epoch in the future) or `ERR_LAYOUT_EXPIRED`.
+   */
+  constructor(options?: SnowflakeOptions)
+  /**
+   * Builds a generator from a named config (`type=snowflake,layout=twitter,node=5,...` or
+   * its JSON form).
+   */
+  static fromConfig(config: string): Snowflake
+  /** The next ID, as a `bigint`. */
+  nextId(): bigint
+  /** The next ID as a decimal string, for JSON and other places that lose digits of numbers. */
+  nextIdString(): string
+  /**
+   * The next ID as a `number`, for JS-safe layouts (width ≤ 53, such as `js53`) only; throws
+   * a `RangeError` with code `ERR_NOT_JS_SAFE` on any other layout, before minting.
+   */
+  nextIdNumber(): number
+  /**
+   * The next ID without waiting: throws `ERR_WOULD_BLOCK` (with `untilMs`) where `nextId`
+   * would sleep.
+   */
+  tryNextId(): bigint
+  /**
+   * `n` fresh IDs in a `BigUint64Array`, filled in Rust one tick at a time (waiting between
+   * ticks as needed). `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond).
+   */
+  nextIds(n: number): BigUint64Array
+  /** Reserves a run of up to `max` IDs from one tick with a single swap (waiting if needed). */
+  reserve(max: number): Run
+  /**
+   * The sans-IO call: mints at `nowMs` as given (for replays and tests), never waits;
+   * throws `ERR_WOULD_BLOCK` with `untilMs` when no ID can be issued before then.
+   */
+  nextIdAt(nowMs: bigint | number): bigint
+  /** Splits an ID of this generator's layout into its fields. */
+  decode(id: bigint | number | string): Parts
+  /** The generator's counters. */
+  stats(): Stats
+  /** Gives the generator another node (a number/bigint, or the sub-fields by name). */
+  setNode(node: bigint | number | Record<string, bigint | number>): void
+  /** The current node value. */
+  get node(): bigint
+  /** The layout. */
+  get layout(): Layout
+  /** The canonical named config this generator was built from (with its first node). */
+  get config(): string
+  /** The deepest step back (in ticks) `rollback_counter` can bridge, or `null`. */
+  get maxRollbackTicks(): bigint | null
+}
+
+/**
+ * Obfuscates the bits below a layout's time field and keeps the time field: IDs from
+ * different ticks keep their order and readable time, while node and sequence are hidden.
+ */
+export declare class SortableObfuscator {
+  /**
+   * The obfuscator for `layout`'s IDs; `ERR_INVALID_CONFIG` when fewer than 2 bits lie
+   * below the time field.
+   */
+  constructor(key: bigint | number | Uint8Array, layout: Layout | string)
+  /** How many low bits (those below the time field) are permuted. */
+  get lowBits(): number
+  /** Obfuscates the low bits of `id`; `ERR_OUT_OF_RANGE` above the layout's `maxId`. */
+  encode(id: bigint | number): bigint
+  /** Inverts `encode`. */
+  decode(id: bigint | number): bigint
+}
+
+// @node
+/**
+ * A UUID generator (version 1, 4 or 7) on the system clock, with a sans-IO `nextAt` for
+ * replays. Version 7 is monotonic per generator; version 1 keeps one random node per generator.
+ */
+// @web
+/**
+ * A UUID generator (version 1, 4 or 7) on the page's clock, with a sans-IO `nextAt` for
+ * replays. Version 7 is monotonic per generator; version 1 keeps one random node per generator.
+ */
+// @end
+export declare class UuidGenerator {
+  /** A generator of `version` 1, 4 or 7 (default 7). */
+  constructor(version?: 1 | 4 | 7)
+  /** A generator from a named config (`type=uuid7`, `{"type":"uuid4"}`, ...). */
+  static fromConfig(config: string): UuidGenerator
+  /** The next UUID, at the current time with secure randomness (the OS, or `crypto.getRandomValues`). */
+  next(): string
+  /**
+   * The next UUID at `nowMs`; `random(n)` must return a `Uint8Array` of `n` bytes
+   * (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser).
+   */
+  nextAt(nowMs: bigint | number, random?: (n: number) => Uint8Array): string
+  /** The UUID version (1, 4 or 7). */
+  get version(): number
+  /** The type name (`uuid1`, `uuid4`, `uuid7`). */
+  get kind(): string
+  /** The canonical named config (`type=uuid7`). */
+  get config(): string
+  /**
+   * The millisecond of the last UUID issued (v1 and v7; may run ahead of the clock), or
+   * `null` before the first and for v4.
+   */
+  get lastUnixMs(): bigint | null
+}
+
+/**
+ * Benchmark only, not part of the API: an empty call returning a `bigint`, the floor of any
+ * napi call that returns one (see BENCHMARKS-node.md).
+ */
+export declare function _benchFloor(): bigint
+
+/**
+ * The values `Layout.compose` takes. Every value defaults to 0; `node` may also give the node
+ * sub-fields by name (`{ datacenter: 1, worker: 2 }`).
+ */
+export interface ComposeParts {
+  /** Ticks since the layout's epoch. */
+  time?: bigint | number
+  /** The whole node value, or the node sub-fields by name. */
+  node?: bigint | number | Record<string, bigint | number>
+  /** Position within the tick. */
+  sequence?: bigint | number
+  /** Rollback counter (layouts with a `rollback` field only). */
+  rollback?: bigint | number
+}
+
+/**
+ * Decodes text produced by `encode`. Without a codec (or with `"auto"`) the codec is guessed
+ * from the text's shape: all digits → decimal, `0x` → hex, 13 characters → base32,
+ * 11 → base62. Malformed text throws `ERR_INVALID_ENCODING` with `codec`, `at` (character
+ * index) and `reason`.
+ */
+export declare function decodeString(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
+
+/**
+ * Encodes an ID as text: `decimal` (default), `hex`, or the fixed-width sortable `base32`
+ * (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
+ * order. Unknown codec names throw `ERR_INVALID_CONFIG`.
+ */
+export declare function encode(id: bigint | number, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | string): string
+
+/** One bit field of a layout, most significant first in `Layout.fields`. */
+export interface Field {
+  /** `time`, `seq`, `rollback`, or the node sub-field's own name. */
+  name: string
+  /** `time`, `node`, `sequence` or `rollback`. */
+  kind: string
+  /** Width in bits. */
+  bits: number
+  /** Position of the field's least significant bit. */
+  shift: number
+  /** The largest value the field holds. */
+  max: bigint
+}
+
+/**
+ * The clocked generator a named config describes: a `Snowflake` for `type=snowflake`, a
+ * `UuidGenerator` for `type=uuid1`, `uuid4` or `uuid7`. Config errors throw
+ * `ERR_INVALID_LAYOUT` with `at`, the byte offset of the problem.
+ */
+export declare function fromConfig(config: string): Snowflake | UuidGenerator
+
+// @node
+/**
+ * Options of `new LeasedSnowflake(source, options)`: the generator's (as for `Snowflake`,
+ * without `node`, which the source decides) and the lease's. Every key is optional.
+ */
+export interface LeasedSnowflakeOptions {
+  /** A `Layout`, a preset name or a text spec. Default `"twitter"`. */
+  layout?: Layout | string
+  /**
+   * When the clock steps back (also behind the node's time fence): `fail`, `wait:MS`,
+   * `logical:MS`, `rollback_counter`, `ring:TICKS`. Default `wait:1000`.
+   */
+  onBackwards?: string
+  /** When a tick's sequence runs out: `wait`, `borrow:TICKS`, `fail`. Default `wait`. */
+  onExhausted?: string
+  /** Where each tick's sequence starts: `zero`, `random`, `vibrate:K`. Default `zero`. */
+  sequenceStart?: string
+  /** Seed of `random` sequence starts (drawn from the OS when 0 or absent). */
+  seed?: bigint | number
+  /** An extra time fence (Unix ms), on top of the node's recorded one. */
+  fenceMs?: bigint | number
+  /**
+   * Separates unrelated node spaces in one store (`[A-Za-z0-9_.-]`, 1 to 64 bytes).
+   * Default `"default"`.
+   */
+  namespace?: string
+  /**
+   * Lease lifetime without renewal, in ms; minting stops (`ERR_LEASE_LOST`) before a lease
+   * that could not be renewed could expire. Default 10000.
+   */
+  ttlMs?: bigint | number
+  /** How often the background thread renews, in ms. Default `ttlMs / 3`. */
+  renewEveryMs?: bigint | number
+  /** How soon a failed renewal is retried, in ms. Default `ttlMs / 20` (5 to 250). */
+  retryEveryMs?: bigint | number
+  /** How long before the lease could expire minting stops, in ms. Default `ttlMs / 10`. */
+  safetyMarginMs?: bigint | number
+  /** How far ahead of now each renewal records the node's bound, in ms. Default `ttlMs`. */
+  reserveMs?: bigint | number
+  /**
+   * Take another node when the clock is found behind the last issued time by more than
+   * this many ms (instead of waiting or failing). Default: never.
+   */
+  swapAfterMs?: bigint | number
+  /** Lease only nodes `0 .. nodes - 1`. Default: the layout's whole node space. */
+  nodes?: bigint | number
+  /** The holder name recorded in the store. Default `host:pid:random`. */
+  holder?: string
+}
+// @end
+
+// @node
+/** The lease a `LeasedSnowflake` mints under. */
+export interface LeaseInfo {
+  /** The store: `file`, `redis` or `postgres`. */
+  store: string
+  /** The namespace the node was granted in. */
+  namespace: string
+  /** The leased node. */
+  node: bigint
+  /** Fencing token: grows with every grant of this node. */
+  token: bigint
+  /**
+   * The node's recorded last issued time (Unix ms) when it was granted, or `null` for a
+   * node never used: no ID of this lease is at or before its tick.
+   */
+  fenceMs?: bigint
+  /** The lease's time to live, in ms. */
+  ttlMs: bigint
+  /** The holder name recorded in the store. */
+  holder: string
+  /** The bound (Unix ms) the last renewal recorded: no ID's time passes it. */
+  boundMs: bigint
+  /**
+   * Milliseconds until minting stops unless a renewal succeeds first (0 if that time has
+   * passed), or `null` once the lease is lost.
+   */
+  expiresInMs?: number
+}
+// @end
+
+// @node
+/** Counters of a `LeasedSnowflake`. */
+export interface LeaseStats {
+  /** The generators' counters, summed over every node this generator used. */
+  generator: Stats
+  /** Successful renewals. */
+  renewals: bigint
+  /** Failed renewal attempts (store unavailable). */
+  renewFailures: bigint
+  /** Times the lease was found superseded. */
+  lost: bigint
+  /** Node swaps after a clock rollback (`swapAfterMs`). */
+  swaps: bigint
+  /** New leases taken after losing one. */
+  reacquires: bigint
+}
+// @end
+
+/**
+ * Parses a UUID in any usual form (hyphenated, 32 hex digits, `{braced}`, `urn:uuid:`, any
+ * case) and returns the lower-case hyphenated form; `ERR_INVALID_ENCODING` with `at`.
+ */
+export declare function parseUuid(text: string): string
+
+/** The field values of one ID, from `Layout.decompose` or a generator's `decode`. */
+export interface Parts {
+  /** Ticks since the layout's epoch. */
+  time: bigint
+  /** The whole node value (all node sub-fields, most significant first). */
+  node: bigint
+  /** Position within the tick (at most 32 bits). */
+  sequence: number
+  /** Rollback counter (0 when the layout has none; at most 8 bits). */
+  rollback: number
+  /** The node split into its named sub-fields, in layout order. */
+  nodeFields: Record<string, bigint>
+  /** Start of the ID's tick, ms since the Unix epoch. */
+  timestampMs: bigint
+}
+
+/** A run of IDs reserved with one swap: `first`, `first + stride`, ... (`count` of them). */
+export interface Run {
+  /** The first ID. */
+  first: bigint
+  /** How many IDs the run holds (at least 1). */
+  count: number
+  /** Distance between consecutive IDs. */
+  stride: bigint
+}
+
+// @node
+/** Options of `new SegmentAllocator(storeUrl, options)`. Every key is optional. */
+export interface SegmentAllocatorOptions {
+  /**
+   * Values per range of the first fetch, and the least the step adapts down to.
+   * Default 1000.
+   */
+  step?: bigint | number
+  /** The most the step adapts up to. Default 1000000 (or `step`, if larger). */
+  maxStep?: bigint | number
+  /** Fetch the next range once this share (0 to 100) of the current one is used. Default 10. */
+  refillAtPercent?: number
+  /** Skip a random 0..=maxGap values before each ID (below the step). Default 0: no gaps. */
+  maxGap?: bigint | number
+  /** Seed of the gaps (they replay exactly). Default 0. */
+  gapSeed?: bigint | number
+  /** Pass every value through this keyed permutation, so IDs look irregular. */
+  obfuscator?: Obfuscator
+  /**
+   * A journal file: `close()` records the unserved values and the next allocator on it
+   * resumes them.
+   */
+  journal?: string
+  /**
+   * Also write a fenced checkpoint of the journal this often (ms), so a crash loses at most
+   * about one step per key. Needs `journal`.
+   */
+  checkpointEveryMs?: bigint | number
+  /**
+   * How long a call waits when both buffers of its key are empty before it throws the
+   * store's error (ms). Default 2000.
+   */
+  waitTimeoutMs?: bigint | number
+}
+// @end
+
+// @node
+/** A snapshot of one key's buffers. */
+export interface SegmentKeyStats {
+  /** The current step: what the next fetch asks for before adaptation. */
+  step: bigint
+  /** Unserved values held (current range plus standby). */
+  buffered: bigint
+  /** Whether a fetch is in flight. */
+  fetching: boolean
+  /** The checkpoint fence, if a journal checkpoint recorded some of the buffered values. */
+  fence?: bigint
+  /** The code of the last fetch's error (`ERR_STORE_UNAVAILABLE`, ...), if it failed. */
+  lastErrorCode?: string
+  /** The message of the last fetch's error, if it failed. */
+  lastErrorMessage?: string
+}
+// @end
+
+/** Options of `new Snowflake(...)` and `new AtomicSnowflake(...)`. Every key is optional. */
+export interface SnowflakeOptions {
+  /** A `Layout`, a preset name or a text spec. Default `"twitter"`. */
+  layout?: Layout | string
+  /**
+   * The whole node value, or the node sub-fields by name (`{ datacenter: 1, worker: 2 }`).
+   * Required: without it the constructor throws `ERR_NODE_REQUIRED` (two processes on one
+   * node mint the same IDs). Give every process and every worker thread its own node, or
+   * lease one with `new LeasedSnowflake('local')`.
+   */
+  node?: bigint | number | Record<string, bigint | number>
+  /**
+   * When the clock steps back: `fail`, `wait:MS`, `logical:MS`, `rollback_counter`,
+   * `ring:TICKS`. Default `wait:1000`.
+   */
+  onBackwards?: string
+  /** When a tick's sequence runs out: `wait`, `borrow:TICKS`, `fail`. Default `wait`. */
+  onExhausted?: string
+  /** Where each tick's sequence starts: `zero`, `random`, `vibrate:K`. Default `zero`. */
+  sequenceStart?: string
+  /** Seed of `random` sequence starts (drawn from the OS when 0 or absent, for `Snowflake`). */
+  seed?: bigint | number
+  /** Time fence: the last time (Unix ms) a previous holder of this node may have issued. */
+  fenceMs?: bigint | number
+}
+
+/** A generator's counters (all `bigint`). */
+export interface Stats {
+  /** Calls that found the clock behind the last issued tick. */
+  rollbacks: bigint
+  /** Total waiting asked of callers, in ms. */
+  waitMs: bigint
+  /** Furthest the generator has run ahead of the clock (borrow, logical), in ms. */
+  maxAheadMs: bigint
+  /** Times a tick's sequence ran out. */
+  exhaustions: bigint
+}
+
+// @node
+/** A version 1 UUID with a random node (never a MAC address) from the process-wide generator. */
+// @web
+/**
+ * A version 1 UUID with a random node (never a MAC address) from the module-wide generator.
+ */
+// @end
+export declare function uuid1(): string
+
+/**
+ * A version 1 UUID from a 60-bit count of 100 ns intervals since 1582-10-15, a 14-bit clock
+ * sequence and a 6-byte random node (its multicast bit is forced on).
+ */
+export declare function uuid1At(ticks: bigint | number, clockSeq: number, node: Uint8Array): string
+
+/**
+ * A version 1 UUID at `unixMs` plus `extraTicks` (0..=9999) 100 ns ticks, with a
+ * 14-bit clock sequence and a 6-byte random node.
+ */
+export declare function uuid1RandomNode(unixMs: bigint | number, extraTicks: number, clockSeq: number, node: Uint8Array): string
+
+/** A version 3 (MD5, name-based) UUID. `namespace` is a UUID or `dns`, `url`, `oid`, `x500`. */
+export declare function uuid3(namespace: string, name: string | Uint8Array): string
+
+// @node
+/** A version 4 (random) UUID from the OS random source, or from the 16 bytes given. */
+// @web
+/**
+ * A version 4 (random) UUID from `crypto.getRandomValues`, or from the 16 bytes given.
+ */
+// @end
+export declare function uuid4(random?: Uint8Array): string
+
+/** A version 5 (SHA-1, name-based) UUID. `namespace` is a UUID or `dns`, `url`, `oid`, `x500`. */
+export declare function uuid5(namespace: string, name: string | Uint8Array): string
+
+// @node
+/**
+ * A version 7 UUID from the process-wide monotonic generator: strictly increasing within
+ * the process, even within one millisecond or across a clock step back.
+ */
+// @web
+/**
+ * A version 7 UUID from the module-wide monotonic generator: strictly increasing within
+ * the page or worker, even within one millisecond.
+ */
+// @end
+export declare function uuid7(): string
+
+/** A version 7 UUID from the given time and 10 random bytes (no monotonic counter). */
+export declare function uuid7At(unixMs: bigint | number, random: Uint8Array): string
+
+/** Version, variant and (for v1, v6, v7) creation time of a UUID string. */
+export declare function uuidInfo(uuid: string): UuidInfo
+
+/** What a UUID says about itself. */
+export interface UuidInfo {
+  /** The version nibble (0-15). */
+  version: number
+  /** `ncs` (includes the nil UUID), `rfc9562`, `microsoft` or `future` (includes the max UUID). */
+  variant: string
+  /** Creation time in ms since the Unix epoch for RFC 9562 versions 1, 6 and 7, else `null`. */
+  unixMs: bigint | null
+}
+
+/** The package version (the workspace version; equals package.json's). */
+export declare function version(): string
+
+// @web
+/**
+ * A node value drawn uniformly from `0..=layout.maxNode` with `crypto.getRandomValues`, for
+ * clients that cannot be given a node by a server. Uniqueness is then probabilistic: see the
+ * README for the collision odds and for leasing nodes instead.
+ */
+export declare function randomNode(layout: Layout | string): bigint
+// @end

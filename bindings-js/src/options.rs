@@ -1,0 +1,205 @@
+//! Option objects into the core's options by key ([`idmint::options`], and the coord crate's
+//! `LeasedOptions` / `SegmentOptions`), and node arguments into [`Layout::node_from_parts`]'s
+//! rule. The core names the keys, says what each takes, gives the defaults and answers unknown
+//! keys and sub-fields (`ERR_INVALID_ARG_VALUE`); this module only converts each value by what
+//! its key takes. `undefined` and `null` values count as absent.
+
+use idmint::options::{find_key, OptionValue, Options, Takes};
+use idmint::{Config, Error, Layout, Name, Parts};
+
+use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg, wrong};
+use crate::error::OrThrow;
+use crate::{Host, JsType};
+
+/// Options set key by key: the core's `Options`, `LeasedOptions` or `SegmentOptions`.
+pub trait KeyedOptions {
+    /// What `key` takes, or `None` when it is no key of these options.
+    fn takes(key: &str) -> Option<Takes>;
+    /// Sets `key` (the core checks it, and answers an unknown key).
+    fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()>;
+    /// Sets one node sub-field by name.
+    fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()>;
+}
+
+impl KeyedOptions for Options {
+    fn takes(key: &str) -> Option<Takes> {
+        find_key(key).ok().map(|k| k.takes)
+    }
+    fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
+        Options::set(self, key, v)
+    }
+    fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()> {
+        Options::set_node_part(self, name, v)
+    }
+}
+
+#[cfg(feature = "coord")]
+impl KeyedOptions for idmint_coord::options::LeasedOptions {
+    fn takes(key: &str) -> Option<Takes> {
+        let lease = idmint_coord::options::LEASE_KEYS
+            .iter()
+            .find(|k| k.name == key || k.camel == key);
+        Options::takes(key).or(lease.map(|k| k.takes))
+    }
+    fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
+        if key == "node" {
+            // The lease source picks the node.
+            return Err(Error::InvalidArgument {
+                name: Name::lossy("node"),
+                reason: "is chosen by the lease source",
+            });
+        }
+        idmint_coord::options::LeasedOptions::set(self, key, v)
+    }
+    fn set_node_part(&mut self, _: &str, _: u64) -> idmint::Result<()> {
+        self.set("node", OptionValue::Int(0))
+    }
+}
+
+#[cfg(feature = "coord")]
+impl KeyedOptions for idmint_coord::options::SegmentOptions {
+    fn takes(key: &str) -> Option<Takes> {
+        let k = idmint_coord::options::SEGMENT_KEYS
+            .iter()
+            .find(|k| k.name == key || k.camel == key);
+        k.map(|k| k.takes)
+    }
+    fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
+        idmint_coord::options::SegmentOptions::set(self, key, v)
+    }
+    fn set_node_part(&mut self, _: &str, _: u64) -> idmint::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads the options object `v` (absent, `undefined` or `null`: every default) into `o`.
+/// `special(key, value)` may take a key first (a segment allocator's `obfuscator` object) and
+/// answers whether it did.
+pub fn read<H: Host, O: KeyedOptions>(
+    h: &H,
+    v: Option<&H::Value>,
+    o: &mut O,
+    mut special: impl FnMut(&str, &H::Value) -> Result<bool, H::Error>,
+) -> Result<(), H::Error> {
+    let Some(v) = v.filter(|v| !is_nullish(h, v)) else {
+        return Ok(());
+    };
+    expect_object(h, v, "options")?;
+    for key in h.own_keys(v)? {
+        let x = h.get(v, &key)?;
+        if is_nullish(h, &x) || special(&key, &x)? {
+            continue;
+        }
+        let what = format!("options.{key}");
+        let text;
+        let value = match O::takes(&key) {
+            Some(Takes::Layout) => OptionValue::Layout(layout_arg(h, &x, &what)?),
+            Some(Takes::Text) => {
+                text = string_arg(h, &x, &what)?;
+                OptionValue::Text(&text)
+            }
+            Some(Takes::Int) => OptionValue::Int(u64_arg(h, &x, &what)?),
+            Some(Takes::Node) if h.type_of(&x) == JsType::Object => {
+                for (name, n) in node_parts(h, &x, &what)? {
+                    o.set_node_part(&name, n).or_throw(h)?;
+                }
+                continue;
+            }
+            Some(Takes::Node) => OptionValue::Int(node_number(h, &x, &what)?),
+            // No such key: the core answers it.
+            None => OptionValue::Int(0),
+        };
+        o.set(&key, value).or_throw(h)?;
+    }
+    Ok(())
+}
+
+/// The generator config of a `Snowflake` / `AtomicSnowflake` options object.
+pub fn snowflake_config<H: Host>(h: &H, v: Option<&H::Value>) -> Result<Config, H::Error> {
+    let mut o = Options::new();
+    read(h, v, &mut o, |_, _| Ok(false))?;
+    o.config().or_throw(h)
+}
+
+/// A whole node value given as a number or bigint.
+fn node_number<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<u64, H::Error> {
+    match h.type_of(v) {
+        JsType::Number | JsType::BigInt => u64_arg(h, v, what),
+        _ => Err(wrong(
+            h,
+            v,
+            what,
+            "a bigint, an integer number or an object of node sub-field values",
+        )),
+    }
+}
+
+/// The sub-field values of a node object, by name (`undefined`/`null` values left out).
+fn node_parts<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<Vec<(String, u64)>, H::Error> {
+    let mut parts = Vec::new();
+    for name in h.own_keys(v)? {
+        let x = h.get(v, &name)?;
+        if !is_nullish(h, &x) {
+            let n = u64_arg(h, &x, &format!("{what}.{name}"))?;
+            parts.push((name, n));
+        }
+    }
+    Ok(parts)
+}
+
+/// A node argument under `layout`: a whole value, or sub-field values by name joined by the
+/// core's rule ([`Layout::node_from_parts`]: each sub-field exactly once, no other name).
+pub fn node_arg<H: Host>(
+    h: &H,
+    v: &H::Value,
+    layout: &Layout,
+    what: &str,
+) -> Result<u64, H::Error> {
+    if h.type_of(v) != JsType::Object {
+        return node_number(h, v, what);
+    }
+    let parts = node_parts(h, v, what)?;
+    let parts: Vec<(&str, u64)> = parts.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+    layout.node_from_parts(&parts).or_throw(h)
+}
+
+/// The `Parts` `Layout.compose` takes: every value defaults to 0, `node` may give the
+/// sub-fields by name, and a `Parts` object from `decompose` composes back (its `nodeFields`
+/// and `timestampMs` are ignored).
+pub fn compose_parts<H: Host>(h: &H, v: &H::Value, layout: &Layout) -> Result<Parts, H::Error> {
+    expect_object(h, v, "parts")?;
+    let mut p = Parts {
+        time: 0,
+        node: 0,
+        sequence: 0,
+        rollback: 0,
+    };
+    for key in h.own_keys(v)? {
+        let x = h.get(v, &key)?;
+        let what = format!("parts.{key}");
+        let slot = match key.as_str() {
+            "time" => &mut p.time,
+            "node" => &mut p.node,
+            "sequence" => &mut p.sequence,
+            "rollback" => &mut p.rollback,
+            "nodeFields" | "timestampMs" => continue,
+            _ => {
+                let reason = "is not a part (time, node, sequence, rollback)";
+                return Err(Error::InvalidArgument {
+                    name: Name::lossy(&key),
+                    reason,
+                })
+                .or_throw(h);
+            }
+        };
+        if is_nullish(h, &x) {
+            continue;
+        }
+        *slot = if key == "node" {
+            node_arg(h, &x, layout, &what)?
+        } else {
+            u64_arg(h, &x, &what)?
+        };
+    }
+    Ok(p)
+}

@@ -1,0 +1,211 @@
+//! Core values out as JavaScript objects, the same in both packages (`Parts`, `Field`s, node
+//! sub-fields, `Stats`, `Run`, `UuidInfo`), and the bodies of the functions and constructors
+//! both packages export alike (codecs, obfuscators, UUID namespaces).
+
+use idmint::codec::{decode_any, Codec};
+use idmint::named::NamedConfig;
+use idmint::uuids::{self, Uuid};
+use idmint::{FieldKind, Layout, Obfuscator, Run, SortableObfuscator, Stats};
+
+use crate::convert::{
+    bounded_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg, u128_arg, u64_arg,
+};
+use crate::error::{range_error, wrong_type, OrThrow};
+use crate::{Host, Out};
+
+/// Node sub-field values by name, as a `Record<string, bigint>` in layout order.
+pub fn node_record<H: Host>(h: &H, layout: &Layout, node: u64) -> Result<H::Value, H::Error> {
+    let fields: Vec<_> = layout.try_split_node(node).or_throw(h)?.collect();
+    let props: Vec<_> = fields
+        .iter()
+        .map(|(name, v)| (name.as_str(), Out::Big(*v)))
+        .collect();
+    h.object(&props)
+}
+
+/// The `Parts` object of ID `v` (a bigint, safe number or decimal string) under `layout`.
+pub fn decompose<H: Host>(h: &H, layout: &Layout, v: &H::Value) -> Result<H::Value, H::Error> {
+    let id = id_arg(h, v, "id")?;
+    let p = layout.decompose(id).or_throw(h)?;
+    h.object(&[
+        ("time", Out::Big(p.time)),
+        ("node", Out::Big(p.node)),
+        // The layout caps the sequence at 32 bits and rollback at 8: exact as numbers.
+        ("sequence", Out::Num(p.sequence as f64)),
+        ("rollback", Out::Num(p.rollback as f64)),
+        ("nodeFields", Out::Val(node_record(h, layout, p.node)?)),
+        ("timestampMs", Out::Big(layout.timestamp_ms(id))),
+    ])
+}
+
+/// `Layout.fields`: one object per field, most significant first.
+pub fn fields<H: Host>(h: &H, layout: &Layout) -> Result<H::Value, H::Error> {
+    let mut out = Vec::new();
+    for f in layout.fields() {
+        let kind = match f.kind {
+            FieldKind::Time => "time",
+            FieldKind::Node => "node",
+            FieldKind::Sequence => "sequence",
+            FieldKind::Rollback => "rollback",
+        };
+        out.push(h.object(&[
+            ("name", Out::Str(f.name.as_str())),
+            ("kind", Out::Str(kind)),
+            ("bits", Out::Num(f64::from(f.bits))),
+            ("shift", Out::Num(f64::from(f.shift))),
+            ("max", Out::Big(f.max())),
+        ])?);
+    }
+    h.array(out)
+}
+
+/// A generator's counters (all `bigint`).
+pub fn stats<H: Host>(h: &H, s: Stats) -> Result<H::Value, H::Error> {
+    h.object(&[
+        ("rollbacks", Out::Big(s.rollbacks)),
+        ("waitMs", Out::Big(s.wait_ms)),
+        ("maxAheadMs", Out::Big(s.max_ahead_ms)),
+        ("exhaustions", Out::Big(s.exhaustions)),
+    ])
+}
+
+/// A run of IDs reserved with one swap.
+pub fn run<H: Host>(h: &H, r: Run) -> Result<H::Value, H::Error> {
+    h.object(&[
+        ("first", Out::Big(r.first)),
+        ("count", Out::Num(r.count as f64)),
+        ("stride", Out::Big(r.stride)),
+    ])
+}
+
+/// `bigint | null`.
+pub fn opt_big<H: Host>(h: &H, v: Option<u64>) -> Result<H::Value, H::Error> {
+    h.value(v.map_or(Out::Null, Out::Big))
+}
+
+/// `ms` since the Unix epoch as a `Date`'s time value: NaN (an Invalid Date) beyond
+/// JavaScript's range of ±8.64e15 ms, i.e. after the year 275760.
+pub fn date_ms(ms: u64) -> f64 {
+    if ms > 8_640_000_000_000_000 {
+        f64::NAN
+    } else {
+        ms as f64
+    }
+}
+
+/// A UUID namespace argument: a UUID string or `dns`, `url`, `oid`, `x500`.
+pub fn namespace<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
+    Ok(match string_arg(h, v, "namespace")?.as_str() {
+        "dns" => uuids::NAMESPACE_DNS,
+        "url" => uuids::NAMESPACE_URL,
+        "oid" => uuids::NAMESPACE_OID,
+        "x500" => uuids::NAMESPACE_X500,
+        other => uuids::parse(other).or_throw(h)?,
+    })
+}
+
+/// `uuidInfo(text)`: version, variant and (v1, v6, v7) creation time of a UUID string.
+pub fn uuid_info<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
+    let u = uuids::parse(&string_arg(h, v, "uuid")?).or_throw(h)?;
+    let i = uuids::inspect(&u);
+    let unix_ms = i.unix_ms.map_or(Out::Null, Out::Big);
+    h.object(&[
+        ("version", Out::Num(f64::from(i.version))),
+        ("variant", Out::Str(i.variant)),
+        ("unixMs", unix_ms),
+    ])
+}
+
+/// `encode(id, codec?)`: the ID as text in `codec` (default decimal).
+pub fn encode<H: Host>(h: &H, id: &H::Value, codec: Option<&H::Value>) -> Result<String, H::Error> {
+    let id = u64_arg(h, id, "id")?;
+    let codec = match opt_string_arg(h, codec, "codec")? {
+        Some(name) => Codec::parse(&name).or_throw(h)?,
+        None => Codec::Decimal,
+    };
+    Ok(codec.format(id).as_str().to_owned())
+}
+
+/// `decodeString(text, codec?)`: without a codec (or `"auto"`) the codec is guessed.
+pub fn decode_string<H: Host>(
+    h: &H,
+    text: &H::Value,
+    codec: Option<&H::Value>,
+) -> Result<u64, H::Error> {
+    let text = string_arg(h, text, "text")?;
+    match opt_string_arg(h, codec, "codec")?.as_deref() {
+        None | Some("auto") => decode_any(&text).or_throw(h),
+        Some(name) => Codec::parse(name).or_throw(h)?.decode(&text).or_throw(h),
+    }
+}
+
+/// `new Obfuscator(key, bits)`.
+pub fn obfuscator<H: Host>(h: &H, key: &H::Value, bits: &H::Value) -> Result<Obfuscator, H::Error> {
+    let key = u128_arg(h, key, "key")?;
+    Obfuscator::new(key, bounded_arg(h, bits, "bits", 255)? as u8).or_throw(h)
+}
+
+/// `Obfuscator.forLayout(key, layout)`.
+pub fn obfuscator_for_layout<H: Host>(
+    h: &H,
+    key: &H::Value,
+    layout: &H::Value,
+) -> Result<Obfuscator, H::Error> {
+    let key = u128_arg(h, key, "key")?;
+    Obfuscator::for_layout(key, &layout_arg(h, layout, "layout")?).or_throw(h)
+}
+
+/// `new SortableObfuscator(key, layout)`.
+pub fn sortable_obfuscator<H: Host>(
+    h: &H,
+    key: &H::Value,
+    layout: &H::Value,
+) -> Result<SortableObfuscator, H::Error> {
+    let key = u128_arg(h, key, "key")?;
+    SortableObfuscator::new(key, &layout_arg(h, layout, "layout")?).or_throw(h)
+}
+
+/// `new UuidGenerator(version?)`: the named config of version 1, 4 or 7 (default 7).
+pub fn uuid_version<H: Host>(h: &H, v: Option<&H::Value>) -> Result<NamedConfig, H::Error> {
+    let v = match v.filter(|v| !is_nullish(h, v)) {
+        Some(v) => bounded_arg(h, v, "version", 255)?,
+        None => 7,
+    };
+    match v {
+        1 => Ok(NamedConfig::Uuid1),
+        4 => Ok(NamedConfig::Uuid4),
+        7 => Ok(NamedConfig::Uuid7),
+        _ => Err(range_error(
+            h,
+            &format!("version must be 1, 4 or 7; received {v}"),
+        )),
+    }
+}
+
+/// `UuidGenerator.version`: 1, 4 or 7.
+pub fn uuid_version_of(config: &NamedConfig) -> u32 {
+    match config {
+        NamedConfig::Uuid1 => 1,
+        NamedConfig::Uuid4 => 4,
+        _ => 7,
+    }
+}
+
+/// A named config string (`type=...` or its JSON form).
+pub fn named_config<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error> {
+    NamedConfig::parse(&string_arg(h, v, "config")?).or_throw(h)
+}
+
+/// `UuidGenerator.fromConfig(text)`: a named config of a UUID type.
+pub fn uuid_named<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error> {
+    let named = named_config(h, v)?;
+    if named.snowflake_config().is_some() {
+        return Err(wrong_type(
+            h,
+            "UuidGenerator",
+            "uuid1, uuid4 or uuid7",
+            "snowflake",
+        ));
+    }
+    Ok(named)
+}

@@ -1,0 +1,234 @@
+//! UUIDs (RFC 9562) as lower-case hyphenated strings: the clocked helpers on the core's
+//! process-wide generators (`idmint::uuid_clock`: v7 strictly increasing per process, across
+//! worker threads too), the pure constructors, parsing, inspection and `UuidGenerator`.
+
+use idmint::named::{GeneratedId, NamedConfig};
+use idmint::uuid_clock::{self, random_fill};
+use idmint::uuids::{self, Uuid};
+use idmint::UuidGenerator as CoreUuidGenerator;
+use idmint_js::convert::{
+    bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg, u64_arg,
+};
+use idmint_js::values;
+use napi::bindgen_prelude::Unknown;
+use napi::{Env, JsValue};
+use napi_derive::napi;
+
+use crate::convert::{unknown, Js, OrThrow};
+
+fn text(u: &Uuid) -> String {
+    u.hyphenated().to_string()
+}
+
+#[napi(catch_unwind)]
+pub fn uuid1(env: &Env) -> napi::Result<String> {
+    uuid_clock::uuid1().or_throw(&Js(env)).map(|u| text(&u))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid3(env: &Env, namespace: Unknown<'_>, name: Unknown<'_>) -> napi::Result<String> {
+    let h = Js(env);
+    let ns = values::namespace(&h, &namespace.raw())?;
+    Ok(text(&uuids::v3(
+        &ns,
+        &text_or_bytes_arg(&h, &name.raw(), "name")?,
+    )))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid5(env: &Env, namespace: Unknown<'_>, name: Unknown<'_>) -> napi::Result<String> {
+    let h = Js(env);
+    let ns = values::namespace(&h, &namespace.raw())?;
+    Ok(text(&uuids::v5(
+        &ns,
+        &text_or_bytes_arg(&h, &name.raw(), "name")?,
+    )))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid4(env: &Env, random: Option<Unknown<'_>>) -> napi::Result<String> {
+    let h = Js(env);
+    let u = match random.map(|r| r.raw()).filter(|r| !is_nullish(&h, r)) {
+        Some(r) => uuids::v4(bytes_arg::<_, 16>(&h, &r, "random")?),
+        None => uuid_clock::uuid4().or_throw(&h)?,
+    };
+    Ok(text(&u))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid7(env: &Env) -> napi::Result<String> {
+    uuid_clock::uuid7().or_throw(&Js(env)).map(|u| text(&u))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid7_at(env: &Env, unix_ms: Unknown<'_>, random: Unknown<'_>) -> napi::Result<String> {
+    let h = Js(env);
+    let ms = u64_arg(&h, &unix_ms.raw(), "unixMs")?;
+    Ok(text(&uuids::v7(
+        ms,
+        bytes_arg(&h, &random.raw(), "random")?,
+    )))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid1_at(
+    env: &Env,
+    ticks: Unknown<'_>,
+    clock_seq: Unknown<'_>,
+    node: Unknown<'_>,
+) -> napi::Result<String> {
+    let h = Js(env);
+    let ticks = u64_arg(&h, &ticks.raw(), "ticks")?;
+    let seq = bounded_arg(&h, &clock_seq.raw(), "clockSeq", u64::from(u16::MAX))? as u16;
+    Ok(text(&uuids::v1(
+        ticks,
+        seq,
+        bytes_arg(&h, &node.raw(), "node")?,
+    )))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid1_random_node(
+    env: &Env,
+    unix_ms: Unknown<'_>,
+    extra_ticks: Unknown<'_>,
+    clock_seq: Unknown<'_>,
+    node: Unknown<'_>,
+) -> napi::Result<String> {
+    let h = Js(env);
+    let ms = u64_arg(&h, &unix_ms.raw(), "unixMs")?;
+    let extra = bounded_arg(&h, &extra_ticks.raw(), "extraTicks", u64::from(u16::MAX))? as u16;
+    let seq = bounded_arg(&h, &clock_seq.raw(), "clockSeq", u64::from(u16::MAX))? as u16;
+    Ok(text(&uuids::v1_random_node(
+        ms,
+        extra,
+        seq,
+        bytes_arg(&h, &node.raw(), "node")?,
+    )))
+}
+
+#[napi(catch_unwind)]
+pub fn parse_uuid(env: &Env, text: Unknown<'_>) -> napi::Result<String> {
+    let h = Js(env);
+    uuids::parse(&string_arg(&h, &text.raw(), "text")?)
+        .or_throw(&h)
+        .map(|u| self::text(&u))
+}
+
+#[napi(catch_unwind)]
+pub fn uuid_info<'e>(env: &'e Env, uuid: Unknown<'_>) -> napi::Result<Unknown<'e>> {
+    unknown(env, values::uuid_info(&Js(env), &uuid.raw()))
+}
+
+/// Runs `call` with the random source `random` names: the OS (through the core's pool) when it
+/// is missing, else the JavaScript function `(n) => Uint8Array`, whose exception passes on.
+pub(crate) fn with_random<T>(
+    h: &Js<'_>,
+    random: Option<Unknown<'_>>,
+    call: impl FnOnce(&mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
+) -> napi::Result<T> {
+    let Some(f) = random.map(|r| r.raw()).filter(|r| !is_nullish(h, r)) else {
+        return call(&mut random_fill).or_throw(h);
+    };
+    function_arg(h, &f, "random")?;
+    let mut failure = None;
+    let r = call(&mut |buf: &mut [u8]| {
+        h.call_random(f, buf).map_err(|e| {
+            failure = Some(e);
+            idmint::Error::RandomSource
+        })
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => r.or_throw(h),
+    }
+}
+
+/// A generated ID: a `bigint` (snowflake) or a UUID string.
+pub(crate) fn generated<'e>(env: &'e Env, id: GeneratedId) -> napi::Result<Unknown<'e>> {
+    let h = Js(env);
+    match id {
+        GeneratedId::U64(v) => unknown(env, idmint_js::Host::value(&h, idmint_js::Out::Big(v))),
+        GeneratedId::Uuid(u) => unknown(
+            env,
+            idmint_js::Host::value(&h, idmint_js::Out::Str(&text(&u))),
+        ),
+    }
+}
+
+#[napi]
+pub struct UuidGenerator {
+    inner: CoreUuidGenerator,
+    /// The time in the last UUID issued (v1, v7), read back from it.
+    last_unix_ms: Option<u64>,
+}
+
+impl UuidGenerator {
+    pub(crate) fn from_named(h: &Js<'_>, config: NamedConfig) -> napi::Result<Self> {
+        Ok(UuidGenerator {
+            inner: CoreUuidGenerator::from_config(config).or_throw(h)?,
+            last_unix_ms: None,
+        })
+    }
+
+    fn issued(&mut self, u: Uuid) -> String {
+        self.last_unix_ms = uuids::inspect(&u).unix_ms;
+        text(&u)
+    }
+}
+
+#[napi]
+impl UuidGenerator {
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: &Env, version: Option<Unknown<'_>>) -> napi::Result<Self> {
+        let h = Js(env);
+        let config = values::uuid_version(&h, version.map(|v| v.raw()).as_ref())?;
+        Self::from_named(&h, config)
+    }
+
+    #[napi(factory, catch_unwind)]
+    pub fn from_config(env: &Env, config: Unknown<'_>) -> napi::Result<Self> {
+        let h = Js(env);
+        let named = values::uuid_named(&h, &config.raw())?;
+        Self::from_named(&h, named)
+    }
+
+    #[napi(catch_unwind)]
+    pub fn next(&mut self, env: &Env) -> napi::Result<String> {
+        let u = self.inner.next().or_throw(&Js(env))?;
+        Ok(self.issued(u))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn next_at(
+        &mut self,
+        env: &Env,
+        now_ms: Unknown<'_>,
+        random: Option<Unknown<'_>>,
+    ) -> napi::Result<String> {
+        let h = Js(env);
+        let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
+        let u = with_random(&h, random, |fill| self.inner.next_at(now, fill))?;
+        Ok(self.issued(u))
+    }
+
+    #[napi(getter, catch_unwind)]
+    pub fn version(&self) -> u32 {
+        values::uuid_version_of(self.inner.config())
+    }
+
+    #[napi(getter, catch_unwind)]
+    pub fn kind(&self) -> String {
+        self.inner.config().kind().to_string()
+    }
+
+    #[napi(getter, catch_unwind)]
+    pub fn config(&self) -> String {
+        self.inner.config().to_string()
+    }
+
+    #[napi(getter, catch_unwind)]
+    pub fn last_unix_ms(&self) -> Option<u64> {
+        self.last_unix_ms
+    }
+}
