@@ -36,36 +36,23 @@ impl KeyedOptions for Options {
 #[cfg(feature = "coord")]
 impl KeyedOptions for idmint_coord::options::LeasedOptions {
     fn takes(key: &str) -> Option<Takes> {
-        let lease = idmint_coord::options::LEASE_KEYS
-            .iter()
-            .find(|k| k.name == key || k.camel == key);
-        Options::takes(key).or(lease.map(|k| k.takes))
+        Self::takes(key)
     }
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
-        if key == "node" {
-            // The lease source picks the node.
-            return Err(Error::InvalidArgument {
-                name: Name::lossy("node"),
-                reason: "is chosen by the lease source",
-            });
-        }
-        idmint_coord::options::LeasedOptions::set(self, key, v)
+        Self::set(self, key, v)
     }
     fn set_node_part(&mut self, _: &str, _: u64) -> idmint::Result<()> {
-        self.set("node", OptionValue::Int(0))
+        Self::set(self, "node", OptionValue::Int(0))
     }
 }
 
 #[cfg(feature = "coord")]
 impl KeyedOptions for idmint_coord::options::SegmentOptions {
     fn takes(key: &str) -> Option<Takes> {
-        let k = idmint_coord::options::SEGMENT_KEYS
-            .iter()
-            .find(|k| k.name == key || k.camel == key);
-        k.map(|k| k.takes)
+        Self::takes(key)
     }
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
-        idmint_coord::options::SegmentOptions::set(self, key, v)
+        Self::set(self, key, v)
     }
     fn set_node_part(&mut self, _: &str, _: u64) -> idmint::Result<()> {
         Ok(())

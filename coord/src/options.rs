@@ -12,6 +12,7 @@
 //! o.set("namespace", OptionValue::Text("orders"))?;
 //! assert_eq!(o.lease().renew_period().as_millis(), 2_000);
 //! assert!(o.set("ttl", OptionValue::Int(1)).is_err());
+//! assert!(o.set("node", OptionValue::Int(1)).is_err()); // the lease picks the node
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
@@ -94,7 +95,15 @@ fn text<'a>(k: &OptionKey, v: OptionValue<'a>) -> Result<&'a str> {
     }
 }
 
-/// Options of a leased generator: the generator keys plus [`LEASE_KEYS`].
+/// A leased generator takes its node from the lease source, never from an option.
+fn node_from_lease() -> Error {
+    Error::InvalidArgument {
+        name: Name::lossy("node"),
+        reason: "is chosen by the lease source",
+    }
+}
+
+/// Options of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
 #[derive(Debug, Clone, Default)]
 pub struct LeasedOptions {
     generator: Options,
@@ -109,7 +118,10 @@ impl LeasedOptions {
 
     /// Sets a generator or lease key (snake_case or camelCase).
     pub fn set(&mut self, key: &str, value: OptionValue<'_>) -> Result<()> {
-        if core_options::find_key(key).is_ok() {
+        if let Ok(k) = core_options::find_key(key) {
+            if k.name == "node" {
+                return Err(node_from_lease());
+            }
             return self.generator.set(key, value);
         }
         const UNKNOWN: &str = "is not an option (layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms, namespace, ttl_ms, renew_every_ms, retry_every_ms, safety_margin_ms, reserve_ms, swap_after_ms, nodes, holder)";
@@ -130,12 +142,15 @@ impl LeasedOptions {
         Ok(())
     }
 
-    /// Sets one node sub-field by name (see [`Options::set_node_part`]).
-    pub fn set_node_part(&mut self, name: &str, value: u64) -> Result<()> {
-        self.generator.set_node_part(name, value)
+    /// What `key` takes, if it is a generator or lease key (not `node`: the lease picks it).
+    pub fn takes(key: &str) -> Option<Takes> {
+        let lease = LEASE_KEYS.iter().find(|k| k.name == key || k.camel == key);
+        lease
+            .map(|k| k.takes)
+            .or_else(|| core_options::find_key(key).ok().map(|k| k.takes))
     }
 
-    /// The generator config (its node, if given, is ignored by a lease: the lease picks it).
+    /// The generator config, without a node: the lease picks it.
     pub fn config(&self) -> Result<Config> {
         self.generator.config()
     }
@@ -167,6 +182,14 @@ impl SegmentOptions {
     /// Every key at its default.
     pub fn new() -> SegmentOptions {
         SegmentOptions::default()
+    }
+
+    /// What `key` takes, if it is a segment key.
+    pub fn takes(key: &str) -> Option<Takes> {
+        let k = SEGMENT_KEYS
+            .iter()
+            .find(|k| k.name == key || k.camel == key);
+        k.map(|k| k.takes)
     }
 
     /// Sets a segment key (snake_case or camelCase).
