@@ -5,7 +5,7 @@
 use idmint::codec::{decode_any, Codec};
 use idmint::named::NamedConfig;
 use idmint::uuids::{self, Uuid};
-use idmint::{FieldKind, Layout, Obfuscator, Run, SortableObfuscator, Stats};
+use idmint::{Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
 use crate::convert::{
     bounded_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg, u128_arg, u64_arg,
@@ -42,12 +42,7 @@ pub fn decompose<H: Host>(h: &H, layout: &Layout, v: &H::Value) -> Result<H::Val
 pub fn fields<H: Host>(h: &H, layout: &Layout) -> Result<H::Value, H::Error> {
     let mut out = Vec::new();
     for f in layout.fields() {
-        let kind = match f.kind {
-            FieldKind::Time => "time",
-            FieldKind::Node => "node",
-            FieldKind::Sequence => "sequence",
-            FieldKind::Rollback => "rollback",
-        };
+        let kind = f.kind.name();
         out.push(h.object(&[
             ("name", Out::Str(f.name.as_str())),
             ("kind", Out::Str(kind)),
@@ -184,11 +179,7 @@ pub fn uuid_version<H: Host>(h: &H, v: Option<&H::Value>) -> Result<NamedConfig,
 
 /// `UuidGenerator.version`: 1, 4 or 7.
 pub fn uuid_version_of(config: &NamedConfig) -> u32 {
-    match config {
-        NamedConfig::Uuid1 => 1,
-        NamedConfig::Uuid4 => 4,
-        _ => 7,
-    }
+    config.kind().uuid_version().map_or(7, u32::from)
 }
 
 /// A named config string (`type=...` or its JSON form).

@@ -1,7 +1,7 @@
 //! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes, and the layout
 //! and node arguments other classes take.
 
-use idmint::{FieldKind, Layout, Options, Parts};
+use idmint::{Layout, Options, Parts};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString, PyTuple, PyType};
@@ -226,14 +226,8 @@ py_methods!(PyLayout; calls(inner) {
     /// The fields, most significant first.
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let kind = |k| match k {
-            FieldKind::Time => "time",
-            FieldKind::Node => "node",
-            FieldKind::Sequence => "sequence",
-            FieldKind::Rollback => "rollback",
-        };
         let fields = self.inner.fields().iter().map(|f| {
-            let (name, kind) = (f.name.as_str().to_owned(), kind(f.kind));
+            let (name, kind) = (f.name.as_str().to_owned(), f.kind.name());
             Bound::new(py, PyField { name, kind, bits: f.bits, shift: f.shift, max: f.max() })
         });
         PyTuple::new(py, fields.collect::<PyResult<Vec<_>>>()?)

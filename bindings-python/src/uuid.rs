@@ -221,11 +221,7 @@ impl PyUuidGenerator {
     /// The UUID version (1, 4 or 7).
     #[getter]
     fn version(&self) -> u8 {
-        match self.inner.config().kind() {
-            NamedType::Uuid1 => 1,
-            NamedType::Uuid4 => 4,
-            _ => 7,
-        }
+        self.inner.config().kind().uuid_version().unwrap_or(7)
     }
 
     /// The canonical named config (`type=uuid7`).

@@ -37,6 +37,18 @@ pub enum FieldKind {
     Rollback,
 }
 
+impl FieldKind {
+    /// The kind's name on every surface: `time`, `node`, `sequence`, `rollback`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FieldKind::Time => "time",
+            FieldKind::Node => "node",
+            FieldKind::Sequence => "sequence",
+            FieldKind::Rollback => "rollback",
+        }
+    }
+}
+
 /// One bit field of a layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Field {

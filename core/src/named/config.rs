@@ -46,6 +46,16 @@ impl NamedType {
         }
     }
 
+    /// The UUID version this type mints (1, 4 or 7), or `None` for `snowflake`.
+    pub const fn uuid_version(self) -> Option<u8> {
+        match self {
+            NamedType::Snowflake => None,
+            NamedType::Uuid4 => Some(4),
+            NamedType::Uuid7 => Some(7),
+            NamedType::Uuid1 => Some(1),
+        }
+    }
+
     /// Looks a type up by its name (exact, lower case).
     pub fn from_name(name: &str) -> Option<NamedType> {
         NamedType::ALL.into_iter().find(|t| t.name() == name)
