@@ -159,54 +159,6 @@ impl Snowflake {
             .or_throw(&h)?;
         unknown(env, values::run(&h, run))
     }
-
-    #[napi(catch_unwind)]
-    pub fn next_id_at(&self, env: &Env, now_ms: Unknown<'_>) -> napi::Result<u64> {
-        let h = Js(env);
-        self.inner
-            .next_id_at(u64_arg(&h, &now_ms.raw(), "nowMs")?)
-            .or_throw(&h)
-    }
-
-    #[napi(catch_unwind)]
-    pub fn decode<'e>(&self, env: &'e Env, id: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-        unknown(
-            env,
-            values::decompose(&Js(env), self.inner.config().layout(), &id.raw()),
-        )
-    }
-
-    #[napi(catch_unwind)]
-    pub fn stats<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
-        unknown(env, values::stats(&Js(env), self.inner.stats()))
-    }
-
-    #[napi(catch_unwind)]
-    pub fn set_node(&self, env: &Env, node: Unknown<'_>) -> napi::Result<()> {
-        let h = Js(env);
-        let node = node_arg(&h, &node.raw(), self.inner.config().layout(), "node")?;
-        self.inner.set_node(node).or_throw(&h)
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn node(&self) -> u64 {
-        self.inner.node()
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn layout(&self) -> Layout {
-        Layout::of(self.inner.config().layout())
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn config(&self) -> String {
-        NamedConfig::Snowflake(*self.inner.config()).to_string()
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn max_rollback_ticks(&self) -> Option<u64> {
-        self.inner.config().max_rollback_ticks()
-    }
 }
 
 #[napi]
@@ -232,14 +184,6 @@ impl AtomicSnowflake {
         Ok(AtomicSnowflake {
             inner: CoreAtomicSnowflake::new(cfg).or_throw(&h)?,
         })
-    }
-
-    #[napi(catch_unwind)]
-    pub fn next_id_at(&self, env: &Env, now_ms: Unknown<'_>) -> napi::Result<u64> {
-        let h = Js(env);
-        self.inner
-            .next_id_at(u64_arg(&h, &now_ms.raw(), "nowMs")?)
-            .or_throw(&h)
     }
 
     #[napi(catch_unwind)]
@@ -274,44 +218,63 @@ impl AtomicSnowflake {
         );
         biguint64_array(env, n, |out| self.inner.next_ids_at(now, out).or_throw(&h))
     }
-
-    #[napi(catch_unwind)]
-    pub fn decode<'e>(&self, env: &'e Env, id: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-        unknown(
-            env,
-            values::decompose(&Js(env), self.inner.config().layout(), &id.raw()),
-        )
-    }
-
-    #[napi(catch_unwind)]
-    pub fn stats<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
-        unknown(env, values::stats(&Js(env), self.inner.stats()))
-    }
-
-    #[napi(catch_unwind)]
-    pub fn set_node(&self, env: &Env, node: Unknown<'_>) -> napi::Result<()> {
-        let h = Js(env);
-        let node = node_arg(&h, &node.raw(), self.inner.config().layout(), "node")?;
-        self.inner.set_node(node).or_throw(&h)
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn node(&self) -> u64 {
-        self.inner.node()
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn layout(&self) -> Layout {
-        Layout::of(self.inner.config().layout())
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn config(&self) -> String {
-        NamedConfig::Snowflake(*self.inner.config()).to_string()
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn max_rollback_ticks(&self) -> Option<u64> {
-        self.inner.config().max_rollback_ticks()
-    }
 }
+
+/// The methods `Snowflake` and `AtomicSnowflake` share, declared once for both classes.
+macro_rules! shared_methods {
+    ($class:ident) => {
+        #[napi]
+        impl $class {
+            #[napi(catch_unwind)]
+            pub fn next_id_at(&self, env: &Env, now_ms: Unknown<'_>) -> napi::Result<u64> {
+                let h = Js(env);
+                self.inner
+                    .next_id_at(u64_arg(&h, &now_ms.raw(), "nowMs")?)
+                    .or_throw(&h)
+            }
+
+            #[napi(catch_unwind)]
+            pub fn decode<'e>(&self, env: &'e Env, id: Unknown<'_>) -> napi::Result<Unknown<'e>> {
+                unknown(
+                    env,
+                    values::decompose(&Js(env), self.inner.config().layout(), &id.raw()),
+                )
+            }
+
+            #[napi(catch_unwind)]
+            pub fn stats<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+                unknown(env, values::stats(&Js(env), self.inner.stats()))
+            }
+
+            #[napi(catch_unwind)]
+            pub fn set_node(&self, env: &Env, node: Unknown<'_>) -> napi::Result<()> {
+                let h = Js(env);
+                let node = node_arg(&h, &node.raw(), self.inner.config().layout(), "node")?;
+                self.inner.set_node(node).or_throw(&h)
+            }
+
+            #[napi(getter, catch_unwind)]
+            pub fn node(&self) -> u64 {
+                self.inner.node()
+            }
+
+            #[napi(getter, catch_unwind)]
+            pub fn layout(&self) -> Layout {
+                Layout::of(self.inner.config().layout())
+            }
+
+            #[napi(getter, catch_unwind)]
+            pub fn config(&self) -> String {
+                NamedConfig::Snowflake(*self.inner.config()).to_string()
+            }
+
+            #[napi(getter, catch_unwind)]
+            pub fn max_rollback_ticks(&self) -> Option<u64> {
+                self.inner.config().max_rollback_ticks()
+            }
+        }
+    };
+}
+
+shared_methods!(Snowflake);
+shared_methods!(AtomicSnowflake);
