@@ -17,7 +17,7 @@ const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'idmin
 const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs; do not edit. */\n'
 // Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs), which napi-rs
 // does not see.
-const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', '_benchFloor']
+const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId']
 
 /** The declarations of package `pkg` ('node' or 'web'). */
 function declarations(pkg) {

@@ -20,4 +20,8 @@ function load() {
   )
 }
 
-module.exports = load()
+// `_benchFloor` (an empty call, the benchmarks' floor) is not part of the API: it stays off the
+// exports, reachable only under a symbol for bench/bench.mjs.
+const { _benchFloor, ...api } = load()
+module.exports = api
+Object.defineProperty(module.exports, Symbol.for('idmint.benchFloor'), { value: _benchFloor })

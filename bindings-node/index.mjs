@@ -14,7 +14,6 @@ export const {
   Snowflake,
   SortableObfuscator,
   UuidGenerator,
-  _benchFloor,
   decodeString,
   encode,
   fromConfig,
