@@ -40,6 +40,9 @@ rm -rf "$wheels"
 wheel=$(ls "$wheels"/idmint-*-abi3-*.whl)
 "$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 
+step "cargo fmt and clippy of this crate (outside the workspace; warnings are errors)"
+(cd "$here" && cargo fmt -- --check && PYO3_PYTHON="$py" cargo clippy --release --locked -- -D warnings)
+
 step "Redis and PostgreSQL for the coordination tests"
 services="$root/scripts/services.sh"
 svc_dir=$(mktemp -d)
