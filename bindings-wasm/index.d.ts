@@ -285,12 +285,6 @@ export declare class UuidGenerator {
 }
 
 /**
- * Benchmark only, not part of the API: an empty call returning a `bigint`, the floor of any
- * napi call that returns one (see BENCHMARKS-node.md).
- */
-export declare function _benchFloor(): bigint
-
-/**
  * The values `Layout.compose` takes. Every value defaults to 0; `node` may also give the node
  * sub-fields by name (`{ datacenter: 1, worker: 2 }`).
  */
