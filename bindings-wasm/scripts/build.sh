@@ -20,16 +20,18 @@ check=0
 RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet
 wasm=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/idmint_wasm.wasm
 
-# The features rustc enables for wasm32-unknown-unknown (its target_features section); no others,
-# so the optimiser emits nothing a browser of the same generation cannot run.
-features=(--enable-bulk-memory --enable-multivalue --enable-mutable-globals
-  --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext)
+# The features rustc enables for wasm32-unknown-unknown less the two .cargo/config.toml turns off
+# (reference types, multi-value); no others, so the optimiser emits nothing a browser of the same
+# generation cannot run. `--low-memory-unused`: the linker puts nothing below address 1024
+# (its global base), so the optimiser may fold small constant offsets into addresses.
+features=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int
+  --enable-sign-ext)
 
 for target in web bundler nodejs; do
   dir=pkg/${target/nodejs/node}
   rm -rf "$dir"
   wasm-bindgen --target "$target" --out-name idmint --out-dir "$dir" "$wasm"
-  node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --strip-debug --strip-producers \
+  node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --low-memory-unused --strip-debug --strip-producers \
     --strip-target-features "$dir/idmint_bg.wasm" -o "$dir/idmint_bg.wasm"
   # The declarations come from bindings-js/idmint.d.ts (one source for both packages); wasm-bindgen's
   # own only show that they name what the module exports (and give the web flavour's loader).
