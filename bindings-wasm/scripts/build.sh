@@ -3,7 +3,8 @@
 #   pkg/web/      --target web      ES module for <script type="module"> and Web Workers (await init())
 #   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
 #   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
-# each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json), and the
+# each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json) and its
+# imports renamed short (scripts/imports.mjs), and the
 # TypeScript declarations, generated from bindings-js/idmint.d.ts: index.d.ts (bundler and node
 # flavours) and web.d.ts (web flavour).
 #
@@ -41,6 +42,7 @@ for target in web bundler nodejs; do
   glue=$dir/idmint.js
   [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
   node scripts/glue.mjs "$glue"
+  node scripts/imports.mjs "$dir/idmint_bg.wasm"
 done
 # wasm-bindgen's nodejs flavour is CommonJS; the package itself is "type": "module".
 printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json
