@@ -3,7 +3,8 @@
 #   pkg/web/      --target web      ES module for <script type="module"> and Web Workers (await init())
 #   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
 #   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
-# each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json), and the
+# each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json) and its
+# imports renamed short (scripts/imports.mjs), and the
 # TypeScript declarations, generated from bindings-js/idmint.d.ts: index.d.ts (bundler and node
 # flavours) and web.d.ts (web flavour).
 #
@@ -20,16 +21,18 @@ check=0
 RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet
 wasm=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/idmint_wasm.wasm
 
-# The features rustc enables for wasm32-unknown-unknown (its target_features section); no others,
-# so the optimiser emits nothing a browser of the same generation cannot run.
-features=(--enable-bulk-memory --enable-multivalue --enable-mutable-globals
-  --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext)
+# The features rustc enables for wasm32-unknown-unknown less the two .cargo/config.toml turns off
+# (reference types, multi-value); no others, so the optimiser emits nothing a browser of the same
+# generation cannot run. `--low-memory-unused`: the linker puts nothing below address 1024
+# (its global base), so the optimiser may fold small constant offsets into addresses.
+features=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int
+  --enable-sign-ext)
 
 for target in web bundler nodejs; do
   dir=pkg/${target/nodejs/node}
   rm -rf "$dir"
   wasm-bindgen --target "$target" --out-name idmint --out-dir "$dir" "$wasm"
-  node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --strip-debug --strip-producers \
+  node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --low-memory-unused --strip-debug --strip-producers \
     --strip-target-features "$dir/idmint_bg.wasm" -o "$dir/idmint_bg.wasm"
   # The declarations come from bindings-js/idmint.d.ts (one source for both packages); wasm-bindgen's
   # own only show that they name what the module exports (and give the web flavour's loader).
@@ -39,6 +42,7 @@ for target in web bundler nodejs; do
   glue=$dir/idmint.js
   [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
   node scripts/glue.mjs "$glue"
+  node scripts/imports.mjs "$dir/idmint_bg.wasm"
 done
 # wasm-bindgen's nodejs flavour is CommonJS; the package itself is "type": "module".
 printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json

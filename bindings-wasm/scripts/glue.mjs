@@ -1,7 +1,8 @@
 // Post-processes wasm-bindgen's JavaScript glue in place (the file that holds the classes), where
 // Rust declarations cannot say what the package needs:
 //
-// 1. Receiver check. wasm-bindgen passes `this.__wbg_ptr` to Rust without checking that `this`
+// 1. Receiver check. wasm-bindgen passes `this.__wbg_ptr` to Rust (after `retptr`, the address
+//    of the result, for methods that return a `Result` or a string) without checking that `this`
 //    is an instance of the method's class, so `Snowflake.prototype.nextId.call(layout)` would
 //    hand a Layout's memory to the Snowflake code (type confusion inside the module's memory),
 //    and `.call({})` fails with a bare "null pointer passed to rust". Every read of the pointer
@@ -85,15 +86,22 @@ for (const line of lines) {
   const m = /^    (\w+)\(\) \{$/.exec(line)
   if (m) method = cls === 'Snowflake' && m[1] in SENTINELS ? m[1] : null
   else if (line === '    }') method = null
+  let l = line
   if (method && /^\s+return ret;$|^\s+return BigInt\.asUintN\(64, ret\);$/.test(line)) {
     out.push(`        if (ret === ${SENTINELS[method]}) __idmintRethrow();`)
     rethrown++
     method = null
+  } else if (method && /^\s+return takeObject\(ret\);$/.test(line)) {
+    // A JavaScript value held in the glue's heap (no reference types): taken out first.
+    out.push('        const value = takeObject(ret);')
+    out.push(`        if (value === ${SENTINELS[method]}) __idmintRethrow();`)
+    l = '        return value;'
+    rethrown++
+    method = null
   }
-  let l = line
   if (cls) {
-    if (/wasm\.\w+\(this\.__wbg_ptr\b/.test(l)) {
-      l = l.replace(/(wasm\.\w+\()this\.__wbg_ptr\b/, `$1__idmintThis(this, ${cls})`)
+    if (/wasm\.\w+\((?:retptr, )?this\.__wbg_ptr\b/.test(l)) {
+      l = l.replace(/(wasm\.\w+\((?:retptr, )?)this\.__wbg_ptr\b/, `$1__idmintThis(this, ${cls})`)
       checked++
     } else if (/^\s*const ptr = this\.__wbg_ptr;$/.test(l)) {
       l = l.replace('this.__wbg_ptr', `__idmintThis(this, ${cls})`)
@@ -111,7 +119,7 @@ for (const line of lines) {
 }
 
 const text = out.join('\n')
-const unchecked = text.match(/wasm\.\w+\(this\.__wbg_ptr\b/g)
+const unchecked = text.match(/wasm\.\w+\((?:retptr, )?this\.__wbg_ptr\b/g)
 if (unchecked) throw new Error(`${file}: ${unchecked.length} method calls outside a recognised class`)
 if (checked < 50) throw new Error(`${file}: only ${checked} receiver reads found; the glue changed shape`)
 if (adopted !== 2) throw new Error(`${file}: Snowflake objects are created in ${adopted} places, expected 2`)

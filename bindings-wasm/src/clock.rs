@@ -39,19 +39,22 @@
 //! re-anchoring check rides on the `performance` readings (one compare each); the wall clock is
 //! read for it once a period.
 //!
-//! **Waiting**: the core answers `WouldBlock { until_ms }` when a tick's sequence is used up
-//! (`onExhausted: "wait"`) or the clock is a little behind (`onBackwards: "wait:MS"`). A page
-//! cannot sleep, so a clocked call spins on the clock when the wait is at most
-//! [`MAX_SPIN_MS`] (a tick of a millisecond layout is 1 ms) and otherwise throws
-//! `ERR_WOULD_BLOCK` with `untilMs` at once, for the caller to retry later (`setTimeout`).
+//! **Waiting**: the core's generators answer `WouldBlock { until_ms }` when a tick's sequence
+//! is used up (`onExhausted: "wait"`) or the clock is a little behind (`onBackwards:
+//! "wait:MS"`), and the core's `Clocked` then asks the clock to wait
+//! ([`Clock::wait_or_retry`]). A page cannot sleep, so this clock spins when the wait is at
+//! most [`MAX_SPIN_MS`] (a tick of a millisecond layout is 1 ms) and otherwise answers
+//! [`Retry`], which `Clocked` hands back as `WouldBlock`: the call throws `ERR_WOULD_BLOCK`
+//! with `untilMs` at once, for the caller to retry later (`setTimeout`).
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use idmint::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
-use idmint::Error;
+use idmint::{Clock, Retry};
 
 /// Differences between the anchored time and `Date.now()` up to this many ms (plus half a
 /// millisecond for `Date.now()`'s resolution) are taken for noise, not for a step.
@@ -111,29 +114,31 @@ fn ns(ms: f64) -> i64 {
 
 /// A Unix-millisecond clock: `performance.timeOrigin + performance.now()` re-anchored to
 /// `Date.now()`, or `Date.now()` alone, read through the `Date.now()` cache described in the
-/// [module docs](self).
+/// [module docs](self). It is the core's [`Clock`], so the core's [`Clocked`](idmint::Clocked)
+/// drives the generators on it. Its state is atomics (`Clock` is `Send + Sync`): on wasm32
+/// without threads, relaxed atomics are plain loads and stores.
 #[derive(Debug)]
-pub(crate) struct Clock {
+pub(crate) struct PageClock {
     /// Wall time on `performance.now()` (ns), or `None` to use `Date.now()` alone.
     anchor: Option<Anchor>,
-    /// `Date.now()` just before the last precise reading (NaN: none yet).
-    seen_date: Cell<f64>,
+    /// The bits of `Date.now()` just before the last precise reading (NaN: none yet).
+    seen_date: AtomicU64,
     /// The last precise reading, ms since the Unix epoch.
-    seen_ms: Cell<u64>,
+    seen_ms: AtomicU64,
     /// The task (see [`task`]) of the last `Date.now()` reading.
-    read_in: Cell<u32>,
+    read_in: AtomicU32,
     /// Calls left that may reuse `seen_ms` without reading `Date.now()`, within task `read_in`.
-    budget: Cell<u32>,
+    budget: AtomicU32,
 }
 
-impl Clock {
+impl PageClock {
     /// Picks the best time source this global scope (window, worker, Node) offers.
-    pub(crate) fn new() -> Clock {
-        Clock::with_period(PERIOD_MS)
+    pub(crate) fn new() -> PageClock {
+        PageClock::with_period(PERIOD_MS)
     }
 
     /// [`new`](Self::new), re-anchoring every `period_ms`.
-    pub(crate) fn with_period(period_ms: u64) -> Clock {
+    pub(crate) fn with_period(period_ms: u64) -> PageClock {
         let global: Global = js_sys::global().unchecked_into();
         let perf = global.performance();
         let origin = if perf.is_object() {
@@ -147,10 +152,10 @@ impl Clock {
         } else {
             None
         };
-        Clock::with_origin(origin, period_ms)
+        PageClock::with_origin(origin, period_ms)
     }
 
-    fn with_origin(origin: Option<f64>, period_ms: u64) -> Clock {
+    fn with_origin(origin: Option<f64>, period_ms: u64) -> PageClock {
         let anchor = origin.map(|o| {
             let a = Anchor::new(
                 ns(o),
@@ -162,45 +167,32 @@ impl Clock {
             observe(&a);
             a
         });
-        Clock {
+        PageClock {
             anchor,
-            seen_date: Cell::new(f64::NAN),
-            seen_ms: Cell::new(0),
-            read_in: Cell::new(0),
-            budget: Cell::new(0),
+            seen_date: AtomicU64::new(f64::NAN.to_bits()),
+            seen_ms: AtomicU64::new(0),
+            read_in: AtomicU32::new(0),
+            budget: AtomicU32::new(0),
         }
     }
 
     /// A clock on `Date.now()` only, as where `performance` is missing.
     #[cfg(test)]
-    pub(crate) fn date_only() -> Clock {
-        Clock::with_origin(None, PERIOD_MS)
-    }
-
-    /// The current time in ms since the Unix epoch, as the module docs describe: the last
-    /// reading again for up to [`CALLS_PER_READ`] calls within one task, else one `Date.now()`
-    /// call, plus a precise reading when `Date.now()` has moved on since the last one.
-    #[inline]
-    pub(crate) fn now_ms(&self) -> u64 {
-        let b = self.budget.get();
-        if b > 0 && self.read_in.get() == task() {
-            self.budget.set(b - 1);
-            return self.seen_ms.get();
-        }
-        self.read()
+    pub(crate) fn date_only() -> PageClock {
+        PageClock::with_origin(None, PERIOD_MS)
     }
 
     #[inline(never)]
     fn read(&self) -> u64 {
         let d = date_now();
-        let ms = if d == self.seen_date.get() {
-            self.seen_ms.get()
+        let ms = if d == f64::from_bits(self.seen_date.load(Relaxed)) {
+            self.seen_ms.load(Relaxed)
         } else {
             self.refresh(d)
         };
         if let Some(t) = task_scheduled() {
-            self.read_in.set(t);
-            self.budget.set(CALLS_PER_READ - 1);
+            self.read_in.store(t, Relaxed);
+            self.budget.store(CALLS_PER_READ - 1, Relaxed);
         }
         ms
     }
@@ -209,12 +201,12 @@ impl Clock {
     #[inline(never)]
     fn refresh(&self, date: f64) -> u64 {
         let ms = self.precise_ms();
-        self.seen_date.set(date);
-        self.seen_ms.set(ms);
+        self.seen_date.store(date.to_bits(), Relaxed);
+        self.seen_ms.store(ms, Relaxed);
         ms
     }
 
-    /// A precise reading, remembered for [`now_ms`](Self::now_ms).
+    /// A precise reading, remembered for [`now_ms`](Clock::now_ms).
     fn refresh_now(&self) -> u64 {
         self.refresh(date_now())
     }
@@ -244,29 +236,39 @@ impl Clock {
             "Date"
         }
     }
+}
 
-    /// What a clocked call does with a core error: spins until `until_ms` for a short
-    /// `WouldBlock` (then the caller tries again) and passes anything else on.
+impl Clock for PageClock {
+    /// The current time in ms since the Unix epoch, as the module docs describe: the last
+    /// reading again for up to [`CALLS_PER_READ`] calls within one task, else one `Date.now()`
+    /// call, plus a precise reading when `Date.now()` has moved on since the last one.
+    #[inline]
+    fn now_ms(&self) -> u64 {
+        let b = self.budget.load(Relaxed);
+        if b > 0 && self.read_in.load(Relaxed) == task() {
+            self.budget.store(b - 1, Relaxed);
+            return self.seen_ms.load(Relaxed);
+        }
+        self.read()
+    }
+
+    /// Spins until `until_ms` when that is at most [`MAX_SPIN_MS`] away, else answers
+    /// [`Retry`] at once (the clocked call then throws `ERR_WOULD_BLOCK` with `untilMs`).
     #[inline(never)]
-    pub(crate) fn wait_or_fail(&self, e: Error) -> Result<(), Error> {
-        match e {
-            Error::WouldBlock { until_ms } => {
-                let now = self.refresh_now();
-                if until_ms.saturating_sub(now) > MAX_SPIN_MS {
-                    return Err(e);
-                }
-                // Spin until the wait is over; stop early if a wall clock (Date.now fallback)
-                // steps back, and let the generator's policy judge the new time. Every reading
-                // refreshes the cache, so the retry sees the time the wait ended at.
-                loop {
-                    let t = self.refresh_now();
-                    if t >= until_ms || t < now {
-                        return Ok(());
-                    }
-                    core::hint::spin_loop();
-                }
+    fn wait_or_retry(&self, until_ms: u64) -> Result<(), Retry> {
+        let now = self.refresh_now();
+        if until_ms.saturating_sub(now) > MAX_SPIN_MS {
+            return Err(Retry { until_ms });
+        }
+        // Spin until the wait is over; stop early if a wall clock (Date.now fallback) steps
+        // back, and let the generator's policy judge the new time. Every reading refreshes the
+        // cache, so the retry sees the time the wait ended at.
+        loop {
+            let t = self.refresh_now();
+            if t >= until_ms || t < now {
+                return Ok(());
             }
-            other => Err(other),
+            core::hint::spin_loop();
         }
     }
 }
@@ -344,7 +346,7 @@ fn task_scheduled() -> Option<u32> {
 
 thread_local! {
     /// The module's own clock, for the calls that belong to no generator (`uuid7()`, `uuid1()`).
-    static CLOCK: Clock = Clock::new();
+    static CLOCK: PageClock = PageClock::new();
 }
 
 /// The current time in ms since the Unix epoch, from the module's clock.
@@ -354,7 +356,7 @@ pub(crate) fn now_ms() -> u64 {
 
 /// A precise reading of the module's clock (benchmarks compare it with [`now_ms`]).
 pub(crate) fn precise_ms() -> u64 {
-    CLOCK.with(Clock::precise_ms)
+    CLOCK.with(PageClock::precise_ms)
 }
 
 /// One `Date.now()` reading, truncated to ms (benchmarks compare it with [`now_ms`]).
@@ -364,7 +366,7 @@ pub(crate) fn date_ms() -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use idmint::{AtomicSnowflake, Config, Layout, OnBackwards};
+    use idmint::{AtomicSnowflake, Config, Error, Layout, OnBackwards};
     use wasm_bindgen_test::wasm_bindgen_test;
 
     use super::*;
@@ -397,7 +399,7 @@ mod tests {
     /// 20 ms is read: a period later its readings follow each step, the second one backwards.
     #[wasm_bindgen_test]
     fn wall_clock_steps_are_followed_a_period_later() {
-        let c = Clock::with_period(20);
+        let c = PageClock::with_period(20);
         assert_eq!(c.source(), "performance");
         let start = c.precise_ms();
         let shift = Shift::to(10_000.0);
@@ -424,7 +426,7 @@ mod tests {
     /// comparing `Date.now()` (whole ms) with `performance.now()` is not taken for a step.
     #[wasm_bindgen_test]
     fn reanchoring_noise_is_not_a_step_back() {
-        let c = Clock::with_period(5);
+        let c = PageClock::with_period(5);
         let mut last = c.precise_ms();
         let until = performance_now() + 300.0;
         while performance_now() < until {
@@ -441,7 +443,7 @@ mod tests {
         let l = Layout::parse("time=41@1ms,worker=10,seq=12,epoch=2020-01-01").unwrap();
         let g =
             AtomicSnowflake::new(Config::new(l).node(1).on_backwards(OnBackwards::Fail)).unwrap();
-        let c = Clock::with_period(20);
+        let c = PageClock::with_period(20);
         let mut ids = Vec::new();
         ids.push(g.next_id_at(c.now_ms()).unwrap());
         let _shift = Shift::to(-5_000.0);

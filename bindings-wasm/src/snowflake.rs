@@ -1,11 +1,11 @@
-//! `Snowflake` (clocked by the page's clock, see [`crate::clock`]) and `AtomicSnowflake`
-//! (sans-IO, for replays and callers that bring their own clock), and `randomNode`. Both wrap
-//! the core's `AtomicSnowflake` (`no_std`; on wasm32 without threads its atomics are plain
-//! loads and stores). A page and each of its workers has its own memory, so a generator is
+//! `Snowflake` (the core's `Clocked` generator on the page's clock, see [`crate::clock`]) and
+//! `AtomicSnowflake` (sans-IO, for replays and callers that bring their own clock), and
+//! `randomNode`. Both wrap the core's `AtomicSnowflake` (`no_std`; on wasm32 without threads
+//! its atomics are plain loads and stores); the waiting and retrying is the core's. A page and each of its workers has its own memory, so a generator is
 //! never shared between them: give each its own node (see the README).
 
 use idmint::named::NamedConfig;
-use idmint::{AtomicSnowflake, Config, Error, Run, SequenceStart};
+use idmint::{AtomicSnowflake, Clock, Clocked, Config, SequenceStart};
 use idmint_js::convert::{batch_arg, layout_arg, string_arg, u64_arg};
 use idmint_js::error::{not_js_safe, range_error, wrong_type};
 use idmint_js::options::{node_arg, snowflake_config};
@@ -13,7 +13,7 @@ use idmint_js::values;
 use js_sys::BigUint64Array;
 use wasm_bindgen::prelude::*;
 
-use crate::clock::Clock;
+use crate::clock::PageClock;
 use crate::convert::{js_str, OrThrow, Web};
 use crate::error::stash;
 use crate::layout::JsLayout;
@@ -23,22 +23,17 @@ use crate::random;
 /// module's memory (which never shrinks) by at most this many × 8 bytes.
 const CHUNK: usize = 8192;
 
-/// A clocked call retries at most this many times after waiting before it gives up with the
-/// last error (each wait is bounded by `MAX_SPIN_MS`; this only guards against a clock that
+/// A clocked call waits at most this many times before it gives up with the last
+/// `WouldBlock` (each wait is bounded by `MAX_SPIN_MS`; this only guards against a clock that
 /// never reaches the time the core asked for).
-const MAX_RETRIES: u32 = 64;
+const MAX_WAITS: u32 = 64;
 
 /// The Snowflake config of a named config string, or `ERR_INVALID_CONFIG` for another type.
 pub(crate) fn named_snowflake(config: &JsValue, class: &str) -> Result<Config, JsValue> {
     let named = NamedConfig::parse(&string_arg(&Web, config, "config")?).or_throw(&Web)?;
     match named.snowflake_config() {
         Some(c) => Ok(*c),
-        None => Err(wrong_type(
-            &Web,
-            class,
-            "snowflake",
-            &named.kind().to_string(),
-        )),
+        None => Err(wrong_type(&Web, class, "snowflake", named.kind().name())),
     }
 }
 
@@ -47,32 +42,6 @@ fn decimal(id: u64) -> JsValue {
     js_sys::BigInt::from(id)
         .to_string(10)
         .map_or(JsValue::UNDEFINED, JsValue::from)
-}
-
-/// The core's `AtomicSnowflake::next_ids_at`: fills `out` from successive runs reserved at
-/// `now_ms` and returns how many were written, failing only if not even one could be issued.
-///
-/// Only the expansion of each run into IDs is written out here, as a plain loop: the core's
-/// version iterates a `zip` of a `map`, which at this crate's `opt-level = "z"` stays an
-/// out-of-line `Zip::next` call per ID (about 6 ns per ID in Chromium against under 1 ns).
-fn ids_at(gen: &AtomicSnowflake, now_ms: u64, out: &mut [u64]) -> Result<usize, Error> {
-    let mut filled = 0;
-    while filled < out.len() {
-        let run = match gen.reserve_at(now_ms, (out.len() - filled) as u64) {
-            Ok(run) => run,
-            Err(e) if filled == 0 => return Err(e),
-            Err(_) => break,
-        };
-        let (count, mut id) = (run.count as usize, run.first);
-        let mut i = filled;
-        while i < filled + count {
-            out[i] = id;
-            id = id.wrapping_add(run.stride);
-            i += 1;
-        }
-        filled += count;
-    }
-    Ok(filled)
 }
 
 /// A `BigUint64Array` of up to `n` IDs, minted `CHUNK` at a time by `fill` into wasm memory and
@@ -110,8 +79,7 @@ fn biguint64_array(
 
 #[wasm_bindgen(js_name = Snowflake)]
 pub struct JsSnowflake {
-    gen: AtomicSnowflake,
-    clock: Clock,
+    inner: Clocked<AtomicSnowflake, PageClock>,
 }
 
 impl JsSnowflake {
@@ -119,52 +87,38 @@ impl JsSnowflake {
     /// none is given and checks that the layout covers the current time, as the core's std
     /// `Snowflake::with_clock` does.
     pub(crate) fn from_core(mut cfg: Config) -> Result<JsSnowflake, JsValue> {
-        let clock = Clock::new();
+        let clock = PageClock::new();
         if cfg.sequence_start_policy() == SequenceStart::Random && cfg.seed_value() == 0 {
             cfg = cfg.seed(random::u64().or_throw(&Web)?);
         }
+        // Checked before the config, as always: an expired layout is reported as such.
         cfg.layout().tick_at(clock.now_ms()).or_throw(&Web)?;
+        let gen = AtomicSnowflake::new(cfg).or_throw(&Web)?;
         Ok(JsSnowflake {
-            gen: AtomicSnowflake::new(cfg).or_throw(&Web)?,
-            clock,
+            inner: Clocked::new(gen, clock)
+                .or_throw(&Web)?
+                .max_waits(MAX_WAITS),
         })
     }
 
-    /// The waiting path of `nextId`: wait (bounded) and try again.
-    #[cold]
-    #[inline(never)]
-    fn next_id_slow(&self, mut e: Error) -> Result<u64, JsValue> {
-        for _ in 0..MAX_RETRIES {
-            self.clock.wait_or_fail(e).or_throw(&Web)?;
-            match self.gen.next_id_at(self.clock.now_ms()) {
-                Err(again) => e = again,
-                ok => return ok.or_throw(&Web),
-            }
-        }
-        Err(e).or_throw(&Web)
+    #[inline(always)]
+    fn gen(&self) -> &AtomicSnowflake {
+        self.inner.generator()
     }
 
-    /// Core `Snowflake::reserve`: a run of up to `max` IDs, waiting (bounded) if asked.
-    fn reserve_run(&self, max: u64) -> Result<Run, Error> {
-        let mut last = None;
-        for _ in 0..MAX_RETRIES {
-            if let Some(e) = last.take() {
-                self.clock.wait_or_fail(e)?;
-            }
-            match self.gen.reserve_at(self.clock.now_ms(), max) {
-                Err(e @ Error::WouldBlock { .. }) => last = Some(e),
-                r => return r,
-            }
-        }
-        Err(last.unwrap_or(Error::WouldBlock { until_ms: u64::MAX }))
-    }
-
+    /// One ID: the core's fast path inline, its waiting path out of line.
     #[inline]
     fn mint(&self) -> Result<u64, JsValue> {
-        match self.gen.next_id_at(self.clock.now_ms()) {
-            Ok(id) => Ok(id),
-            Err(e) => self.next_id_slow(e),
+        match self.inner.shared_fast_id() {
+            Some(id) => Ok(id),
+            None => self.mint_slow(),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mint_slow(&self) -> Result<u64, JsValue> {
+        self.inner.by_ref().next_id().or_throw(&Web)
     }
 }
 
@@ -200,7 +154,7 @@ impl JsSnowflake {
 
     #[wasm_bindgen(js_name = nextIdNumber)]
     pub fn next_id_number(&self) -> f64 {
-        let layout = self.gen.config().layout();
+        let layout = self.gen().config().layout();
         if !layout.is_js_safe() {
             return stash(not_js_safe(&Web, layout));
         }
@@ -210,8 +164,9 @@ impl JsSnowflake {
 
     #[wasm_bindgen(js_name = tryNextId)]
     pub fn try_next_id(&self) -> u64 {
-        self.gen
-            .next_id_at(self.clock.now_ms())
+        self.inner
+            .by_ref()
+            .try_next_id()
             .or_throw(&Web)
             .unwrap_or_else(stash)
     }
@@ -220,75 +175,64 @@ impl JsSnowflake {
     pub fn next_ids(&self, n: JsValue) -> Result<BigUint64Array, JsValue> {
         let n = batch_arg(&Web, &n)?;
         let fill = |out: &mut [u64]| {
-            let mut last = None;
-            for _ in 0..MAX_RETRIES {
-                if let Some(e) = last.take() {
-                    self.clock.wait_or_fail(e).or_throw(&Web)?;
-                }
-                match ids_at(&self.gen, self.clock.now_ms(), out) {
-                    Err(e @ Error::WouldBlock { .. }) => last = Some(e),
-                    r => return r.or_throw(&Web),
-                }
-            }
-            Err(last.unwrap_or(Error::WouldBlock { until_ms: u64::MAX })).or_throw(&Web)
+            self.inner.by_ref().next_ids(out).or_throw(&Web)?;
+            Ok(out.len())
         };
         biguint64_array(n, fill, false)
     }
 
     pub fn reserve(&self, max: JsValue) -> Result<JsValue, JsValue> {
-        let run = self
-            .reserve_run(u64_arg(&Web, &max, "max")?)
-            .or_throw(&Web)?;
-        values::run(&Web, run)
+        let max = u64_arg(&Web, &max, "max")?;
+        values::run(&Web, self.inner.by_ref().reserve(max).or_throw(&Web)?)
     }
 
     #[wasm_bindgen(js_name = nextIdAt)]
     pub fn next_id_at(&self, now_ms: JsValue) -> Result<u64, JsValue> {
-        self.gen
+        self.gen()
             .next_id_at(u64_arg(&Web, &now_ms, "nowMs")?)
             .or_throw(&Web)
     }
 
     pub fn decode(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        values::decompose(&Web, self.gen.config().layout(), &id)
+        values::decompose(&Web, self.gen().config().layout(), &id)
     }
 
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        values::stats(&Web, self.gen.stats())
+        values::stats(&Web, self.gen().stats())
     }
 
     #[wasm_bindgen(js_name = setNode)]
     pub fn set_node(&self, node: JsValue) -> Result<(), JsValue> {
-        let node = node_arg(&Web, &node, self.gen.config().layout(), "node")?;
-        self.gen.set_node(node).or_throw(&Web)
+        let node = node_arg(&Web, &node, self.gen().config().layout(), "node")?;
+        self.gen().set_node(node).or_throw(&Web)
     }
 
     #[wasm_bindgen(getter)]
     pub fn node(&self) -> u64 {
-        self.gen.node()
+        self.gen().node()
     }
 
     #[wasm_bindgen(getter)]
     pub fn layout(&self) -> JsLayout {
         JsLayout {
-            inner: *self.gen.config().layout(),
+            inner: *self.gen().config().layout(),
         }
     }
 
     #[wasm_bindgen(getter)]
     pub fn config(&self) -> String {
-        NamedConfig::Snowflake(*self.gen.config()).to_string()
+        NamedConfig::Snowflake(*self.gen().config()).to_string()
     }
 
     #[wasm_bindgen(getter, js_name = maxRollbackTicks)]
     pub fn max_rollback_ticks(&self) -> Result<JsValue, JsValue> {
-        values::opt_big(&Web, self.gen.config().max_rollback_ticks())
+        values::opt_big(&Web, self.gen().config().max_rollback_ticks())
     }
 
     /// Internal: which time source this generator reads (`"performance"` or `"Date"`).
     #[wasm_bindgen(getter, js_name = "__timeSource", skip_typescript)]
     pub fn time_source(&self) -> String {
-        self.clock.source().to_owned()
+        self.inner.clock().source().to_owned()
     }
 }
 
@@ -338,7 +282,7 @@ impl JsAtomicSnowflake {
         let fill = |out: &mut [u64]| {
             // Only the first chunk may fail; later ones end the batch quietly.
             let first_chunk = std::mem::replace(&mut first, false);
-            match ids_at(&self.inner, now, out) {
+            match self.inner.next_ids_at(now, out) {
                 Ok(k) => Ok(k),
                 Err(e) if first_chunk => Err(e).or_throw(&Web),
                 Err(_) => Ok(0),

@@ -4,13 +4,13 @@
 //! Worker (`WASM_BINDGEN_USE_DEDICATED_WORKER=1`); see test.sh. The shared JavaScript suite
 //! (bindings-node/tests) covers the API itself against the built package.
 
-use idmint::Error;
+use idmint::{Clock, Error, Retry};
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-use crate::clock::{Clock, CALLS_PER_READ, MAX_SPIN_MS};
+use crate::clock::{PageClock, CALLS_PER_READ, MAX_SPIN_MS};
 use crate::error::{take_error, Sentinel};
 use crate::layout::JsLayout;
 use crate::snowflake::{random_node, JsAtomicSnowflake, JsSnowflake};
@@ -105,7 +105,7 @@ fn batches_above_max_batch_throw_limit_exceeded() {
 
 #[wasm_bindgen_test]
 fn time_source_is_the_monotonic_performance_clock() {
-    let c = Clock::new();
+    let c = PageClock::new();
     assert_eq!(c.source(), "performance");
     let a = c.now_ms();
     let date = js_sys::Date::now() as u64;
@@ -121,7 +121,7 @@ fn time_source_is_the_monotonic_performance_clock() {
 
 #[wasm_bindgen_test]
 async fn readings_are_reused_within_one_task_only() {
-    let c = Clock::new();
+    let c = PageClock::new();
     let t = crate::clock::task();
     let first = c.now_ms();
     let mut last = first;
@@ -147,18 +147,18 @@ async fn readings_are_reused_within_one_task_only() {
 
 #[wasm_bindgen_test]
 fn date_now_fallback() {
-    let c = Clock::date_only();
+    let c = PageClock::date_only();
     assert_eq!(c.source(), "Date");
-    assert!(c.now_ms().abs_diff(Clock::new().now_ms()) < 1000);
+    assert!(c.now_ms().abs_diff(PageClock::new().now_ms()) < 1000);
 }
 
 #[wasm_bindgen_test]
 fn ids_carry_the_current_time_and_node() {
     let g = snowflake(&[("node", JsValue::from(5u32))]);
     assert_eq!(g.time_source(), "performance");
-    let before = Clock::new().now_ms();
+    let before = PageClock::new().now_ms();
     let id = checked(g.next_id()).unwrap();
-    let after = Clock::new().now_ms();
+    let after = PageClock::new().now_ms();
     let parts = g.decode(JsValue::from(id)).unwrap();
     let ts = big(&prop(&parts, "timestampMs"));
     // The generator's cached reading may lag a fresh one by less than 1 ms (clock.rs docs),
@@ -199,10 +199,10 @@ fn long_waits_throw_would_block_at_once() {
     for _ in 0..4 {
         checked(g.next_id()).unwrap();
     }
-    let start = Clock::new().now_ms();
+    let start = PageClock::new().now_ms();
     let e = checked(g.next_id()).unwrap_err();
     assert!(
-        Clock::new().now_ms() - start < MAX_SPIN_MS + 50,
+        PageClock::new().now_ms() - start < MAX_SPIN_MS + 50,
         "it waited"
     );
     assert!(e.is_instance_of::<js_sys::Error>());
@@ -223,17 +223,18 @@ fn long_waits_throw_would_block_at_once() {
 }
 
 #[wasm_bindgen_test]
-fn wait_or_fail_bounds() {
-    let c = Clock::new();
+fn wait_or_retry_bounds() {
+    let c = PageClock::new();
     let now = c.now_ms();
-    assert_eq!(c.wait_or_fail(Error::WouldBlock { until_ms: now }), Ok(()));
-    let far = Error::WouldBlock {
-        until_ms: now + MAX_SPIN_MS + 1000,
-    };
-    assert_eq!(c.wait_or_fail(far), Err(far));
-    assert_eq!(c.wait_or_fail(Error::Forked), Err(Error::Forked));
-    c.wait_or_fail(Error::WouldBlock { until_ms: now + 2 })
-        .unwrap();
+    assert_eq!(c.wait_or_retry(now), Ok(()));
+    let far = now + MAX_SPIN_MS + 1000;
+    assert_eq!(c.wait_or_retry(far), Err(Retry { until_ms: far }));
+    // What the core's Clocked makes of it: WouldBlock, which throws ERR_WOULD_BLOCK.
+    assert_eq!(
+        Error::from(Retry { until_ms: far }),
+        Error::WouldBlock { until_ms: far }
+    );
+    c.wait_or_retry(now + 2).unwrap();
     assert!(c.now_ms() >= now + 2);
 }
 
