@@ -14,7 +14,6 @@
 //! | `random`    | `crypto.getRandomValues`                                                |
 //! | `convert`   | the shared crate's `Host` on `JsValue`s (conversions, errors: `idmint-js`) |
 //! | `error`     | the parked errors of the per-ID methods                                |
-//! | `alloc`     | the memory allocator (size classes and free lists, smaller than dlmalloc) |
 //!
 //! Every conversion, option object and error mapping comes from the shared crate `idmint-js`
 //! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
@@ -23,8 +22,6 @@
 //! of every method, own bound per-ID methods, the parked errors of the per-ID methods (see
 //! [`error`]) and the UUID text helper (see [`uuid`]).
 
-#[cfg(target_arch = "wasm32")]
-mod alloc;
 mod clock;
 mod codec;
 mod convert;

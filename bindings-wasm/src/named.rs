@@ -41,7 +41,7 @@ impl NamedGenerator {
 
     #[wasm_bindgen(getter)]
     pub fn kind(&self) -> String {
-        self.config.kind().name().to_owned()
+        self.config.kind().to_string()
     }
 
     #[wasm_bindgen(getter)]

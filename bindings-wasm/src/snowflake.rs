@@ -33,7 +33,12 @@ pub(crate) fn named_snowflake(config: &JsValue, class: &str) -> Result<Config, J
     let named = NamedConfig::parse(&string_arg(&Web, config, "config")?).or_throw(&Web)?;
     match named.snowflake_config() {
         Some(c) => Ok(*c),
-        None => Err(wrong_type(&Web, class, "snowflake", named.kind().name())),
+        None => Err(wrong_type(
+            &Web,
+            class,
+            "snowflake",
+            &named.kind().to_string(),
+        )),
     }
 }
 

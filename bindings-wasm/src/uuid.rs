@@ -223,7 +223,7 @@ impl UuidGenerator {
 
     #[wasm_bindgen(getter)]
     pub fn kind(&self) -> String {
-        self.config.kind().name().to_owned()
+        self.config.kind().to_string()
     }
 
     #[wasm_bindgen(getter)]
