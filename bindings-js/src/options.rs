@@ -173,7 +173,7 @@ pub fn compose_parts<H: Host>(h: &H, v: &H::Value, layout: &Layout) -> Result<Pa
             _ => {
                 let reason = "is not a part (time, node, sequence, rollback)";
                 return Err(Error::InvalidArgument {
-                    name: Name::lossy(&key),
+                    argument: Name::lossy(&key),
                     reason,
                 })
                 .or_throw(h);

@@ -157,7 +157,12 @@ describe('Layout', () => {
     assert.equal(l.joinNode({ datacenter: 1, worker: 2n }), 34n)
     assert.deepEqual(l.splitNode(34), { datacenter: 1n, worker: 2n })
     assert.equal(l.compose({ node: { datacenter: 1, worker: 2 } }), 34n << 12n)
-    throwsCode(() => l.joinNode({ worker: 2 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'missing sub-field')
+    const missing = throwsCode(() => l.joinNode({ worker: 2 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'missing sub-field')
+    // The core's fields, and `name` stays the class's: String(e) reads "TypeError: ...".
+    assert.equal(missing.argument, 'datacenter')
+    assert.equal(missing.reason, 'is a node sub-field of the layout and missing')
+    assert.equal(missing.name, 'TypeError')
+    assert.ok(String(missing).startsWith('TypeError: invalid argument `datacenter`'))
     throwsCode(() => l.joinNode({ datacenter: 1, worker: 2, rack: 3 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'unknown sub-field')
     throwsCode(() => l.joinNode({ datacenter: 32, worker: 0 }), RangeError, 'ERR_OUT_OF_RANGE', 'sub-field too large')
     const big = throwsCode(() => l.splitNode(1024), RangeError, 'ERR_OUT_OF_RANGE', 'node too large')

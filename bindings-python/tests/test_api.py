@@ -286,3 +286,17 @@ def test_error_hierarchy() -> None:
     e.store, e.op = "redis", "renew"
     e2 = pickle.loads(pickle.dumps(e))
     assert type(e2) is idmint.StoreUnavailable and str(e2) == str(e) and e2.__dict__ == e.__dict__
+
+
+def test_invalid_argument_carries_the_core_fields() -> None:
+    # One rule for nodes by sub-field, decided in the core; its fields become attributes.
+    layout = idmint.Layout("twitter")
+    with pytest.raises(idmint.InvalidArgument) as e:
+        layout.join_node({"worker": 2})
+    assert e.value.code == "ERR_INVALID_ARG_VALUE"
+    assert e.value.argument == "datacenter"
+    assert e.value.reason == "is a node sub-field of the layout and missing"
+    assert str(e.value) == "invalid argument `datacenter`: is a node sub-field of the layout and missing"
+    with pytest.raises(idmint.InvalidArgument) as e:
+        layout.join_node({"datacenter": 1, "worker": 2, "rack": 3})
+    assert e.value.argument == "rack"

@@ -70,7 +70,7 @@ fn find(
     keys.iter()
         .find(|k| k.name == name || k.camel == name)
         .ok_or(Error::InvalidArgument {
-            name: Name::lossy(name),
+            argument: Name::lossy(name),
             reason: unknown,
         })
 }
@@ -79,7 +79,7 @@ fn int(k: &OptionKey, v: OptionValue<'_>) -> Result<u64> {
     match v {
         OptionValue::Int(n) => Ok(n),
         _ => Err(Error::InvalidArgument {
-            name: Name::lossy(k.name),
+            argument: Name::lossy(k.name),
             reason: "takes an unsigned integer",
         }),
     }
@@ -89,7 +89,7 @@ fn text<'a>(k: &OptionKey, v: OptionValue<'a>) -> Result<&'a str> {
     match v {
         OptionValue::Text(s) => Ok(s),
         _ => Err(Error::InvalidArgument {
-            name: Name::lossy(k.name),
+            argument: Name::lossy(k.name),
             reason: "takes text",
         }),
     }
@@ -98,7 +98,7 @@ fn text<'a>(k: &OptionKey, v: OptionValue<'a>) -> Result<&'a str> {
 /// A leased generator takes its node from the lease source, never from an option.
 fn node_from_lease() -> Error {
     Error::InvalidArgument {
-        name: Name::lossy("node"),
+        argument: Name::lossy("node"),
         reason: "is chosen by the lease source",
     }
 }

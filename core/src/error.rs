@@ -160,10 +160,11 @@ pub enum Error {
     },
     /// An argument names something that does not exist or leaves out something required: an
     /// unknown option key, an unknown, missing or repeated node sub-field.
-    #[error("invalid argument `{name}`: {reason}")]
+    #[error("invalid argument `{argument}`: {reason}")]
     InvalidArgument {
-        /// The option key or sub-field name as given (cut to 15 bytes).
-        name: Name,
+        /// The option key or sub-field name as given (cut to 15 bytes). Not `name`, which
+        /// JavaScript errors already use for their class.
+        argument: Name,
         /// What is wrong with it.
         reason: &'static str,
     },
@@ -322,8 +323,8 @@ impl Error {
                 f("limit", "limit", U64(*limit)),
                 None,
             ],
-            Error::InvalidArgument { name, reason } => [
-                f("name", "name", Str(name.as_str())),
+            Error::InvalidArgument { argument, reason } => [
+                f("argument", "argument", Str(argument.as_str())),
                 f("reason", "reason", Str(reason)),
                 None,
             ],

@@ -334,7 +334,7 @@ impl Layout {
         let text = text.trim();
         if !text.contains('=') {
             let node = text.parse::<u64>().map_err(|_| Error::InvalidArgument {
-                name: Name::lit("node"),
+                argument: Name::lit("node"),
                 reason: "expected a number or name=value pairs",
             })?;
             self.node_to_bits(node)?;
@@ -349,12 +349,12 @@ impl Layout {
                 .trim()
                 .parse::<u64>()
                 .map_err(|_| Error::InvalidArgument {
-                    name: Name::lossy(name),
+                    argument: Name::lossy(name),
                     reason: "expected name=number",
                 })?;
             if n == MAX_FIELDS {
                 return Err(Error::InvalidArgument {
-                    name: Name::lossy(name),
+                    argument: Name::lossy(name),
                     reason: "is one node sub-field too many",
                 });
             }
@@ -381,13 +381,13 @@ impl Layout {
         for (name, v) in parts {
             let Some(i) = self.node_fields().position(|f| f.name == **name) else {
                 return Err(Error::InvalidArgument {
-                    name: Name::lossy(name),
+                    argument: Name::lossy(name),
                     reason: "is not a node sub-field of the layout",
                 });
             };
             if values[i].replace(*v).is_some() {
                 return Err(Error::InvalidArgument {
-                    name: Name::lossy(name),
+                    argument: Name::lossy(name),
                     reason: "is given twice",
                 });
             }
@@ -395,7 +395,7 @@ impl Layout {
         let mut node = 0u64;
         for (f, v) in self.node_fields().zip(values) {
             let v = v.ok_or(Error::InvalidArgument {
-                name: f.name,
+                argument: f.name,
                 reason: "is a node sub-field of the layout and missing",
             })?;
             node = (node << f.bits) | check(f, v)?;

@@ -89,7 +89,7 @@ pub fn find_key(name: &str) -> Result<&'static OptionKey> {
     KEYS.iter()
         .find(|k| k.name == name || k.camel == name)
         .ok_or(Error::InvalidArgument {
-            name: Name::lossy(name),
+            argument: Name::lossy(name),
             reason: UNKNOWN_KEY,
         })
 }
@@ -146,7 +146,7 @@ impl Options {
     pub fn set(&mut self, key: &str, value: OptionValue<'_>) -> Result<()> {
         let k = find_key(key)?;
         let wrong = || Error::InvalidArgument {
-            name: Name::lossy(k.name),
+            argument: Name::lossy(k.name),
             reason: match k.takes {
                 Takes::Layout => "takes a layout, a preset name or a spec",
                 Takes::Node => "takes a node number or node sub-fields by name",
@@ -177,7 +177,7 @@ impl Options {
     pub fn set_node_part(&mut self, name: &str, value: u64) -> Result<()> {
         if self.n_parts == MAX_FIELDS {
             return Err(Error::InvalidArgument {
-                name: Name::lossy(name),
+                argument: Name::lossy(name),
                 reason: "is one node sub-field too many",
             });
         }

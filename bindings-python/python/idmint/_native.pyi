@@ -219,7 +219,7 @@ class InvalidArgument(IdmintError, KeyError, ValueError):
     missing name) and a ValueError; `str(e)` is the core's message, unquoted."""
 
     code: str  # "ERR_INVALID_ARG_VALUE"
-    name: str
+    argument: str
     reason: str
 
 # ----------------------------------------------------------------------------------------------
