@@ -425,3 +425,89 @@ impl ErrorKind {
 
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One error of every kind, so the checks below see every variant's fields.
+    fn one_of_each() -> [Error; 20] {
+        let n = Name::lossy("worker");
+        [
+            Error::InvalidLayout { reason: "r" },
+            Error::InvalidSpec { at: 1, reason: "r" },
+            Error::LayoutExpired { end_ms: 1 },
+            Error::BeforeEpoch {
+                now_ms: 1,
+                epoch_ms: 2,
+            },
+            Error::FieldOverflow {
+                field: n,
+                value: 1,
+                max: 0,
+            },
+            Error::ClockMovedBackwards {
+                by_ms: 1,
+                last_ms: 2,
+            },
+            Error::SequenceExhausted { tick_ms: 1 },
+            Error::WouldBlock { until_ms: 1 },
+            Error::Forked,
+            Error::InvalidConfig { reason: "r" },
+            Error::InvalidEncoding {
+                codec: "hex",
+                at: 1,
+                reason: "r",
+            },
+            Error::BufferTooSmall { needed: 1 },
+            Error::RandomSource,
+            Error::StoreUnavailable {
+                store: "s",
+                op: "o",
+                reason: "r",
+            },
+            Error::LeaseLost {
+                node: 1,
+                reason: "r",
+            },
+            Error::NoFreeNode { nodes: 1 },
+            Error::NodeRequired,
+            Error::StoreMismatch {
+                store: "s",
+                reason: "r",
+            },
+            Error::LimitExceeded {
+                what: "w",
+                limit: 1,
+            },
+            Error::InvalidArgument {
+                argument: n,
+                reason: "r",
+            },
+        ]
+    }
+
+    #[test]
+    fn every_kind_is_covered_and_fields_keep_clear_of_host_names() {
+        let errors = one_of_each();
+        for kind in ErrorKind::ALL {
+            assert!(
+                errors.iter().any(|e| e.kind() == kind),
+                "{kind:?} has no sample"
+            );
+        }
+        for e in errors {
+            for f in e.fields() {
+                // Properties every JavaScript error (and Python exception) has already.
+                for taken in ["name", "message", "stack", "cause", "code", "args"] {
+                    assert!(
+                        f.name != taken && f.camel != taken,
+                        "{e:?}: field `{}`",
+                        f.name
+                    );
+                }
+                assert_eq!(f.name.replace('_', ""), f.camel.to_ascii_lowercase());
+            }
+        }
+    }
+}
