@@ -69,3 +69,28 @@ macro_rules! layout_api {
         }
     };
 }
+
+/// `Obfuscator`'s getters and methods (its constructor and `forLayout` are in each binding).
+#[macro_export]
+macro_rules! obfuscator_api {
+    ($expander:ident => $rust:ident) => {
+        $expander! { Obfuscator => $rust (h, o)
+            #[getter] "bits" bits() -> u32 = u32::from(o.bits());
+            #[getter] "max" max() -> u64 = o.max();
+            "encode" encode(x) -> u64 { o.encode(u64_arg(h, x, "x")?).or_throw(h) }
+            "decode" decode(y) -> u64 { o.decode(u64_arg(h, y, "y")?).or_throw(h) }
+        }
+    };
+}
+
+/// `SortableObfuscator`'s getters and methods (its constructor is in each binding).
+#[macro_export]
+macro_rules! sortable_obfuscator_api {
+    ($expander:ident => $rust:ident) => {
+        $expander! { SortableObfuscator => $rust (h, o)
+            #[getter] "lowBits" low_bits() -> u32 = u32::from(o.low_bits());
+            "encode" encode(id) -> u64 { o.encode(u64_arg(h, id, "id")?).or_throw(h) }
+            "decode" decode(id) -> u64 { o.decode(u64_arg(h, id, "id")?).or_throw(h) }
+        }
+    };
+}

@@ -1,7 +1,6 @@
 //! `Layout`: the bit layout of an ID. Its getters and methods are listed once, for both
 //! packages, in bindings-js (`idmint_js::layout_api!`); here are the constructor and static
-//! methods, and [`napi_members!`], which declares a member list as `#[napi]` methods. The API
-//! is declared and documented once, in bindings-js/idmint.d.ts.
+//! methods. The API is declared and documented once, in bindings-js/idmint.d.ts.
 
 use idmint::Layout as CoreLayout;
 use idmint_js::convert::string_arg;
@@ -10,7 +9,7 @@ use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsDate, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{Js, Layout, OrThrow};
+use crate::convert::{napi_members, Js, Layout, OrThrow};
 
 /// A `Date` for `ms` since the Unix epoch.
 pub(crate) fn date(env: &Env, ms: u64) -> napi::Result<JsDate<'_>> {
@@ -21,73 +20,6 @@ impl Layout {
     pub(crate) fn of(l: &CoreLayout) -> Layout {
         Layout { inner: *l }
     }
-}
-
-/// Declares a member list of `idmint_js::api` as `#[napi]` methods of `$class`, one `impl` block
-/// each: arguments arrive as `Unknown`, `value` returns as `Unknown`, `date` as a `Date`.
-macro_rules! napi_members {
-    ($js_class:ident => $class:ident ($h:ident, $l:ident) $(
-        $(#[$attr:ident])* $js:literal $rs:ident ($($a:ident),*) -> $ret:tt
-        $(= $e:expr;)? $({ $($body:tt)* })?
-    )*) => {$(
-        napi_members!(@fn $class [$($attr)*] $js $rs ($($a),*) -> $ret {
-            ($h, $l) $(= $e;)? $({ $($body)* })?
-        });
-    )*};
-    (@fn $class:ident [$($attr:ident)*] $js:tt $rs:ident ($($a:ident),*) -> value { $($b:tt)* }) => {
-        #[napi]
-        impl $class {
-            #[napi($($attr,)* js_name = $js, catch_unwind)]
-            pub fn $rs<'e>(&self, env: &'e Env, $($a: Unknown<'_>),*) -> napi::Result<Unknown<'e>> {
-                crate::convert::unknown(env, napi_members!(@body self env ($($a),*) $($b)*))
-            }
-        }
-    };
-    (@fn $class:ident [$($attr:ident)*] $js:tt $rs:ident ($($a:ident),*) -> date { $($b:tt)* }) => {
-        #[napi]
-        impl $class {
-            #[napi($($attr,)* js_name = $js, catch_unwind)]
-            pub fn $rs<'e>(&self, env: &'e Env, $($a: Unknown<'_>),*) -> napi::Result<JsDate<'e>> {
-                let ms: napi::Result<u64> = napi_members!(@body self env ($($a),*) $($b)*);
-                date(env, ms?)
-            }
-        }
-    };
-    (@fn $class:ident [$($attr:ident)*] $js:tt $rs:ident ($($a:ident),*) -> name { $($b:tt)* }) => {
-        #[napi]
-        impl $class {
-            #[napi($($attr,)* js_name = $js, catch_unwind)]
-            pub fn $rs(&self, env: &Env, $($a: Unknown<'_>),*) -> napi::Result<Option<&str>> {
-                napi_members!(@body self env ($($a),*) $($b)*)
-            }
-        }
-    };
-    (@fn $class:ident [$($attr:ident)*] $js:tt $rs:ident ($($a:ident),*) -> names { $($b:tt)* }) => {
-        #[napi]
-        impl $class {
-            #[napi($($attr,)* js_name = $js, catch_unwind)]
-            pub fn $rs(&self, env: &Env, $($a: Unknown<'_>),*) -> napi::Result<Vec<&str>> {
-                napi_members!(@body self env ($($a),*) $($b)*).map(|names| names.collect())
-            }
-        }
-    };
-    (@fn $class:ident [$($attr:ident)*] $js:tt $rs:ident ($($a:ident),*) -> $ret:tt { $($b:tt)* }) => {
-        #[napi]
-        impl $class {
-            #[napi($($attr,)* js_name = $js, catch_unwind)]
-            pub fn $rs(&self, env: &Env, $($a: Unknown<'_>),*) -> napi::Result<$ret> {
-                napi_members!(@body self env ($($a),*) $($b)*)
-            }
-        }
-    };
-    (@body $self:ident $env:ident ($($a:ident),*) ($h:ident, $l:ident) $(= $e:expr;)? $({ $($body:tt)* })?) => {{
-        #[allow(unused_imports)]
-        use idmint_js::api::prelude::*;
-        let ($h, $l) = (&Js($env), &$self.inner);
-        let _ = ($h, $l);
-        $(let $a = &$a.raw();)*
-        $(napi::Result::Ok($e))? $($($body)*)?
-    }};
 }
 
 idmint_js::layout_api!(napi_members => Layout);
