@@ -6,8 +6,8 @@
 //! A member is `#[getter]? "jsName" rust_name(arg, ...) -> ret` and then either `= expr;`, which
 //! cannot throw, or `{ body }`, which returns `Result<_, Host::Error>`. `ret` is a Rust type the
 //! binding returns as is, `value` (a `Host::Value`), `date` (milliseconds since the Unix epoch,
-//! returned as a `Date`), `name` (an `Option<&str>`, returned as a string or `null`) or `names`
-//! (strings, returned as an array). In `expr` and `body`, `h` is the host, `l` the core value,
+//! returned as a `Date`), `name` (an `Option<&str>`, returned as a string or `null`), `names`
+//! (strings, returned as an array) or `layout` (a core layout, returned as a `Layout`). In `expr` and `body`, `h` is the host, `l` the core value,
 //! each argument a `&Host::Value`, and the names of [`prelude`] are in scope.
 
 /// What the bodies of the member lists use.
@@ -91,6 +91,32 @@ macro_rules! sortable_obfuscator_api {
             #[getter] "lowBits" low_bits() -> u32 = u32::from(o.low_bits());
             "encode" encode(id) -> u64 { o.encode(u64_arg(h, id, "id")?).or_throw(h) }
             "decode" decode(id) -> u64 { o.decode(u64_arg(h, id, "id")?).or_throw(h) }
+        }
+    };
+}
+
+/// The getters and methods `Snowflake` and `AtomicSnowflake` share (their constructors and
+/// per-ID methods are in each binding).
+#[macro_export]
+macro_rules! snowflake_api {
+    ($expander:ident, $js:ident => $($rust:tt)*) => {
+        $expander! { $js => $($rust)* (h, s)
+            "nextIdAt" next_id_at(now_ms) -> u64 {
+                s.next_id_at(u64_arg(h, now_ms, "nowMs")?).or_throw(h)
+            }
+            "decode" decode(id) -> value { values::decompose(h, s.config().layout(), id) }
+            "stats" stats() -> value { values::stats(h, s.stats()) }
+            "setNode" set_node(node) -> () {
+                let node = node_arg(h, node, s.config().layout(), "node")?;
+                s.set_node(node).or_throw(h)
+            }
+            #[getter] "node" node() -> u64 = s.node();
+            #[getter] "layout" layout() -> layout = *s.config().layout();
+            #[getter] "config" config() -> String =
+                idmint::named::NamedConfig::Snowflake(*s.config()).to_string();
+            #[getter] "maxRollbackTicks" max_rollback_ticks() -> value {
+                values::opt_big(h, s.config().max_rollback_ticks())
+            }
         }
     };
 }

@@ -26,7 +26,7 @@ pub struct Layout {
 /// Declares a member list of `idmint_js::api` (the class's members, listed once for both
 /// packages) as `#[napi]` methods of `$class`, one `impl` block
 /// each: arguments arrive as `Unknown`; `value` returns as `Unknown`, `date` as a `Date`, `name`
-/// and `names` as strings.
+/// and `names` as strings, `layout` as a `Layout`.
 macro_rules! napi_members {
     ($js_class:ident => $class:ident ($h:ident, $l:ident) $(
         $(#[$attr:ident])* $js:literal $rs:ident ($($a:ident),*) -> $ret:tt
@@ -52,10 +52,12 @@ macro_rules! napi_members {
     (@type $e:lifetime date) => { napi::JsDate<$e> };
     (@type $e:lifetime name) => { Option<&$e str> };
     (@type $e:lifetime names) => { Vec<&$e str> };
+    (@type $e:lifetime layout) => { crate::convert::Layout };
     (@type $e:lifetime $ret:tt) => { $ret };
     (@return value $env:ident $r:ident) => { crate::convert::unknown($env, $r) };
     (@return date $env:ident $r:ident) => { crate::layout::date($env, $r?) };
     (@return names $env:ident $r:ident) => { $r.map(|names| names.collect()) };
+    (@return layout $env:ident $r:ident) => { $r.map(|inner| crate::convert::Layout { inner }) };
     (@return $ret:tt $env:ident $r:ident) => { $r };
 }
 
