@@ -12,6 +12,7 @@
 //! | `convert`   | JavaScript arguments → Rust values (64/128-bit, IDs, strings, bytes, layouts) |
 //! | `options`   | option objects → core options, the node argument → the core's rule   |
 //! | `values`    | core values → JavaScript objects (`Parts`, `Field`s, `Stats`, `Run`, `UuidInfo`) |
+//! | `api`       | the classes' members, listed once for both bindings (`layout_api!`)   |
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -19,6 +20,7 @@
     clippy::indexing_slicing
 )]
 
+pub mod api;
 pub mod convert;
 pub mod error;
 pub mod options;

@@ -23,6 +23,46 @@ pub struct Layout {
     pub(crate) inner: CoreLayout,
 }
 
+/// Declares a member list of `idmint_js::api` (the class's members, listed once for both
+/// packages) as `#[napi]` methods of `$class`, one `impl` block
+/// each: arguments arrive as `Unknown`; `value` returns as `Unknown`, `date` as a `Date`, `name`
+/// and `names` as strings, `layout` as a `Layout`.
+macro_rules! napi_members {
+    ($js_class:ident => $class:ident ($h:ident, $l:ident) $(
+        $(#[$attr:ident])* $js:literal $rs:ident ($($a:ident),*) -> $ret:tt
+        $(= $e:expr;)? $({ $($body:tt)* })?
+    )*) => {$(
+        #[napi_derive::napi]
+        impl $class {
+            #[napi($($attr,)* js_name = $js, catch_unwind)]
+            pub fn $rs<'e>(&'e self, env: &'e napi::Env, $($a: napi::bindgen_prelude::Unknown<'_>),*)
+                -> napi::Result<crate::convert::napi_members!(@type 'e $ret)>
+            {
+                #[allow(unused_imports)]
+                use {idmint_js::api::prelude::*, napi::JsValue as _};
+                let ($h, $l) = (&crate::convert::Js(env), &self.inner);
+                let _ = ($h, $l);
+                $(let $a = &$a.raw();)*
+                let r: napi::Result<_> = $(Ok($e))? $({ $($body)* })?;
+                crate::convert::napi_members!(@return $ret env r)
+            }
+        }
+    )*};
+    (@type $e:lifetime value) => { napi::bindgen_prelude::Unknown<$e> };
+    (@type $e:lifetime date) => { napi::JsDate<$e> };
+    (@type $e:lifetime name) => { Option<&$e str> };
+    (@type $e:lifetime names) => { Vec<&$e str> };
+    (@type $e:lifetime layout) => { crate::convert::Layout };
+    (@type $e:lifetime $ret:tt) => { $ret };
+    (@return value $env:ident $r:ident) => { crate::convert::unknown($env, $r) };
+    (@return date $env:ident $r:ident) => { crate::layout::date($env, $r?) };
+    (@return names $env:ident $r:ident) => { $r.map(|names| names.collect()) };
+    (@return layout $env:ident $r:ident) => { $r.map(|inner| crate::convert::Layout { inner }) };
+    (@return $ret:tt $env:ident $r:ident) => { $r };
+}
+
+pub(crate) use napi_members;
+
 /// The Node-API host of the shared conversions, for one call's environment.
 #[derive(Clone, Copy)]
 pub(crate) struct Js<'e>(pub &'e Env);

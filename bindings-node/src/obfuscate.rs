@@ -1,19 +1,21 @@
 //! Keyed obfuscation of IDs: `Obfuscator` (a permutation of all the bits) and
-//! `SortableObfuscator` (the bits below the time field only, so IDs stay time-sorted).
+//! `SortableObfuscator` (the bits below the time field only, so IDs stay time-sorted). Their
+//! getters and methods are listed once, for both packages, in bindings-js (`idmint_js::api`).
 
 use idmint::{Obfuscator as CoreObfuscator, SortableObfuscator as CoreSortableObfuscator};
-use idmint_js::convert::u64_arg;
 use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{Js, OrThrow};
+use crate::convert::{napi_members, Js};
 
 #[napi]
 pub struct Obfuscator {
     pub(crate) inner: CoreObfuscator,
 }
+
+idmint_js::obfuscator_api!(napi_members => Obfuscator);
 
 #[napi]
 impl Obfuscator {
@@ -30,34 +32,14 @@ impl Obfuscator {
             inner: values::obfuscator_for_layout(&Js(env), &key.raw(), &layout.raw())?,
         })
     }
-
-    #[napi(getter, catch_unwind)]
-    pub fn bits(&self) -> u32 {
-        u32::from(self.inner.bits())
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn max(&self) -> u64 {
-        self.inner.max()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn encode(&self, env: &Env, x: Unknown<'_>) -> napi::Result<u64> {
-        let h = Js(env);
-        self.inner.encode(u64_arg(&h, &x.raw(), "x")?).or_throw(&h)
-    }
-
-    #[napi(catch_unwind)]
-    pub fn decode(&self, env: &Env, y: Unknown<'_>) -> napi::Result<u64> {
-        let h = Js(env);
-        self.inner.decode(u64_arg(&h, &y.raw(), "y")?).or_throw(&h)
-    }
 }
 
 #[napi]
 pub struct SortableObfuscator {
     inner: CoreSortableObfuscator,
 }
+
+idmint_js::sortable_obfuscator_api!(napi_members => SortableObfuscator);
 
 #[napi]
 impl SortableObfuscator {
@@ -66,26 +48,5 @@ impl SortableObfuscator {
         Ok(SortableObfuscator {
             inner: values::sortable_obfuscator(&Js(env), &key.raw(), &layout.raw())?,
         })
-    }
-
-    #[napi(getter, catch_unwind)]
-    pub fn low_bits(&self) -> u32 {
-        u32::from(self.inner.low_bits())
-    }
-
-    #[napi(catch_unwind)]
-    pub fn encode(&self, env: &Env, id: Unknown<'_>) -> napi::Result<u64> {
-        let h = Js(env);
-        self.inner
-            .encode(u64_arg(&h, &id.raw(), "id")?)
-            .or_throw(&h)
-    }
-
-    #[napi(catch_unwind)]
-    pub fn decode(&self, env: &Env, id: Unknown<'_>) -> napi::Result<u64> {
-        let h = Js(env);
-        self.inner
-            .decode(u64_arg(&h, &id.raw(), "id")?)
-            .or_throw(&h)
     }
 }

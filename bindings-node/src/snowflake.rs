@@ -12,13 +12,13 @@ use idmint::named::NamedConfig;
 use idmint::{AtomicSnowflake as CoreAtomicSnowflake, Config, Snowflake as CoreSnowflake};
 use idmint_js::convert::{batch_arg, string_arg, u64_arg};
 use idmint_js::error::{range_error, wrong_type};
-use idmint_js::options::{node_arg, snowflake_config};
+use idmint_js::options::snowflake_config;
 use idmint_js::values;
 use napi::bindgen_prelude::{JavaScriptClassExt, Object, This, Unknown};
 use napi::{sys, Env, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{unknown, Js, Layout, OrThrow};
+use crate::convert::{napi_members, unknown, Js, OrThrow};
 use crate::fast;
 
 /// The Snowflake config of a named config string, or `ERR_INVALID_CONFIG` for another type.
@@ -220,61 +220,6 @@ impl AtomicSnowflake {
     }
 }
 
-/// The methods `Snowflake` and `AtomicSnowflake` share, declared once for both classes.
-macro_rules! shared_methods {
-    ($class:ident) => {
-        #[napi]
-        impl $class {
-            #[napi(catch_unwind)]
-            pub fn next_id_at(&self, env: &Env, now_ms: Unknown<'_>) -> napi::Result<u64> {
-                let h = Js(env);
-                self.inner
-                    .next_id_at(u64_arg(&h, &now_ms.raw(), "nowMs")?)
-                    .or_throw(&h)
-            }
-
-            #[napi(catch_unwind)]
-            pub fn decode<'e>(&self, env: &'e Env, id: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-                unknown(
-                    env,
-                    values::decompose(&Js(env), self.inner.config().layout(), &id.raw()),
-                )
-            }
-
-            #[napi(catch_unwind)]
-            pub fn stats<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
-                unknown(env, values::stats(&Js(env), self.inner.stats()))
-            }
-
-            #[napi(catch_unwind)]
-            pub fn set_node(&self, env: &Env, node: Unknown<'_>) -> napi::Result<()> {
-                let h = Js(env);
-                let node = node_arg(&h, &node.raw(), self.inner.config().layout(), "node")?;
-                self.inner.set_node(node).or_throw(&h)
-            }
-
-            #[napi(getter, catch_unwind)]
-            pub fn node(&self) -> u64 {
-                self.inner.node()
-            }
-
-            #[napi(getter, catch_unwind)]
-            pub fn layout(&self) -> Layout {
-                Layout::of(self.inner.config().layout())
-            }
-
-            #[napi(getter, catch_unwind)]
-            pub fn config(&self) -> String {
-                NamedConfig::Snowflake(*self.inner.config()).to_string()
-            }
-
-            #[napi(getter, catch_unwind)]
-            pub fn max_rollback_ticks(&self) -> Option<u64> {
-                self.inner.config().max_rollback_ticks()
-            }
-        }
-    };
-}
-
-shared_methods!(Snowflake);
-shared_methods!(AtomicSnowflake);
+// The getters and methods both classes share are listed once, for both packages, in bindings-js.
+idmint_js::snowflake_api!(napi_members, Snowflake => Snowflake);
+idmint_js::snowflake_api!(napi_members, AtomicSnowflake => AtomicSnowflake);

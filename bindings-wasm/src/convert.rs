@@ -55,6 +55,58 @@ pub(crate) fn object(props: &[(&str, JsValue)]) -> JsValue {
     o.into()
 }
 
+/// Declares a member list of `idmint_js::api` (the class's members, listed once for both
+/// packages) as `#[wasm_bindgen]` methods of `$class` (on `self.inner`, or on `self.$core()`),
+/// one `impl` block each: arguments arrive as `JsValue`; `value` and `name` return as one,
+/// `date` as a `Date`, `names` as an array, `layout` as a `Layout`; a member that cannot throw
+/// returns without a `Result`.
+macro_rules! wasm_members {
+    ($js_class:ident => $class:ident $(.$core:ident())? ($h:ident, $l:ident) $($members:tt)*) => {
+        crate::convert::wasm_members!(@members $js_class => $class [$($core)?] ($h, $l) $($members)*);
+    };
+    (@members $js_class:ident => $class:ident $core:tt ($h:ident, $l:ident) $(
+        $(#[$attr:ident])* $js:literal $rs:ident ($($a:ident),*) -> $ret:tt
+        $(= $e:expr;)? $({ $($body:tt)* })?
+    )*) => {$(
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $js_class)]
+        impl $class {
+            #[wasm_bindgen($($attr,)* js_name = $js)]
+            pub fn $rs(&self, $($a: wasm_bindgen::JsValue),*)
+                -> crate::convert::wasm_members!(@type $ret $(= $e)? $({ $($body)* })?)
+            {
+                #[allow(unused_imports)]
+                use idmint_js::api::prelude::*;
+                let ($h, $l) = (&crate::convert::Web, crate::convert::wasm_members!(@core self $core));
+                let _ = ($h, $l);
+                $(let $a = &$a;)*
+                crate::convert::wasm_members!(@return $ret $(= $e)? $({ $($body)* })?)
+            }
+        }
+    )*};
+    (@core $self:ident []) => { &$self.inner };
+    (@core $self:ident [$core:ident]) => { $self.$core() };
+    (@type date = $e:expr) => { js_sys::Date };
+    (@type layout = $e:expr) => { crate::layout::JsLayout };
+    (@type name = $e:expr) => { wasm_bindgen::JsValue };
+    (@type names = $e:expr) => { Vec<wasm_bindgen::JsValue> };
+    (@type $ret:tt = $e:expr) => { $ret };
+    (@type value $body:block) => { Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> };
+    (@type date $body:block) => { Result<js_sys::Date, wasm_bindgen::JsValue> };
+    (@type $ret:tt $body:block) => { Result<$ret, wasm_bindgen::JsValue> };
+    (@return date = $e:expr) => { crate::layout::date($e) };
+    (@return layout = $e:expr) => { crate::layout::JsLayout { inner: $e } };
+    (@return name = $e:expr) => { $e.map_or(wasm_bindgen::JsValue::NULL, crate::convert::js_str) };
+    (@return names = $e:expr) => { $e.map(crate::convert::js_str).collect() };
+    (@return $ret:tt = $e:expr) => { $e };
+    (@return date $body:block) => {{
+        let ms: Result<u64, wasm_bindgen::JsValue> = $body;
+        ms.map(crate::layout::date)
+    }};
+    (@return $ret:tt $body:block) => { $body };
+}
+
+pub(crate) use wasm_members;
+
 impl Host for Web {
     type Value = JsValue;
     type Error = JsValue;

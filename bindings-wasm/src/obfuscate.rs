@@ -1,17 +1,19 @@
 //! Keyed obfuscation of IDs: `Obfuscator` (a permutation of all the bits) and
-//! `SortableObfuscator` (the bits below the time field only, so IDs stay time-sorted).
+//! `SortableObfuscator` (the bits below the time field only, so IDs stay time-sorted). Their
+//! getters and methods are listed once, for both packages, in bindings-js (`idmint_js::api`).
 
 use idmint::{Obfuscator, SortableObfuscator};
-use idmint_js::convert::u64_arg;
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{OrThrow, Web};
+use crate::convert::{wasm_members, Web};
 
 #[wasm_bindgen(js_name = Obfuscator)]
 pub struct JsObfuscator {
     inner: Obfuscator,
 }
+
+idmint_js::obfuscator_api!(wasm_members => JsObfuscator);
 
 #[wasm_bindgen(js_class = Obfuscator)]
 impl JsObfuscator {
@@ -28,30 +30,14 @@ impl JsObfuscator {
             inner: values::obfuscator_for_layout(&Web, &key, &layout)?,
         })
     }
-
-    #[wasm_bindgen(getter)]
-    pub fn bits(&self) -> u32 {
-        u32::from(self.inner.bits())
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn max(&self) -> u64 {
-        self.inner.max()
-    }
-
-    pub fn encode(&self, x: JsValue) -> Result<u64, JsValue> {
-        self.inner.encode(u64_arg(&Web, &x, "x")?).or_throw(&Web)
-    }
-
-    pub fn decode(&self, y: JsValue) -> Result<u64, JsValue> {
-        self.inner.decode(u64_arg(&Web, &y, "y")?).or_throw(&Web)
-    }
 }
 
 #[wasm_bindgen(js_name = SortableObfuscator)]
 pub struct JsSortableObfuscator {
     inner: SortableObfuscator,
 }
+
+idmint_js::sortable_obfuscator_api!(wasm_members => JsSortableObfuscator);
 
 #[wasm_bindgen(js_class = SortableObfuscator)]
 impl JsSortableObfuscator {
@@ -60,18 +46,5 @@ impl JsSortableObfuscator {
         Ok(JsSortableObfuscator {
             inner: values::sortable_obfuscator(&Web, &key, &layout)?,
         })
-    }
-
-    #[wasm_bindgen(getter, js_name = lowBits)]
-    pub fn low_bits(&self) -> u32 {
-        u32::from(self.inner.low_bits())
-    }
-
-    pub fn encode(&self, id: JsValue) -> Result<u64, JsValue> {
-        self.inner.encode(u64_arg(&Web, &id, "id")?).or_throw(&Web)
-    }
-
-    pub fn decode(&self, id: JsValue) -> Result<u64, JsValue> {
-        self.inner.decode(u64_arg(&Web, &id, "id")?).or_throw(&Web)
     }
 }

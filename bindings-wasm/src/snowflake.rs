@@ -8,15 +8,14 @@ use idmint::named::NamedConfig;
 use idmint::{AtomicSnowflake, Clock, Clocked, Config, SequenceStart};
 use idmint_js::convert::{batch_arg, layout_arg, string_arg, u64_arg};
 use idmint_js::error::{not_js_safe, range_error, wrong_type};
-use idmint_js::options::{node_arg, snowflake_config};
+use idmint_js::options::snowflake_config;
 use idmint_js::values;
 use js_sys::BigUint64Array;
 use wasm_bindgen::prelude::*;
 
 use crate::clock::PageClock;
-use crate::convert::{js_str, OrThrow, Web};
+use crate::convert::{js_str, wasm_members, OrThrow, Web};
 use crate::error::stash;
-use crate::layout::JsLayout;
 use crate::random;
 
 /// IDs minted into wasm memory per copy into the result array: batches of any size grow the
@@ -127,6 +126,10 @@ impl JsSnowflake {
     }
 }
 
+// The getters and methods both classes share are listed once, for both packages, in bindings-js.
+idmint_js::snowflake_api!(wasm_members, Snowflake => JsSnowflake.gen());
+idmint_js::snowflake_api!(wasm_members, AtomicSnowflake => JsAtomicSnowflake);
+
 #[wasm_bindgen(js_class = Snowflake)]
 impl JsSnowflake {
     #[wasm_bindgen(constructor)]
@@ -191,49 +194,6 @@ impl JsSnowflake {
         values::run(&Web, self.inner.by_ref().reserve(max).or_throw(&Web)?)
     }
 
-    #[wasm_bindgen(js_name = nextIdAt)]
-    pub fn next_id_at(&self, now_ms: JsValue) -> Result<u64, JsValue> {
-        self.gen()
-            .next_id_at(u64_arg(&Web, &now_ms, "nowMs")?)
-            .or_throw(&Web)
-    }
-
-    pub fn decode(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        values::decompose(&Web, self.gen().config().layout(), &id)
-    }
-
-    pub fn stats(&self) -> Result<JsValue, JsValue> {
-        values::stats(&Web, self.gen().stats())
-    }
-
-    #[wasm_bindgen(js_name = setNode)]
-    pub fn set_node(&self, node: JsValue) -> Result<(), JsValue> {
-        let node = node_arg(&Web, &node, self.gen().config().layout(), "node")?;
-        self.gen().set_node(node).or_throw(&Web)
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn node(&self) -> u64 {
-        self.gen().node()
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn layout(&self) -> JsLayout {
-        JsLayout {
-            inner: *self.gen().config().layout(),
-        }
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn config(&self) -> String {
-        NamedConfig::Snowflake(*self.gen().config()).to_string()
-    }
-
-    #[wasm_bindgen(getter, js_name = maxRollbackTicks)]
-    pub fn max_rollback_ticks(&self) -> Result<JsValue, JsValue> {
-        values::opt_big(&Web, self.gen().config().max_rollback_ticks())
-    }
-
     /// Internal: which time source this generator reads (`"performance"` or `"Date"`).
     #[wasm_bindgen(getter, js_name = "__timeSource", skip_typescript)]
     pub fn time_source(&self) -> String {
@@ -264,13 +224,6 @@ impl JsAtomicSnowflake {
         })
     }
 
-    #[wasm_bindgen(js_name = nextIdAt)]
-    pub fn next_id_at(&self, now_ms: JsValue) -> Result<u64, JsValue> {
-        self.inner
-            .next_id_at(u64_arg(&Web, &now_ms, "nowMs")?)
-            .or_throw(&Web)
-    }
-
     #[wasm_bindgen(js_name = reserveAt)]
     pub fn reserve_at(&self, now_ms: JsValue, max: JsValue) -> Result<JsValue, JsValue> {
         let (now, max) = (
@@ -294,42 +247,6 @@ impl JsAtomicSnowflake {
             }
         };
         biguint64_array(n, fill, true)
-    }
-
-    pub fn decode(&self, id: JsValue) -> Result<JsValue, JsValue> {
-        values::decompose(&Web, self.inner.config().layout(), &id)
-    }
-
-    pub fn stats(&self) -> Result<JsValue, JsValue> {
-        values::stats(&Web, self.inner.stats())
-    }
-
-    #[wasm_bindgen(js_name = setNode)]
-    pub fn set_node(&self, node: JsValue) -> Result<(), JsValue> {
-        let node = node_arg(&Web, &node, self.inner.config().layout(), "node")?;
-        self.inner.set_node(node).or_throw(&Web)
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn node(&self) -> u64 {
-        self.inner.node()
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn layout(&self) -> JsLayout {
-        JsLayout {
-            inner: *self.inner.config().layout(),
-        }
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn config(&self) -> String {
-        NamedConfig::Snowflake(*self.inner.config()).to_string()
-    }
-
-    #[wasm_bindgen(getter, js_name = maxRollbackTicks)]
-    pub fn max_rollback_ticks(&self) -> Result<JsValue, JsValue> {
-        values::opt_big(&Web, self.inner.config().max_rollback_ticks())
     }
 }
 
