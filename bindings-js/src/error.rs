@@ -79,15 +79,6 @@ pub fn not_js_safe<H: Host>(h: &H, layout: &Layout) -> H::Error {
     )
 }
 
-/// `ERR_INVALID_CONFIG`: `Class.fromConfig` given a named config of another type.
-#[cold]
-pub fn wrong_type<H: Host>(h: &H, class: &str, want: &str, got: &str) -> H::Error {
-    let message = format!(
-        "{class}.fromConfig needs type={want}, not type={got}; use fromConfig() for any type"
-    );
-    h.throw(Class::Error, "ERR_INVALID_CONFIG", &message, &[])
-}
-
 /// Core results into the binding's: `.or_throw(h)`.
 pub trait OrThrow<T> {
     /// The value, or the core error as the host's exception.

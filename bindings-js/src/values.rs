@@ -5,12 +5,12 @@
 use idmint::codec::{decode_any, Codec};
 use idmint::named::NamedConfig;
 use idmint::uuids::{self, Uuid};
-use idmint::{Layout, Obfuscator, Run, SortableObfuscator, Stats};
+use idmint::{Config, Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
 use crate::convert::{
     bounded_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg, u128_arg, u64_arg,
 };
-use crate::error::{range_error, wrong_type, OrThrow};
+use crate::error::OrThrow;
 use crate::{Host, Out};
 
 /// Node sub-field values by name, as a `Record<string, bigint>` in layout order.
@@ -163,18 +163,10 @@ pub fn sortable_obfuscator<H: Host>(
 /// `new UuidGenerator(version?)`: the named config of version 1, 4 or 7 (default 7).
 pub fn uuid_version<H: Host>(h: &H, v: Option<&H::Value>) -> Result<NamedConfig, H::Error> {
     let v = match v.filter(|v| !is_nullish(h, v)) {
-        Some(v) => bounded_arg(h, v, "version", 255)?,
+        Some(v) => u64_arg(h, v, "version")?,
         None => 7,
     };
-    match v {
-        1 => Ok(NamedConfig::Uuid1),
-        4 => Ok(NamedConfig::Uuid4),
-        7 => Ok(NamedConfig::Uuid7),
-        _ => Err(range_error(
-            h,
-            &format!("version must be 1, 4 or 7; received {v}"),
-        )),
-    }
+    NamedConfig::uuid_of_version(v).or_throw(h)
 }
 
 /// `UuidGenerator.version`: 1, 4 or 7.
@@ -187,16 +179,15 @@ pub fn named_config<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Erro
     NamedConfig::parse(&string_arg(h, v, "config")?).or_throw(h)
 }
 
-/// `UuidGenerator.fromConfig(text)`: a named config of a UUID type.
+/// `UuidGenerator.fromConfig(text)`: a named config of a UUID type (the core refuses others).
 pub fn uuid_named<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error> {
     let named = named_config(h, v)?;
-    if named.snowflake_config().is_some() {
-        return Err(wrong_type(
-            h,
-            "UuidGenerator",
-            "uuid1, uuid4 or uuid7",
-            "snowflake",
-        ));
-    }
+    named.require_uuid().or_throw(h)?;
     Ok(named)
+}
+
+/// `Snowflake.fromConfig(text)` / `AtomicSnowflake.fromConfig(text)`: the Snowflake config of
+/// a named config (the core refuses other types).
+pub fn named_snowflake<H: Host>(h: &H, v: &H::Value) -> Result<Config, H::Error> {
+    named_config(h, v)?.require_snowflake().or_throw(h)
 }

@@ -8,10 +8,9 @@ use std::ffi::c_void;
 use std::ptr;
 use std::sync::Arc;
 
-use idmint::named::NamedConfig;
 use idmint::{AtomicSnowflake as CoreAtomicSnowflake, Config, Snowflake as CoreSnowflake};
-use idmint_js::convert::{batch_arg, string_arg, u64_arg};
-use idmint_js::error::{range_error, wrong_type};
+use idmint_js::convert::{batch_arg, u64_arg};
+use idmint_js::error::range_error;
 use idmint_js::options::snowflake_config;
 use idmint_js::values;
 use napi::bindgen_prelude::{JavaScriptClassExt, Object, This, Unknown};
@@ -20,19 +19,6 @@ use napi_derive::napi;
 
 use crate::convert::{napi_members, unknown, Js, OrThrow};
 use crate::fast;
-
-/// The Snowflake config of a named config string, or `ERR_INVALID_CONFIG` for another type.
-pub(crate) fn named_snowflake(
-    h: &Js<'_>,
-    config: &Unknown<'_>,
-    class: &str,
-) -> napi::Result<Config> {
-    let named = NamedConfig::parse(&string_arg(h, &config.raw(), "config")?).or_throw(h)?;
-    match named.snowflake_config() {
-        Some(c) => Ok(*c),
-        None => Err(wrong_type(h, class, "snowflake", &named.kind().to_string())),
-    }
-}
 
 /// A `BigUint64Array` of `n` slots filled by `fill`, which returns how many it wrote (the
 /// array's length): IDs are written straight into the array's memory.
@@ -138,7 +124,7 @@ impl Snowflake {
 
     #[napi(catch_unwind)]
     pub fn from_config<'e>(env: &'e Env, config: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-        Snowflake::instance(env, named_snowflake(&Js(env), &config, "Snowflake")?)
+        Snowflake::instance(env, values::named_snowflake(&Js(env), &config.raw())?)
     }
 
     #[napi(catch_unwind)]
@@ -180,7 +166,7 @@ impl AtomicSnowflake {
     #[napi(factory, catch_unwind)]
     pub fn from_config(env: &Env, config: Unknown<'_>) -> napi::Result<Self> {
         let h = Js(env);
-        let cfg = named_snowflake(&h, &config, "AtomicSnowflake")?;
+        let cfg = values::named_snowflake(&h, &config.raw())?;
         Ok(AtomicSnowflake {
             inner: CoreAtomicSnowflake::new(cfg).or_throw(&h)?,
         })

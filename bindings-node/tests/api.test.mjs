@@ -367,6 +367,8 @@ describe('Snowflake', () => {
     throwsCode(() => m.Snowflake.fromConfig('type=uuid7'), Error, 'ERR_INVALID_CONFIG', 'not a snowflake')
     throwsCode(() => m.AtomicSnowflake.fromConfig('type=uuid4'), Error, 'ERR_INVALID_CONFIG', 'not a snowflake')
     throwsCode(() => m.UuidGenerator.fromConfig('type=snowflake,layout=twitter,node=1'), Error, 'ERR_INVALID_CONFIG', 'not a uuid')
+    // The same answers as every surface: the core decides which types a front door takes.
+    assert.match(throwsCode(() => m.Snowflake.fromConfig('type=uuid7'), Error, 'ERR_INVALID_CONFIG').message, /not a snowflake config/)
     const bad = throwsCode(() => m.fromConfig('type=snowflake,layout=twitter,nod=5'), Error, 'ERR_INVALID_LAYOUT', 'typo')
     assert.equal(bad.at, 30)
     each(BAD_STRING, (v) => m.fromConfig(v), 'fromConfig')
@@ -477,7 +479,7 @@ describe('UUIDs', () => {
       assert.equal(m.uuidInfo(g.next()).version, v)
     }
     assert.equal(new m.UuidGenerator().version, 7)
-    each([[5, RangeError, 'ERR_OUT_OF_RANGE'], ['7', TypeError, 'ERR_INVALID_ARG_TYPE'], [-1, RangeError, 'ERR_OUT_OF_RANGE']], (v) => new m.UuidGenerator(v), 'UuidGenerator version')
+    each([[5, Error, 'ERR_INVALID_CONFIG'], [256, Error, 'ERR_INVALID_CONFIG'], ['7', TypeError, 'ERR_INVALID_ARG_TYPE'], [-1, RangeError, 'ERR_OUT_OF_RANGE']], (v) => new m.UuidGenerator(v), 'UuidGenerator version')
     const g = new m.UuidGenerator(7)
     throwsCode(() => g.nextAt(1, () => new Uint8Array(9)), RangeError, 'ERR_OUT_OF_RANGE', 'random too short')
     throwsCode(() => g.nextAt(1, () => 'xx'), TypeError, 'ERR_INVALID_ARG_TYPE', 'random not bytes')

@@ -4,10 +4,10 @@
 
 use idmint::named::NamedConfig;
 use idmint::options::{OptionValue, Options, KEYS};
-use idmint::{Config, Error};
+use idmint::Config;
 use pyo3::prelude::*;
 
-use crate::error::{to_py, IntoPyResult};
+use crate::error::IntoPyResult;
 use crate::layout::{LayoutArg, NodeArg};
 
 /// The core's default of a generator key, as text (`on_backwards` → `wait:1000`).
@@ -71,12 +71,7 @@ pub fn generator(
     o.config().py()
 }
 
-/// The Snowflake config a named-generator config string holds.
+/// The Snowflake config a named-generator config string holds (the core refuses other types).
 pub fn named_snowflake(config: &str) -> PyResult<Config> {
-    match NamedConfig::parse(config).py()?.snowflake_config() {
-        Some(c) => Ok(*c),
-        None => Err(to_py(Error::InvalidConfig {
-            reason: "not a snowflake config (type=snowflake,...); use UuidGenerator.from_config or idmint.from_config",
-        })),
-    }
+    NamedConfig::parse(config).and_then(|c| c.require_snowflake()).py()
 }

@@ -8,7 +8,7 @@
 //! never repeats its parent's UUIDs or random bytes. This module converts types, and keeps
 //! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock.
 
-use idmint::named::{NamedConfig, NamedType};
+use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{self, Uuid};
 use idmint::{Error, UuidGenerator};
@@ -18,7 +18,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString, PyType};
 use pyo3::{ffi, intern};
 
-use crate::error::{to_py, IntoPyResult};
+use crate::error::IntoPyResult;
 use crate::methods::{py_methods, py_record};
 
 static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -133,13 +133,8 @@ pub struct PyUuidGenerator {
 }
 
 impl PyUuidGenerator {
-    /// The generator for a parsed config (refuses snowflake configs).
+    /// The generator for a parsed config (the core refuses snowflake configs).
     pub fn from_named(cfg: NamedConfig) -> PyResult<Self> {
-        if cfg.kind() == NamedType::Snowflake {
-            return Err(to_py(Error::InvalidConfig {
-                reason: "a snowflake config; use Snowflake.from_config or idmint.from_config",
-            }));
-        }
         let inner = UuidGenerator::from_config(cfg).py()?;
         Ok(PyUuidGenerator { inner })
     }

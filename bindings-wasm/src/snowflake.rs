@@ -4,10 +4,9 @@
 //! its atomics are plain loads and stores); the waiting and retrying is the core's. A page and each of its workers has its own memory, so a generator is
 //! never shared between them: give each its own node (see the README).
 
-use idmint::named::NamedConfig;
 use idmint::{AtomicSnowflake, Clock, Clocked, Config, SequenceStart};
-use idmint_js::convert::{batch_arg, layout_arg, string_arg, u64_arg};
-use idmint_js::error::{not_js_safe, range_error, wrong_type};
+use idmint_js::convert::{batch_arg, layout_arg, u64_arg};
+use idmint_js::error::{not_js_safe, range_error};
 use idmint_js::options::snowflake_config;
 use idmint_js::values;
 use js_sys::BigUint64Array;
@@ -26,20 +25,6 @@ const CHUNK: usize = 8192;
 /// `WouldBlock` (each wait is bounded by `MAX_SPIN_MS`; this only guards against a clock that
 /// never reaches the time the core asked for).
 const MAX_WAITS: u32 = 64;
-
-/// The Snowflake config of a named config string, or `ERR_INVALID_CONFIG` for another type.
-pub(crate) fn named_snowflake(config: &JsValue, class: &str) -> Result<Config, JsValue> {
-    let named = NamedConfig::parse(&string_arg(&Web, config, "config")?).or_throw(&Web)?;
-    match named.snowflake_config() {
-        Some(c) => Ok(*c),
-        None => Err(wrong_type(
-            &Web,
-            class,
-            "snowflake",
-            &named.kind().to_string(),
-        )),
-    }
-}
 
 /// `id` as a decimal JavaScript string.
 fn decimal(id: u64) -> JsValue {
@@ -139,7 +124,7 @@ impl JsSnowflake {
 
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: JsValue) -> Result<JsSnowflake, JsValue> {
-        JsSnowflake::from_core(named_snowflake(&config, "Snowflake")?)
+        JsSnowflake::from_core(values::named_snowflake(&Web, &config)?)
     }
 
     // The per-ID methods return plain values (see `crate::error::stash`): a `Result` would
@@ -218,7 +203,7 @@ impl JsAtomicSnowflake {
 
     #[wasm_bindgen(js_name = fromConfig)]
     pub fn from_config(config: JsValue) -> Result<JsAtomicSnowflake, JsValue> {
-        let cfg = named_snowflake(&config, "AtomicSnowflake")?;
+        let cfg = values::named_snowflake(&Web, &config)?;
         Ok(JsAtomicSnowflake {
             inner: AtomicSnowflake::new(cfg).or_throw(&Web)?,
         })

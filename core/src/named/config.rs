@@ -137,6 +137,41 @@ impl NamedConfig {
             _ => None,
         }
     }
+
+    /// The config of a UUID generator of `version` 1, 4 or 7 ([`Error::InvalidConfig`] for any
+    /// other): what every surface's `UuidGenerator(version)` takes.
+    pub const fn uuid_of_version(version: u64) -> Result<NamedConfig> {
+        match version {
+            1 => Ok(NamedConfig::Uuid1),
+            4 => Ok(NamedConfig::Uuid4),
+            7 => Ok(NamedConfig::Uuid7),
+            _ => Err(Error::InvalidConfig {
+                reason: "UUID generators are version 1, 4 or 7",
+            }),
+        }
+    }
+
+    /// The Snowflake config, or [`Error::InvalidConfig`] for a UUID type: the one answer of
+    /// every surface's Snowflake-only `from_config`.
+    pub const fn require_snowflake(&self) -> Result<Config> {
+        match self {
+            NamedConfig::Snowflake(c) => Ok(*c),
+            _ => Err(Error::InvalidConfig {
+                reason: "not a snowflake config (type=snowflake,...); a UUID type builds with the UUID generator or the named generator",
+            }),
+        }
+    }
+
+    /// `Ok` for a UUID type, [`Error::InvalidConfig`] for a Snowflake config: the one answer of
+    /// every surface's UUID-only `from_config`.
+    pub const fn require_uuid(&self) -> Result<()> {
+        match self {
+            NamedConfig::Snowflake(_) => Err(Error::InvalidConfig {
+                reason: "a snowflake config, not a UUID one; it builds with a Snowflake generator or the named generator",
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl FromStr for NamedConfig {

@@ -343,3 +343,27 @@ proptest! {
         let _ = NamedConfig::parse(&s);
     }
 }
+
+#[test]
+fn type_checks_of_the_single_type_front_doors() {
+    let sf = NamedConfig::parse("type=snowflake,layout=twitter,node=1").unwrap();
+    assert_eq!(sf.require_snowflake().unwrap().node_value(), Some(1));
+    assert_eq!(
+        sf.require_uuid().unwrap_err().kind(),
+        crate::ErrorKind::InvalidConfig
+    );
+    let u = NamedConfig::parse("type=uuid7").unwrap();
+    assert!(u.require_uuid().is_ok());
+    assert_eq!(
+        u.require_snowflake().unwrap_err().kind(),
+        crate::ErrorKind::InvalidConfig
+    );
+    assert_eq!(NamedConfig::uuid_of_version(4).unwrap(), NamedConfig::Uuid4);
+    for v in [0, 2, 3, 5, 6, 8, 256] {
+        let e = NamedConfig::uuid_of_version(v).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid config: UUID generators are version 1, 4 or 7"
+        );
+    }
+}

@@ -49,26 +49,13 @@ impl core::fmt::Debug for UuidGenerator {
 impl UuidGenerator {
     /// A generator of UUID `version` 1, 4 or 7.
     pub fn new(version: u8) -> Result<UuidGenerator> {
-        let cfg = match version {
-            1 => NamedConfig::Uuid1,
-            4 => NamedConfig::Uuid4,
-            7 => NamedConfig::Uuid7,
-            _ => {
-                return Err(Error::InvalidConfig {
-                    reason: "UUID generators are version 1, 4 or 7",
-                })
-            }
-        };
+        let cfg = NamedConfig::uuid_of_version(u64::from(version))?;
         UuidGenerator::from_config(cfg)
     }
 
     /// A generator for a named UUID config (`type=uuid7`, ...); refuses snowflake configs.
     pub fn from_config(cfg: NamedConfig) -> Result<UuidGenerator> {
-        if matches!(cfg, NamedConfig::Snowflake(_)) {
-            return Err(Error::InvalidConfig {
-                reason: "a snowflake config, not a UUID one",
-            });
-        }
+        cfg.require_uuid()?;
         let gen = NamedGenerator::new(&cfg)?;
         Ok(UuidGenerator {
             cfg,
