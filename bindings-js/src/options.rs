@@ -41,8 +41,8 @@ impl KeyedOptions for idmint_coord::options::LeasedOptions {
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
         Self::set(self, key, v)
     }
-    fn set_node_part(&mut self, _: &str, _: u64) -> idmint::Result<()> {
-        Self::set(self, "node", OptionValue::Int(0))
+    fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()> {
+        Self::set_node_part(self, name, v)
     }
 }
 
@@ -54,8 +54,9 @@ impl KeyedOptions for idmint_coord::options::SegmentOptions {
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
         Self::set(self, key, v)
     }
-    fn set_node_part(&mut self, _: &str, _: u64) -> idmint::Result<()> {
-        Ok(())
+    fn set_node_part(&mut self, _: &str, v: u64) -> idmint::Result<()> {
+        // Segment allocators take no node: the core answers the key as unknown.
+        Self::set(self, "node", OptionValue::Int(v))
     }
 }
 

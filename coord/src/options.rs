@@ -13,6 +13,7 @@
 //! assert_eq!(o.lease().renew_period().as_millis(), 2_000);
 //! assert!(o.set("ttl", OptionValue::Int(1)).is_err());
 //! assert!(o.set("node", OptionValue::Int(1)).is_err()); // the lease picks the node
+//! assert!(o.set_node_part("worker", 1).is_err());
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
@@ -140,6 +141,11 @@ impl LeasedOptions {
             _ => l.holder(text(k, value)?),
         };
         Ok(())
+    }
+
+    /// Refuses a node sub-field like the `node` key: the lease picks the node.
+    pub fn set_node_part(&mut self, _name: &str, _value: u64) -> Result<()> {
+        Err(node_from_lease())
     }
 
     /// What `key` takes, if it is a generator or lease key (not `node`: the lease picks it).
