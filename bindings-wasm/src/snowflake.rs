@@ -4,7 +4,7 @@
 //! its atomics are plain loads and stores); the waiting and retrying is the core's. A page and each of its workers has its own memory, so a generator is
 //! never shared between them: give each its own node (see the README).
 
-use idmint::{AtomicSnowflake, Clock, Clocked, Config, SequenceStart};
+use idmint::{AtomicSnowflake, Clocked, Config};
 use idmint_js::convert::{batch_arg, layout_arg, u64_arg};
 use idmint_js::error::{not_js_safe, range_error};
 use idmint_js::options::snowflake_config;
@@ -72,21 +72,12 @@ pub struct JsSnowflake {
 }
 
 impl JsSnowflake {
-    /// Builds the clocked generator for `cfg`: draws the seed of `random` sequence starts when
-    /// none is given and checks that the layout covers the current time, as the core's std
-    /// `Snowflake::with_clock` does.
-    pub(crate) fn from_core(mut cfg: Config) -> Result<JsSnowflake, JsValue> {
-        let clock = PageClock::new();
-        if cfg.sequence_start_policy() == SequenceStart::Random && cfg.seed_value() == 0 {
-            cfg = cfg.seed(random::u64().or_throw(&Web)?);
-        }
-        // Checked before the config, as always: an expired layout is reported as such.
-        cfg.layout().tick_at(clock.now_ms()).or_throw(&Web)?;
-        let gen = AtomicSnowflake::new(cfg).or_throw(&Web)?;
+    /// The core's clocked Snowflake for `cfg` on the page clock, seeded from
+    /// `crypto.getRandomValues` when a `random` sequence start needs a seed.
+    pub(crate) fn from_core(cfg: Config) -> Result<JsSnowflake, JsValue> {
+        let inner = Clocked::snowflake(cfg, PageClock::new(), random::u64).or_throw(&Web)?;
         Ok(JsSnowflake {
-            inner: Clocked::new(gen, clock)
-                .or_throw(&Web)?
-                .max_waits(MAX_WAITS),
+            inner: inner.max_waits(MAX_WAITS),
         })
     }
 

@@ -7,10 +7,11 @@
 //! fork detection and OS randomness; a host with its own time source (the browser's
 //! `performance.now()`) plugs in its clock the same way.
 
+use crate::atomic::AtomicSnowflake;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::generator::Generator;
-use crate::policy::Config;
+use crate::policy::{Config, SequenceStart};
 use crate::state::{fill_from_runs, Run};
 use crate::stats::Stats;
 
@@ -59,6 +60,24 @@ impl<G: Generator, C: Clock> Clocked<G, C> {
             lag_ticks,
             max_waits: None,
         })
+    }
+}
+
+impl<C: Clock> Clocked<AtomicSnowflake, C> {
+    /// The clocked Snowflake of every front door (the std [`Snowflake`](crate::Snowflake), the
+    /// browser's): a `random` sequence start without a seed draws one from `seed` (the host's
+    /// randomness), and the layout must cover the clock's current time — checked before the
+    /// rest of the config, so an expired layout is reported as such.
+    pub fn snowflake(
+        mut cfg: Config,
+        clock: C,
+        seed: impl FnOnce() -> Result<u64>,
+    ) -> Result<Clocked<AtomicSnowflake, C>> {
+        if cfg.sequence_start == SequenceStart::Random && cfg.seed == 0 {
+            cfg.seed = seed()?;
+        }
+        cfg.layout.tick_at(clock.now_ms())?;
+        Clocked::new(AtomicSnowflake::new(cfg)?, clock)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::clocked::Clocked;
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::generator::Generator;
-use crate::policy::{Config, SequenceStart};
+use crate::policy::Config;
 use crate::random::os_random_u64;
 use crate::state::Run;
 use crate::stats::Stats;
@@ -51,15 +51,9 @@ impl Snowflake<SystemClock> {
 impl<C: Clock> Snowflake<C> {
     /// Builds a generator on `clock`. With [`SequenceStart::Random`] and seed 0 the seed is
     /// drawn from the OS.
-    pub fn with_clock(mut cfg: Config, clock: C) -> Result<Snowflake<C>> {
-        if cfg.sequence_start == SequenceStart::Random && cfg.seed == 0 {
-            cfg.seed = os_random_u64()?;
-        }
-        // Checked before the config, as always: an expired layout is reported as such.
-        cfg.layout.tick_at(clock.now_ms())?;
-        let gen = AtomicSnowflake::new(cfg)?;
+    pub fn with_clock(cfg: Config, clock: C) -> Result<Snowflake<C>> {
         Ok(Snowflake {
-            inner: Clocked::new(gen, clock)?,
+            inner: Clocked::snowflake(cfg, clock, os_random_u64)?,
             born: AtomicU64::new(fork::generation()),
         })
     }
