@@ -63,19 +63,6 @@ pub const SEGMENT_KEYS: &[OptionKey] = &[
     key("wait_timeout_ms", "waitTimeoutMs", Takes::Int),
 ];
 
-fn find(
-    keys: &'static [OptionKey],
-    name: &str,
-    unknown: &'static str,
-) -> Result<&'static OptionKey> {
-    keys.iter()
-        .find(|k| k.name == name || k.camel == name)
-        .ok_or(Error::InvalidArgument {
-            argument: Name::lossy(name),
-            reason: unknown,
-        })
-}
-
 fn int(k: &OptionKey, v: OptionValue<'_>) -> Result<u64> {
     match v {
         OptionValue::Int(n) => Ok(n),
@@ -126,7 +113,7 @@ impl LeasedOptions {
             return self.generator.set(key, value);
         }
         const UNKNOWN: &str = "is not an option (layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms, namespace, ttl_ms, renew_every_ms, retry_every_ms, safety_margin_ms, reserve_ms, swap_after_ms, nodes, holder)";
-        let k = find(LEASE_KEYS, key, UNKNOWN)?;
+        let k = core_options::find_in(LEASE_KEYS, key, UNKNOWN)?;
         let ms = |v| int(k, v).map(Duration::from_millis);
         let l = std::mem::take(&mut self.lease);
         self.lease = match k.name {
@@ -150,10 +137,11 @@ impl LeasedOptions {
 
     /// What `key` takes, if it is a generator or lease key (not `node`: the lease picks it).
     pub fn takes(key: &str) -> Option<Takes> {
-        let lease = LEASE_KEYS.iter().find(|k| k.name == key || k.camel == key);
+        let lease = core_options::find_in(LEASE_KEYS, key, "");
         lease
+            .or_else(|_| core_options::find_key(key))
+            .ok()
             .map(|k| k.takes)
-            .or_else(|| core_options::find_key(key).ok().map(|k| k.takes))
     }
 
     /// The generator config, without a node: the lease picks it.
@@ -192,16 +180,15 @@ impl SegmentOptions {
 
     /// What `key` takes, if it is a segment key.
     pub fn takes(key: &str) -> Option<Takes> {
-        let k = SEGMENT_KEYS
-            .iter()
-            .find(|k| k.name == key || k.camel == key);
-        k.map(|k| k.takes)
+        core_options::find_in(SEGMENT_KEYS, key, "")
+            .ok()
+            .map(|k| k.takes)
     }
 
     /// Sets a segment key (snake_case or camelCase).
     pub fn set(&mut self, key: &str, value: OptionValue<'_>) -> Result<()> {
         const UNKNOWN: &str = "is not an option (step, max_step, refill_at_percent, max_gap, gap_seed, obfuscator, journal, checkpoint_every_ms, wait_timeout_ms)";
-        let k = find(SEGMENT_KEYS, key, UNKNOWN)?;
+        let k = core_options::find_in(SEGMENT_KEYS, key, UNKNOWN)?;
         let c = self.config;
         match k.name {
             "step" => self.config = c.step(int(k, value)?),

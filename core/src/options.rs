@@ -86,11 +86,22 @@ const UNKNOWN_KEY: &str =
 
 /// The option named `name` in either spelling (`on_backwards` or `onBackwards`).
 pub fn find_key(name: &str) -> Result<&'static OptionKey> {
-    KEYS.iter()
+    find_in(KEYS, name, UNKNOWN_KEY)
+}
+
+/// The key of `keys` named `name` in either spelling, or [`Error::InvalidArgument`] with
+/// `unknown` (the sentence that lists the keys): the lookup of every options-by-key table,
+/// the core's and `idmint-coord`'s.
+pub fn find_in(
+    keys: &'static [OptionKey],
+    name: &str,
+    unknown: &'static str,
+) -> Result<&'static OptionKey> {
+    keys.iter()
         .find(|k| k.name == name || k.camel == name)
         .ok_or(Error::InvalidArgument {
             argument: Name::lossy(name),
-            reason: UNKNOWN_KEY,
+            reason: unknown,
         })
 }
 
