@@ -49,7 +49,7 @@ impl Snowflake<SystemClock> {
 }
 
 impl<C: Clock> Snowflake<C> {
-    /// Builds a generator on `clock`. With [`SequenceStart::Random`] and seed 0 the seed is
+    /// Builds a generator on `clock`. With [`SequenceStart::Random`](crate::SequenceStart::Random) and seed 0 the seed is
     /// drawn from the OS.
     pub fn with_clock(cfg: Config, clock: C) -> Result<Snowflake<C>> {
         Ok(Snowflake {
