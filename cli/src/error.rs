@@ -47,6 +47,15 @@ impl CliError {
         }
     }
 
+    /// A failure of `idmint serve`: a bad setting exits 2, the rest 1.
+    pub fn serve(e: idmint_server::ServeError) -> CliError {
+        match e {
+            idmint_server::ServeError::Idmint(e) => CliError::from(e),
+            idmint_server::ServeError::Config(m) => CliError::usage(m),
+            idmint_server::ServeError::Io(e) => CliError::runtime(e.to_string()),
+        }
+    }
+
     /// Adds a note line printed under the message.
     pub fn note(mut self, line: impl Into<String>) -> CliError {
         if let CliError::Failed { notes, .. } = &mut self {

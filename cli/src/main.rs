@@ -51,6 +51,9 @@ enum Command {
     /// Serve IDs from ranges taken from a store (SQLite, PostgreSQL, Redis), one round trip
     /// per range.
     Segment(segment::SegmentArgs),
+    /// Run the ID service: Snowflake and segment IDs, ranges and node leases over HTTP
+    /// (Leaf-compatible paths too), with metrics, probes and a monitor page.
+    Serve(idmint_server::config::ServeConfig),
     /// Quick throughput check of the generator; not a rigorous benchmark (no warm-up, no
     /// statistics, and the layout's sequence capacity caps the rate).
     Bench(bench::BenchArgs),
@@ -67,6 +70,7 @@ fn run(cli: &Cli) -> CliResult {
         Command::Uuid(args) => uuid::run(args, &mut out)?,
         Command::Segment(args) => segment::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out, &mut io::stderr())?,
+        Command::Serve(cfg) => idmint_server::run(cfg.clone()).map_err(CliError::serve)?,
     }
     out.flush()?;
     Ok(())

@@ -1,0 +1,393 @@
+//! The service's settings: one set of keys that a TOML file, `IDMINT_*` environment variables
+//! and command-line flags all set, in that order of increasing precedence.
+//!
+//! [`ServeConfig`] is the raw, all-optional form (clap flags with `env`, and the file's
+//! `serde` form, from one struct so a key cannot exist in one and not the other);
+//! [`Settings::resolve`] applies the defaults and checks everything before anything starts.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use idmint::{Error, Layout, Result};
+use serde::Deserialize;
+
+/// Every setting, each optional: a flag (or its `IDMINT_*` variable) wins over the file, the
+/// file over the default.
+#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServeConfig {
+    /// Address to listen on [default: 127.0.0.1:7600].
+    #[arg(long, env = "IDMINT_LISTEN", value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+
+    /// Directory for the segment database, its journal and the node lock directory
+    /// [default: $XDG_DATA_HOME/idmint/server, else ~/.local/share/idmint/server].
+    #[arg(long, env = "IDMINT_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// TOML file with any of these settings (keys as the flags, with `_` for `-`).
+    #[arg(long, env = "IDMINT_CONFIG", value_name = "FILE")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+
+    /// Segment store URL: `sqlite:PATH`, `postgres://…`, `redis://…` [default:
+    /// sqlite:DATA_DIR/segments.db].
+    #[arg(long, env = "IDMINT_SEGMENTS", value_name = "URL")]
+    pub segments: Option<String>,
+
+    /// Where the service's own Snowflake node comes from, and where client node leases are
+    /// granted: `file:DIR`, `redis://…`, `postgres://…`, or a fixed source (`static:N`, …;
+    /// then no client leases) [default: file:DATA_DIR/leases].
+    #[arg(long, env = "IDMINT_LEASE", value_name = "URL")]
+    pub lease: Option<String>,
+
+    /// Segment keys served (Leaf's pre-registered `biz_tag`s), comma-separated.
+    #[arg(long, env = "IDMINT_KEYS", value_name = "K1,K2,…", value_delimiter = ',')]
+    pub keys: Option<Vec<String>>,
+
+    /// Create segment keys on first use [default: on when no --keys are given, else off].
+    #[arg(long, env = "IDMINT_AUTO_KEYS", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true")]
+    pub auto_keys: Option<bool>,
+
+    /// Layout of the service's Snowflake IDs: a preset or a spec [default: leaf].
+    #[arg(long, env = "IDMINT_LAYOUT", value_name = "LAYOUT")]
+    pub layout: Option<String>,
+
+    /// Lease namespace of the service's own node, and the default namespace of client
+    /// leases (one node space, so service and clients never share a node) [default: default].
+    #[arg(long, env = "IDMINT_LEASE_NAMESPACE", value_name = "NAME")]
+    pub lease_namespace: Option<String>,
+
+    /// TTL of the service's own node lease, ms [default: 10000].
+    #[arg(long, env = "IDMINT_LEASE_TTL_MS", value_name = "MS")]
+    pub lease_ttl_ms: Option<u64>,
+
+    /// Most IDs one request may ask for [default: 100000].
+    #[arg(long, env = "IDMINT_MAX_COUNT", value_name = "N")]
+    pub max_count: Option<u64>,
+
+    /// Largest range one `ranges` request may take [default: 1000000].
+    #[arg(long, env = "IDMINT_MAX_RANGE", value_name = "N")]
+    pub max_range: Option<u64>,
+
+    /// Bearer tokens accepted (comma-separated); none means no authentication.
+    #[arg(long, env = "IDMINT_TOKENS", value_name = "T1,T2,…", value_delimiter = ',',
+          hide_env_values = true)]
+    pub tokens: Option<Vec<String>>,
+
+    /// What the tokens guard: `all` endpoints, or only `write` ones (ranges, leases); the
+    /// probes (/healthz, /readyz) are always open [default: all].
+    #[arg(long, env = "IDMINT_AUTH", value_name = "all|write")]
+    pub auth: Option<String>,
+
+    /// Origins allowed to call from a browser (CORS), comma-separated, or `*` [default: *].
+    #[arg(long, env = "IDMINT_CORS_ORIGINS", value_name = "ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Option<Vec<String>>,
+
+    /// Longest a request may take, ms [default: 10000].
+    #[arg(long, env = "IDMINT_REQUEST_TIMEOUT_MS", value_name = "MS")]
+    pub request_timeout_ms: Option<u64>,
+
+    /// Longest a client may take to send a request's headers, ms [default: 5000].
+    #[arg(long, env = "IDMINT_HEADER_TIMEOUT_MS", value_name = "MS")]
+    pub header_timeout_ms: Option<u64>,
+
+    /// Most open connections; further ones wait to be accepted [default: 1024].
+    #[arg(long, env = "IDMINT_MAX_CONNECTIONS", value_name = "N")]
+    pub max_connections: Option<usize>,
+
+    /// Largest request body, bytes [default: 16384].
+    #[arg(long, env = "IDMINT_MAX_BODY_BYTES", value_name = "BYTES")]
+    pub max_body_bytes: Option<usize>,
+
+    /// Largest request head (request line and headers), bytes [default: 16384].
+    #[arg(long, env = "IDMINT_MAX_HEADER_BYTES", value_name = "BYTES")]
+    pub max_header_bytes: Option<usize>,
+
+    /// On SIGTERM/SIGINT, report unready this long before closing the listener, so a load
+    /// balancer stops sending first, ms [default: 0].
+    #[arg(long, env = "IDMINT_DRAIN_MS", value_name = "MS")]
+    pub drain_ms: Option<u64>,
+
+    /// Log filter (`info`, `idmint_server=debug`, …) [default: info].
+    #[arg(long, env = "IDMINT_LOG", value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+macro_rules! merge_fields {
+    ($hi:ident, $lo:ident, $($f:ident),*) => {
+        ServeConfig { config: $hi.config, $($f: $hi.$f.or($lo.$f)),* }
+    };
+}
+
+impl ServeConfig {
+    /// These settings, with unset ones taken from `lower` (a file's).
+    pub fn or(self, lower: ServeConfig) -> ServeConfig {
+        let hi = self;
+        let lo = lower;
+        merge_fields!(
+            hi,
+            lo,
+            listen,
+            data_dir,
+            segments,
+            lease,
+            keys,
+            auto_keys,
+            layout,
+            lease_namespace,
+            lease_ttl_ms,
+            max_count,
+            max_range,
+            tokens,
+            auth,
+            cors_origins,
+            request_timeout_ms,
+            header_timeout_ms,
+            max_connections,
+            max_body_bytes,
+            max_header_bytes,
+            drain_ms,
+            log
+        )
+    }
+
+    /// Reads a TOML settings file.
+    pub fn from_file(path: &Path) -> std::result::Result<ServeConfig, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("config {}: {e}", path.display()))
+    }
+
+    /// The flags merged over the file they name (if any).
+    pub fn with_file(self) -> std::result::Result<ServeConfig, String> {
+        match self.config.clone() {
+            Some(path) => Ok(self.or(ServeConfig::from_file(&path)?)),
+            None => Ok(self),
+        }
+    }
+}
+
+/// Which endpoints need a bearer token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthScope {
+    /// Every endpoint but the probes.
+    All,
+    /// Only those that take from a store for the caller: ranges and leases.
+    Write,
+}
+
+/// The settings in force, defaults applied and checked.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Listening address.
+    pub listen: SocketAddr,
+    /// Data directory (created if missing).
+    pub data_dir: PathBuf,
+    /// Segment store URL.
+    pub segments: String,
+    /// The segment journal (in the data directory).
+    pub journal: PathBuf,
+    /// Node source / lease store URL.
+    pub lease: String,
+    /// Pre-registered segment keys.
+    pub keys: Vec<String>,
+    /// Whether unknown keys are created on first use.
+    pub auto_keys: bool,
+    /// The layout of Snowflake IDs.
+    pub layout: Layout,
+    /// The service's lease namespace and the default one of client leases.
+    pub lease_namespace: String,
+    /// TTL of the service's own lease.
+    pub lease_ttl: Duration,
+    /// Most IDs per request.
+    pub max_count: u64,
+    /// Largest range per request.
+    pub max_range: u64,
+    /// Accepted bearer tokens (empty: no authentication).
+    pub tokens: Vec<String>,
+    /// What the tokens guard.
+    pub auth: AuthScope,
+    /// CORS origins (`*` for any).
+    pub cors_origins: Vec<String>,
+    /// Request deadline.
+    pub request_timeout: Duration,
+    /// Header read deadline.
+    pub header_timeout: Duration,
+    /// Most open connections.
+    pub max_connections: usize,
+    /// Largest request body.
+    pub max_body_bytes: usize,
+    /// Largest request head.
+    pub max_header_bytes: usize,
+    /// Unready period before closing on a signal.
+    pub drain: Duration,
+    /// Log filter.
+    pub log: String,
+}
+
+fn invalid(reason: &'static str) -> Error {
+    Error::InvalidConfig { reason }
+}
+
+/// The per-user default data directory.
+pub fn default_data_dir() -> Result<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+            Some(h) => PathBuf::from(h).join(".local/share"),
+            None => {
+                return Err(invalid(
+                    "no data directory: set --data-dir (neither XDG_DATA_HOME nor HOME is set)",
+                ))
+            }
+        },
+    };
+    Ok(base.join("idmint").join("server"))
+}
+
+impl Settings {
+    /// Applies defaults and checks every value.
+    pub fn resolve(c: ServeConfig) -> Result<Settings> {
+        let listen = c
+            .listen
+            .as_deref()
+            .unwrap_or("127.0.0.1:7600")
+            .parse()
+            .map_err(|_| invalid("listen must be ADDR:PORT, such as 127.0.0.1:7600"))?;
+        let data_dir = match c.data_dir {
+            Some(d) => d,
+            None => default_data_dir()?,
+        };
+        let segments = c
+            .segments
+            .unwrap_or_else(|| format!("sqlite:{}", data_dir.join("segments.db").display()));
+        let lease = c
+            .lease
+            .unwrap_or_else(|| format!("file:{}", data_dir.join("leases").display()));
+        let keys: Vec<String> = c
+            .keys
+            .unwrap_or_default()
+            .into_iter()
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty())
+            .collect();
+        if keys.iter().any(|k| k.len() > 200) {
+            return Err(invalid("segment keys are 1 to 200 bytes"));
+        }
+        let auto_keys = c.auto_keys.unwrap_or(keys.is_empty());
+        let layout = Layout::parse(c.layout.as_deref().unwrap_or("leaf"))?;
+        let lease_namespace = c.lease_namespace.unwrap_or_else(|| "default".into());
+        let ms = |v: Option<u64>, d: u64, what: &'static str| -> Result<Duration> {
+            match v.unwrap_or(d) {
+                0 => Err(invalid(what)),
+                n => Ok(Duration::from_millis(n)),
+            }
+        };
+        let lease_ttl = ms(c.lease_ttl_ms, 10_000, "lease_ttl_ms must be at least 1")?;
+        let max_count = c.max_count.unwrap_or(100_000);
+        let max_range = c.max_range.unwrap_or(1_000_000);
+        if max_count == 0 || max_range == 0 {
+            return Err(invalid("max_count and max_range must be at least 1"));
+        }
+        if max_count > 10_000_000 {
+            return Err(Error::LimitExceeded {
+                what: "max_count",
+                limit: 10_000_000,
+            });
+        }
+        let tokens: Vec<String> = c
+            .tokens
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect();
+        let auth = match c.auth.as_deref().unwrap_or("all") {
+            "all" => AuthScope::All,
+            "write" => AuthScope::Write,
+            _ => return Err(invalid("auth must be `all` or `write`")),
+        };
+        Ok(Settings {
+            listen,
+            journal: data_dir.join("segments.journal"),
+            data_dir,
+            segments,
+            lease,
+            keys,
+            auto_keys,
+            layout,
+            lease_namespace,
+            lease_ttl,
+            max_count,
+            max_range,
+            tokens,
+            auth,
+            cors_origins: c.cors_origins.unwrap_or_else(|| vec!["*".into()]),
+            request_timeout: ms(c.request_timeout_ms, 10_000, "request_timeout_ms must be at least 1")?,
+            header_timeout: ms(c.header_timeout_ms, 5_000, "header_timeout_ms must be at least 1")?,
+            max_connections: c.max_connections.unwrap_or(1024).max(1),
+            max_body_bytes: c.max_body_bytes.unwrap_or(16 * 1024),
+            max_header_bytes: c.max_header_bytes.unwrap_or(16 * 1024).max(8192),
+            drain: Duration::from_millis(c.drain_ms.unwrap_or(0)),
+            log: c.log.unwrap_or_else(|| "info".into()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_win_over_the_file_and_defaults_fill_the_rest() {
+        let file: ServeConfig =
+            toml::from_str("listen = \"127.0.0.1:9000\"\nkeys = [\"a\", \"b\"]\nmax_count = 5\n")
+                .unwrap();
+        let flags = ServeConfig {
+            max_count: Some(7),
+            data_dir: Some("/tmp/x".into()),
+            ..ServeConfig::default()
+        };
+        let s = Settings::resolve(flags.or(file)).unwrap();
+        assert_eq!(s.listen.to_string(), "127.0.0.1:9000");
+        assert_eq!(s.max_count, 7);
+        assert_eq!(s.keys, ["a", "b"]);
+        assert!(!s.auto_keys, "pre-registered keys turn auto-keys off by default");
+        assert_eq!(s.segments, "sqlite:/tmp/x/segments.db");
+        assert_eq!(s.lease, "file:/tmp/x/leases");
+        assert_eq!(s.layout.preset_name(), Some("leaf"));
+    }
+
+    #[test]
+    fn unknown_file_keys_and_bad_values_are_refused() {
+        assert!(toml::from_str::<ServeConfig>("listn = \"x\"").is_err());
+        let bad = |c: ServeConfig| Settings::resolve(c).unwrap_err().to_string();
+        let base = ServeConfig {
+            data_dir: Some("/tmp/x".into()),
+            ..ServeConfig::default()
+        };
+        assert!(bad(ServeConfig {
+            listen: Some("nowhere".into()),
+            ..base.clone()
+        })
+        .contains("ADDR:PORT"));
+        assert!(bad(ServeConfig {
+            layout: Some("twiter".into()),
+            ..base.clone()
+        })
+        .contains("unknown preset"));
+        assert!(bad(ServeConfig {
+            auth: Some("some".into()),
+            ..base.clone()
+        })
+        .contains("auth"));
+        assert!(bad(ServeConfig {
+            max_count: Some(0),
+            ..base
+        })
+        .contains("at least 1"));
+    }
+}

@@ -1,0 +1,178 @@
+//! The endpoints that hand out IDs: Snowflake IDs, segment IDs, whole ranges, and Leaf's
+//! plain-text paths. IDs are always strings in JSON (JavaScript keeps every digit).
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use idmint::codec::Codec;
+use idmint::Error;
+
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use crate::{blocking, Shared};
+
+/// Default size of a `ranges` request.
+pub const DEFAULT_RANGE: u64 = 1000;
+
+/// `{"ids":[…]}` or `{"key":…,"ids":[…]}`, written straight into one buffer (a 100,000-ID
+/// answer should not build 100,000 JSON values first).
+fn ids_json(key: Option<&str>, ids: &[u64], codec: Codec) -> Response {
+    let mut out = String::with_capacity(16 + ids.len() * (codec.max_len() + 3));
+    out.push('{');
+    if let Some(k) = key {
+        out.push_str("\"key\":");
+        out.push_str(&serde_json::to_string(k).unwrap_or_default());
+        out.push(',');
+    }
+    out.push_str("\"ids\":[");
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(codec.format(*id).as_str());
+        out.push('"');
+    }
+    out.push_str("]}");
+    ([(header::CONTENT_TYPE, "application/json")], out).into_response()
+}
+
+fn text(id: u64) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        id.to_string(),
+    )
+        .into_response()
+}
+
+/// `n` Snowflake IDs: one without leaving the async worker when no wait is needed, batches
+/// (which wait for the sequence of later ticks) on the blocking pool.
+async fn snowflake_ids(svc: &Shared, n: u64) -> ApiResult<Vec<u64>> {
+    if n == 1 {
+        match svc.snowflake.try_next_id() {
+            Err(Error::WouldBlock { .. }) => {}
+            r => {
+                let id = r?;
+                svc.metrics.issued("snowflake", "", 1);
+                return Ok(vec![id]);
+            }
+        }
+    }
+    let ids = blocking(svc, move |s| {
+        let mut v = vec![0u64; n as usize];
+        s.snowflake.next_ids(&mut v).map(|()| v)
+    })
+    .await?;
+    svc.metrics.issued("snowflake", "", n);
+    Ok(ids)
+}
+
+/// `n` IDs of `key`: inline when the key's buffers hold them, else on the blocking pool (the
+/// caller may wait for a fetch).
+async fn segment_ids(svc: &Shared, key: String, n: u64) -> ApiResult<Vec<u64>> {
+    if !svc.key_allowed(&key) {
+        return Err(ApiError::not_found(format!(
+            "unknown segment key {key:?} (this service serves only its configured keys)"
+        )));
+    }
+    let buffered = svc.segments.stats(&key).map_or(0, |s| s.buffered);
+    let ids = if n == 1 && buffered > 1 {
+        vec![svc.segments.next_id(&key)?]
+    } else {
+        let k = key.clone();
+        blocking(svc, move |s| {
+            let mut v = vec![0u64; n as usize];
+            s.segments.next_ids(&k, &mut v).map(|()| v)
+        })
+        .await?
+    };
+    svc.metrics.issued("segment", &key, n);
+    Ok(ids)
+}
+
+fn path_key(p: Result<Path<String>, axum::extract::rejection::PathRejection>) -> ApiResult<String> {
+    match p {
+        Ok(Path(k)) if !k.is_empty() && k.len() <= 200 => Ok(k),
+        Ok(_) => Err(ApiError::bad_arg("a segment key is 1 to 200 bytes")),
+        Err(_) => Err(ApiError::bad_arg("the key is not valid UTF-8 percent-encoding")),
+    }
+}
+
+/// `GET /v1/snowflake?count=N&format=dec|hex|base32|base62`
+pub async fn snowflake(State(svc): State<Shared>, RawQuery(q): RawQuery) -> ApiResult<Response> {
+    let p = Params::parse(q.as_deref())?;
+    let n = p.count(1, svc.settings.max_count)?;
+    let codec = p.codec()?;
+    let ids = snowflake_ids(&svc, n).await?;
+    Ok(ids_json(None, &ids, codec))
+}
+
+/// `GET /v1/segments/{key}?count=N&format=…`
+pub async fn segment(
+    State(svc): State<Shared>,
+    key: Result<Path<String>, axum::extract::rejection::PathRejection>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let key = path_key(key)?;
+    let p = Params::parse(q.as_deref())?;
+    let n = p.count(1, svc.settings.max_count)?;
+    let codec = p.codec()?;
+    let ids = segment_ids(&svc, key.clone(), n).await?;
+    Ok(ids_json(Some(&key), &ids, codec))
+}
+
+/// `POST /v1/segments/{key}/ranges?count=N`: a whole range, straight from the store, for a
+/// client that buffers locally (seqsvr's split; coord's `idmint+http://` store).
+pub async fn range(
+    State(svc): State<Shared>,
+    key: Result<Path<String>, axum::extract::rejection::PathRejection>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let key = path_key(key)?;
+    if !svc.key_allowed(&key) {
+        return Err(ApiError::not_found(format!("unknown segment key {key:?}")));
+    }
+    let n = Params::parse(q.as_deref())?.count(DEFAULT_RANGE, svc.settings.max_range)?;
+    let k = key.clone();
+    let r = blocking(&svc, move |s| s.store.take_range(&k, n)).await?;
+    if r.is_empty() || r.len() > n {
+        return Err(ApiError::unavailable(
+            "ERR_STORE_UNAVAILABLE",
+            "the segment store answered an invalid range",
+        ));
+    }
+    svc.metrics.issued("range", &key, r.len());
+    let body = serde_json::json!({
+        "key": key,
+        "start": r.start.to_string(),
+        "end": r.end.to_string(),
+    });
+    Ok(axum::Json(body).into_response())
+}
+
+/// `GET /v1/store`: the segment store's kind and identity (what a client's journal records).
+pub async fn store(State(svc): State<Shared>) -> ApiResult<Response> {
+    let identity = blocking(&svc, |s| s.store.identity()).await?;
+    use idmint_coord::segment::SegmentStore;
+    Ok(axum::Json(serde_json::json!({
+        "kind": svc.store.kind(),
+        "identity": identity.to_string(),
+        "ascending": svc.store.ascending(),
+    }))
+    .into_response())
+}
+
+/// Leaf: `GET /api/segment/get/{key}`, the ID as plain text.
+pub async fn leaf_segment(
+    State(svc): State<Shared>,
+    key: Result<Path<String>, axum::extract::rejection::PathRejection>,
+) -> ApiResult<Response> {
+    let key = path_key(key)?;
+    Ok(text(segment_ids(&svc, key, 1).await?[0]))
+}
+
+/// Leaf: `GET /api/snowflake/get/{key}`, the ID as plain text (the key is ignored, as Leaf
+/// does).
+pub async fn leaf_snowflake(State(svc): State<Shared>) -> ApiResult<Response> {
+    Ok(text(snowflake_ids(&svc, 1).await?[0]))
+}

@@ -1,0 +1,239 @@
+//! # idmint-server
+//!
+//! The idmint ID service (`idmint serve`): Snowflake IDs, segment IDs and whole ranges, node
+//! leases for browsers and edge workers, over HTTP — with Meituan Leaf's paths, so a Leaf
+//! client switches by changing a host name — plus Prometheus metrics, health probes and a
+//! monitor page.
+//!
+//! The service adds no ID logic of its own: it holds an `idmint-coord` leased Snowflake
+//! generator, a segment allocator and a lease store, and turns HTTP into calls on them. Several
+//! instances sharing one segment store and one lease store never issue the same ID.
+//!
+//! | endpoint | answers |
+//! |---|---|
+//! | `GET /v1/snowflake?count=N&format=dec\|hex\|base32\|base62` | `{"ids":["…"]}` |
+//! | `GET /v1/segments/{key}?count=N` | `{"key":…,"ids":["…"]}` |
+//! | `POST /v1/segments/{key}/ranges?count=N` | `{"key":…,"start":"…","end":"…"}` (end exclusive) |
+//! | `GET /v1/store` | the segment store's kind and identity |
+//! | `POST /v1/leases`, `/v1/leases/renew`, `/v1/leases/release` | client node leases ([`client_lease`]) |
+//! | `GET /v1/decode/{id}?layout=…`, `GET /v1/layouts` | an ID split into its fields; the layouts |
+//! | `GET /api/segment/get/{key}`, `/api/snowflake/get/{key}` | Leaf: the ID as plain text |
+//! | `GET /api/decodeSnowflakeId?snowflakeId=N` | Leaf: timestamp, worker and sequence |
+//! | `GET /metrics`, `/healthz`, `/readyz`, `/cache`, `/v1/monitor` | operators |
+//!
+//! Errors are JSON `{"code","message"}` with the stable `ERR_…` code of every idmint surface
+//! ([`error`]).
+//!
+//! # Running one in a test
+//! ```no_run
+//! use idmint_server::config::{ServeConfig, Settings};
+//!
+//! let settings = Settings::resolve(ServeConfig {
+//!     listen: Some("127.0.0.1:0".into()),
+//!     data_dir: Some(std::env::temp_dir().join("idmint-doc-server")),
+//!     ..ServeConfig::default()
+//! })?;
+//! let server = idmint_server::start(settings)?;
+//! println!("serving on http://{}", server.addr());
+//! server.stop()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod app;
+pub mod client_lease;
+pub mod config;
+pub mod error;
+pub mod ids;
+pub mod leases;
+pub mod lookup;
+pub mod metrics;
+pub mod params;
+pub mod probes;
+pub mod serve;
+pub mod service;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+
+use crate::config::{ServeConfig, Settings};
+use crate::error::{ApiError, ApiResult};
+use crate::service::Service;
+
+/// The service, as every request handler holds it.
+pub type Shared = Arc<Service>;
+
+/// Runs a blocking call on the blocking pool: store round trips and waits must not hold an
+/// async worker (and the PostgreSQL client must not run inside the async runtime).
+pub(crate) async fn blocking<T, E, F>(svc: &Shared, f: F) -> ApiResult<T>
+where
+    F: FnOnce(&Service) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: Into<ApiError> + Send + 'static,
+{
+    let s = svc.clone();
+    match tokio::task::spawn_blocking(move || f(&s)).await {
+        Ok(r) => r.map_err(Into::into),
+        Err(_) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "ERR_PANIC",
+            "internal error (a bug in idmint-server)",
+        )),
+    }
+}
+
+/// Why the service could not start or stopped with an error.
+#[derive(Debug)]
+pub enum ServeError {
+    /// A setting, a store or the lease.
+    Idmint(idmint::Error),
+    /// The listener or the runtime.
+    Io(std::io::Error),
+    /// The config file.
+    Config(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Idmint(e) => write!(f, "{e}"),
+            ServeError::Io(e) => write!(f, "{e}"),
+            ServeError::Config(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+impl From<idmint::Error> for ServeError {
+    fn from(e: idmint::Error) -> Self {
+        ServeError::Idmint(e)
+    }
+}
+
+impl From<std::io::Error> for ServeError {
+    fn from(e: std::io::Error) -> Self {
+        ServeError::Io(e)
+    }
+}
+
+/// A service running on its own threads.
+pub struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<Result<(), ServeError>>>,
+}
+
+impl Running {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops it as a signal would (unready, drain, finish requests), closes the allocator
+    /// (journal written) and releases the node lease.
+    pub fn stop(mut self) -> Result<(), ServeError> {
+        self.finish()
+    }
+
+    /// Waits until it stops by itself (a signal, when started with signals).
+    pub fn wait(mut self) -> Result<(), ServeError> {
+        // The stop sender stays alive meanwhile: dropping it would stop the service.
+        self.join()
+    }
+
+    fn finish(&mut self) -> Result<(), ServeError> {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<(), ServeError> {
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(ServeError::Io(std::io::Error::other("the service thread panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+/// Opens the stores, leases the node, binds the listener and serves on background threads
+/// until [`Running::stop`].
+pub fn start(settings: Settings) -> Result<Running, ServeError> {
+    spawn(settings, false)
+}
+
+fn spawn(settings: Settings, signals: bool) -> Result<Running, ServeError> {
+    let svc: Shared = Arc::new(Service::open(settings)?);
+    let listener = std::net::TcpListener::bind(svc.settings.listen)?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("idmint-serve".into())
+        .spawn(move || -> Result<(), ServeError> {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .thread_name("idmint-http")
+                .build()?;
+            let s = svc.clone();
+            let served = rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                let stop = async {
+                    if signals {
+                        tokio::select! {
+                            _ = serve::signal(s.clone()) => {}
+                            _ = rx => {}
+                        }
+                    } else {
+                        let _ = rx.await;
+                    }
+                    s.stop();
+                };
+                serve::serve(s.clone(), listener, stop).await
+            });
+            rt.shutdown_timeout(Duration::from_secs(5));
+            let closed = match Arc::try_unwrap(svc) {
+                Ok(svc) => svc.close().map_err(ServeError::from),
+                Err(_) => {
+                    tracing::warn!("requests still hold the service; it closes when they end");
+                    Ok(())
+                }
+            };
+            served?;
+            closed
+        })?;
+    Ok(Running {
+        addr,
+        stop: Some(tx),
+        thread: Some(thread),
+    })
+}
+
+/// `idmint serve`: reads the settings (flags over environment over file), logs to stderr,
+/// serves until SIGTERM/SIGINT, then stops gracefully.
+pub fn run(flags: ServeConfig) -> Result<(), ServeError> {
+    let cfg = flags.with_file().map_err(ServeError::Config)?;
+    let settings = Settings::resolve(cfg)?;
+    let filter = tracing_subscriber::EnvFilter::try_new(&settings.log)
+        .map_err(|e| ServeError::Config(format!("log filter {:?}: {e}", settings.log)))?;
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    let running = spawn(settings, true)?;
+    tracing::info!("idmint service listening on http://{}", running.addr());
+    running.wait()
+}

@@ -1,0 +1,259 @@
+//! What an operator watches, in the Prometheus text format (`GET /metrics`): IDs issued, request
+//! and store-call latencies, store errors, lease events, clock trouble and buffer fill.
+//!
+//! Counters the coord types keep themselves (a leased generator's renewals, its clock
+//! rollbacks) are read at scrape time and added as deltas, so nothing is counted twice and the
+//! hot path pays nothing for them.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use idmint_coord::lease::LeaseStats;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+/// IDs issued, by kind (`snowflake`, `segment`, `range`) and key (`""` for Snowflake IDs).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct IdLabels {
+    /// `snowflake`, `segment` or `range`.
+    pub kind: &'static str,
+    /// The segment key.
+    pub key: String,
+}
+
+/// A request, by matched route and status class.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    /// The route pattern (`/v1/segments/{key}`), or `unmatched`.
+    pub route: String,
+    /// `2xx`, `4xx`, `5xx`, …
+    pub status: &'static str,
+}
+
+/// A store call, by store and operation.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreLabels {
+    /// The store kind (`sqlite`, `redis`, …).
+    pub store: &'static str,
+    /// `refill` (the allocator's fetches), `range`, `lease_grant`, `lease_renew`, …
+    pub op: &'static str,
+}
+
+/// A failed store call, with the error's stable code as the reason.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StoreErrorLabels {
+    /// The store kind.
+    pub store: &'static str,
+    /// The operation.
+    pub op: &'static str,
+    /// The error code (`ERR_STORE_UNAVAILABLE`, …).
+    pub reason: &'static str,
+}
+
+/// A lease event: whose lease (`service` or `client`) and what happened.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LeaseLabels {
+    /// `service` (the node the service mints with) or `client` (leases it grants).
+    pub holder: &'static str,
+    /// `granted`, `renewed`, `renew_failed`, `lost`, `swapped`, `reacquired`, `released`.
+    pub event: &'static str,
+}
+
+/// A segment key.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KeyLabels {
+    /// The key.
+    pub key: String,
+}
+
+type Hist = Family<StoreLabels, Histogram, fn() -> Histogram>;
+type RouteHist = Family<RouteLabels, Histogram, fn() -> Histogram>;
+
+fn latency() -> Histogram {
+    // 10 µs to ~5 s.
+    Histogram::new(exponential_buckets(0.000_01, 2.0, 20))
+}
+
+/// The service's metrics and their registry.
+pub struct Metrics {
+    registry: Registry,
+    /// IDs issued.
+    pub ids: Family<IdLabels, Counter>,
+    /// Request latency.
+    pub requests: RouteHist,
+    /// Store call latency.
+    pub store_calls: Hist,
+    /// Store call failures.
+    pub store_errors: Family<StoreErrorLabels, Counter>,
+    /// Lease events.
+    pub leases: Family<LeaseLabels, Counter>,
+    /// Times the service's generator found the clock behind its last tick.
+    pub clock_backwards: Counter,
+    /// Total waiting for the clock (sequence exhaustion, small steps back), seconds.
+    pub clock_wait: Counter<f64, std::sync::atomic::AtomicU64>,
+    /// Values buffered per segment key.
+    pub buffered: Family<KeyLabels, Gauge>,
+    /// Client leases this instance currently tracks.
+    pub client_leases: Gauge,
+    /// 1 when the service reports ready.
+    pub ready: Gauge,
+    seen: Mutex<LeaseStats>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// Registers every metric under the `idmint_` prefix.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("idmint");
+        let ids = Family::<IdLabels, Counter>::default();
+        let requests: RouteHist = Family::new_with_constructor(latency);
+        let store_calls: Hist = Family::new_with_constructor(latency);
+        let store_errors = Family::<StoreErrorLabels, Counter>::default();
+        let leases = Family::<LeaseLabels, Counter>::default();
+        let clock_backwards = Counter::default();
+        let clock_wait = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+        let buffered = Family::<KeyLabels, Gauge>::default();
+        let client_leases = Gauge::default();
+        let ready = Gauge::default();
+        registry.register("ids_issued", "IDs issued, by kind and key", ids.clone());
+        registry.register(
+            "request_duration_seconds",
+            "HTTP request latency, by route and status class",
+            requests.clone(),
+        );
+        registry.register(
+            "store_call_duration_seconds",
+            "Store call latency (refill = a segment buffer's fetch), by store and operation",
+            store_calls.clone(),
+        );
+        registry.register(
+            "store_errors",
+            "Failed store calls, by store, operation and error code",
+            store_errors.clone(),
+        );
+        registry.register(
+            "lease_events",
+            "Node lease events, for the service's own lease and the client leases it grants",
+            leases.clone(),
+        );
+        registry.register(
+            "clock_backwards",
+            "Times the Snowflake generator found the clock behind its last issued tick",
+            clock_backwards.clone(),
+        );
+        registry.register(
+            "clock_wait_seconds",
+            "Waiting for the clock asked by the Snowflake generator",
+            clock_wait.clone(),
+        );
+        registry.register(
+            "segment_buffered_values",
+            "Values buffered per segment key (current range rest plus standby)",
+            buffered.clone(),
+        );
+        registry.register(
+            "client_leases",
+            "Client node leases this instance granted or renewed that have not expired",
+            client_leases.clone(),
+        );
+        registry.register("ready", "1 when /readyz answers 200", ready.clone());
+        Metrics {
+            registry,
+            ids,
+            requests,
+            store_calls,
+            store_errors,
+            leases,
+            clock_backwards,
+            clock_wait,
+            buffered,
+            client_leases,
+            ready,
+            seen: Mutex::new(LeaseStats::default()),
+        }
+    }
+
+    /// Counts `n` IDs of `kind` for `key`.
+    pub fn issued(&self, kind: &'static str, key: &str, n: u64) {
+        self.ids
+            .get_or_create(&IdLabels {
+                kind,
+                key: key.to_owned(),
+            })
+            .inc_by(n);
+    }
+
+    /// Records one store call's latency and, if it failed, its error.
+    pub fn store_call<T>(
+        &self,
+        store: &'static str,
+        op: &'static str,
+        took: Duration,
+        result: &idmint::Result<T>,
+    ) {
+        self.store_calls
+            .get_or_create(&StoreLabels { store, op })
+            .observe(took.as_secs_f64());
+        if let Err(e) = result {
+            self.store_errors
+                .get_or_create(&StoreErrorLabels {
+                    store,
+                    op,
+                    reason: e.code(),
+                })
+                .inc();
+        }
+    }
+
+    /// Counts a lease event.
+    pub fn lease_event(&self, holder: &'static str, event: &'static str) {
+        self.leases
+            .get_or_create(&LeaseLabels { holder, event })
+            .inc();
+    }
+
+    /// Brings the counters kept by the service's leased generator up to `now`.
+    pub fn observe_service_lease(&self, now: LeaseStats) {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let d = |new: u64, old: u64| new.saturating_sub(old);
+        let svc = |event, n| {
+            if n > 0 {
+                self.leases
+                    .get_or_create(&LeaseLabels {
+                        holder: "service",
+                        event,
+                    })
+                    .inc_by(n);
+            }
+        };
+        svc("renewed", d(now.renewals, seen.renewals));
+        svc("renew_failed", d(now.renew_failures, seen.renew_failures));
+        svc("lost", d(now.lost, seen.lost));
+        svc("swapped", d(now.swaps, seen.swaps));
+        svc("reacquired", d(now.reacquires, seen.reacquires));
+        self.clock_backwards
+            .inc_by(d(now.generator.rollbacks, seen.generator.rollbacks));
+        let waited = d(now.generator.wait_ms, seen.generator.wait_ms);
+        if waited > 0 {
+            self.clock_wait.inc_by(waited as f64 / 1000.0);
+        }
+        *seen = now;
+    }
+
+    /// The registry in the Prometheus text format.
+    pub fn encode(&self) -> String {
+        let mut out = String::with_capacity(8 * 1024);
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}

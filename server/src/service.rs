@@ -1,0 +1,230 @@
+//! What the service holds: a leased Snowflake generator, a segment allocator, the client-lease
+//! desk, and its metrics. Everything here is blocking (store calls, waits); the HTTP layer runs
+//! it off the async workers where it may block.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use idmint::segment::SegmentConfig;
+use idmint::{Config, Error, Result};
+use idmint_coord::lease::{self, LeaseOptions, LeaseStore, LeasedSnowflake};
+use idmint_coord::node_source::NodeSource;
+use idmint_coord::segment::{open_store, Range, SegmentAllocator, SegmentStore};
+
+use crate::client_lease::ClientLeases;
+use crate::config::Settings;
+use crate::metrics::{KeyLabels, Metrics};
+
+/// The segment store, with every call timed and its failures counted.
+pub struct MeteredStore {
+    inner: Box<dyn SegmentStore>,
+    metrics: Arc<Metrics>,
+}
+
+impl MeteredStore {
+    /// A range for a client (`POST …/ranges`): straight from the store, never from the
+    /// service's buffers, so it cannot overlap what the service serves.
+    pub fn take_range(&self, key: &str, count: u64) -> Result<Range> {
+        self.call("range", || self.inner.take(key, count))
+    }
+
+    fn call<T>(&self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let t = Instant::now();
+        let r = f();
+        self.metrics.store_call(self.inner.kind(), op, t.elapsed(), &r);
+        r
+    }
+}
+
+impl SegmentStore for MeteredStore {
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+    fn take(&self, key: &str, step: u64) -> Result<Range> {
+        self.call("refill", || self.inner.take(key, step))
+    }
+    fn ascending(&self) -> bool {
+        self.inner.ascending()
+    }
+    fn identity(&self) -> Result<u64> {
+        self.call("identity", || self.inner.identity())
+    }
+}
+
+/// The service's state, shared by every request.
+pub struct Service {
+    /// The settings in force.
+    pub settings: Settings,
+    /// Snowflake IDs, on a node leased for the service (or a fixed one).
+    pub snowflake: LeasedSnowflake,
+    /// Segment IDs.
+    pub segments: SegmentAllocator<Arc<MeteredStore>>,
+    /// The segment store, for ranges.
+    pub store: Arc<MeteredStore>,
+    /// Client node leases; `None` when the node source is not a lease store.
+    pub clients: Option<ClientLeases>,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    keys: HashSet<String>,
+    stopping: AtomicBool,
+    store_ok: AtomicBool,
+}
+
+/// Creates the data directory, private to the user.
+fn make_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Error::StoreUnavailable {
+            store: "file",
+            op: "create the data directory",
+            reason: match e.kind() {
+                std::io::ErrorKind::PermissionDenied => "permission denied",
+                std::io::ErrorKind::NotADirectory => "not a directory",
+                std::io::ErrorKind::ReadOnlyFilesystem => "read-only file system",
+                _ => "I/O error",
+            },
+        })
+}
+
+impl Service {
+    /// Opens the stores, leases the node and warms the pre-registered keys (blocking).
+    pub fn open(settings: Settings) -> Result<Service> {
+        let metrics = Arc::new(Metrics::new());
+        make_private_dir(&settings.data_dir)?;
+        let store = Arc::new(MeteredStore {
+            inner: open_store(&settings.segments)?,
+            metrics: metrics.clone(),
+        });
+        let segments = SegmentAllocator::builder(store.clone(), SegmentConfig::new())
+            .journal(&settings.journal)
+            .build()?;
+        let cfg = Config::new(settings.layout);
+        let (snowflake, clients) = match NodeSource::parse(&settings.lease)? {
+            NodeSource::Leased(url) => {
+                let store: Arc<dyn LeaseStore> = Arc::from(lease::open(&url)?);
+                let opts = LeaseOptions::new()
+                    .namespace(&settings.lease_namespace)
+                    .ttl(settings.lease_ttl);
+                let gen = LeasedSnowflake::new(store.clone(), cfg, opts)?;
+                let desk = ClientLeases::new(store, &settings.lease_namespace);
+                (gen, Some(desk))
+            }
+            fixed => {
+                let node = fixed.resolve(cfg.layout())?;
+                (LeasedSnowflake::unleased(cfg.node(node), idmint::SystemClock::new())?, None)
+            }
+        };
+        let keys: HashSet<String> = settings.keys.iter().cloned().collect();
+        let svc = Service {
+            settings,
+            snowflake,
+            segments,
+            store,
+            clients,
+            metrics,
+            keys,
+            stopping: AtomicBool::new(false),
+            store_ok: AtomicBool::new(true),
+        };
+        for k in &svc.settings.keys {
+            // Opening a key starts its first fetch; a store that is down now only delays it.
+            let _ = svc.segments.key(k);
+        }
+        svc.check_store();
+        Ok(svc)
+    }
+
+    /// Whether `key` may be served.
+    pub fn key_allowed(&self, key: &str) -> bool {
+        self.settings.auto_keys || self.keys.contains(key)
+    }
+
+    /// Asks the segment store for its identity (one round trip) and remembers whether it
+    /// answered, for `/readyz` (blocking).
+    pub fn check_store(&self) -> bool {
+        let ok = self.store.identity().is_ok();
+        self.store_ok.store(ok, Ordering::Relaxed);
+        ok
+    }
+
+    /// Marks the service as stopping: `/readyz` answers 503 from now on.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    /// What `/readyz` checks: not stopping, the segment store answered the last check, every
+    /// pre-registered key has values buffered, and the node lease is held.
+    pub fn readiness(&self) -> Vec<(&'static str, bool, String)> {
+        let mut checks = Vec::new();
+        checks.push((
+            "accepting",
+            !self.stopping.load(Ordering::Relaxed),
+            String::new(),
+        ));
+        checks.push((
+            "segment_store",
+            self.store_ok.load(Ordering::Relaxed),
+            self.store.kind().to_owned(),
+        ));
+        let empty: Vec<&String> = self
+            .settings
+            .keys
+            .iter()
+            .filter(|k| self.segments.stats(k).is_none_or(|s| s.buffered == 0))
+            .collect();
+        checks.push((
+            "buffers",
+            empty.is_empty(),
+            if empty.is_empty() {
+                String::new()
+            } else {
+                format!("empty: {}", empty.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(","))
+            },
+        ));
+        let lease = match self.snowflake.lease_info() {
+            None => (true, "fixed node".to_owned()),
+            Some(info) => match info.deadline {
+                Some(d) if d > Instant::now() => (true, format!("node {}", info.lease.node)),
+                Some(_) => (false, "renewal overdue".to_owned()),
+                None => (false, "lost".to_owned()),
+            },
+        };
+        checks.push(("lease", lease.0, lease.1));
+        checks
+    }
+
+    /// Refreshes the scrape-time metrics (buffer fill, the leased generator's counters).
+    pub fn refresh_metrics(&self) {
+        self.metrics.observe_service_lease(self.snowflake.stats());
+        for key in self.segments.keys() {
+            if let Some(s) = self.segments.stats(&key) {
+                let g = self.metrics.buffered.get_or_create(&KeyLabels { key });
+                g.set(i64::try_from(s.buffered).unwrap_or(i64::MAX));
+            }
+        }
+        if let Some(c) = &self.clients {
+            self.metrics
+                .client_leases
+                .set(i64::try_from(c.live().len()).unwrap_or(i64::MAX));
+        }
+        let ready = self.readiness().iter().all(|c| c.1);
+        self.metrics.ready.set(i64::from(ready));
+    }
+
+    /// Closes the allocator (recording the unserved remainder in the journal) and releases
+    /// the node lease with the exact last issued time (blocking).
+    pub fn close(self) -> Result<()> {
+        let seg = self.segments.close();
+        let lease = self.snowflake.release();
+        seg.and(lease)
+    }
+
+    /// How long the background checks wait between rounds.
+    pub const CHECK_EVERY: Duration = Duration::from_secs(2);
+}
