@@ -1,0 +1,308 @@
+//! The service over real HTTP on loopback: every endpoint, limits, tokens, client leases and a
+//! restart.
+
+mod common;
+
+use std::collections::HashSet;
+use std::thread;
+
+use common::{call, config, get, post, start, temp_dir};
+use idmint::codec::Codec;
+use idmint::Layout;
+use idmint_server::config::ServeConfig;
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[test]
+fn ids_in_every_form_and_ranges_never_overlap_served_ids() {
+    let dir = temp_dir("forms");
+    let svc = start(config(&dir));
+    let a = svc.addr();
+
+    let ids = get(a, "/v1/snowflake?count=1000").ids();
+    assert_eq!(ids.len(), 1000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    for codec in [Codec::Hex, Codec::Base32, Codec::Base62] {
+        let r = get(a, &format!("/v1/snowflake?count=3&format={}", codec.name()));
+        let v = r.json();
+        for s in v["ids"].as_array().unwrap() {
+            let id = codec.decode(s.as_str().unwrap()).unwrap();
+            assert!(id > ids[999], "{codec:?}");
+        }
+    }
+    // A Snowflake ID decodes to now, on the service's node.
+    let leaf = Layout::preset("leaf").unwrap();
+    let one = get(a, "/api/snowflake/get/anything");
+    assert_eq!(one.status, 200);
+    assert!(one.header("content-type").unwrap().starts_with("text/plain"));
+    let id: u64 = one.body.parse().unwrap();
+    assert!(leaf.timestamp_ms(id).abs_diff(now_ms()) < 5_000);
+    let d = get(a, &format!("/v1/decode/{id}")).json();
+    assert_eq!(d["id"], id.to_string());
+    assert_eq!(d["layout"], "leaf");
+    let node = d["node"].as_u64().unwrap();
+    let ld = get(a, &format!("/api/decodeSnowflakeId?snowflakeId={id}")).json();
+    assert_eq!(ld["workerId"], node.to_string());
+    assert!(ld["timestamp"].as_str().unwrap().starts_with(&leaf.timestamp_ms(id).to_string()));
+    let monitor = get(a, "/v1/monitor").json();
+    assert_eq!(monitor["snowflake"]["node"], node);
+    let hex = get(a, &format!("/v1/decode/0x{id:x}?layout=leaf")).json();
+    assert_eq!(hex["id"], id.to_string());
+
+    // Segment IDs from 8 threads, mixing single IDs, batches, ranges and the Leaf path: no value
+    // is handed out twice.
+    let seen: Vec<Vec<u64>> = (0..8)
+        .map(|t| {
+            thread::spawn(move || {
+                let mut got = Vec::new();
+                for i in 0..30 {
+                    match (t + i) % 4 {
+                        0 => got.extend(get(a, "/v1/segments/orders").ids()),
+                        1 => got.extend(get(a, "/v1/segments/orders?count=100").ids()),
+                        2 => {
+                            let r = post(a, "/v1/segments/orders/ranges?count=100", "");
+                            assert_eq!(r.status, 200, "{}", r.body);
+                            let v = r.json();
+                            let s: u64 = v["start"].as_str().unwrap().parse().unwrap();
+                            let e: u64 = v["end"].as_str().unwrap().parse().unwrap();
+                            assert!(s < e && e - s <= 100);
+                            got.extend(s..e);
+                        }
+                        _ => {
+                            let r = get(a, "/api/segment/get/orders");
+                            assert_eq!(r.status, 200, "{}", r.body);
+                            got.push(r.body.parse().unwrap());
+                        }
+                    }
+                }
+                got
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .collect();
+    let mut all = HashSet::new();
+    let total: usize = seen.iter().map(Vec::len).sum();
+    for v in &seen {
+        all.extend(v.iter().copied());
+    }
+    assert_eq!(all.len(), total, "a segment value was handed out twice");
+    let store = get(a, "/v1/store").json();
+    assert_eq!(store["kind"], "sqlite");
+    assert_ne!(store["identity"], "0");
+    svc.stop().unwrap();
+}
+
+#[test]
+fn bad_input_gets_a_typed_answer() {
+    let dir = temp_dir("bad");
+    let svc = start(ServeConfig {
+        max_count: Some(50),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    let expect = |method: &str, path: &str, body: Option<&str>, status: u16, code: &str| {
+        let r = call(a, method, path, body, &[]);
+        assert_eq!((r.status, r.json()["code"].as_str().unwrap()), (status, code), "{method} {path}: {}", r.body);
+        r
+    };
+    expect("GET", "/v1/snowflake?count=0", None, 400, "ERR_INVALID_ARG_VALUE");
+    expect("GET", "/v1/snowflake?count=51", None, 400, "ERR_LIMIT_EXCEEDED");
+    expect("GET", "/v1/snowflake?count=x", None, 400, "ERR_INVALID_ARG_VALUE");
+    expect("GET", "/v1/snowflake?format=rot13", None, 400, "ERR_INVALID_CONFIG");
+    expect("GET", "/v1/segments/k?count=51", None, 400, "ERR_LIMIT_EXCEEDED");
+    expect("GET", "/v1/decode/123?layout=twiter", None, 400, "ERR_INVALID_LAYOUT");
+    expect("GET", "/v1/decode/18446744073709551615", None, 400, "ERR_OUT_OF_RANGE");
+    expect("GET", "/v1/decode/not-an-id!", None, 400, "ERR_INVALID_ENCODING");
+    expect("GET", "/api/decodeSnowflakeId", None, 400, "ERR_INVALID_ARG_VALUE");
+    expect("GET", "/nothing/here", None, 404, "ERR_NOT_FOUND");
+    expect("DELETE", "/v1/snowflake", None, 405, "ERR_METHOD_NOT_ALLOWED");
+    expect("POST", "/v1/leases", Some("{not json"), 400, "ERR_INVALID_ARG_VALUE");
+    expect("POST", "/v1/leases", Some(r#"{"nodes": 3}"#), 400, "ERR_INVALID_ARG_VALUE");
+    expect("POST", "/v1/leases", Some(r#"{"layout": "twiter"}"#), 400, "ERR_INVALID_LAYOUT");
+    expect("POST", "/v1/leases", Some(r#"{"namespace": "a b"}"#), 400, "ERR_INVALID_CONFIG");
+    expect("POST", "/v1/leases/renew", Some(r#"{"lease": "forged"}"#), 400, "ERR_INVALID_ARG_VALUE");
+    expect("POST", "/v1/leases/renew", Some("{}"), 400, "ERR_INVALID_ARG_VALUE");
+    let long = "x".repeat(201);
+    expect("GET", &format!("/v1/segments/{long}"), None, 400, "ERR_INVALID_ARG_VALUE");
+    // A body over the limit is refused before it is read.
+    let big = format!("{{\"namespace\":\"{}\"}}", "a".repeat(20_000));
+    assert_eq!(call(a, "POST", "/v1/leases", Some(&big), &[]).status, 413);
+    // Still serving.
+    assert_eq!(get(a, "/v1/snowflake").ids().len(), 1);
+    svc.stop().unwrap();
+}
+
+#[test]
+fn only_registered_keys_unless_auto_keys() {
+    let dir = temp_dir("keys");
+    let svc = start(ServeConfig {
+        keys: Some(vec!["a".into()]),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    assert_eq!(get(a, "/v1/segments/a").ids().len(), 1);
+    for (m, p) in [
+        ("GET", "/v1/segments/b"),
+        ("GET", "/api/segment/get/b"),
+        ("POST", "/v1/segments/b/ranges"),
+    ] {
+        let r = call(a, m, p, Some(""), &[]);
+        assert_eq!((r.status, r.json()["code"].clone()), (404, "ERR_NOT_FOUND".into()), "{p}");
+    }
+    let ready = get(a, "/readyz");
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    svc.stop().unwrap();
+
+    let svc = start(ServeConfig {
+        keys: Some(vec!["a".into()]),
+        auto_keys: Some(true),
+        ..config(&dir)
+    });
+    assert_eq!(get(svc.addr(), "/v1/segments/b").ids().len(), 1);
+    svc.stop().unwrap();
+}
+
+#[test]
+fn bearer_tokens_guard_all_or_only_writes() {
+    let dir = temp_dir("auth");
+    let svc = start(ServeConfig {
+        tokens: Some(vec!["s3cret".into(), "other".into()]),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    let auth = [("Authorization", "Bearer s3cret")];
+    assert_eq!(get(a, "/v1/snowflake").status, 401);
+    assert_eq!(get(a, "/v1/snowflake").json()["code"], "ERR_UNAUTHORIZED");
+    assert_eq!(call(a, "GET", "/v1/snowflake", None, &[("Authorization", "Bearer s3cre")]).status, 401);
+    assert_eq!(call(a, "GET", "/v1/snowflake", None, &auth).status, 200);
+    assert_eq!(call(a, "GET", "/metrics", None, &[]).status, 401);
+    assert_eq!(get(a, "/healthz").status, 200, "probes stay open");
+    assert_eq!(get(a, "/readyz").status, 200, "probes stay open");
+    svc.stop().unwrap();
+
+    let svc = start(ServeConfig {
+        tokens: Some(vec!["s3cret".into()]),
+        auth: Some("write".into()),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    assert_eq!(get(a, "/v1/snowflake").status, 200);
+    assert_eq!(post(a, "/v1/segments/k/ranges", "").status, 401);
+    assert_eq!(post(a, "/v1/leases", "").status, 401);
+    assert_eq!(call(a, "POST", "/v1/segments/k/ranges", Some(""), &auth).status, 200);
+    svc.stop().unwrap();
+}
+
+fn grant(a: std::net::SocketAddr, body: &str) -> common::Answer {
+    post(a, "/v1/leases", body)
+}
+
+#[test]
+fn client_leases_are_distinct_fenced_and_lost_when_superseded() {
+    let dir = temp_dir("leases");
+    let svc = start(config(&dir));
+    let a = svc.addr();
+    // Two nodes in this layout.
+    let layout = "time=41@1ms,node=1,seq=12,epoch=2020-01-01";
+    let body = format!(r#"{{"namespace":"t","layout":"{layout}","ttl_ms":5000}}"#);
+    let g1 = grant(a, &body);
+    let g2 = grant(a, &body);
+    assert_eq!((g1.status, g2.status), (201, 201), "{} {}", g1.body, g2.body);
+    let (g1, g2) = (g1.json(), g2.json());
+    assert_ne!(g1["node"], g2["node"]);
+    assert_eq!(g1["ttl_ms"], 5000);
+    let bound1 = g1["bound_ms"].as_u64().unwrap();
+    assert!(bound1 >= now_ms() + 4_000, "the bound covers the lease's life");
+    if let Some(f) = g1["fence_ms"].as_u64() {
+        assert!(bound1 > f);
+    }
+    let full = grant(a, &body);
+    assert_eq!((full.status, full.json()["code"].clone()), (409, "ERR_NO_FREE_NODE".into()));
+
+    // The monitor page shows both.
+    let m = get(a, "/v1/monitor").json();
+    let shown: Vec<_> = m["client_leases"].as_array().unwrap().iter().filter(|l| l["namespace"] == "t").collect();
+    assert_eq!(shown.len(), 2);
+    let page = get(a, "/cache");
+    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+    assert!(page.body.contains("Client leases") && page.body.contains("<td>t</td>"));
+
+    // Renewal raises the bound; it covers what the client says it issued.
+    let token1 = g1["lease"].as_str().unwrap().to_owned();
+    let r = post(a, "/v1/leases/renew", &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{}}}"#, bound1 + 20_000));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let bound2 = r.json()["bound_ms"].as_u64().unwrap();
+    assert!(bound2 >= bound1 + 20_000);
+
+    // Release records the final bound; the next holder of that node is fenced past it.
+    let missing = post(a, "/v1/leases/release", &format!(r#"{{"lease":"{token1}"}}"#));
+    assert_eq!(missing.status, 400);
+    let rel = post(a, "/v1/leases/release", &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{bound2}}}"#));
+    assert_eq!(rel.status, 204, "{}", rel.body);
+    let g3 = grant(a, &body);
+    assert_eq!(g3.status, 201, "{}", g3.body);
+    let g3 = g3.json();
+    assert_eq!(g3["node"], g1["node"]);
+    assert!(g3["fence_ms"].as_u64().unwrap() >= bound2, "the new holder is fenced");
+    // The released token is dead for good.
+    let dead = post(a, "/v1/leases/renew", &format!(r#"{{"lease":"{token1}"}}"#));
+    assert_eq!((dead.status, dead.json()["code"].clone()), (409, "ERR_LEASE_LOST".into()));
+
+    // A client in the service's namespace never gets the service's node.
+    let own = get(a, "/v1/monitor").json()["snowflake"]["node"].as_u64().unwrap();
+    let g = grant(a, r#"{"layout":"leaf"}"#).json();
+    assert_eq!(g["namespace"], "default");
+    assert_ne!(g["node"].as_u64().unwrap(), own);
+    svc.stop().unwrap();
+}
+
+#[test]
+fn a_fixed_node_source_grants_no_leases() {
+    let dir = temp_dir("fixed");
+    let svc = start(ServeConfig {
+        lease: Some("static:5".into()),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    let r = grant(a, "");
+    assert_eq!((r.status, r.json()["code"].clone()), (501, "ERR_INVALID_CONFIG".into()));
+    let id = get(a, "/v1/snowflake").ids()[0];
+    assert_eq!(get(a, &format!("/v1/decode/{id}")).json()["node"], 5);
+    svc.stop().unwrap();
+}
+
+#[test]
+fn a_restart_resumes_above_everything_served() {
+    let dir = temp_dir("restart");
+    let svc = start(config(&dir));
+    let a = svc.addr();
+    let seg1 = get(a, "/v1/segments/orders?count=1000").ids();
+    let snow1 = get(a, "/v1/snowflake?count=1000").ids();
+    svc.stop().unwrap();
+    assert!(dir.join("segments.journal").exists());
+
+    let svc = start(config(&dir));
+    let a = svc.addr();
+    let seg2 = get(a, "/v1/segments/orders?count=1000").ids();
+    let snow2 = get(a, "/v1/snowflake?count=1000").ids();
+    assert!(seg2[0] > *seg1.last().unwrap(), "segment values resume above those served");
+    assert!(snow2[0] > *snow1.last().unwrap(), "the re-leased node is fenced past its last IDs");
+    svc.stop().unwrap();
+}
+
+#[test]
+fn two_services_on_one_data_dir_are_refused() {
+    let dir = temp_dir("twice");
+    let svc = start(config(&dir));
+    let second = idmint_server::start(idmint_server::config::Settings::resolve(config(&dir)).unwrap());
+    let err = second.err().expect("a second service on the same data dir must not start");
+    assert!(err.to_string().contains("journal") || err.to_string().contains("lock"), "{err}");
+    svc.stop().unwrap();
+}
