@@ -31,6 +31,28 @@ impl Reason for std::io::Error {
     }
 }
 
+/// TLS failures of the clients that use rustls directly (Redis, the idmint service).
+#[cfg(any(feature = "redis", feature = "http"))]
+impl Reason for rustls::Error {
+    fn reason(&self) -> &'static str {
+        use rustls::CertificateError as C;
+        match self {
+            rustls::Error::InvalidCertificate(
+                C::NotValidForName | C::NotValidForNameContext { .. },
+            ) => "TLS certificate does not name the server",
+            rustls::Error::InvalidCertificate(
+                C::Expired
+                | C::ExpiredContext { .. }
+                | C::NotValidYet
+                | C::NotValidYetContext { .. },
+            ) => "TLS certificate expired or not yet valid",
+            rustls::Error::InvalidCertificate(_) => "TLS certificate not trusted",
+            rustls::Error::AlertReceived(_) => "TLS handshake refused by the server",
+            _ => "TLS handshake failed",
+        }
+    }
+}
+
 #[cfg(feature = "redis")]
 impl Reason for redis::RedisError {
     fn reason(&self) -> &'static str {

@@ -171,18 +171,7 @@ pub(crate) fn tls_reason(e: &redis::RedisError) -> Option<&'static str> {
         Some(io) => io.get_ref()?.downcast_ref::<rustls::Error>()?,
         None => (**inner).downcast_ref::<rustls::Error>()?,
     };
-    use rustls::CertificateError as C;
-    Some(match tls {
-        rustls::Error::InvalidCertificate(
-            C::NotValidForName | C::NotValidForNameContext { .. },
-        ) => "TLS certificate does not name the server",
-        rustls::Error::InvalidCertificate(
-            C::Expired | C::ExpiredContext { .. } | C::NotValidYet | C::NotValidYetContext { .. },
-        ) => "TLS certificate expired or not yet valid",
-        rustls::Error::InvalidCertificate(_) => "TLS certificate not trusted",
-        rustls::Error::AlertReceived(_) => "TLS handshake refused by the server",
-        _ => "TLS handshake failed",
-    })
+    Some(crate::reason::Reason::reason(tls))
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 pub mod allocator;
 pub mod autoinc;
 mod counter;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod journal;
 pub mod memory;
 #[cfg(feature = "postgres")]
@@ -28,8 +30,8 @@ pub const MAX_KEYS: usize = 100_000;
 
 /// A store that hands out ranges of values per key (`biz_tag`).
 ///
-/// Implementations: SQLite (embedded default), PostgreSQL, Redis, and the in-memory store for
-/// tests. Ranges handed out for one key never overlap — across threads, processes and
+/// Implementations: SQLite (embedded default), PostgreSQL, Redis, the idmint service over
+/// HTTP, and the in-memory store for tests. Ranges handed out for one key never overlap — across threads, processes and
 /// restarts — which is what makes every ID served from them unique.
 pub trait SegmentStore: Send + Sync {
     /// The store's name in errors: `sqlite`, `postgres`, `redis`, `memory`, ...

@@ -6,6 +6,7 @@
 //! | `sqlite:PATH` (also `sqlite://PATH`) | [`SqliteStore`](super::sqlite::SqliteStore) on the file `PATH` |
 //! | `postgres://…`, `postgresql://…` | [`PostgresStore`](super::postgres::PostgresStore); the URL's own parameters (`connect_timeout=…`) pass through |
 //! | `redis://…`, `rediss://…`, `redis+unix://…` | [`RedisStore`](super::redis::RedisStore) |
+//! | `idmint+http://HOST:PORT[/PREFIX]`, `idmint+https://…` | [`HttpStore`](super::http::HttpStore): ranges from an idmint service (`idmint serve`) |
 //! | `memory:` | [`MemoryStore`](super::memory::MemoryStore): this process only, for tests |
 //!
 //! Options, as query parameters:
@@ -15,6 +16,9 @@
 //! - `busy_timeout_ms=T` (SQLite only): how long a take waits for another process's lock
 //!   while no commit lands in the file. At most
 //!   [`MAX_BUSY_TIMEOUT`](super::sqlite::MAX_BUSY_TIMEOUT) (one hour).
+//! - `token=T`, `timeout_ms=N` (idmint service only): the bearer token sent with every call,
+//!   and the deadline of one call (default one second, at most
+//!   [`MAX_TIMEOUT`](super::http::MAX_TIMEOUT), one hour); see [`http`](super::http).
 //!
 //! An unknown scheme, a malformed option, or an option the store does not take is
 //! [`Error::InvalidConfig`]; so is a store whose cargo feature was not built. A count or a
@@ -113,13 +117,19 @@ pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
         }
         return redis(&with_rest);
     }
+    if base.starts_with("idmint+http://") || base.starts_with("idmint+https://") {
+        if opts.shards.is_some() {
+            return bad("`shards=` needs a SQL store (sqlite: or postgres://)");
+        }
+        return http(&with_rest);
+    }
     if base == "memory:" {
         if opts.shards.is_some() || !rest.is_empty() {
             return bad("memory: takes no options");
         }
         return Ok(Box::new(super::memory::MemoryStore::new()));
     }
-    bad("unknown segment store URL (sqlite:PATH, postgres://..., postgresql://..., redis://..., memory:)")
+    bad("unknown segment store URL (sqlite:PATH, postgres://..., postgresql://..., redis://..., idmint+http://..., memory:)")
 }
 
 #[derive(Debug, Default)]
@@ -197,6 +207,16 @@ fn redis(url: &str) -> Result<Box<dyn SegmentStore>> {
 #[cfg(not(feature = "redis"))]
 fn redis(_: &str) -> Result<Box<dyn SegmentStore>> {
     bad("idmint-coord was built without the `redis` feature")
+}
+
+#[cfg(feature = "http")]
+fn http(url: &str) -> Result<Box<dyn SegmentStore>> {
+    Ok(Box::new(super::http::HttpStore::new(url)?))
+}
+
+#[cfg(not(feature = "http"))]
+fn http(_: &str) -> Result<Box<dyn SegmentStore>> {
+    bad("idmint-coord was built without the `http` feature")
 }
 
 #[cfg(test)]

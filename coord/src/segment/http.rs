@@ -1,0 +1,1094 @@
+//! The idmint service as a segment store: ranges from `idmint serve` over HTTP, so that
+//! allocators in any number of processes and languages (the Python and Node bindings open
+//! stores through [`open_store`](super::open_store) too) share one service instead of each
+//! holding credentials for a database.
+//!
+//! # URL
+//!
+//! `idmint+http://HOST[:PORT][/PREFIX][?token=T&timeout_ms=N]`, and `idmint+https://…` for
+//! TLS (rustls with the *ring* provider, checked against the system's trusted roots; the
+//! certificate must name `HOST`). Without a port, 80 or 443 as for any HTTP URL (the service
+//! itself listens on 7600 by default). `PREFIX` is a path the service is mounted under behind
+//! a proxy; a trailing `/` is ignored. Options:
+//!
+//! - `token=T` (percent-decoded, printable ASCII without spaces): sent as
+//!   `Authorization: Bearer T` with every call. The URL then holds a secret: pass it by
+//!   reference ([`url_ref`](crate::url_ref): `@env:NAME`, `@PATH`).
+//! - `timeout_ms=N`: the deadline of one call, from the DNS lookup and connect to the last
+//!   byte of the answer (default [`DEFAULT_STORE_TIMEOUT`](crate::lease::DEFAULT_STORE_TIMEOUT),
+//!   one second). At least 1; above [`MAX_TIMEOUT`] (one hour, as `busy_timeout_ms=`) it is
+//!   [`Error::LimitExceeded`].
+//!
+//! Anything else — another or a repeated option, a `user:password@`, a `#fragment`, a host,
+//! port or path that does not parse — is [`Error::InvalidConfig`]. The store talks to the
+//! service directly, as a database client would: `HTTP_PROXY`-style variables are not used
+//! and redirects are not followed.
+//!
+//! # Calls
+//!
+//! - [`take`](SegmentStore::take): `POST {PREFIX}/v1/segments/{key}/ranges?count={step}`,
+//!   the key percent-encoded (everything but `A-Z a-z 0-9 - . _ ~`). The answer
+//!   `{"key":…,"start":"…","end":"…"}` (decimal strings) is handed out only when it checks
+//!   out: the same key, `1 <= start < end`, and `end - start <= step`. The service may answer
+//!   fewer values than asked, as the trait allows.
+//! - [`identity`](SegmentStore::identity): `GET {PREFIX}/v1/store`, whose `identity` (a
+//!   nonzero decimal string) is the identity of the store behind the service, passed through:
+//!   the values are that store's, so a journal written through the service resumes on the
+//!   same store reached directly, and the other way round.
+//! - [`ascending`](SegmentStore::ascending): that answer's `ascending`, asked once. The trait
+//!   method cannot fail and the allocator asks it once, when it is built; opening the store
+//!   does not connect (as with Redis and PostgreSQL), so the first `ascending()` (or
+//!   `identity()`) call asks the service and keeps the answer. While the service cannot be
+//!   reached the answer is `true` and nothing is kept: an allocator built then refuses a range
+//!   that goes back — from a service on sharded rows, a range it would rightly take — rather
+//!   than risk reissuing values after a counter reset. Build allocators while the service is
+//!   up.
+//!
+//! # Failures
+//!
+//! Every call has the one deadline above. Connections are kept alive and reused; a call whose
+//! connection turns out closed (the service restarted, or dropped an idle connection) is sent
+//! once more on a fresh one — when the first one had reached the service, its range is
+//! skipped, never handed out twice — so a call ends within two timeouts at worst. The core
+//! error holds static text only, so the service's `message` cannot be carried: its status and
+//! `code` are classified as follows (`op` is `take` or `identity`).
+//!
+//! | answer | error |
+//! |---|---|
+//! | none: refused, lost, timed out, unknown host, TLS | [`Error::StoreUnavailable`]: `connection refused`, `connection lost`, `timed out`, `host not found`, `TLS certificate not trusted`, … |
+//! | 2xx that does not check out | [`Error::StoreUnavailable`]: `service answered a bad range`, `… a range for another key`, `… a bad identity`, `… malformed JSON` |
+//! | 400 `ERR_LIMIT_EXCEEDED` (count above the service's `max_range`) | [`Error::LimitExceeded`]; the service does not say its limit, so `limit` is one less than the count refused |
+//! | other 400 | [`Error::InvalidConfig`] |
+//! | 401, 403 | [`Error::StoreUnavailable`]: `authentication failed …`, `forbidden …` |
+//! | 404 `ERR_NOT_FOUND` on take (the service serves registered keys only) | [`Error::InvalidArgument`] naming the key (its first 15 bytes) |
+//! | other 404 | [`Error::StoreUnavailable`]: `no idmint service at this URL …` |
+//! | 409, 429, 5xx, 3xx, anything else | [`Error::StoreUnavailable`] naming the status (503 `ERR_STORE_UNAVAILABLE`: `the service's own store is unavailable`) |
+//!
+//! A wrong token is a store failure, as a wrong password is for Redis and PostgreSQL: the
+//! allocator keeps retrying failed fetches, so a token fixed on the service side takes effect
+//! without a restart.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use crate::reason::Reason;
+use idmint::segment::Range;
+use idmint::{Error, Name, Result};
+use serde_json::Value;
+use ureq::http::Response;
+use ureq::Body;
+
+use super::counter;
+use super::SegmentStore;
+
+const KIND: &str = "idmint+http";
+
+/// Longest `timeout_ms=` accepted: one hour, as `busy_timeout_ms=` of SQLite.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// Largest answer read: the service's answers are a few hundred bytes.
+const MAX_ANSWER_BYTES: u64 = 64 * 1024;
+
+/// Idle connections kept for reuse.
+const MAX_IDLE: usize = 8;
+
+/// A [`SegmentStore`] on an idmint service. See the [module docs](self).
+///
+/// # Examples
+/// ```no_run
+/// use idmint_coord::segment::{http::HttpStore, SegmentStore};
+///
+/// let store = HttpStore::new("idmint+http://ids.internal:7600/?timeout_ms=500")?;
+/// let r = store.take("orders", 1_000)?;
+/// assert!(r.len() <= 1_000);
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub struct HttpStore {
+    agent: ureq::Agent,
+    /// `http://HOST:PORT/PREFIX` (or `https://`) without a trailing slash.
+    base: String,
+    /// The whole `Authorization` value, `Bearer T`.
+    bearer: Option<String>,
+    timeout: Duration,
+    ascending: OnceLock<bool>,
+}
+
+impl std::fmt::Debug for HttpStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpStore")
+            .field("service", &self.base)
+            .field("token", &self.bearer.as_ref().map(|_| "***"))
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpStore {
+    /// A store on the service at `url` (see the [module docs](self) for the grammar). Does
+    /// not connect: the first call does. A URL that does not parse is
+    /// [`Error::InvalidConfig`], a `timeout_ms=` above [`MAX_TIMEOUT`] is
+    /// [`Error::LimitExceeded`]; `idmint+https://` on a host without trusted CA certificates is
+    /// [`Error::InvalidConfig`].
+    pub fn new(url: &str) -> Result<Self> {
+        let target = Target::parse(url)?;
+        let mut config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(target.timeout))
+            .max_redirects(0)
+            .proxy(None)
+            .user_agent(concat!("idmint-coord/", env!("CARGO_PKG_VERSION")))
+            .accept("application/json")
+            .max_idle_connections(MAX_IDLE)
+            .max_idle_connections_per_host(MAX_IDLE);
+        if target.tls {
+            config = config.tls_config(tls_config()?);
+        }
+        Ok(HttpStore {
+            agent: config.build().new_agent(),
+            base: target.base,
+            bearer: target.token.map(|t| format!("Bearer {t}")),
+            timeout: target.timeout,
+            ascending: OnceLock::new(),
+        })
+    }
+
+    /// The deadline of one call (`timeout_ms=`).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Sends a request (built afresh by `send` for a retry) and reads the answer: its status
+    /// and body, or why there is none.
+    fn exchange(
+        &self,
+        op: &'static str,
+        send: impl Fn() -> std::result::Result<Response<Body>, ureq::Error>,
+    ) -> Result<(u16, String)> {
+        let mut retried = false;
+        loop {
+            let failure = match send() {
+                Ok(mut answer) => {
+                    let status = answer.status().as_u16();
+                    let body = answer
+                        .body_mut()
+                        .with_config()
+                        .limit(MAX_ANSWER_BYTES)
+                        .read_to_string();
+                    match body {
+                        Ok(body) => return Ok((status, body)),
+                        Err(e) => e,
+                    }
+                }
+                Err(e) => e,
+            };
+            let reason = transport_reason(&failure);
+            // A kept-alive connection the service had closed fails fast; one fresh try.
+            if reason == "connection lost" && !retried {
+                retried = true;
+                continue;
+            }
+            return Err(Error::StoreUnavailable {
+                store: KIND,
+                op,
+                reason,
+            });
+        }
+    }
+
+    /// `GET /v1/store`, keeping its `ascending` for [`SegmentStore::ascending`].
+    fn store_info(&self) -> Result<Value> {
+        const OP: &str = "identity";
+        let url = format!("{}/v1/store", self.base);
+        let (status, body) = self.exchange(OP, || {
+            let mut req = self.agent.get(&url);
+            if let Some(b) = &self.bearer {
+                req = req.header("Authorization", b.as_str());
+            }
+            req.call()
+        })?;
+        if !(200..300).contains(&status) {
+            return Err(self.refusal(OP, status, &body, None));
+        }
+        let info: Value = serde_json::from_str(&body).map_err(|_| Error::StoreUnavailable {
+            store: KIND,
+            op: OP,
+            reason: "service answered malformed JSON",
+        })?;
+        if let Some(ascending) = info.get("ascending").and_then(Value::as_bool) {
+            let _ = self.ascending.set(ascending);
+        }
+        Ok(info)
+    }
+
+    /// The error for a non-2xx answer (see the table in the [module docs](self)); `take` is
+    /// the key and count of a take.
+    fn refusal(
+        &self,
+        op: &'static str,
+        status: u16,
+        body: &str,
+        take: Option<(&str, u64)>,
+    ) -> Error {
+        let code = serde_json::from_str::<Value>(body)
+            .ok()
+            .and_then(|v| v.get("code")?.as_str().map(str::to_owned));
+        let unavailable = |reason| Error::StoreUnavailable {
+            store: KIND,
+            op,
+            reason,
+        };
+        match (status, code.as_deref(), take) {
+            (400, Some("ERR_LIMIT_EXCEEDED"), Some((_, count))) => Error::LimitExceeded {
+                what: "the count asked of the idmint service (above its max_range: lower max_step)",
+                limit: count.saturating_sub(1),
+            },
+            (400, ..) => Error::InvalidConfig {
+                reason: "the idmint service refused the request as invalid (400)",
+            },
+            (401, ..) if self.bearer.is_none() => {
+                unavailable("authentication failed (401): the service wants token= in the URL")
+            }
+            (401, ..) => unavailable("authentication failed (401): the service refused the token"),
+            (403, ..) => unavailable("forbidden (403): the service refuses this token"),
+            (404, Some("ERR_NOT_FOUND"), Some((key, _))) => Error::InvalidArgument {
+                argument: Name::lossy(key),
+                reason:
+                    "is not a segment key of the idmint service (it serves registered keys only)",
+            },
+            (404, ..) => unavailable("no idmint service at this URL (404): check host and path"),
+            (409, ..) => unavailable("conflict (409)"),
+            (429, ..) => unavailable("rate limited by the service (429)"),
+            (500..=599, Some("ERR_STORE_UNAVAILABLE"), _) => {
+                unavailable("the service's own store is unavailable")
+            }
+            (500, ..) => unavailable("internal error of the service (500)"),
+            (502, ..) => unavailable("bad gateway in front of the service (502)"),
+            (503, ..) => unavailable("service unavailable (503)"),
+            (504, ..) => unavailable("gateway timeout in front of the service (504)"),
+            (500..=599, ..) => unavailable("server error (5xx)"),
+            (300..=399, ..) => unavailable("the service redirected (3xx, not followed)"),
+            _ => unavailable("unexpected HTTP status"),
+        }
+    }
+}
+
+impl SegmentStore for HttpStore {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    /// One `POST`; the range is checked before it is handed out (see the [module docs](self)).
+    fn take(&self, key: &str, step: u64) -> Result<Range> {
+        counter::check_take(key, step)?;
+        let mut url = format!("{}/v1/segments/", self.base);
+        push_segment(&mut url, key);
+        url.push_str("/ranges?count=");
+        url.push_str(&step.to_string());
+        let (status, body) = self.exchange("take", || {
+            let mut req = self.agent.post(&url);
+            if let Some(b) = &self.bearer {
+                req = req.header("Authorization", b.as_str());
+            }
+            req.send_empty()
+        })?;
+        if !(200..300).contains(&status) {
+            return Err(self.refusal("take", status, &body, Some((key, step))));
+        }
+        checked_range(key, step, &body)
+    }
+
+    /// The service's answer, asked once; `true` while it cannot be had (see the
+    /// [module docs](self)).
+    fn ascending(&self) -> bool {
+        if let Some(a) = self.ascending.get() {
+            return *a;
+        }
+        let _ = self.store_info();
+        self.ascending.get().copied().unwrap_or(true)
+    }
+
+    /// The identity of the store behind the service, asked every time (callers keep it).
+    fn identity(&self) -> Result<u64> {
+        let info = self.store_info()?;
+        match info.get("identity").and_then(decimal) {
+            Some(id) if id != 0 => Ok(id),
+            _ => Err(Error::StoreUnavailable {
+                store: KIND,
+                op: "identity",
+                reason: "service answered a bad identity",
+            }),
+        }
+    }
+}
+
+/// A take's answer, if it checks out (see the [module docs](self)).
+fn checked_range(key: &str, step: u64, body: &str) -> Result<Range> {
+    let v: Value = serde_json::from_str(body)
+        .map_err(|_| counter::unavailable(KIND, "service answered malformed JSON"))?;
+    if v.get("key").and_then(Value::as_str) != Some(key) {
+        return Err(counter::unavailable(
+            KIND,
+            "service answered a range for another key",
+        ));
+    }
+    let start = v.get("start").and_then(decimal);
+    let end = v.get("end").and_then(decimal);
+    match (start, end) {
+        (Some(start), Some(end)) if start >= 1 && start < end && end - start <= step => {
+            Ok(Range { start, end })
+        }
+        _ => Err(counter::unavailable(KIND, "service answered a bad range")),
+    }
+}
+
+/// A JSON string of decimal digits as a `u64` (no sign, no spaces, no JSON number).
+fn decimal(v: &Value) -> Option<u64> {
+    let s = v.as_str()?;
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Appends `s` percent-encoded as one path segment: everything but the unreserved characters.
+fn push_segment(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+}
+
+/// Why a call got no answer, in a few words.
+fn transport_reason(e: &ureq::Error) -> &'static str {
+    match e {
+        ureq::Error::Timeout(_) => "timed out",
+        ureq::Error::Io(io) => match io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+            Some(tls) => tls.reason(),
+            None => io.reason(),
+        },
+        ureq::Error::Rustls(tls) => tls.reason(),
+        ureq::Error::Tls(_) | ureq::Error::Pem(_) => "TLS handshake failed",
+        ureq::Error::HostNotFound => "host not found",
+        ureq::Error::ConnectionFailed => "connection failed",
+        ureq::Error::Protocol(_) => "malformed HTTP answer",
+        ureq::Error::BodyExceedsLimit(_) => "answer too large",
+        ureq::Error::TooManyRedirects | ureq::Error::RedirectFailed => {
+            "the service redirected (not followed)"
+        }
+        _ => "HTTP client error",
+    }
+}
+
+/// rustls with *ring* (passed explicitly: no process-wide provider is needed or installed)
+/// and the system's trusted roots.
+fn tls_config() -> Result<ureq::tls::TlsConfig> {
+    use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+    let found = rustls_native_certs::load_native_certs();
+    let roots: Vec<Certificate<'static>> = found
+        .certs
+        .iter()
+        .map(|c| Certificate::from_der(c.as_ref()).to_owned())
+        .collect();
+    if roots.is_empty() {
+        return bad("no system CA certificates found: idmint+https:// needs them");
+    }
+    Ok(TlsConfig::builder()
+        .provider(TlsProvider::Rustls)
+        .root_certs(RootCerts::from(roots))
+        .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .build())
+}
+
+fn bad<T>(reason: &'static str) -> Result<T> {
+    Err(Error::InvalidConfig { reason })
+}
+
+/// A parsed `idmint+http://` URL.
+#[derive(Debug, PartialEq, Eq)]
+struct Target {
+    base: String,
+    tls: bool,
+    token: Option<String>,
+    timeout: Duration,
+}
+
+impl Target {
+    fn parse(url: &str) -> Result<Target> {
+        let (tls, rest) = if let Some(rest) = url.strip_prefix("idmint+http://") {
+            (false, rest)
+        } else if let Some(rest) = url.strip_prefix("idmint+https://") {
+            (true, rest)
+        } else {
+            return bad("an idmint service URL starts with idmint+http:// or idmint+https://");
+        };
+        if rest.contains('#') {
+            return bad("idmint+http:// URLs take no #fragment");
+        }
+        let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        if authority.contains('@') {
+            return bad("idmint+http:// URLs take no user@: give the token as token=");
+        }
+        if authority.is_empty() {
+            return bad("idmint+http:// needs a host (idmint+http://HOST:PORT/)");
+        }
+        let mut token = None;
+        let mut timeout = None;
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let repeated = match k {
+                "token" => token.replace(percent_decode(v)?).is_some(),
+                "timeout_ms" => timeout.replace(timeout_ms(v)?).is_some(),
+                _ => return bad("unknown option for idmint+http:// (takes token, timeout_ms)"),
+            };
+            if repeated {
+                return bad("an option of an idmint+http:// URL is given twice");
+            }
+        }
+        if let Some(t) = &token {
+            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_graphic()) {
+                return bad("token= must be printable ASCII without spaces");
+            }
+        }
+        let prefix = path.trim_end_matches('/');
+        let base = format!(
+            "{}://{authority}{prefix}",
+            if tls { "https" } else { "http" }
+        );
+        // Every request URL is this base plus a fixed or encoded path: check the base once.
+        let probe = format!("{base}/v1/store");
+        let ok = probe.parse::<ureq::http::Uri>().is_ok_and(|u| {
+            let Some(auth) = u.authority() else {
+                return false;
+            };
+            // The URI type takes any digits as a port; a port must be a u16.
+            let port = auth.as_str().strip_prefix(auth.host()).unwrap_or(":");
+            let port_ok = port.is_empty()
+                || port.strip_prefix(':').is_some_and(|p| {
+                    p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok()
+                });
+            !auth.host().is_empty() && port_ok && u.path() == &probe[base.len() - prefix.len()..]
+        });
+        if !ok {
+            return bad("idmint+http:// URL has an invalid host, port or path");
+        }
+        Ok(Target {
+            base,
+            tls,
+            token,
+            timeout: timeout.unwrap_or(crate::lease::DEFAULT_STORE_TIMEOUT),
+        })
+    }
+}
+
+/// `timeout_ms=` as a duration: 1 ms to [`MAX_TIMEOUT`].
+fn timeout_ms(v: &str) -> Result<Duration> {
+    let ms: u64 = v
+        .parse()
+        .or_else(|_| bad("timeout_ms must be a whole number of milliseconds"))?;
+    if ms == 0 {
+        return bad("timeout_ms must be at least 1");
+    }
+    let t = Duration::from_millis(ms);
+    if t > MAX_TIMEOUT {
+        return Err(Error::LimitExceeded {
+            what: "`timeout_ms=` of a segment store URL",
+            limit: MAX_TIMEOUT.as_millis() as u64,
+        });
+    }
+    Ok(t)
+}
+
+fn percent_decode(v: &str) -> Result<String> {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b
+                .get(i + 1..i + 3)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(byte) = hex else {
+                return bad("an idmint+http:// option has a malformed %-escape");
+            };
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).or_else(|_| bad("an idmint+http:// option is not UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::{SocketAddr, TcpListener, TcpStream};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Mutex;
+    use std::thread::JoinHandle;
+    use std::time::Instant;
+
+    type Answer = dyn Fn(&str) -> String + Send + Sync;
+
+    /// A canned HTTP/1.1 service on 127.0.0.1: one connection at a time, each answered by
+    /// `answer(request head)` and closed. Records every request head.
+    struct Fake {
+        addr: SocketAddr,
+        heads: Arc<Mutex<Vec<String>>>,
+        stop: Arc<AtomicBool>,
+        thread: Option<JoinHandle<()>>,
+    }
+
+    impl Fake {
+        fn start(answer: impl Fn(&str) -> String + Send + Sync + 'static) -> Fake {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            let heads = Arc::new(Mutex::new(Vec::new()));
+            let stop = Arc::new(AtomicBool::new(false));
+            let answer: Box<Answer> = Box::new(answer);
+            let thread = {
+                let (heads, stop) = (Arc::clone(&heads), Arc::clone(&stop));
+                std::thread::spawn(move || {
+                    for conn in listener.incoming() {
+                        if stop.load(Ordering::Acquire) {
+                            return;
+                        }
+                        let Ok(mut conn) = conn else { continue };
+                        let Some(head) = read_head(&mut conn) else {
+                            continue;
+                        };
+                        let reply = answer(&head);
+                        heads.lock().unwrap().push(head);
+                        let _ = conn.write_all(reply.as_bytes());
+                    }
+                })
+            };
+            Fake {
+                addr,
+                heads,
+                stop,
+                thread: Some(thread),
+            }
+        }
+
+        fn url(&self, rest: &str) -> String {
+            format!("idmint+http://{}{rest}", self.addr)
+        }
+
+        fn store(&self, rest: &str) -> HttpStore {
+            HttpStore::new(&self.url(rest)).unwrap()
+        }
+
+        fn heads(&self) -> Vec<String> {
+            self.heads.lock().unwrap().clone()
+        }
+    }
+
+    impl Drop for Fake {
+        fn drop(&mut self) {
+            self.stop.store(true, Ordering::Release);
+            let _ = TcpStream::connect(self.addr); // wakes the accept
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
+            }
+        }
+    }
+
+    /// The request line and headers (the store sends no body).
+    fn read_head(conn: &mut TcpStream) -> Option<String> {
+        conn.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            if conn.read(&mut byte).ok()? == 0 {
+                return None;
+            }
+            head.push(byte[0]);
+        }
+        String::from_utf8(head).ok()
+    }
+
+    fn reply(status: &str, body: &str) -> String {
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    fn range(key: &str, start: u64, end: u64) -> String {
+        reply(
+            "200 OK",
+            &format!(r#"{{"key":"{key}","start":"{start}","end":"{end}"}}"#),
+        )
+    }
+
+    fn unavailable_reason(r: Result<impl std::fmt::Debug>) -> &'static str {
+        match r {
+            Err(Error::StoreUnavailable {
+                store: KIND,
+                reason,
+                ..
+            }) => reason,
+            other => panic!("expected StoreUnavailable, got {other:?}"),
+        }
+    }
+
+    /// A port nothing listens on (bound, then closed).
+    fn closed_port() -> SocketAddr {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    }
+
+    #[test]
+    fn a_good_range_is_handed_out() {
+        let fake = Fake::start(|_| range("orders", 1001, 2001));
+        let store = fake.store("/");
+        assert_eq!(store.kind(), "idmint+http");
+        assert_eq!(
+            store.take("orders", 1000).unwrap(),
+            Range {
+                start: 1001,
+                end: 2001
+            }
+        );
+        // Shorter than asked is fine.
+        assert_eq!(store.take("orders", 5000).unwrap().len(), 1000);
+        let heads = fake.heads();
+        assert!(
+            heads[0].starts_with("POST /v1/segments/orders/ranges?count=1000 HTTP/1.1\r\n"),
+            "{}",
+            heads[0]
+        );
+        assert!(!heads[0].to_ascii_lowercase().contains("authorization:"));
+    }
+
+    #[test]
+    fn ranges_that_do_not_check_out_are_refused() {
+        for (answer, why) in [
+            (range("k", 1, 12), "service answered a bad range"), // 11 > 10 asked
+            (range("k", 5, 5), "service answered a bad range"),  // empty
+            (range("k", 9, 5), "service answered a bad range"),  // backwards
+            (range("k", 0, 10), "service answered a bad range"), // value 0
+            (
+                reply("200 OK", r#"{"key":"k","start":1,"end":5}"#),
+                "service answered a bad range",
+            ),
+            (
+                reply("200 OK", r#"{"key":"k","start":"+1","end":"5"}"#),
+                "service answered a bad range",
+            ),
+            (
+                reply(
+                    "200 OK",
+                    r#"{"key":"k","start":"1","end":"99999999999999999999"}"#,
+                ),
+                "service answered a bad range",
+            ),
+            (
+                range("other", 1, 5),
+                "service answered a range for another key",
+            ),
+            (
+                reply("200 OK", "not json"),
+                "service answered malformed JSON",
+            ),
+        ] {
+            let fake = Fake::start(move |_| answer.clone());
+            assert_eq!(unavailable_reason(fake.store("").take("k", 10)), why);
+        }
+    }
+
+    #[test]
+    fn service_errors_are_classified() {
+        let json = |code: &str| {
+            format!(
+                r#"{{"code":"{code}","message":"sqlite store unavailable during take: database is locked"}}"#
+            )
+        };
+        let fake =
+            Fake::start(move |_| reply("503 Service Unavailable", &json("ERR_STORE_UNAVAILABLE")));
+        assert_eq!(
+            unavailable_reason(fake.store("").take("k", 10)),
+            "the service's own store is unavailable"
+        );
+        for (status, body, why) in [
+            ("503 Service Unavailable", "", "service unavailable (503)"),
+            (
+                "500 Internal Server Error",
+                "{}",
+                "internal error of the service (500)",
+            ),
+            (
+                "502 Bad Gateway",
+                "",
+                "bad gateway in front of the service (502)",
+            ),
+            ("507 Insufficient Storage", "", "server error (5xx)"),
+            ("409 Conflict", "", "conflict (409)"),
+            (
+                "429 Too Many Requests",
+                "",
+                "rate limited by the service (429)",
+            ),
+            (
+                "301 Moved Permanently",
+                "",
+                "the service redirected (3xx, not followed)",
+            ),
+            (
+                "404 Not Found",
+                "<html>",
+                "no idmint service at this URL (404): check host and path",
+            ),
+            (
+                "403 Forbidden",
+                "",
+                "forbidden (403): the service refuses this token",
+            ),
+        ] {
+            let fake = Fake::start(move |_| reply(status, body));
+            assert_eq!(
+                unavailable_reason(fake.store("").take("k", 10)),
+                why,
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_keys_and_refused_counts_say_so() {
+        let fake = Fake::start(|_| {
+            reply(
+                "404 Not Found",
+                r#"{"code":"ERR_NOT_FOUND","message":"unknown key"}"#,
+            )
+        });
+        match fake.store("").take("invoices-2024-eu-west", 10) {
+            Err(e @ Error::InvalidArgument { argument, .. }) => {
+                assert_eq!(argument.as_str(), "invoices-2024-e");
+                assert!(e.to_string().contains("not a segment key"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let fake = Fake::start(|_| {
+            reply(
+                "400 Bad Request",
+                r#"{"code":"ERR_LIMIT_EXCEEDED","message":"count above 1000"}"#,
+            )
+        });
+        assert!(matches!(
+            fake.store("").take("k", 5000),
+            Err(Error::LimitExceeded { limit: 4999, .. })
+        ));
+        let fake = Fake::start(|_| reply("400 Bad Request", r#"{"code":"ERR_INVALID_CONFIG"}"#));
+        assert!(matches!(
+            fake.store("").take("k", 5),
+            Err(Error::InvalidConfig { .. })
+        ));
+    }
+
+    #[test]
+    fn tokens_are_sent_and_refusals_reported() {
+        let fake = Fake::start(|head| {
+            if head
+                .to_ascii_lowercase()
+                .contains("\r\nauthorization: bearer s3cr&t\r\n")
+            {
+                range("k", 1, 11)
+            } else {
+                reply("401 Unauthorized", r#"{"code":"ERR_UNAUTHORIZED"}"#)
+            }
+        });
+        assert_eq!(
+            fake.store("/?token=s3cr%26t").take("k", 10).unwrap().len(),
+            10
+        );
+        assert_eq!(
+            unavailable_reason(fake.store("/?token=wrong").take("k", 10)),
+            "authentication failed (401): the service refused the token"
+        );
+        assert_eq!(
+            unavailable_reason(fake.store("/").take("k", 10)),
+            "authentication failed (401): the service wants token= in the URL"
+        );
+        let debug = format!("{:?}", fake.store("/?token=s3cr%26t"));
+        assert!(!debug.contains("s3cr"), "{debug}");
+    }
+
+    #[test]
+    fn keys_are_percent_encoded_under_the_prefix() {
+        let fake = Fake::start(|_| reply("200 OK", r#"{"key":"a/b c?%é","start":"1","end":"2"}"#));
+        let store = fake.store("/edge/idmint/");
+        assert_eq!(store.take("a/b c?%é", 1).unwrap().len(), 1);
+        let head = &fake.heads()[0];
+        assert!(
+            head.starts_with(
+                "POST /edge/idmint/v1/segments/a%2Fb%20c%3F%25%C3%A9/ranges?count=1 HTTP/1.1\r\n"
+            ),
+            "{head}"
+        );
+        // Keys are checked as every store checks them, before any round trip.
+        assert!(matches!(
+            store.take("", 1),
+            Err(Error::InvalidConfig { .. })
+        ));
+        assert!(matches!(
+            store.take("k", 0),
+            Err(Error::InvalidConfig { .. })
+        ));
+        assert_eq!(fake.heads().len(), 1);
+    }
+
+    #[test]
+    fn a_silent_server_fails_the_call_in_bounded_time() {
+        // Bound but never accepted: the kernel completes the handshake, nobody answers.
+        let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!(
+            "idmint+http://{}/?timeout_ms=300",
+            silent.local_addr().unwrap()
+        );
+        let store = HttpStore::new(&url).unwrap();
+        let t0 = Instant::now();
+        assert_eq!(unavailable_reason(store.take("k", 10)), "timed out");
+        assert_eq!(unavailable_reason(store.identity()), "timed out");
+        // Two calls of 300 ms each; 5x per call leaves room for a loaded machine.
+        assert!(
+            t0.elapsed() < Duration::from_millis(2 * 5 * 300),
+            "{:?}",
+            t0.elapsed()
+        );
+        drop(silent);
+    }
+
+    #[test]
+    fn a_connection_closed_without_an_answer_is_tried_once_more() {
+        // An empty reply closes the connection unanswered, as a service restarting would.
+        let calls = Arc::new(AtomicU64::new(0));
+        let fake = {
+            let calls = Arc::clone(&calls);
+            Fake::start(move |_| match calls.fetch_add(1, Ordering::SeqCst) {
+                0 => String::new(),
+                _ => range("k", 11, 21),
+            })
+        };
+        assert_eq!(fake.store("").take("k", 10).unwrap().start, 11);
+        assert_eq!(fake.heads().len(), 2);
+        // Once only.
+        let fake = Fake::start(|_| String::new());
+        assert_eq!(
+            unavailable_reason(fake.store("").take("k", 10)),
+            "connection lost"
+        );
+        assert_eq!(fake.heads().len(), 2);
+    }
+
+    #[test]
+    fn a_closed_port_is_connection_refused() {
+        let store = HttpStore::new(&format!("idmint+http://{}/", closed_port())).unwrap();
+        assert_eq!(
+            unavailable_reason(store.take("k", 10)),
+            "connection refused"
+        );
+        assert_eq!(unavailable_reason(store.identity()), "connection refused");
+        // Unreachable: ascending() cannot fail and says true (the allocator then refuses a
+        // range that goes back), and keeps nothing.
+        assert!(store.ascending());
+        assert!(store.ascending.get().is_none());
+    }
+
+    #[test]
+    fn identity_and_ascending_come_from_the_service() {
+        let fake = Fake::start(|head| {
+            assert!(head.starts_with("GET /v1/store HTTP/1.1\r\n"), "{head}");
+            reply(
+                "200 OK",
+                r#"{"kind":"sqlite","identity":"1234567890123","ascending":false}"#,
+            )
+        });
+        let store = fake.store("");
+        assert!(!store.ascending());
+        assert_eq!(store.identity().unwrap(), 1_234_567_890_123);
+        drop(fake);
+        // Kept: asked once, and the allocator asks it once anyway.
+        assert!(!store.ascending());
+
+        for (body, why) in [
+            (
+                r#"{"identity":"0","ascending":true}"#,
+                "service answered a bad identity",
+            ),
+            (r#"{"identity":"-4"}"#, "service answered a bad identity"),
+            (r#"{"identity":42}"#, "service answered a bad identity"),
+            (r#"{"ascending":true}"#, "service answered a bad identity"),
+            ("[", "service answered malformed JSON"),
+        ] {
+            let fake = Fake::start(move |_| reply("200 OK", body));
+            assert_eq!(unavailable_reason(fake.store("").identity()), why, "{body}");
+        }
+        // An answer without `ascending` leaves the safe default.
+        let fake = Fake::start(|_| reply("200 OK", r#"{"identity":"7"}"#));
+        assert!(fake.store("").ascending());
+    }
+
+    #[test]
+    fn urls_parse_and_refuse_what_they_do_not_take() {
+        let t = Target::parse("idmint+http://ids.internal:7600/edge/?token=a%2Bb&timeout_ms=250")
+            .unwrap();
+        assert_eq!(
+            t,
+            Target {
+                base: "http://ids.internal:7600/edge".into(),
+                tls: false,
+                token: Some("a+b".into()),
+                timeout: Duration::from_millis(250),
+            }
+        );
+        let t = Target::parse("idmint+http://[::1]:7600").unwrap();
+        assert_eq!(t.base, "http://[::1]:7600");
+        assert_eq!(t.timeout, crate::lease::DEFAULT_STORE_TIMEOUT);
+        assert_eq!(t.token, None);
+        let t = Target::parse("idmint+https://ids.internal/").unwrap();
+        assert_eq!((t.base.as_str(), t.tls), ("https://ids.internal", true));
+
+        for bad in [
+            "idmint+http://",
+            "idmint+http:///v1",
+            "idmint+http://h:1/?frobnicate=1",
+            "idmint+http://h:1/?token=a&token=b",
+            "idmint+http://h:1/?token=",
+            "idmint+http://h:1/?token=a%20b",
+            "idmint+http://h:1/?token=%zz",
+            "idmint+http://h:1/?token=%+1",
+            "idmint+http://h:1/?timeout_ms=0",
+            "idmint+http://h:1/?timeout_ms=soon",
+            "idmint+http://h:1/?timeout_ms=1&timeout_ms=2",
+            "idmint+http://user:pw@h:1/",
+            "idmint+http://h:1/#x",
+            "idmint+http://h:99999/",
+            "idmint+http://h:x/",
+            "idmint+http://h h/",
+            "idmint+http://h:1/a b",
+            "idmint+ftp://h:1/",
+            "http://h:1/",
+        ] {
+            assert!(
+                matches!(Target::parse(bad), Err(Error::InvalidConfig { .. })),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            Target::parse("idmint+http://h:1/?timeout_ms=3600001"),
+            Err(Error::LimitExceeded {
+                limit: 3_600_000,
+                ..
+            })
+        ));
+        assert!(Target::parse("idmint+http://h:1/?timeout_ms=3600000").is_ok());
+    }
+
+    #[test]
+    fn open_store_opens_the_service_without_connecting() {
+        let port = closed_port();
+        let s = super::super::open_store(&format!("idmint+http://{port}/?timeout_ms=200")).unwrap();
+        assert_eq!(s.kind(), "idmint+http");
+        for bad in [
+            "idmint+http://h:1/?shards=2",
+            "idmint+http://h:1/?busy_timeout_ms=2",
+            "idmint+http://h:1/?ca_file=/x",
+        ] {
+            assert!(
+                matches!(
+                    super::super::open_store(bad),
+                    Err(Error::InvalidConfig { .. })
+                ),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn https_speaks_tls() {
+        // A plain-HTTP server behind an https URL: it answers the TLS hello with plain text,
+        // and the handshake fails as a StoreUnavailable.
+        let plain = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = plain.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            if let Ok((mut conn, _)) = plain.accept() {
+                let _ = conn.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = conn.read(&mut [0u8; 512]);
+            }
+        });
+        match HttpStore::new(&format!("idmint+https://{addr}/?timeout_ms=2000")) {
+            Ok(store) => {
+                let why = unavailable_reason(store.take("k", 1));
+                assert!(why.starts_with("TLS") || why == "corrupt data", "{why}");
+            }
+            // A host without system CA certificates cannot speak https at all.
+            Err(Error::InvalidConfig { reason }) => {
+                assert!(reason.contains("CA"), "{reason}");
+                let _ = TcpStream::connect(addr); // releases the server thread
+            }
+            Err(e) => panic!("{e}"),
+        }
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn an_allocator_on_the_service_hands_out_unique_ids() {
+        let next = Arc::new(AtomicU64::new(1));
+        let fake = {
+            let next = Arc::clone(&next);
+            Fake::start(move |head| {
+                if head.starts_with("GET /v1/store ") {
+                    return reply("200 OK", r#"{"identity":"99","ascending":true}"#);
+                }
+                let count: u64 = head
+                    .split_once("count=")
+                    .and_then(|(_, rest)| rest.split(' ').next()?.parse().ok())
+                    .unwrap_or(1)
+                    .min(700); // shorter than asked, as a service may answer
+                let start = next.fetch_add(count, Ordering::SeqCst);
+                range("orders", start, start + count)
+            })
+        };
+        let store = super::super::open_store(&fake.url("/?timeout_ms=2000")).unwrap();
+        let alloc =
+            super::super::SegmentAllocator::new(store, idmint::segment::SegmentConfig::new())
+                .unwrap();
+        let per_thread = 5_000;
+        let ids: Vec<u64> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        (0..per_thread)
+                            .map(|_| alloc.next_id("orders").unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+        alloc.close().unwrap();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 4 * per_thread, "duplicate IDs");
+        assert!(sorted[0] >= 1 && *sorted.last().unwrap() < next.load(Ordering::SeqCst));
+    }
+}
