@@ -66,9 +66,15 @@ if [ -z "${IDMINT_TEST_POSTGRES_URL:-}" ]; then
   started+=(postgres)
   export IDMINT_TEST_POSTGRES_URL="postgres://idmint@127.0.0.1:$port/postgres"
 fi
+if [ -z "${IDMINT_TEST_SERVICE_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start idmint "$svc_dir/idmint" "$port"
+  started+=(idmint)
+  export IDMINT_TEST_SERVICE_URL="idmint+http://127.0.0.1:$port/"
+fi
 # The tests must not quietly leave the servers out.
 export IDMINT_TEST_REQUIRE_SERVERS=1
-echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
+echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL, service $IDMINT_TEST_SERVICE_URL"
 
 step "pytest"
 cd "$here"

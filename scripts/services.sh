@@ -10,14 +10,18 @@
 #   scripts/services.sh start postgres-tls DIR PORT CERTDIR
 #                                                 # the same with ssl=on (CERTDIR/server.crt and
 #                                                 # server.key) and TCP only through TLS (hostssl)
-#   scripts/services.sh stop redis|postgres DIR   # stops it (the directory stays, for a restart)
+#   scripts/services.sh start idmint DIR PORT [FLAGS...]
+#                                                 # the idmint service (`idmint serve`, the binary
+#                                                 # $IDMINT_BIN, else target/debug/idmint, built if
+#                                                 # missing) with its data in DIR, extra flags after
+#   scripts/services.sh stop redis|postgres|idmint DIR   # stops it (the directory stays, for a restart)
 #   scripts/services.sh kill redis|postgres DIR   # SIGKILL, as a crash would
 #   scripts/services.sh signal redis|postgres DIR SIG  # sends SIG (STOP, CONT) to the server; for
 #                                                 # PostgreSQL to the postmaster and
 #                                                 # every process it started (each has its own
 #                                                 # process group, so one group signal is not enough)
 #
-# URLs: redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls) and
+# URLs: idmint+http://127.0.0.1:PORT/ (idmint), redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls) and
 # postgres://idmint@127.0.0.1:PORT/postgres.
 # Tests use it to run private servers they can stop mid-run; scripts/test.sh uses it for the
 # servers the bindings' tests share. The servers are installed by scripts/setup.sh.
@@ -112,6 +116,33 @@ case "$action/$kind" in
       -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300 $extra" \
       start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
     ;;
+  start/idmint)
+    : "${port:?port}"
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    bin=${IDMINT_BIN:-$root/target/debug/idmint}
+    if [ ! -x "$bin" ]; then
+      (cd "$root" && cargo build --locked -q -p idmint-cli)
+    fi
+    mkdir -p "$dir"
+    shift 4
+    "$bin" serve --listen "127.0.0.1:$port" --data-dir "$dir/data" --log warn "$@" \
+      >"$dir/idmint.log" 2>&1 &
+    echo $! >"$dir/idmint.pid"
+    for _ in $(seq 1 400); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then exit 0; fi
+      kill -0 "$(cat "$dir/idmint.pid")" 2>/dev/null || { cat "$dir/idmint.log" >&2; exit 1; }
+      sleep 0.05
+    done
+    echo "services: idmint serve did not listen on $port" >&2; cat "$dir/idmint.log" >&2; exit 1
+    ;;
+  stop/idmint|kill/idmint)
+    [ -f "$dir/idmint.pid" ] || exit 0
+    pid=$(cat "$dir/idmint.pid")
+    sig=TERM; [ "$action" = kill ] && sig=KILL
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    rm -f "$dir/idmint.pid"
+    ;;
   stop/redis|kill/redis|stop/redis-tls|kill/redis-tls)
     [ -f "$dir/redis.pid" ] || exit 0
     pid=$(cat "$dir/redis.pid")
@@ -150,5 +181,5 @@ case "$action/$kind" in
     for child in $(pgrep -P "$pid"); do kill -s "$sig" "$child" 2>/dev/null || true; done
     ;;
   *)
-    echo "usage: $0 start|stop|kill|signal redis|redis-tls|postgres|postgres-tls DIR [PORT [MODE|CERTDIR]|SIG]" >&2; exit 2 ;;
+    echo "usage: $0 start|stop|kill|signal redis|redis-tls|postgres|postgres-tls|idmint DIR [PORT [MODE|CERTDIR]|SIG]" >&2; exit 2 ;;
 esac

@@ -20,8 +20,10 @@ import m from './support/impl.mjs'
 
 const REDIS = process.env.IDMINT_TEST_REDIS_URL
 const POSTGRES = process.env.IDMINT_TEST_POSTGRES_URL
-if (process.env.IDMINT_TEST_REQUIRE_SERVERS === '1' && !(REDIS && POSTGRES)) {
-  throw new Error('IDMINT_TEST_REQUIRE_SERVERS=1 but IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL are not both set')
+// An idmint service (`idmint serve`) as a segment store: idmint+http://HOST:PORT/
+const SERVICE = process.env.IDMINT_TEST_SERVICE_URL
+if (process.env.IDMINT_TEST_REQUIRE_SERVERS === '1' && !(REDIS && POSTGRES && SERVICE)) {
+  throw new Error('IDMINT_TEST_REQUIRE_SERVERS=1 but IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL / IDMINT_TEST_SERVICE_URL are not all set')
 }
 const DEAD = { redis: 'redis://127.0.0.1:1/', postgres: 'postgres://idmint@127.0.0.1:1/postgres' }
 
@@ -60,6 +62,7 @@ if (POSTGRES) {
   leaseSources.push(['postgres', () => POSTGRES])
   segmentStores.push(['postgres', () => POSTGRES])
 }
+if (SERVICE) segmentStores.push(['idmint+http', () => SERVICE])
 
 describe('LeasedSnowflake', () => {
   for (const [kind, source] of leaseSources) {

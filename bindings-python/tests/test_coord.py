@@ -23,10 +23,12 @@ import idmint
 
 REDIS = os.environ.get("IDMINT_TEST_REDIS_URL")
 POSTGRES = os.environ.get("IDMINT_TEST_POSTGRES_URL")
-if os.environ.get("IDMINT_TEST_REQUIRE_SERVERS") == "1" and not (REDIS and POSTGRES):
+# An idmint service (`idmint serve`) as a segment store: idmint+http://HOST:PORT/
+SERVICE = os.environ.get("IDMINT_TEST_SERVICE_URL")
+if os.environ.get("IDMINT_TEST_REQUIRE_SERVERS") == "1" and not (REDIS and POSTGRES and SERVICE):
     raise RuntimeError(
-        "IDMINT_TEST_REQUIRE_SERVERS=1 but IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL "
-        "are not both set"
+        "IDMINT_TEST_REQUIRE_SERVERS=1 but IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL / "
+        "IDMINT_TEST_SERVICE_URL are not all set"
     )
 
 # Nothing listens on port 1 of the loopback: connecting fails at once.
@@ -68,7 +70,7 @@ def lease_source(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     kind = request.param
     if kind == "file":
         return f"file:{tmp_path / 'leases'}"
-    return {"redis": REDIS, "postgres": POSTGRES}[kind]  # type: ignore[return-value]
+    return {"redis": REDIS, "postgres": POSTGRES, "service": SERVICE}[kind]  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize("lease_source", lease_sources(), indirect=True)
@@ -316,6 +318,8 @@ def segment_stores() -> list[Any]:
         out.append(pytest.param("redis", id="redis"))
     if POSTGRES:
         out.append(pytest.param("postgres", id="postgres"))
+    if SERVICE:
+        out.append(pytest.param("service", id="service"))
     return out
 
 
@@ -324,7 +328,7 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     kind = request.param
     if kind == "sqlite":
         return f"sqlite:{tmp_path / 'segments.db'}"
-    return {"redis": REDIS, "postgres": POSTGRES}[kind]  # type: ignore[return-value]
+    return {"redis": REDIS, "postgres": POSTGRES, "service": SERVICE}[kind]  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize("store_url", segment_stores(), indirect=True)

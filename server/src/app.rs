@@ -13,7 +13,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 use crate::config::AuthScope;
 use crate::error::ApiError;
@@ -70,7 +70,11 @@ pub fn router(svc: Shared) -> Router {
         ))
         .layer(RequestBodyLimitLayer::new(s.max_body_bytes))
         .layer(cors)
-        .layer(TraceLayer::new_for_http())
+        // A 503 is the service telling a client to retry, not a fault of the service: warn.
+        .layer(
+            TraceLayer::new_for_http()
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::WARN)),
+        )
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,

@@ -157,7 +157,9 @@ impl Running {
     fn join(&mut self) -> Result<(), ServeError> {
         match self.thread.take().map(JoinHandle::join) {
             Some(Ok(r)) => r,
-            Some(Err(_)) => Err(ServeError::Io(std::io::Error::other("the service thread panicked"))),
+            Some(Err(_)) => Err(ServeError::Io(std::io::Error::other(
+                "the service thread panicked",
+            ))),
             None => Ok(()),
         }
     }
@@ -232,6 +234,7 @@ pub fn run(flags: ServeConfig) -> Result<(), ServeError> {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
     let running = spawn(settings, true)?;
     tracing::info!("idmint service listening on http://{}", running.addr());

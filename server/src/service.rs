@@ -34,7 +34,8 @@ impl MeteredStore {
     fn call<T>(&self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let t = Instant::now();
         let r = f();
-        self.metrics.store_call(self.inner.kind(), op, t.elapsed(), &r);
+        self.metrics
+            .store_call(self.inner.kind(), op, t.elapsed(), &r);
         r
     }
 }
@@ -117,7 +118,10 @@ impl Service {
             }
             fixed => {
                 let node = fixed.resolve(cfg.layout())?;
-                (LeasedSnowflake::unleased(cfg.node(node), idmint::SystemClock::new())?, None)
+                (
+                    LeasedSnowflake::unleased(cfg.node(node), idmint::SystemClock::new())?,
+                    None,
+                )
             }
         };
         let keys: HashSet<String> = settings.keys.iter().cloned().collect();
@@ -132,12 +136,23 @@ impl Service {
             stopping: AtomicBool::new(false),
             store_ok: AtomicBool::new(true),
         };
-        for k in &svc.settings.keys {
-            // Opening a key starts its first fetch; a store that is down now only delays it.
-            let _ = svc.segments.key(k);
-        }
         svc.check_store();
         Ok(svc)
+    }
+
+    /// Fills the buffers of pre-registered keys that hold nothing (at start, and after an
+    /// outage drained them), so the first request does not wait for a fetch and `/readyz`
+    /// can say the buffers are ready. Takes one value of each such key (blocking).
+    pub fn warm_keys(&self) {
+        for k in &self.settings.keys {
+            let idle = self
+                .segments
+                .stats(k)
+                .is_none_or(|s| s.buffered == 0 && !s.fetching);
+            if idle {
+                let _ = self.segments.next_id(k);
+            }
+        }
     }
 
     /// Whether `key` may be served.
@@ -184,7 +199,14 @@ impl Service {
             if empty.is_empty() {
                 String::new()
             } else {
-                format!("empty: {}", empty.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(","))
+                format!(
+                    "empty: {}",
+                    empty
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
             },
         ));
         let lease = match self.snowflake.lease_info() {

@@ -39,7 +39,10 @@ fn ids_in_every_form_and_ranges_never_overlap_served_ids() {
     let leaf = Layout::preset("leaf").unwrap();
     let one = get(a, "/api/snowflake/get/anything");
     assert_eq!(one.status, 200);
-    assert!(one.header("content-type").unwrap().starts_with("text/plain"));
+    assert!(one
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/plain"));
     let id: u64 = one.body.parse().unwrap();
     assert!(leaf.timestamp_ms(id).abs_diff(now_ms()) < 5_000);
     let d = get(a, &format!("/v1/decode/{id}")).json();
@@ -48,7 +51,10 @@ fn ids_in_every_form_and_ranges_never_overlap_served_ids() {
     let node = d["node"].as_u64().unwrap();
     let ld = get(a, &format!("/api/decodeSnowflakeId?snowflakeId={id}")).json();
     assert_eq!(ld["workerId"], node.to_string());
-    assert!(ld["timestamp"].as_str().unwrap().starts_with(&leaf.timestamp_ms(id).to_string()));
+    assert!(ld["timestamp"]
+        .as_str()
+        .unwrap()
+        .starts_with(&leaf.timestamp_ms(id).to_string()));
     let monitor = get(a, "/v1/monitor").json();
     assert_eq!(monitor["snowflake"]["node"], node);
     let hex = get(a, &format!("/v1/decode/0x{id:x}?layout=leaf")).json();
@@ -109,28 +115,135 @@ fn bad_input_gets_a_typed_answer() {
     let a = svc.addr();
     let expect = |method: &str, path: &str, body: Option<&str>, status: u16, code: &str| {
         let r = call(a, method, path, body, &[]);
-        assert_eq!((r.status, r.json()["code"].as_str().unwrap()), (status, code), "{method} {path}: {}", r.body);
+        assert_eq!(
+            (r.status, r.json()["code"].as_str().unwrap()),
+            (status, code),
+            "{method} {path}: {}",
+            r.body
+        );
         r
     };
-    expect("GET", "/v1/snowflake?count=0", None, 400, "ERR_INVALID_ARG_VALUE");
-    expect("GET", "/v1/snowflake?count=51", None, 400, "ERR_LIMIT_EXCEEDED");
-    expect("GET", "/v1/snowflake?count=x", None, 400, "ERR_INVALID_ARG_VALUE");
-    expect("GET", "/v1/snowflake?format=rot13", None, 400, "ERR_INVALID_CONFIG");
-    expect("GET", "/v1/segments/k?count=51", None, 400, "ERR_LIMIT_EXCEEDED");
-    expect("GET", "/v1/decode/123?layout=twiter", None, 400, "ERR_INVALID_LAYOUT");
-    expect("GET", "/v1/decode/18446744073709551615", None, 400, "ERR_OUT_OF_RANGE");
-    expect("GET", "/v1/decode/not-an-id!", None, 400, "ERR_INVALID_ENCODING");
-    expect("GET", "/api/decodeSnowflakeId", None, 400, "ERR_INVALID_ARG_VALUE");
+    expect(
+        "GET",
+        "/v1/snowflake?count=0",
+        None,
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
+    expect(
+        "GET",
+        "/v1/snowflake?count=51",
+        None,
+        400,
+        "ERR_LIMIT_EXCEEDED",
+    );
+    expect(
+        "GET",
+        "/v1/snowflake?count=x",
+        None,
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
+    expect(
+        "GET",
+        "/v1/snowflake?format=rot13",
+        None,
+        400,
+        "ERR_INVALID_CONFIG",
+    );
+    expect(
+        "GET",
+        "/v1/segments/k?count=51",
+        None,
+        400,
+        "ERR_LIMIT_EXCEEDED",
+    );
+    expect(
+        "GET",
+        "/v1/decode/123?layout=twiter",
+        None,
+        400,
+        "ERR_INVALID_LAYOUT",
+    );
+    expect(
+        "GET",
+        "/v1/decode/18446744073709551615",
+        None,
+        400,
+        "ERR_OUT_OF_RANGE",
+    );
+    expect(
+        "GET",
+        "/v1/decode/not-an-id!",
+        None,
+        400,
+        "ERR_INVALID_ENCODING",
+    );
+    expect(
+        "GET",
+        "/api/decodeSnowflakeId",
+        None,
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
     expect("GET", "/nothing/here", None, 404, "ERR_NOT_FOUND");
-    expect("DELETE", "/v1/snowflake", None, 405, "ERR_METHOD_NOT_ALLOWED");
-    expect("POST", "/v1/leases", Some("{not json"), 400, "ERR_INVALID_ARG_VALUE");
-    expect("POST", "/v1/leases", Some(r#"{"nodes": 3}"#), 400, "ERR_INVALID_ARG_VALUE");
-    expect("POST", "/v1/leases", Some(r#"{"layout": "twiter"}"#), 400, "ERR_INVALID_LAYOUT");
-    expect("POST", "/v1/leases", Some(r#"{"namespace": "a b"}"#), 400, "ERR_INVALID_CONFIG");
-    expect("POST", "/v1/leases/renew", Some(r#"{"lease": "forged"}"#), 400, "ERR_INVALID_ARG_VALUE");
-    expect("POST", "/v1/leases/renew", Some("{}"), 400, "ERR_INVALID_ARG_VALUE");
+    expect(
+        "DELETE",
+        "/v1/snowflake",
+        None,
+        405,
+        "ERR_METHOD_NOT_ALLOWED",
+    );
+    expect(
+        "POST",
+        "/v1/leases",
+        Some("{not json"),
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
+    expect(
+        "POST",
+        "/v1/leases",
+        Some(r#"{"nodes": 3}"#),
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
+    expect(
+        "POST",
+        "/v1/leases",
+        Some(r#"{"layout": "twiter"}"#),
+        400,
+        "ERR_INVALID_LAYOUT",
+    );
+    expect(
+        "POST",
+        "/v1/leases",
+        Some(r#"{"namespace": "a b"}"#),
+        400,
+        "ERR_INVALID_CONFIG",
+    );
+    expect(
+        "POST",
+        "/v1/leases/renew",
+        Some(r#"{"lease": "forged"}"#),
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
+    expect(
+        "POST",
+        "/v1/leases/renew",
+        Some("{}"),
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
     let long = "x".repeat(201);
-    expect("GET", &format!("/v1/segments/{long}"), None, 400, "ERR_INVALID_ARG_VALUE");
+    expect(
+        "GET",
+        &format!("/v1/segments/{long}"),
+        None,
+        400,
+        "ERR_INVALID_ARG_VALUE",
+    );
     // A body over the limit is refused before it is read.
     let big = format!("{{\"namespace\":\"{}\"}}", "a".repeat(20_000));
     assert_eq!(call(a, "POST", "/v1/leases", Some(&big), &[]).status, 413);
@@ -154,7 +267,11 @@ fn only_registered_keys_unless_auto_keys() {
         ("POST", "/v1/segments/b/ranges"),
     ] {
         let r = call(a, m, p, Some(""), &[]);
-        assert_eq!((r.status, r.json()["code"].clone()), (404, "ERR_NOT_FOUND".into()), "{p}");
+        assert_eq!(
+            (r.status, r.json()["code"].clone()),
+            (404, "ERR_NOT_FOUND".into()),
+            "{p}"
+        );
     }
     let ready = get(a, "/readyz");
     assert_eq!(ready.status, 200, "{}", ready.body);
@@ -180,7 +297,17 @@ fn bearer_tokens_guard_all_or_only_writes() {
     let auth = [("Authorization", "Bearer s3cret")];
     assert_eq!(get(a, "/v1/snowflake").status, 401);
     assert_eq!(get(a, "/v1/snowflake").json()["code"], "ERR_UNAUTHORIZED");
-    assert_eq!(call(a, "GET", "/v1/snowflake", None, &[("Authorization", "Bearer s3cre")]).status, 401);
+    assert_eq!(
+        call(
+            a,
+            "GET",
+            "/v1/snowflake",
+            None,
+            &[("Authorization", "Bearer s3cre")]
+        )
+        .status,
+        401
+    );
     assert_eq!(call(a, "GET", "/v1/snowflake", None, &auth).status, 200);
     assert_eq!(call(a, "GET", "/metrics", None, &[]).status, 401);
     assert_eq!(get(a, "/healthz").status, 200, "probes stay open");
@@ -196,7 +323,10 @@ fn bearer_tokens_guard_all_or_only_writes() {
     assert_eq!(get(a, "/v1/snowflake").status, 200);
     assert_eq!(post(a, "/v1/segments/k/ranges", "").status, 401);
     assert_eq!(post(a, "/v1/leases", "").status, 401);
-    assert_eq!(call(a, "POST", "/v1/segments/k/ranges", Some(""), &auth).status, 200);
+    assert_eq!(
+        call(a, "POST", "/v1/segments/k/ranges", Some(""), &auth).status,
+        200
+    );
     svc.stop().unwrap();
 }
 
@@ -214,49 +344,92 @@ fn client_leases_are_distinct_fenced_and_lost_when_superseded() {
     let body = format!(r#"{{"namespace":"t","layout":"{layout}","ttl_ms":5000}}"#);
     let g1 = grant(a, &body);
     let g2 = grant(a, &body);
-    assert_eq!((g1.status, g2.status), (201, 201), "{} {}", g1.body, g2.body);
+    assert_eq!(
+        (g1.status, g2.status),
+        (201, 201),
+        "{} {}",
+        g1.body,
+        g2.body
+    );
     let (g1, g2) = (g1.json(), g2.json());
     assert_ne!(g1["node"], g2["node"]);
     assert_eq!(g1["ttl_ms"], 5000);
     let bound1 = g1["bound_ms"].as_u64().unwrap();
-    assert!(bound1 >= now_ms() + 4_000, "the bound covers the lease's life");
+    assert!(
+        bound1 >= now_ms() + 4_000,
+        "the bound covers the lease's life"
+    );
     if let Some(f) = g1["fence_ms"].as_u64() {
         assert!(bound1 > f);
     }
     let full = grant(a, &body);
-    assert_eq!((full.status, full.json()["code"].clone()), (409, "ERR_NO_FREE_NODE".into()));
+    assert_eq!(
+        (full.status, full.json()["code"].clone()),
+        (409, "ERR_NO_FREE_NODE".into())
+    );
 
     // The monitor page shows both.
     let m = get(a, "/v1/monitor").json();
-    let shown: Vec<_> = m["client_leases"].as_array().unwrap().iter().filter(|l| l["namespace"] == "t").collect();
+    let shown: Vec<_> = m["client_leases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["namespace"] == "t")
+        .collect();
     assert_eq!(shown.len(), 2);
     let page = get(a, "/cache");
-    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
     assert!(page.body.contains("Client leases") && page.body.contains("<td>t</td>"));
 
     // Renewal raises the bound; it covers what the client says it issued.
     let token1 = g1["lease"].as_str().unwrap().to_owned();
-    let r = post(a, "/v1/leases/renew", &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{}}}"#, bound1 + 20_000));
+    let r = post(
+        a,
+        "/v1/leases/renew",
+        &format!(
+            r#"{{"lease":"{token1}","issued_up_to_ms":{}}}"#,
+            bound1 + 20_000
+        ),
+    );
     assert_eq!(r.status, 200, "{}", r.body);
     let bound2 = r.json()["bound_ms"].as_u64().unwrap();
     assert!(bound2 >= bound1 + 20_000);
 
     // Release records the final bound; the next holder of that node is fenced past it.
-    let missing = post(a, "/v1/leases/release", &format!(r#"{{"lease":"{token1}"}}"#));
+    let missing = post(
+        a,
+        "/v1/leases/release",
+        &format!(r#"{{"lease":"{token1}"}}"#),
+    );
     assert_eq!(missing.status, 400);
-    let rel = post(a, "/v1/leases/release", &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{bound2}}}"#));
+    let rel = post(
+        a,
+        "/v1/leases/release",
+        &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{bound2}}}"#),
+    );
     assert_eq!(rel.status, 204, "{}", rel.body);
     let g3 = grant(a, &body);
     assert_eq!(g3.status, 201, "{}", g3.body);
     let g3 = g3.json();
     assert_eq!(g3["node"], g1["node"]);
-    assert!(g3["fence_ms"].as_u64().unwrap() >= bound2, "the new holder is fenced");
+    assert!(
+        g3["fence_ms"].as_u64().unwrap() >= bound2,
+        "the new holder is fenced"
+    );
     // The released token is dead for good.
     let dead = post(a, "/v1/leases/renew", &format!(r#"{{"lease":"{token1}"}}"#));
-    assert_eq!((dead.status, dead.json()["code"].clone()), (409, "ERR_LEASE_LOST".into()));
+    assert_eq!(
+        (dead.status, dead.json()["code"].clone()),
+        (409, "ERR_LEASE_LOST".into())
+    );
 
     // A client in the service's namespace never gets the service's node.
-    let own = get(a, "/v1/monitor").json()["snowflake"]["node"].as_u64().unwrap();
+    let own = get(a, "/v1/monitor").json()["snowflake"]["node"]
+        .as_u64()
+        .unwrap();
     let g = grant(a, r#"{"layout":"leaf"}"#).json();
     assert_eq!(g["namespace"], "default");
     assert_ne!(g["node"].as_u64().unwrap(), own);
@@ -272,7 +445,10 @@ fn a_fixed_node_source_grants_no_leases() {
     });
     let a = svc.addr();
     let r = grant(a, "");
-    assert_eq!((r.status, r.json()["code"].clone()), (501, "ERR_INVALID_CONFIG".into()));
+    assert_eq!(
+        (r.status, r.json()["code"].clone()),
+        (501, "ERR_INVALID_CONFIG".into())
+    );
     let id = get(a, "/v1/snowflake").ids()[0];
     assert_eq!(get(a, &format!("/v1/decode/{id}")).json()["node"], 5);
     svc.stop().unwrap();
@@ -292,8 +468,14 @@ fn a_restart_resumes_above_everything_served() {
     let a = svc.addr();
     let seg2 = get(a, "/v1/segments/orders?count=1000").ids();
     let snow2 = get(a, "/v1/snowflake?count=1000").ids();
-    assert!(seg2[0] > *seg1.last().unwrap(), "segment values resume above those served");
-    assert!(snow2[0] > *snow1.last().unwrap(), "the re-leased node is fenced past its last IDs");
+    assert!(
+        seg2[0] > *seg1.last().unwrap(),
+        "segment values resume above those served"
+    );
+    assert!(
+        snow2[0] > *snow1.last().unwrap(),
+        "the re-leased node is fenced past its last IDs"
+    );
     svc.stop().unwrap();
 }
 
@@ -301,8 +483,14 @@ fn a_restart_resumes_above_everything_served() {
 fn two_services_on_one_data_dir_are_refused() {
     let dir = temp_dir("twice");
     let svc = start(config(&dir));
-    let second = idmint_server::start(idmint_server::config::Settings::resolve(config(&dir)).unwrap());
-    let err = second.err().expect("a second service on the same data dir must not start");
-    assert!(err.to_string().contains("journal") || err.to_string().contains("lock"), "{err}");
+    let second =
+        idmint_server::start(idmint_server::config::Settings::resolve(config(&dir)).unwrap());
+    let err = second
+        .err()
+        .expect("a second service on the same data dir must not start");
+    assert!(
+        err.to_string().contains("journal") || err.to_string().contains("lock"),
+        "{err}"
+    );
     svc.stop().unwrap();
 }
