@@ -1,0 +1,283 @@
+//! `idmint serve` as a process: a graceful stop on SIGTERM, and three instances behind one
+//! segment store (PostgreSQL) and one lease store (Redis) with one of them killed and
+//! restarted mid-run — never a duplicate.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+#[path = "../../coord/tests/support/mod.rs"]
+mod support;
+
+use support::{temp_dir, Kind, Server};
+
+const BIN: &str = env!("CARGO_BIN_EXE_idmint");
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One request over a fresh connection: `(status, body)`, or `None` if nothing answered.
+fn call(port: u16, method: &str, path: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(20))).ok()?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).ok()?;
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).ok()?;
+    let (head, body) = raw.split_once("\r\n\r\n")?;
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, body.to_owned()))
+}
+
+fn ids(body: &str) -> Vec<u64> {
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    v["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+fn wait_until(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < limit, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn serve(port: u16, dir: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["--log", "warn"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start idmint serve")
+}
+
+fn ready(port: u16) -> bool {
+    call(port, "GET", "/readyz").is_some_and(|(s, _)| s == 200)
+}
+
+fn signal(child: &Child, sig: libc::c_int) {
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+}
+
+/// The Leaf layout's worker (node) field.
+fn node_of(id: u64) -> u64 {
+    (id >> 12) & 1023
+}
+
+#[test]
+fn sigterm_reports_unready_then_finishes_and_records_everything() {
+    let dir = temp_dir("serve-term");
+    let port = free_port();
+    let mut child = serve(port, &dir, &["--drain-ms", "1500", "--keys", "orders"]);
+    wait_until("ready", Duration::from_secs(30), || ready(port));
+    let (_, b) = call(port, "GET", "/v1/segments/orders?count=10").unwrap();
+    let seg1 = ids(&b);
+    let (_, b) = call(port, "GET", "/v1/snowflake?count=1000").unwrap();
+    let snow1 = ids(&b);
+
+    signal(&child, libc::SIGTERM);
+    // Unready first, while requests are still served.
+    wait_until("unready", Duration::from_secs(5), || {
+        call(port, "GET", "/readyz").is_some_and(|(s, _)| s == 503)
+    });
+    let (s, _) = call(port, "GET", "/v1/snowflake").expect("still serving while draining");
+    assert_eq!(s, 200);
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "did not exit after SIGTERM"
+        );
+        thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "exit {status:?}: {err}");
+    let journal = std::fs::read_to_string(dir.join("segments.journal")).unwrap();
+    assert!(
+        journal.contains("orders"),
+        "the remainder was recorded: {journal}"
+    );
+
+    // A restart continues above everything, on the same data.
+    let mut child = serve(port, &dir, &["--keys", "orders"]);
+    wait_until("ready again", Duration::from_secs(30), || ready(port));
+    let (_, b) = call(port, "GET", "/v1/segments/orders?count=10").unwrap();
+    assert!(ids(&b)[0] > *seg1.last().unwrap());
+    let (_, b) = call(port, "GET", "/v1/snowflake").unwrap();
+    assert!(ids(&b)[0] > *snow1.last().unwrap());
+    signal(&child, libc::SIGTERM);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn three_instances_on_shared_stores_never_repeat_even_when_one_is_killed() {
+    let pg = Server::start(Kind::Postgres);
+    let redis = Server::start(Kind::Redis);
+    let flags = |_: usize| -> Vec<String> {
+        vec![
+            "--segments".into(),
+            pg.url(),
+            "--lease".into(),
+            redis.url(),
+            "--lease-ttl-ms".into(),
+            "2000".into(),
+            "--keys".into(),
+            "orders".into(),
+        ]
+    };
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let dirs: Vec<_> = (0..3)
+        .map(|i| temp_dir(&format!("serve-scale-{i}")))
+        .collect();
+    let start = |i: usize| {
+        let f = flags(i);
+        let f: Vec<&str> = f.iter().map(String::as_str).collect();
+        serve(ports[i], &dirs[i], &f)
+    };
+    let mut children: Vec<Child> = (0..3).map(start).collect();
+    for &p in &ports {
+        wait_until("ready", Duration::from_secs(60), || ready(p));
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    // Snowflake IDs per instance, and every segment value.
+    let snow: Arc<Mutex<Vec<(usize, Vec<u64>)>>> = Arc::default();
+    let segs: Arc<Mutex<Vec<u64>>> = Arc::default();
+    let clients: Vec<_> = (0..6)
+        .map(|c| {
+            let (stop, snow, segs, ports) =
+                (stop.clone(), snow.clone(), segs.clone(), ports.clone());
+            thread::spawn(move || {
+                let mut i = c;
+                while !stop.load(Ordering::Relaxed) {
+                    let inst = i % 3;
+                    let p = ports[inst];
+                    let path = match i % 3 {
+                        0 => "/v1/snowflake?count=200",
+                        1 => "/v1/segments/orders?count=100",
+                        _ => "/api/segment/get/orders",
+                    };
+                    if let Some((200, body)) = call(p, "GET", path) {
+                        match i % 3 {
+                            0 => snow.lock().unwrap().push((inst, ids(&body))),
+                            1 => segs.lock().unwrap().extend(ids(&body)),
+                            _ => segs.lock().unwrap().push(body.trim().parse().unwrap()),
+                        }
+                    }
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+
+    thread::sleep(Duration::from_millis(1500));
+    let node_before = |inst: usize| -> u64 {
+        let (_, b) = call(ports[inst], "GET", "/v1/monitor").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&b).unwrap();
+        v["snowflake"]["node"].as_u64().unwrap()
+    };
+    let nodes: Vec<u64> = (0..3).map(node_before).collect();
+    assert_eq!(
+        nodes.iter().collect::<HashSet<_>>().len(),
+        3,
+        "distinct nodes: {nodes:?}"
+    );
+    // Kill one as a crash would, and start it again on the same data.
+    children[1].kill().unwrap();
+    children[1].wait().unwrap();
+    let killed_at = snow.lock().unwrap().len();
+    children[1] = start(1);
+    wait_until(
+        "the restarted instance ready",
+        Duration::from_secs(60),
+        || ready(ports[1]),
+    );
+    thread::sleep(Duration::from_millis(1500));
+    let nodes_after: Vec<u64> = (0..3).map(node_before).collect();
+    assert_eq!(
+        nodes_after.iter().collect::<HashSet<_>>().len(),
+        3,
+        "distinct nodes: {nodes_after:?}"
+    );
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.join().unwrap();
+    }
+    for c in &mut children {
+        signal(c, libc::SIGTERM);
+        assert!(c.wait().unwrap().success());
+    }
+
+    let snow = snow.lock().unwrap();
+    let segs = segs.lock().unwrap();
+    let all_snow: Vec<u64> = snow.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+    assert!(
+        all_snow.len() > 1000 && segs.len() > 100,
+        "too little traffic: {} {}",
+        all_snow.len(),
+        segs.len()
+    );
+    assert_eq!(
+        all_snow.iter().collect::<HashSet<_>>().len(),
+        all_snow.len(),
+        "duplicate Snowflake ID"
+    );
+    assert_eq!(
+        segs.iter().collect::<HashSet<_>>().len(),
+        segs.len(),
+        "duplicate segment value"
+    );
+    // The restarted instance is fenced: on any node, IDs minted after the restart are above
+    // every ID minted on that node before the kill.
+    let mut before_max: HashMap<u64, u64> = HashMap::new();
+    for (_, v) in &snow[..killed_at] {
+        for &id in v {
+            let m = before_max.entry(node_of(id)).or_default();
+            *m = (*m).max(id);
+        }
+    }
+    for (inst, v) in &snow[killed_at..] {
+        if *inst == 1 {
+            for &id in v {
+                if let Some(&m) = before_max.get(&node_of(id)) {
+                    assert!(
+                        id > m,
+                        "the restarted instance reissued below its node's fence"
+                    );
+                }
+            }
+        }
+    }
+}
