@@ -18,7 +18,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p idmint-coord --no-default-features --lib --locked -- -D warnings
 
 step "rustdoc (missing docs and broken links are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p idmint -p idmint-coord
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p idmint -p idmint-coord -p idmint-server
 
 step "core builds as no_std (no alloc, and alloc only) for wasm32-unknown-unknown"
 for features in "" "--features alloc"; do
@@ -28,7 +28,7 @@ for features in "" "--features alloc"; do
     --target wasm32-unknown-unknown -Zbuild-std=core,alloc --release
 done
 
-step "Rust tests: core, coord (private Redis/PostgreSQL servers on loopback), vectors, CLI, examples"
+step "Rust tests: core, coord (private Redis/PostgreSQL servers on loopback), vectors, CLI, service, examples"
 cargo test --workspace --locked
 
 step "loom model check of the lock-free generator"

@@ -53,7 +53,7 @@ enum Command {
     Segment(segment::SegmentArgs),
     /// Run the ID service: Snowflake and segment IDs, ranges and node leases over HTTP
     /// (Leaf-compatible paths too), with metrics, probes and a monitor page.
-    Serve(idmint_server::config::ServeConfig),
+    Serve(Box<idmint_server::config::ServeConfig>),
     /// Quick throughput check of the generator; not a rigorous benchmark (no warm-up, no
     /// statistics, and the layout's sequence capacity caps the rate).
     Bench(bench::BenchArgs),
@@ -70,7 +70,7 @@ fn run(cli: &Cli) -> CliResult {
         Command::Uuid(args) => uuid::run(args, &mut out)?,
         Command::Segment(args) => segment::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out, &mut io::stderr())?,
-        Command::Serve(cfg) => idmint_server::run(cfg.clone()).map_err(CliError::serve)?,
+        Command::Serve(cfg) => idmint_server::run((**cfg).clone()).map_err(CliError::serve)?,
     }
     out.flush()?;
     Ok(())

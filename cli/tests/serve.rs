@@ -82,6 +82,9 @@ fn signal(child: &Child, sig: libc::c_int) {
     unsafe { libc::kill(child.id() as libc::pid_t, sig) };
 }
 
+/// Snowflake IDs as they came, with the instance that answered.
+type Batches = Arc<Mutex<Vec<(usize, Vec<u64>)>>>;
+
 /// The Leaf layout's worker (node) field.
 fn node_of(id: u64) -> u64 {
     (id >> 12) & 1023
@@ -173,7 +176,7 @@ fn three_instances_on_shared_stores_never_repeat_even_when_one_is_killed() {
 
     let stop = Arc::new(AtomicBool::new(false));
     // Snowflake IDs per instance, and every segment value.
-    let snow: Arc<Mutex<Vec<(usize, Vec<u64>)>>> = Arc::default();
+    let snow: Batches = Arc::default();
     let segs: Arc<Mutex<Vec<u64>>> = Arc::default();
     let clients: Vec<_> = (0..6)
         .map(|c| {

@@ -388,6 +388,24 @@ mod tests {
     }
 
     #[test]
+    fn flags_win_over_the_environment_and_the_environment_over_the_file() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            c: ServeConfig,
+        }
+        let file: ServeConfig = toml::from_str("max_range = 5\nlayout = \"twitter\"").unwrap();
+        std::env::set_var("IDMINT_MAX_RANGE", "9");
+        let env_only = Cli::parse_from(["t"]).c.or(file.clone());
+        let flag = Cli::parse_from(["t", "--max-range", "3"]).c.or(file);
+        std::env::remove_var("IDMINT_MAX_RANGE");
+        assert_eq!(env_only.max_range, Some(9));
+        assert_eq!(env_only.layout.as_deref(), Some("twitter"), "the file fills the rest");
+        assert_eq!(flag.max_range, Some(3));
+    }
+
+    #[test]
     fn unknown_file_keys_and_bad_values_are_refused() {
         assert!(toml::from_str::<ServeConfig>("listn = \"x\"").is_err());
         let bad = |c: ServeConfig| Settings::resolve(c).unwrap_err().to_string();

@@ -148,7 +148,7 @@ impl Service {
             let idle = self
                 .segments
                 .stats(k)
-                .is_none_or(|s| s.buffered == 0 && !s.fetching);
+                .map_or(true, |s| s.buffered == 0 && !s.fetching);
             if idle {
                 let _ = self.segments.next_id(k);
             }
@@ -191,7 +191,7 @@ impl Service {
             .settings
             .keys
             .iter()
-            .filter(|k| self.segments.stats(k).is_none_or(|s| s.buffered == 0))
+            .filter(|k| self.segments.stats(k).map_or(true, |s| s.buffered == 0))
             .collect();
         checks.push((
             "buffers",

@@ -494,3 +494,13 @@ fn two_services_on_one_data_dir_are_refused() {
     );
     svc.stop().unwrap();
 }
+
+#[test]
+fn the_example_config_is_valid() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/server/idmint.toml");
+    let cfg = ServeConfig::from_file(&path).unwrap();
+    let s = idmint_server::config::Settings::resolve(cfg).unwrap();
+    assert_eq!(s.keys, ["orders", "users"]);
+    assert_eq!(s.listen.port(), 7600);
+}
