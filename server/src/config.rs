@@ -401,7 +401,11 @@ mod tests {
         let flag = Cli::parse_from(["t", "--max-range", "3"]).c.or(file);
         std::env::remove_var("IDMINT_MAX_RANGE");
         assert_eq!(env_only.max_range, Some(9));
-        assert_eq!(env_only.layout.as_deref(), Some("twitter"), "the file fills the rest");
+        assert_eq!(
+            env_only.layout.as_deref(),
+            Some("twitter"),
+            "the file fills the rest"
+        );
         assert_eq!(flag.max_range, Some(3));
     }
 

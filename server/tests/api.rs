@@ -504,3 +504,48 @@ fn the_example_config_is_valid() {
     assert_eq!(s.keys, ["orders", "users"]);
     assert_eq!(s.listen.port(), 7600);
 }
+
+#[test]
+fn slow_and_oversized_clients_cannot_hold_the_service() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+
+    let dir = temp_dir("slow");
+    let svc = start(ServeConfig {
+        header_timeout_ms: Some(300),
+        max_connections: Some(2),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    // Two clients take every connection slot and never finish their request heads.
+    let mut slow: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = TcpStream::connect(a).unwrap();
+            s.write_all(b"GET /v1/snowflake HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
+            s
+        })
+        .collect();
+    // A third is served once the header deadline has closed them.
+    let t = Instant::now();
+    assert_eq!(get(a, "/v1/snowflake").ids().len(), 1);
+    assert!(t.elapsed() < Duration::from_secs(10));
+    for s in &mut slow {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buf = Vec::new();
+        // Closed by the service (possibly after a 408): the read ends.
+        let _ = s.read_to_end(&mut buf);
+        let text = String::from_utf8_lossy(&buf);
+        assert!(
+            text.is_empty() || text.starts_with("HTTP/1.1 408"),
+            "{text}"
+        );
+    }
+    // A request head over the limit is refused, and the service carries on.
+    let big = "a".repeat(64 * 1024);
+    let r = call(a, "GET", "/v1/snowflake", None, &[("X-Big", &big)]);
+    assert_eq!(r.status, 431);
+    assert_eq!(get(a, "/v1/snowflake").ids().len(), 1);
+    svc.stop().unwrap();
+}
