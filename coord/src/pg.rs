@@ -152,7 +152,9 @@ fn split_url(url: &str) -> (String, Vec<(String, String)>) {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         if ours(k) {
-            taken.push((k.to_string(), percent_decode(v)));
+            // A malformed escape stays as written: the driver then reports the file it cannot open.
+            let value = crate::url_ref::percent_decode(v).unwrap_or_else(|| v.to_string());
+            taken.push((k.to_string(), value));
         } else {
             keep.push(pair);
         }
@@ -163,25 +165,6 @@ fn split_url(url: &str) -> (String, Vec<(String, String)>) {
         format!("{base}?{}", keep.join("&"))
     };
     (rest, taken)
-}
-
-fn percent_decode(v: &str) -> String {
-    let b = v.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Splits a libpq `key=value` string (values bare or single-quoted, `\` escapes) into the

@@ -49,7 +49,12 @@ pub(crate) fn take_param(url: &str, name: &str) -> Result<(String, Option<String
     let mut value = None;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         match pair.split_once('=') {
-            Some((k, v)) if k == name => value = Some(percent_decode(v)?),
+            Some((k, v)) if k == name => {
+                value = Some(crate::url_ref::percent_decode(v).map_or_else(
+                    || bad("a URL parameter has a malformed %-escape or is not UTF-8"),
+                    Ok,
+                )?)
+            }
             None if pair == name => value = Some(String::new()),
             _ => keep.push(pair),
         }
@@ -64,29 +69,6 @@ pub(crate) fn take_param(url: &str, name: &str) -> Result<(String, Option<String
         out.push_str(f);
     }
     Ok((out, value))
-}
-
-fn percent_decode(v: &str) -> Result<String> {
-    let b = v.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = b
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            let Some(byte) = hex else {
-                return bad("a URL parameter has a malformed %-escape");
-            };
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).or_else(|_| bad("a URL parameter is not UTF-8"))
 }
 
 /// Installs rustls's *ring* provider as the process default unless one is installed: the

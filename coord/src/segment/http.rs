@@ -443,7 +443,12 @@ impl Target {
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let repeated = match k {
-                "token" => token.replace(percent_decode(v)?).is_some(),
+                "token" => token
+                    .replace(crate::url_ref::percent_decode(v).map_or_else(
+                        || bad("an idmint+http:// option has a malformed %-escape or is not UTF-8"),
+                        Ok,
+                    )?)
+                    .is_some(),
                 "timeout_ms" => timeout.replace(timeout_ms(v)?).is_some(),
                 _ => return bad("unknown option for idmint+http:// (takes token, timeout_ms)"),
             };
@@ -503,30 +508,6 @@ fn timeout_ms(v: &str) -> Result<Duration> {
         });
     }
     Ok(t)
-}
-
-fn percent_decode(v: &str) -> Result<String> {
-    let b = v.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = b
-                .get(i + 1..i + 3)
-                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            let Some(byte) = hex else {
-                return bad("an idmint+http:// option has a malformed %-escape");
-            };
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).or_else(|_| bad("an idmint+http:// option is not UTF-8"))
 }
 
 #[cfg(test)]
