@@ -34,6 +34,7 @@ mod atomic;
 pub mod clock;
 mod clocked;
 pub mod codec;
+mod crockford128;
 mod error;
 mod field_name;
 #[cfg(feature = "std")]
@@ -57,6 +58,8 @@ mod spec;
 mod state;
 mod stats;
 mod time;
+pub mod typeid;
+pub mod ulid;
 /// The clocked UUID front door under its former path: [`uuids::clocked`].
 #[cfg(feature = "std")]
 pub mod uuid_clock {
@@ -93,4 +96,6 @@ pub use uuids::clocked::UuidGenerator;
 // Text codecs, obfuscation and UUIDs.
 pub use codec::{decode_any, Codec, SliceWriter};
 pub use obfuscate::{Obfuscator, SortableObfuscator};
-pub use uuids::{Uuid, UuidInfo, V7Generator};
+pub use typeid::{TypeId, TypeIdGenerator};
+pub use ulid::{Ulid, UlidGenerator};
+pub use uuids::{Uuid, UuidInfo, V7Generator, V7Method};

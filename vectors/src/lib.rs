@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use idmint::{Error, FieldValue};
 
 mod codecs;
+mod formats;
 mod generators;
 mod layouts;
 mod named;
@@ -32,6 +33,7 @@ pub fn generate() -> Vec<(&'static str, Value)> {
         ("obfuscation.json", obfuscation::generate()),
         ("uuids.json", uuids::generate()),
         ("named.json", named::generate()),
+        ("formats.json", formats::generate()),
     ]
 }
 

@@ -168,6 +168,11 @@ fn check_error(exp: &Value, e: &Error, ctx: &str) {
             assert_eq!(num(exp, "needed"), needed as u64, "{ctx}");
             keys.push("needed");
         }
+        Error::InvalidArgument { argument, reason } => {
+            assert_eq!(st(exp, "argument"), argument.as_str(), "{ctx}");
+            assert_eq!(st(exp, "reason"), reason, "{ctx}");
+            keys.extend(["argument", "reason"]);
+        }
         _ => {}
     }
     let have: BTreeSet<&str> = exp
@@ -698,5 +703,164 @@ fn replay_named() {
         check(&c["expect"], NamedConfig::parse(text), &ctx, |x| {
             panic!("{ctx}: parsed to {x:?}")
         });
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// formats.json
+// ------------------------------------------------------------------------------------------
+
+fn uuid_is(exp: &Value, got: &Uuid, ctx: &str) {
+    assert_eq!(got.hyphenated().to_string(), st(exp, "uuid"), "{ctx}");
+    if exp.get("version").is_some() {
+        assert_eq!(
+            got.get_version_num() as u64,
+            num(exp, "version"),
+            "{ctx}: version"
+        );
+    }
+}
+
+#[test]
+fn replay_formats() {
+    use idmint::typeid::{TypeId, TypeIdGenerator};
+    use idmint::ulid::{Ulid, UlidGenerator};
+    use idmint::uuids::V7Method;
+
+    let v = load("formats.json");
+    for c in arr(&v, "rfc9562") {
+        let ctx = format!("rfc9562 {}", st(c, "appendix"));
+        let uuid_of = |key: &str| uuids::parse(st(c, key)).expect("uuid");
+        let r = match st(c, "method") {
+            "v1" => Ok(uuids::v1(
+                u(c, "ticks"),
+                num(c, "clock_seq") as u16,
+                fixed(st(c, "node")),
+            )),
+            "v6" => Ok(uuids::v6(
+                u(c, "ticks"),
+                num(c, "clock_seq") as u16,
+                fixed(st(c, "node")),
+            )),
+            "v3" => Ok(uuids::v3(&uuid_of("namespace"), st(c, "name").as_bytes())),
+            "v5" => Ok(uuids::v5(&uuid_of("namespace"), st(c, "name").as_bytes())),
+            "v4" => Ok(uuids::v4(fixed(st(c, "random")))),
+            "v7" => Ok(uuids::v7(u(c, "unix_ms"), fixed(st(c, "random")))),
+            "v8" => Ok(uuids::v8(fixed(st(c, "bytes")))),
+            "v8_fields" => {
+                uuids::v8_from_fields(u(c, "custom_a"), u(c, "custom_b") as u16, u(c, "custom_c"))
+            }
+            "v1_to_v6" => uuids::v1_to_v6(&uuid_of("uuid")),
+            "v6_to_v1" => uuids::v6_to_v1(&uuid_of("uuid")),
+            m => panic!("{ctx}: method {m}"),
+        };
+        check(&c["expect"], r, &ctx, |got| {
+            uuid_is(&c["expect"], &got, &ctx)
+        });
+    }
+    let special = &v["special"];
+    assert_eq!(uuids::NIL.hyphenated().to_string(), st(special, "nil"));
+    assert_eq!(uuids::MAX.hyphenated().to_string(), st(special, "max"));
+    for c in arr(&v, "convert_errors") {
+        let x = uuids::parse(st(c, "uuid")).expect("uuid");
+        let r = match st(c, "method") {
+            "v1_to_v6" => uuids::v1_to_v6(&x),
+            _ => uuids::v6_to_v1(&x),
+        };
+        check(&c["expect"], r, "convert_errors", |_| panic!("must fail"));
+    }
+    for c in arr(&v, "v8_field_errors") {
+        let r = uuids::v8_from_fields(u(c, "custom_a"), u(c, "custom_b") as u16, u(c, "custom_c"));
+        check(&c["expect"], r, "v8_field_errors", |_| panic!("must fail"));
+    }
+    for c in arr(&v, "v6_generator") {
+        let first = unhex(st(c, "random"));
+        let mut g = uuids::Uuid6Generator::new();
+        for s in arr(c, "steps") {
+            let got = g
+                .next_at(u(s, "unix_ms"), |b: &mut [u8]| {
+                    b.copy_from_slice(&first);
+                    Ok(())
+                })
+                .expect("v6");
+            uuid_is(&s["expect"], &got, "v6_generator");
+        }
+    }
+    for c in arr(&v, "v7_methods") {
+        let method = V7Method::parse(st(c, "method")).expect("method");
+        let mut g = uuids::V7Generator::with_method(method);
+        let mut prev = None;
+        for s in arr(c, "steps") {
+            let got = g.next_at_precise(
+                u(s, "unix_ms"),
+                num(s, "sub_ms_nanos") as u32,
+                fixed(st(s, "random")),
+            );
+            uuid_is(&s["expect"], &got, &format!("v7 {method:?}"));
+            assert!(prev.map_or(true, |p| got > p), "{method:?}: not increasing");
+            prev = Some(got);
+        }
+    }
+    for c in arr(&v, "typeid_valid") {
+        let t = TypeId::parse(st(c, "typeid")).unwrap_or_else(|e| panic!("{}: {e}", st(c, "name")));
+        assert_eq!(t.prefix(), st(&c["expect"], "prefix"));
+        assert_eq!(t.uuid().hyphenated().to_string(), st(&c["expect"], "uuid"));
+        assert_eq!(t.to_string(), st(c, "typeid"), "round trip");
+    }
+    for c in arr(&v, "typeid_invalid") {
+        check(
+            &c["expect"],
+            TypeId::parse(st(c, "typeid")),
+            st(c, "name"),
+            |_| panic!("must fail"),
+        );
+    }
+    for c in arr(&v, "typeid_encode") {
+        let x = uuids::parse(st(c, "uuid")).expect("uuid");
+        check(
+            &c["expect"],
+            TypeId::new(st(c, "prefix"), x),
+            "typeid_encode",
+            |t| {
+                assert_eq!(t.to_string(), st(&c["expect"], "typeid"));
+            },
+        );
+    }
+    for c in arr(&v, "typeid_generator") {
+        let mut g = TypeIdGenerator::new(st(c, "prefix")).expect("prefix");
+        for s in arr(c, "steps") {
+            let t = g.next_at(u(s, "unix_ms"), fixed(st(s, "random")));
+            assert_eq!(t.to_string(), st(&s["expect"], "typeid"));
+        }
+    }
+    for c in arr(&v, "ulid_decode") {
+        let exp = &c["expect"];
+        check(exp, Ulid::parse(st(c, "text")), st(c, "text"), |x| {
+            assert_eq!(x.to_string(), st(exp, "ulid"));
+            assert_eq!(x.timestamp_ms(), u(exp, "timestamp_ms"));
+            assert_eq!(
+                unhex(st(exp, "random_hex")),
+                x.random().to_be_bytes()[6..].to_vec()
+            );
+            assert_eq!(x.to_uuid().hyphenated().to_string(), st(exp, "uuid"));
+        });
+    }
+    for c in arr(&v, "ulid_encode") {
+        let x = Ulid::from_bytes_at(u(c, "timestamp_ms"), fixed(st(c, "random")));
+        assert_eq!(x.to_string(), st(&c["expect"], "ulid"));
+    }
+    for c in arr(&v, "ulid_generator") {
+        let mut g = UlidGenerator::new();
+        for s in arr(c, "steps") {
+            let exp = &s["expect"];
+            check(
+                exp,
+                g.next_at(u(s, "unix_ms"), fixed(st(s, "random"))),
+                "ulid_generator",
+                |x| {
+                    assert_eq!(x.to_string(), st(exp, "ulid"));
+                },
+            );
+        }
     }
 }

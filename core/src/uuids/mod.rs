@@ -7,7 +7,9 @@
 //!
 //! Which version to choose: **v7** for new database keys (time-ordered, random tail); **v4**
 //! when nothing about creation may leak; **v5** (or v3 for legacy) for stable IDs derived from
-//! names; **v1** only for systems that insist on it.
+//! names; **v6** where v1's fields are required but sorting matters; **v8** for a layout of
+//! your own; **v1** only for systems that insist on it. [`NIL`] and [`MAX`] are the two
+//! special values.
 //!
 //! # Examples
 //! ```
@@ -38,7 +40,9 @@ mod v1;
 mod v3;
 mod v4;
 mod v5;
+mod v6;
 mod v7;
+mod v8;
 
 pub use inspect::{inspect, UuidInfo};
 pub use text::{encode_hyphenated_into, parse, HYPHENATED_LEN};
@@ -47,7 +51,14 @@ pub use v1::{v1, v1_random_node, Uuid1Generator};
 pub use v3::v3;
 pub use v4::v4;
 pub use v5::v5;
-pub use v7::{v7, V7Generator};
+pub use v6::{v1_to_v6, v6, v6_to_v1, Uuid6Generator};
+pub use v7::{v7, V7Generator, V7Method};
+pub use v8::{v8, v8_fields, v8_from_fields};
+
+/// The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
+pub const NIL: Uuid = Uuid::nil();
+/// The Max UUID, all 128 bits one (RFC 9562 section 5.10).
+pub const MAX: Uuid = Uuid::max();
 
 /// The RFC 9562 namespace for fully qualified domain names (for [`v3`] and [`v5`]).
 pub const NAMESPACE_DNS: Uuid = Uuid::NAMESPACE_DNS;

@@ -34,49 +34,114 @@ const COUNTER_MAX: u64 = (1 << COUNTER_BITS) - 1;
 /// A fresh counter has its top bit cleared, leaving at least 2^41 increments per millisecond.
 const SEED_MASK: u64 = (1 << (COUNTER_BITS - 1)) - 1;
 
-/// Monotonic version 7 UUIDs (RFC 9562 section 6.2, method 1: a fixed-length dedicated
-/// counter).
+/// How a [`V7Generator`] keeps the UUIDs of one millisecond increasing: the three methods of
+/// RFC 9562 section 6.2.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum V7Method {
+    /// Method 1, a fixed-length dedicated counter: 42 bits (`rand_a` and the top 30 bits of
+    /// `rand_b`) seeded randomly on each new millisecond (top bit clear, so at least 2^41
+    /// increments fit) and incremented within it; 32 fresh random bits below. The default.
+    #[default]
+    Counter,
+    /// Method 2, monotonic random: the 74 random bits are one number, seeded on each new
+    /// millisecond (top bit clear) and increased within it by a fresh random step of 1 to
+    /// 2^32, so consecutive UUIDs are not predictable from each other.
+    RandomIncrement,
+    /// Method 3, sub-millisecond precision: `rand_a` holds the fraction of the millisecond in
+    /// 1/4096 steps (from [`V7Generator::next_at_precise`]), so UUIDs of one process sort by
+    /// time to about 244 ns; two in the same step take the next step (the fields may run a
+    /// few steps ahead of the clock). `rand_b` is 62 fresh random bits.
+    SubMillisecond,
+}
+
+impl V7Method {
+    /// Every method, in the order above.
+    pub const ALL: [V7Method; 3] = [
+        V7Method::Counter,
+        V7Method::RandomIncrement,
+        V7Method::SubMillisecond,
+    ];
+
+    /// The method's name on every surface: `counter`, `random_increment`, `sub_millisecond`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            V7Method::Counter => "counter",
+            V7Method::RandomIncrement => "random_increment",
+            V7Method::SubMillisecond => "sub_millisecond",
+        }
+    }
+
+    /// The method of a name (see [`name`](Self::name)).
+    pub fn parse(name: &str) -> crate::Result<V7Method> {
+        V7Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or(crate::Error::InvalidConfig {
+                reason: "unknown UUID v7 method (counter, random_increment, sub_millisecond)",
+            })
+    }
+}
+
+/// Bits of the random-increment number (`rand_a` and `rand_b`).
+const RANDOM_BITS: u32 = 74;
+const RANDOM_MAX: u128 = (1 << RANDOM_BITS) - 1;
+/// Sub-millisecond steps per millisecond (12 bits of `rand_a`).
+const STEPS_PER_MS: u64 = 4096;
+
+/// Monotonic version 7 UUIDs, by one of RFC 9562's three methods ([`V7Method`]).
 ///
-/// Each UUID holds a 48-bit millisecond timestamp, a 42-bit counter (`rand_a` plus the top 30
-/// bits of `rand_b`) and 32 fresh random bits. On a new millisecond the counter is seeded from
-/// the random input with its top bit cleared, leaving room for at least 2^41 increments; within
-/// the same millisecond — or when the clock has stepped back — the last timestamp is kept and
-/// the counter is incremented. So every UUID from one generator is strictly greater than the
-/// previous one.
-///
-/// If the counter overflows (2^41 or more UUIDs in one millisecond, or a clock that stays
-/// behind for that long), the timestamp field is advanced by 1 ms and the counter reseeded:
+/// Every UUID from one generator is strictly greater than the one before it. On a new
+/// millisecond the generator takes the clock's time; within the same millisecond — or when the
+/// clock has stepped back — it keeps the last timestamp and counts on. If the counter (or the
+/// random number, or the sub-millisecond step) runs out, the timestamp field advances by 1 ms:
 /// the UUIDs run slightly ahead of the clock rather than repeat. Only at the very end of the
-/// 48-bit range (year 10889) does the counter wrap, the one case where order is not kept.
+/// 48-bit range (year 10889) does a counter wrap, the one case where order is not kept.
 ///
 /// The generator is plain data: share it behind your own lock, or keep one per thread (UUIDs
 /// of different generators are unique thanks to their random bits, but not mutually ordered).
 ///
 /// # Examples
 /// ```
-/// use idmint::uuids::V7Generator;
+/// use idmint::uuids::{V7Generator, V7Method};
 ///
 /// let mut gen = V7Generator::new();
 /// let a = gen.next_at(1_700_000_000_005, [1; 10]);
 /// let b = gen.next_at(1_700_000_000_001, [2; 10]); // the clock stepped back
 /// assert!(b > a);
 /// assert_eq!(gen.last_unix_ms(), Some(1_700_000_000_005));
+///
+/// let mut fine = V7Generator::with_method(V7Method::SubMillisecond);
+/// let c = fine.next_at_precise(1_700_000_000_000, 500_000, [3; 10]); // half a millisecond in
+/// assert_eq!(c.as_bytes()[6] & 0x0f, 0x08); // rand_a = 2048 of 4096
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct V7Generator {
     last_ms: u64,
-    counter: u64,
+    /// The counter (method 1), the 74-bit number (method 2) or the step (method 3).
+    counter: u128,
     started: bool,
+    method: V7Method,
 }
 
 impl V7Generator {
-    /// A generator that has issued nothing yet.
+    /// A generator (method 1, [`V7Method::Counter`]) that has issued nothing yet.
     pub const fn new() -> V7Generator {
+        V7Generator::with_method(V7Method::Counter)
+    }
+
+    /// A generator using `method`.
+    pub const fn with_method(method: V7Method) -> V7Generator {
         V7Generator {
             last_ms: 0,
             counter: 0,
             started: false,
+            method,
         }
+    }
+
+    /// The method in use.
+    pub const fn method(&self) -> V7Method {
+        self.method
     }
 
     /// The timestamp (ms since the Unix epoch) in the last UUID issued, which may be ahead of
@@ -89,26 +154,87 @@ impl V7Generator {
         }
     }
 
-    /// The next UUID at time `unix_ms`, using 10 fresh random bytes (the first 6 may seed the
-    /// counter, the last 4 fill the random tail).
+    /// The next UUID at time `unix_ms`, using 10 fresh random bytes. With
+    /// [`V7Method::SubMillisecond`] the time is taken as the start of the millisecond.
     pub fn next_at(&mut self, unix_ms: u64, random: [u8; 10]) -> Uuid {
-        let [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9] = random;
-        let seed = u64::from_be_bytes([0, 0, r0, r1, r2, r3, r4, r5]) & SEED_MASK;
-        let tail = u32::from_be_bytes([r6, r7, r8, r9]);
+        self.next_at_precise(unix_ms, 0, random)
+    }
+
+    /// The next UUID at `unix_ms` plus `sub_ms_nanos` (0 to 999 999 ns, clamped) into that
+    /// millisecond; only [`V7Method::SubMillisecond`] uses the fraction.
+    pub fn next_at_precise(&mut self, unix_ms: u64, sub_ms_nanos: u32, random: [u8; 10]) -> Uuid {
         let now = unix_ms.min(MAX_V7_MS);
+        match self.method {
+            V7Method::Counter => self.next_counter(now, random),
+            V7Method::RandomIncrement => self.next_random(now, random),
+            V7Method::SubMillisecond => self.next_precise(now, sub_ms_nanos, random),
+        }
+    }
+
+    fn next_counter(&mut self, now: u64, random: [u8; 10]) -> Uuid {
+        let [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9] = random;
+        let seed = u128::from(u64::from_be_bytes([0, 0, r0, r1, r2, r3, r4, r5]) & SEED_MASK);
+        let tail = u32::from_be_bytes([r6, r7, r8, r9]);
+        self.advance(now, seed, 1, u128::from(COUNTER_MAX));
+        v7_with_counter(self.last_ms, self.counter as u64, tail)
+    }
+
+    fn next_random(&mut self, now: u64, random: [u8; 10]) -> Uuid {
+        let mut wide = [0u8; 16];
+        wide[6..].copy_from_slice(&random);
+        let fresh = u128::from_be_bytes(wide);
+        let seed = fresh & (RANDOM_MAX >> 1);
+        let step = 1 + u128::from(u32::from_be_bytes([
+            random[6], random[7], random[8], random[9],
+        ]));
+        self.advance(now, seed, step, RANDOM_MAX);
+        let n = self.counter;
+        let rand_a = ((n >> 62) as u16).to_be_bytes();
+        let rand_b = (n as u64).to_be_bytes();
+        let bytes = [
+            rand_a[0], rand_a[1], rand_b[0], rand_b[1], rand_b[2], rand_b[3], rand_b[4], rand_b[5],
+            rand_b[6], rand_b[7],
+        ];
+        Builder::from_unix_timestamp_millis(self.last_ms, &bytes).into_uuid()
+    }
+
+    fn next_precise(&mut self, now: u64, sub_ms_nanos: u32, random: [u8; 10]) -> Uuid {
+        let step = u128::from(u64::from(sub_ms_nanos.min(999_999)) * STEPS_PER_MS / 1_000_000);
+        let t = u128::from(now) * u128::from(STEPS_PER_MS) + step;
+        let last = u128::from(self.last_ms) * u128::from(STEPS_PER_MS) + self.counter;
+        let t = if !self.started || t > last {
+            t
+        } else {
+            last + 1
+        };
+        let max = u128::from(MAX_V7_MS) * u128::from(STEPS_PER_MS) + u128::from(STEPS_PER_MS - 1);
+        let t = t.min(max);
+        self.started = true;
+        self.last_ms = (t / u128::from(STEPS_PER_MS)) as u64;
+        self.counter = t % u128::from(STEPS_PER_MS);
+        let rand_a = (self.counter as u16).to_be_bytes();
+        let mut bytes = [0u8; 10];
+        bytes[0] = rand_a[0];
+        bytes[1] = rand_a[1];
+        bytes[2..].copy_from_slice(&random[2..]);
+        Builder::from_unix_timestamp_millis(self.last_ms, &bytes).into_uuid()
+    }
+
+    /// Methods 1 and 2: a new millisecond takes `seed`; otherwise the counter grows by `step`,
+    /// and past `max` the timestamp advances by 1 ms and the counter is reseeded.
+    fn advance(&mut self, now: u64, seed: u128, step: u128, max: u128) {
         if !self.started || now > self.last_ms {
             self.started = true;
             self.last_ms = now;
             self.counter = seed;
-        } else if self.counter < COUNTER_MAX {
-            self.counter += 1;
-        } else if self.last_ms < MAX_V7_MS {
-            self.last_ms += 1;
-            self.counter = seed;
+        } else if self.counter <= max - step {
+            self.counter += step;
         } else {
+            if self.last_ms < MAX_V7_MS {
+                self.last_ms += 1;
+            }
             self.counter = seed;
         }
-        v7_with_counter(self.last_ms, self.counter, tail)
     }
 }
 
@@ -180,17 +306,80 @@ mod tests {
     fn v7_counter_overflow_advances_time() {
         let mut g = V7Generator {
             last_ms: 5_000,
-            counter: COUNTER_MAX - 1,
+            counter: u128::from(COUNTER_MAX - 1),
             started: true,
+            method: V7Method::Counter,
         };
         let a = g.next_at(5_000, [0xff; 10]);
-        assert_eq!(g.counter, COUNTER_MAX);
+        assert_eq!(g.counter, u128::from(COUNTER_MAX));
         let b = g.next_at(5_000, [0xff; 10]);
         assert!(b > a);
         assert_eq!(inspect(&b).unix_ms, Some(5_001));
         // The fresh seed has its top bit clear, leaving room to count.
-        assert_eq!(g.counter, SEED_MASK);
+        assert_eq!(g.counter, u128::from(SEED_MASK));
         assert!(g.next_at(5_000, [0xff; 10]) > b);
+    }
+
+    #[test]
+    fn every_method_is_monotonic_in_one_ms_and_across_steps_back() {
+        for m in V7Method::ALL {
+            assert_eq!(V7Method::parse(m.name()), Ok(m));
+            let mut g = V7Generator::with_method(m);
+            let mut prev = g.next_at_precise(1_000_000, 999_999, rand10(0));
+            for i in 1..50_000u64 {
+                let ms = if i % 1000 == 0 {
+                    999_000
+                } else {
+                    1_000_000 + i / 5000
+                };
+                let u = g.next_at_precise(ms, (i % 7) as u32 * 100_000, rand10(i));
+                assert!(u > prev, "{m:?} at {i}");
+                assert_eq!(u.get_version_num(), 7);
+                assert_eq!(u.get_variant(), Variant::RFC4122);
+                prev = u;
+            }
+        }
+        assert!(V7Method::parse("fast").is_err());
+    }
+
+    #[test]
+    fn random_increment_overflow_and_sub_ms_steps() {
+        let mut g = V7Generator {
+            last_ms: 5_000,
+            counter: RANDOM_MAX - 3,
+            started: true,
+            method: V7Method::RandomIncrement,
+        };
+        let b = g.next_at(5_000, [0xff; 10]);
+        assert_eq!(
+            inspect(&b).unix_ms,
+            Some(5_001),
+            "past the top the time advances"
+        );
+        // Sub-millisecond: the fraction lands in rand_a; the same step twice takes the next.
+        let mut p = V7Generator::with_method(V7Method::SubMillisecond);
+        let x = p.next_at_precise(7_000, 250_000, [0; 10]);
+        let y = p.next_at_precise(7_000, 250_000, [0; 10]);
+        let rand_a = |u: &Uuid| u16::from_be_bytes([u.as_bytes()[6], u.as_bytes()[7]]) & 0x0fff;
+        assert_eq!((rand_a(&x), rand_a(&y)), (1024, 1025));
+        let mut q = V7Generator::with_method(V7Method::SubMillisecond);
+        q.next_at_precise(7_000, 999_999, [0; 10]);
+        let z = q.next_at_precise(7_000, 999_999, [0; 10]);
+        assert_eq!(
+            (inspect(&z).unix_ms, rand_a(&z)),
+            (Some(7_001), 0),
+            "step 4095 + 1 carries"
+        );
+    }
+
+    #[test]
+    fn rfc_9562_appendix_a6() {
+        // unix_ts_ms 0x017F22E279B0, rand_a 0xCC3, rand_b 0x18C4DC0C0C07398F.
+        let u = v7(
+            0x017F_22E2_79B0,
+            [0x0C, 0xC3, 0x18, 0xC4, 0xDC, 0x0C, 0x0C, 0x07, 0x39, 0x8F],
+        );
+        assert_eq!(u.to_string(), "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
     }
 
     #[test]
