@@ -113,6 +113,18 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// The wall clock as whole ms since the Unix epoch and the ns into that millisecond.
+pub fn now_ms_ns() -> (u64, u32) {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or((0, 0), |d| {
+            (
+                u64::try_from(d.as_millis()).unwrap_or(u64::MAX),
+                d.subsec_nanos() % 1_000_000,
+            )
+        })
+}
+
 /// RFC 3339 UTC, without the `.000` when the time falls on a whole second.
 pub fn short_time(ms: u64) -> String {
     let s = Rfc3339(ms).to_string();

@@ -4,6 +4,9 @@ use std::io::{BufRead, Read, Write};
 
 use clap::Args;
 use idmint::codec::{decode_any, Codec};
+use idmint::typeid::TypeId;
+use idmint::ulid::Ulid;
+use idmint::uuids::{self, Uuid};
 use idmint::{Error, Layout, Rfc3339};
 
 use crate::common::{parse_codec, parse_layout};
@@ -12,9 +15,11 @@ use crate::json::Json;
 
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
-    /// IDs to decode, in any codec (decimal, 0x-hex, 13-character base32, 11-character base62);
-    /// `-` reads whitespace-separated IDs from standard input, decoding and printing each line
-    /// as it arrives (lines of at most 1 MiB).
+    /// IDs to decode, in any codec (decimal, 0x-hex, 13-character base32, 11-character base62),
+    /// or a UUID (36 characters with hyphens), a TypeID (`user_01h455vb4pex5vsknk084sn02q`, or
+    /// 26 characters with a lower-case letter) or a ULID (26 characters otherwise); `-` reads
+    /// whitespace-separated IDs from standard input, decoding and printing each line as it
+    /// arrives (lines of at most 1 MiB).
     #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
 
@@ -64,7 +69,7 @@ pub fn run(args: &DecodeArgs, stdin: &mut impl BufRead, out: &mut impl Write) ->
     };
     if single {
         if let Some(Some(id)) = given.first() {
-            to_json(&layout, *id).write_pretty(out)?;
+            id.to_json(&layout).write_pretty(out)?;
         }
         return Ok(());
     }
@@ -87,8 +92,122 @@ pub fn run(args: &DecodeArgs, stdin: &mut impl BufRead, out: &mut impl Write) ->
     printer.finish(out)
 }
 
-/// Decodes one ID and checks that it fits the layout.
-fn decode_checked(layout: &Layout, text: &str, codec: Option<Codec>) -> CliResult<u64> {
+/// One decoded ID: a Snowflake-family ID, or one of the 128-bit formats.
+#[derive(Debug, Clone, Copy)]
+enum Decoded {
+    Snowflake(u64),
+    Uuid(Uuid),
+    TypeId(TypeId),
+    Ulid(Ulid),
+}
+
+/// Which 128-bit format `text` has the shape of, if any (see `DecodeArgs::ids`).
+fn wide(text: &str) -> Option<CliResult<Decoded>> {
+    let ctx = |e: Error| CliError::from(e).context(format!("{text:?}"));
+    let b = text.as_bytes();
+    let hyphenated = b.len() == 36 && [8, 13, 18, 23].iter().all(|&i| b[i] == b'-');
+    if hyphenated || text.starts_with("urn:uuid:") || text.starts_with('{') {
+        return Some(uuids::parse(text).map(Decoded::Uuid).map_err(ctx));
+    }
+    if text.contains('_') || (b.len() == 26 && b.iter().any(u8::is_ascii_lowercase)) {
+        return Some(TypeId::parse(text).map(Decoded::TypeId).map_err(ctx));
+    }
+    if b.len() == 26 {
+        return Some(Ulid::parse(text).map(Decoded::Ulid).map_err(ctx));
+    }
+    None
+}
+
+impl Decoded {
+    fn uuid(&self) -> Option<Uuid> {
+        match self {
+            Decoded::Snowflake(_) => None,
+            Decoded::Uuid(u) => Some(*u),
+            Decoded::TypeId(t) => Some(t.uuid()),
+            Decoded::Ulid(u) => Some(u.to_uuid()),
+        }
+    }
+
+    /// The time a 128-bit ID carries: a ULID's own, else what its UUID says.
+    fn unix_ms(&self) -> Option<u64> {
+        match self {
+            Decoded::Ulid(u) => Some(u.timestamp_ms()),
+            other => other.uuid().and_then(|u| uuids::inspect(&u).unix_ms),
+        }
+    }
+
+    fn to_json(self, layout: &Layout) -> Json {
+        let Some(u) = self.uuid() else {
+            return match self {
+                Decoded::Snowflake(id) => to_json(layout, id),
+                _ => Json::Null,
+            };
+        };
+        let info = uuids::inspect(&u);
+        let (kind, text) = match self {
+            Decoded::TypeId(t) => ("typeid", t.to_string()),
+            Decoded::Ulid(x) => ("ulid", x.to_string()),
+            _ => ("uuid", u.to_string()),
+        };
+        let mut obj = Json::obj().with("kind", kind).with("id", text);
+        if let Decoded::TypeId(t) = self {
+            obj.push("prefix", t.prefix());
+        }
+        obj.push("uuid", u.to_string());
+        if !matches!(self, Decoded::Ulid(_)) {
+            obj.push("version", info.version);
+            obj.push("variant", info.variant);
+        }
+        let ms = self.unix_ms();
+        obj.push("timestamp_ms", ms);
+        obj.push("time", ms.map(|ms| Rfc3339(ms).to_string()));
+        obj
+    }
+
+    fn write_human(self, layout: &Layout, out: &mut impl Write) -> CliResult {
+        let Some(u) = self.uuid() else {
+            return match self {
+                Decoded::Snowflake(id) => write_human(layout, id, out),
+                _ => Ok(()),
+            };
+        };
+        let info = uuids::inspect(&u);
+        match self {
+            Decoded::TypeId(t) => {
+                writeln!(out, "typeid        {t}")?;
+                writeln!(out, "prefix        {}", t.prefix())?;
+            }
+            Decoded::Ulid(x) => writeln!(out, "ulid          {x}")?,
+            _ => {}
+        }
+        writeln!(out, "uuid          {u}")?;
+        if !matches!(self, Decoded::Ulid(_)) {
+            writeln!(out, "version       {} ({})", info.version, info.variant)?;
+        }
+        match self.unix_ms() {
+            Some(ms) => {
+                writeln!(out, "timestamp_ms  {ms}")?;
+                writeln!(out, "time          {}", Rfc3339(ms))?;
+            }
+            None => writeln!(out, "time          - (no embedded time)")?,
+        }
+        Ok(())
+    }
+}
+
+/// Decodes one ID: a 128-bit format by its shape (unless a codec is given), else a
+/// Snowflake-family ID checked against the layout.
+fn decode_checked(layout: &Layout, text: &str, codec: Option<Codec>) -> CliResult<Decoded> {
+    if codec.is_none() {
+        if let Some(r) = wide(text) {
+            return r;
+        }
+    }
+    Ok(Decoded::Snowflake(decode_snowflake(layout, text, codec)?))
+}
+
+/// Decodes one Snowflake-family ID and checks that it fits the layout.
+fn decode_snowflake(layout: &Layout, text: &str, codec: Option<Codec>) -> CliResult<u64> {
     let id = decode_text(text, codec).map_err(|e| e.context(format!("{text:?}")))?;
     layout.decompose(id).map_err(|e| {
         CliError::from(e).context(format!("{text:?}")).note(format!(
@@ -155,19 +274,19 @@ struct Printer<'a> {
 }
 
 impl Printer<'_> {
-    fn print(&mut self, id: u64, out: &mut impl Write) -> CliResult {
+    fn print(&mut self, id: Decoded, out: &mut impl Write) -> CliResult {
         if self.json {
             out.write_all(if self.printed == 0 {
                 b"[\n  "
             } else {
                 b",\n  "
             })?;
-            to_json(self.layout, id).write_nested(out, 1)?;
+            id.to_json(self.layout).write_nested(out, 1)?;
         } else {
             if self.printed > 0 {
                 out.write_all(b"\n")?;
             }
-            write_human(self.layout, id, out)?;
+            id.write_human(self.layout, out)?;
         }
         self.printed += 1;
         Ok(())

@@ -12,6 +12,7 @@ mod gen;
 mod inspect;
 mod json;
 mod segment;
+mod sortable;
 mod uuid;
 
 use std::io::{self, BufWriter, Write};
@@ -46,8 +47,12 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// List the preset layouts.
     Layouts(inspect::LayoutsArgs),
-    /// Make UUIDs (v1, v3, v4, v5, v7) or inspect one.
+    /// Make UUIDs (v1, v3, v4, v5, v6, v7, v8) or inspect one.
     Uuid(uuid::UuidArgs),
+    /// Make TypeIDs (`user_01h455vb4pex5vsknk084sn02q`: a type prefix and a UUID v7).
+    Typeid(sortable::TypeIdArgs),
+    /// Make ULIDs (26 Crockford base32 characters, sortable, monotonic within a millisecond).
+    Ulid(sortable::UlidArgs),
     /// Serve IDs from ranges taken from a store (SQLite, PostgreSQL, Redis), one round trip
     /// per range.
     Segment(segment::SegmentArgs),
@@ -68,6 +73,8 @@ fn run(cli: &Cli) -> CliResult {
         Command::Inspect(args) => inspect::run_inspect(args, &mut out)?,
         Command::Layouts(args) => inspect::run_layouts(args, &mut out)?,
         Command::Uuid(args) => uuid::run(args, &mut out)?,
+        Command::Typeid(args) => sortable::run_typeid(args, &mut out)?,
+        Command::Ulid(args) => sortable::run_ulid(args, &mut out)?,
         Command::Segment(args) => segment::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out, &mut io::stderr())?,
         Command::Serve(cfg) => idmint_server::run((**cfg).clone()).map_err(CliError::serve)?,

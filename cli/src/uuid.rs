@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::Args;
-use idmint::uuids::{self, Uuid, V7Generator};
+use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator, V7Method};
 use idmint::{os_random_fill, Rfc3339};
 
 use crate::common::now_ms;
@@ -14,9 +14,20 @@ use crate::json::Json;
 #[command(disable_version_flag = true)]
 pub struct UuidArgs {
     /// UUID version: 7 (time-ordered, for database keys), 4 (random), 5 or 3 (derived from
-    /// --namespace and --name), 1 (time-based, with a random node instead of a MAC address).
-    #[arg(long, default_value_t = 7, value_name = "1|3|4|5|7", value_parser = parse_version)]
+    /// --namespace and --name), 6 (v1's fields reordered to sort by time), 1 (time-based, with
+    /// a random node instead of a MAC address), 8 (custom: --bytes, or SHA-256 of --namespace
+    /// and --name as in RFC 9562 appendix B.2).
+    #[arg(long, default_value_t = 7, value_name = "1|3|4|5|6|7|8", value_parser = parse_version)]
     pub version: u8,
+
+    /// Version 7 only: how UUIDs of one millisecond keep increasing (RFC 9562 section 6.2):
+    /// counter, random_increment or sub_millisecond.
+    #[arg(long, value_name = "METHOD", default_value = "counter")]
+    pub method: String,
+
+    /// Version 8 only: the 16 bytes, as 32 hex digits (version and variant bits are set).
+    #[arg(long, value_name = "HEX", conflicts_with_all = ["namespace", "name"])]
+    pub bytes: Option<String>,
 
     /// How many UUIDs to make (v1, v4, v7; v3 and v5 always give the same one).
     #[arg(short = 'n', long, default_value_t = 1, value_name = "N")]
@@ -45,8 +56,10 @@ fn parse_version(s: &str) -> Result<u8, String> {
         "3" => Ok(3),
         "4" => Ok(4),
         "5" => Ok(5),
+        "6" => Ok(6),
         "7" => Ok(7),
-        _ => Err("supported versions are 1, 3, 4, 5 and 7".to_owned()),
+        "8" => Ok(8),
+        _ => Err("supported versions are 1, 3, 4, 5, 6, 7 and 8".to_owned()),
     }
 }
 
@@ -95,7 +108,19 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         return inspect(text, args.json, out);
     }
     let v = args.version;
-    let named = matches!(v, 3 | 5);
+    let method = V7Method::parse(&args.method)?;
+    if v != 7 && method != V7Method::Counter {
+        return Err(CliError::usage("--method is for version 7"));
+    }
+    if args.bytes.is_some() && v != 8 {
+        return Err(CliError::usage("--bytes is for version 8"));
+    }
+    if v == 8 && args.bytes.is_none() && args.name.is_none() {
+        return Err(CliError::usage(
+            "version 8 is custom: give --bytes HEX, or --name (and --namespace) for SHA-256",
+        ));
+    }
+    let named = matches!(v, 3 | 5) || (v == 8 && args.bytes.is_none());
     if named && args.name.is_none() {
         return Err(CliError::usage(format!(
             "UUID version {v} is derived from a name: give --name (and --namespace, default dns)"
@@ -112,19 +137,28 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         )));
     }
     let mut pool = Pool::new();
-    let mut v7 = V7Generator::new();
+    let mut v7 = V7Generator::with_method(method);
+    let mut v6 = Uuid6Generator::new();
     let mut v1_state: Option<(u64, u16, u16, [u8; 6])> = None; // (ms, extra ticks, clock seq, node)
     let name_based = match (&args.name, named) {
         (Some(name), true) => {
             let ns = namespace(args.namespace.as_deref().unwrap_or("dns"))?;
-            Some(if v == 3 {
-                uuids::v3(&ns, name.as_bytes())
-            } else {
-                uuids::v5(&ns, name.as_bytes())
+            Some(match v {
+                3 => uuids::v3(&ns, name.as_bytes()),
+                5 => uuids::v5(&ns, name.as_bytes()),
+                _ => v8_sha256(&ns, name),
             })
         }
-        _ => None,
+        _ => match &args.bytes {
+            Some(hex) => Some(uuids::v8(parse_hex16(hex)?)),
+            None => None,
+        },
     };
+    if name_based.is_some() && args.count != 1 {
+        return Err(CliError::usage(format!(
+            "version {v} UUIDs from the same input are the same: -n must be 1"
+        )));
+    }
     if args.json {
         out.write_all(if args.count == 0 { b"[" } else { b"[\n" })?;
     }
@@ -160,6 +194,17 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
                 v1_state = Some((ms, extra, seq, node));
                 uuids::v1_random_node(ms, extra, seq, node)
             }
+            (None, 6) => {
+                let mut first = || pool.take::<8>();
+                v6.next_at(now_ms(), |b: &mut [u8]| {
+                    b.copy_from_slice(&first().map_err(|_| idmint::Error::RandomSource)?);
+                    Ok(())
+                })?
+            }
+            (None, 7) if method == V7Method::SubMillisecond => {
+                let (ms, ns) = crate::common::now_ms_ns();
+                v7.next_at_precise(ms, ns, pool.take()?)
+            }
             _ => v7.next_at(now_ms(), pool.take()?),
         };
         if args.json {
@@ -175,6 +220,29 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         out.write_all(if args.count == 0 { b"]\n" } else { b"\n]\n" })?;
     }
     Ok(())
+}
+
+/// Name-based version 8 (RFC 9562 appendix B.2): the first 16 bytes of SHA-256 over the
+/// namespace's bytes and the name.
+fn v8_sha256(ns: &Uuid, name: &str) -> Uuid {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(ns.as_bytes());
+    h.update(name.as_bytes());
+    let digest = h.finalize();
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&digest[..16]);
+    uuids::v8(b)
+}
+
+fn parse_hex16(text: &str) -> CliResult<[u8; 16]> {
+    let t = text.trim().replace('-', "");
+    let bad = || CliError::usage(format!("--bytes {text:?}: give 32 hex digits (16 bytes)"));
+    if t.len() != 32 || !t.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return Err(bad());
+    }
+    let v = u128::from_str_radix(&t, 16).map_err(|_| bad())?;
+    Ok(v.to_be_bytes())
 }
 
 fn describe(version: u8) -> &'static str {
