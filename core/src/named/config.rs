@@ -25,33 +25,39 @@ pub enum NamedType {
     Uuid7,
     /// Version 1 UUIDs with a random node ([`Uuid1Generator`](crate::uuids::Uuid1Generator)).
     Uuid1,
+    /// Version 6 UUIDs: v1 reordered to sort by time
+    /// ([`Uuid6Generator`](crate::uuids::Uuid6Generator)).
+    Uuid6,
 }
 
 impl NamedType {
     /// Every type, in the order of their names in error messages.
-    pub const ALL: [NamedType; 4] = [
+    pub const ALL: [NamedType; 5] = [
         NamedType::Snowflake,
         NamedType::Uuid4,
         NamedType::Uuid7,
+        NamedType::Uuid6,
         NamedType::Uuid1,
     ];
 
-    /// The name used in configs (`snowflake`, `uuid4`, `uuid7`, `uuid1`).
+    /// The name used in configs (`snowflake`, `uuid4`, `uuid7`, `uuid6`, `uuid1`).
     pub const fn name(self) -> &'static str {
         match self {
             NamedType::Snowflake => "snowflake",
             NamedType::Uuid4 => "uuid4",
             NamedType::Uuid7 => "uuid7",
+            NamedType::Uuid6 => "uuid6",
             NamedType::Uuid1 => "uuid1",
         }
     }
 
-    /// The UUID version this type mints (1, 4 or 7), or `None` for `snowflake`.
+    /// The UUID version this type mints (1, 4, 6 or 7), or `None` for `snowflake`.
     pub const fn uuid_version(self) -> Option<u8> {
         match self {
             NamedType::Snowflake => None,
             NamedType::Uuid4 => Some(4),
             NamedType::Uuid7 => Some(7),
+            NamedType::Uuid6 => Some(6),
             NamedType::Uuid1 => Some(1),
         }
     }
@@ -62,13 +68,14 @@ impl NamedType {
     }
 
     /// How many random bytes one call of [`NamedGenerator::next_at`](super::NamedGenerator::next_at) may request: 16 for
-    /// `uuid4`, 10 for `uuid7`, 8 for `uuid1` (on its first call only), 0 for `snowflake`.
+    /// `uuid4`, 10 for `uuid7`, 8 for `uuid1` and `uuid6` (on their first call only), 0 for
+    /// `snowflake`.
     pub const fn random_bytes(self) -> usize {
         match self {
             NamedType::Snowflake => 0,
             NamedType::Uuid4 => 16,
             NamedType::Uuid7 => 10,
-            NamedType::Uuid1 => 8,
+            NamedType::Uuid1 | NamedType::Uuid6 => 8,
         }
     }
 }
@@ -97,6 +104,8 @@ pub enum NamedConfig {
     Uuid7,
     /// Version 1 UUIDs with a random node and clock sequence.
     Uuid1,
+    /// Version 6 UUIDs (v1 reordered to sort by time).
+    Uuid6,
 }
 
 impl NamedConfig {
@@ -126,6 +135,7 @@ impl NamedConfig {
             NamedConfig::Uuid4 => NamedType::Uuid4,
             NamedConfig::Uuid7 => NamedType::Uuid7,
             NamedConfig::Uuid1 => NamedType::Uuid1,
+            NamedConfig::Uuid6 => NamedType::Uuid6,
         }
     }
 
@@ -138,15 +148,16 @@ impl NamedConfig {
         }
     }
 
-    /// The config of a UUID generator of `version` 1, 4 or 7 ([`Error::InvalidConfig`] for any
-    /// other): what every surface's `UuidGenerator(version)` takes.
+    /// The config of a UUID generator of `version` 1, 4, 6 or 7 ([`Error::InvalidConfig`] for
+    /// any other): what every surface's `UuidGenerator(version)` takes.
     pub const fn uuid_of_version(version: u64) -> Result<NamedConfig> {
         match version {
             1 => Ok(NamedConfig::Uuid1),
             4 => Ok(NamedConfig::Uuid4),
+            6 => Ok(NamedConfig::Uuid6),
             7 => Ok(NamedConfig::Uuid7),
             _ => Err(Error::InvalidConfig {
-                reason: "UUID generators are version 1, 4 or 7",
+                reason: "UUID generators are version 1, 4, 6 or 7",
             }),
         }
     }
@@ -263,7 +274,7 @@ fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
     let Some(t) = find("type") else {
         return Err(spec_err(
             input.len(),
-            "missing type (snowflake, uuid4, uuid7, uuid1)",
+            "missing type (snowflake, uuid4, uuid7, uuid6, uuid1)",
         ));
     };
     let name = text_of(t)?;
@@ -275,7 +286,7 @@ fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
         None => {
             return Err(spec_err(
                 t.val_at,
-                "unknown type (snowflake, uuid4, uuid7, uuid1)",
+                "unknown type (snowflake, uuid4, uuid7, uuid6, uuid1)",
             ))
         }
     };
@@ -289,6 +300,7 @@ fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
         return Ok(match kind {
             NamedType::Uuid4 => NamedConfig::Uuid4,
             NamedType::Uuid7 => NamedConfig::Uuid7,
+            NamedType::Uuid6 => NamedConfig::Uuid6,
             _ => NamedConfig::Uuid1,
         });
     }

@@ -6,7 +6,7 @@ use core::fmt;
 use super::config::{NamedConfig, NamedType};
 use crate::error::Result;
 use crate::local::LocalSnowflake;
-use crate::uuids::{self, Uuid, Uuid1Generator, V7Generator};
+use crate::uuids::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
 
 /// One generated ID: a 64-bit integer (Snowflake) or a UUID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,6 +66,8 @@ pub enum NamedGenerator {
     Uuid7(V7Generator),
     /// Version 1 UUIDs with a random node.
     Uuid1(Uuid1Generator),
+    /// Version 6 UUIDs.
+    Uuid6(Uuid6Generator),
 }
 
 impl NamedGenerator {
@@ -76,6 +78,7 @@ impl NamedGenerator {
             NamedConfig::Uuid4 => NamedGenerator::Uuid4,
             NamedConfig::Uuid7 => NamedGenerator::Uuid7(V7Generator::new()),
             NamedConfig::Uuid1 => NamedGenerator::Uuid1(Uuid1Generator::new()),
+            NamedConfig::Uuid6 => NamedGenerator::Uuid6(Uuid6Generator::new()),
         })
     }
 
@@ -86,6 +89,7 @@ impl NamedGenerator {
             NamedGenerator::Uuid4 => NamedType::Uuid4,
             NamedGenerator::Uuid7(_) => NamedType::Uuid7,
             NamedGenerator::Uuid1(_) => NamedType::Uuid1,
+            NamedGenerator::Uuid6(_) => NamedType::Uuid6,
         }
     }
 
@@ -112,6 +116,7 @@ impl NamedGenerator {
                 Ok(GeneratedId::Uuid(g.next_at(now_ms, b)))
             }
             NamedGenerator::Uuid1(g) => g.next_at(now_ms, random).map(GeneratedId::Uuid),
+            NamedGenerator::Uuid6(g) => g.next_at(now_ms, random).map(GeneratedId::Uuid),
         }
     }
 }

@@ -211,7 +211,7 @@ fn json_errors_point_at_the_problem() {
     // Surrogate pairs decode.
     assert_eq!(
         spec_at(r#"{"type":"\ud83d\ude00"}"#),
-        (8, "unknown type (snowflake, uuid4, uuid7, uuid1)")
+        (8, "unknown type (snowflake, uuid4, uuid7, uuid6, uuid1)")
     );
 }
 
@@ -359,11 +359,12 @@ fn type_checks_of_the_single_type_front_doors() {
         crate::ErrorKind::InvalidConfig
     );
     assert_eq!(NamedConfig::uuid_of_version(4).unwrap(), NamedConfig::Uuid4);
-    for v in [0, 2, 3, 5, 6, 8, 256] {
+    assert_eq!(NamedConfig::uuid_of_version(6).unwrap(), NamedConfig::Uuid6);
+    for v in [0, 2, 3, 5, 8, 256] {
         let e = NamedConfig::uuid_of_version(v).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid config: UUID generators are version 1, 4 or 7"
+            "invalid config: UUID generators are version 1, 4, 6 or 7"
         );
     }
 }

@@ -10,6 +10,8 @@ use crate::error::{Error, Result};
 use crate::fork::{self, ForkLock, ForkLockGuard};
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use crate::random::random_fill;
+use crate::typeid::TypeId;
+use crate::ulid::{Ulid, UlidGenerator};
 use crate::uuids::Uuid;
 
 fn clock() -> &'static SystemClock {
@@ -22,7 +24,7 @@ struct Slot {
     gen: NamedGenerator,
 }
 
-/// A thread-safe UUID generator of one version (1, 4 or 7) on the system clock. Version 7 UUIDs
+/// A thread-safe UUID generator of one version (1, 4, 6 or 7) on the system clock. Version 7 UUIDs
 /// of one generator are strictly increasing (RFC 9562 method 1, a 42-bit counter); version 1
 /// uses a random multicast node, never a MAC address. In a forked child it starts afresh, even
 /// if another thread of the parent was inside it at the moment of the fork.
@@ -47,7 +49,7 @@ impl core::fmt::Debug for UuidGenerator {
 }
 
 impl UuidGenerator {
-    /// A generator of UUID `version` 1, 4 or 7.
+    /// A generator of UUID `version` 1, 4, 6 or 7.
     pub fn new(version: u8) -> Result<UuidGenerator> {
         let cfg = NamedConfig::uuid_of_version(u64::from(version))?;
         UuidGenerator::from_config(cfg)
@@ -86,12 +88,13 @@ impl UuidGenerator {
         self.next_at(clock().now_ms(), random_fill)
     }
 
-    /// The time (ms since the Unix epoch) in the last UUID issued by a v1 or v7 generator;
+    /// The time (ms since the Unix epoch) in the last UUID issued by a v1, v6 or v7 generator;
     /// `None` before the first, after a fork, and for v4.
     pub fn last_unix_ms(&self) -> Option<u64> {
         match &self.lock().ok()?.gen {
             NamedGenerator::Uuid7(g) => g.last_unix_ms(),
             NamedGenerator::Uuid1(g) => g.last_unix_ms(),
+            NamedGenerator::Uuid6(g) => g.last_unix_ms(),
             _ => None,
         }
     }
@@ -114,9 +117,11 @@ impl UuidGenerator {
 
 fn global(version: u8) -> &'static Result<UuidGenerator> {
     static V1: OnceLock<Result<UuidGenerator>> = OnceLock::new();
+    static V6: OnceLock<Result<UuidGenerator>> = OnceLock::new();
     static V7: OnceLock<Result<UuidGenerator>> = OnceLock::new();
     match version {
         1 => V1.get_or_init(|| UuidGenerator::new(1)),
+        6 => V6.get_or_init(|| UuidGenerator::new(6)),
         _ => V7.get_or_init(|| UuidGenerator::new(7)),
     }
 }
@@ -136,6 +141,66 @@ pub fn uuid7() -> Result<Uuid> {
 /// A version 1 UUID (random multicast node) from the process-wide generator.
 pub fn uuid1() -> Result<Uuid> {
     global(1).as_ref().map_err(|e| *e)?.next()
+}
+
+/// A version 6 UUID from the process-wide generator (increasing within the process).
+pub fn uuid6() -> Result<Uuid> {
+    global(6).as_ref().map_err(|e| *e)?.next()
+}
+
+/// Fills `out` with version 7 UUIDs from the process-wide generator, in increasing order,
+/// under one lock and one reading of the clock per call: the batch form of [`uuid7`].
+pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
+    let g = global(7).as_ref().map_err(|e| *e)?;
+    let mut slot = g.lock()?;
+    let now = clock().now_ms();
+    let mut random = [0u8; 10 * 64];
+    for chunk in out.chunks_mut(64) {
+        let bytes = &mut random[..chunk.len() * 10];
+        random_fill(bytes)?;
+        for (u, r) in chunk.iter_mut().zip(bytes.chunks_exact(10)) {
+            let mut b = [0u8; 10];
+            b.copy_from_slice(r);
+            *u = match &mut slot.gen {
+                NamedGenerator::Uuid7(v7) => v7.next_at(now, b),
+                _ => {
+                    return Err(Error::InvalidConfig {
+                        reason: "not a UUID v7 generator",
+                    })
+                }
+            };
+        }
+    }
+    Ok(())
+}
+
+/// A TypeID under `prefix` on a version 7 UUID from the process-wide generator (so TypeIDs of
+/// one process increase, whatever their prefix).
+pub fn typeid(prefix: &str) -> Result<TypeId> {
+    let p = TypeId::new(prefix, Uuid::nil())?;
+    TypeId::new(p.prefix(), uuid7()?)
+}
+
+/// A ULID from the process-wide monotonic generator: within one millisecond each is the last
+/// plus one; if the 80-bit part runs out, this waits for the next millisecond.
+pub fn ulid() -> Result<Ulid> {
+    static ULIDS: OnceLock<ForkLock<(u64, UlidGenerator)>> = OnceLock::new();
+    let lock = ULIDS.get_or_init(|| ForkLock::new((fork::generation(), UlidGenerator::new())));
+    let mut b = [0u8; 10];
+    random_fill(&mut b)?;
+    loop {
+        let mut g = lock.lock();
+        if g.0 != fork::generation() {
+            *g = (fork::generation(), UlidGenerator::new());
+        }
+        match g.1.next_at(clock().now_ms(), b) {
+            Err(Error::WouldBlock { until_ms }) => {
+                drop(g);
+                clock().wait_until(until_ms);
+            }
+            r => return r,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -159,6 +224,17 @@ mod tests {
         }
         assert_eq!(uuid4().unwrap().get_version_num(), 4);
         assert_eq!(uuid1().unwrap().get_version_num(), 1);
+        let (a, b) = (uuid6().unwrap(), uuid6().unwrap());
+        assert!(b > a && a.get_version_num() == 6);
+        let mut batch = [Uuid::nil(); 300];
+        uuid7_fill(&mut batch).unwrap();
+        assert!(batch.windows(2).all(|w| w[0] < w[1]));
+        assert!(uuid7().unwrap() > batch[299]);
+        let (t1, t2) = (typeid("user").unwrap(), typeid("order").unwrap());
+        assert!(t2.uuid() > t1.uuid() && t1.prefix() == "user");
+        assert!(typeid("User").is_err());
+        let (u1, u2) = (ulid().unwrap(), ulid().unwrap());
+        assert!(u2 > u1);
         assert!(UuidGenerator::new(5).is_err());
         let g = UuidGenerator::new(7).unwrap();
         assert_eq!(g.last_unix_ms(), None);
