@@ -18,6 +18,10 @@ const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs
 // Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs), which napi-rs
 // does not see.
 const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId']
+// The browser package's class written in JavaScript (bindings-wasm/src/leased.js, appended to
+// the glue), which wasm-bindgen does not see.
+const WEB_BY_GLUE = ['lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']
+  .map((m) => `LeasedSnowflake.${m}`)
 
 /** The declarations of package `pkg` ('node' or 'web'). */
 function declarations(pkg) {
@@ -60,6 +64,7 @@ if (mode === 'node' || mode === 'wasm') {
   const declared = names(declarations(pkg))
   const exported = names(readFileSync(file, 'utf8'))
   if (pkg === 'node') NODE_BY_HAND.forEach((n) => exported.add(n))
+  if (pkg === 'web') WEB_BY_GLUE.forEach((n) => exported.add(n))
   const missing = [...declared].filter((n) => !exported.has(n))
   const undeclared = [...exported].filter((n) => !declared.has(n))
   if (missing.length || undeclared.length) {

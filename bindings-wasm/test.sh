@@ -85,6 +85,11 @@ echo "(bundler flavour, through Node's WebAssembly ES module integration)"
 (cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/bundler/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
   node --no-warnings --test --test-reporter=dot tests/)
 
+step "LeasedSnowflake against a fake lease service (tests/lease: nodejs and bundler flavours)"
+node --test --test-reporter=dot tests/lease/
+IDMINT_IMPL="$here/pkg/bundler/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
+  node --no-warnings --test --test-reporter=dot tests/lease/
+
 step "TypeScript: the Node and browser packages are interchangeable (tsc)"
 node_modules/.bin/tsc -p tests/types
 

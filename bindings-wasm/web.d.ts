@@ -128,6 +128,64 @@ export declare class Layout {
 }
 
 /**
+ * A Snowflake generator whose node is leased from an idmint lease service (`idmint serve`) and
+ * renewed with `fetch` in the background. IDs are `bigint`s, as from `Snowflake`.
+ *
+ * Every ID is checked before it is handed out: its time is after the node's fence (the last
+ * time the node's previous holder issued) and at most the bound the service recorded for the
+ * node, and the lease is alive — a renewal succeeded within the TTL (less a safety margin of a
+ * tenth of it, at most 1 s), counted on `performance.now()` from when the request was sent.
+ * While renewals fail (the service answers 503 or not at all) minting goes on until then, and
+ * renewals are retried; a later success resumes minting. When the service answers that the
+ * lease is gone (409 `ERR_LEASE_LOST`), minting stops for good: lease again.
+ */
+export declare class LeasedSnowflake {
+  private constructor()
+  /**
+   * Leases a node from the service at `serviceUrl` (`POST /v1/leases`) and builds the
+   * generator. Rejects with the service's error (`ERR_NO_FREE_NODE`, `ERR_UNAUTHORIZED`,
+   * `ERR_INVALID_LAYOUT`, ..., with the HTTP `status`), `ERR_STORE_UNAVAILABLE` when the
+   * service does not answer, or an argument error for bad options or a malformed grant.
+   */
+  static lease(serviceUrl: string | URL, options?: LeasedSnowflakeOptions): Promise<LeasedSnowflake>
+  /**
+   * The next ID, as a `bigint`. Throws `ERR_LEASE_LOST` (with `node`, `reason`) when the
+   * lease does not permit it (not renewed before its deadline, gone at the service, or the
+   * ID's time past the recorded bound), `ERR_WOULD_BLOCK` (with `untilMs`) as `Snowflake`
+   * does, `ERR_CLOSED` after `close()`.
+   */
+  nextId(): bigint
+  /** The next ID as a decimal string, for JSON. */
+  nextIdString(): string
+  /**
+   * The next ID without waiting on the clock: throws `ERR_WOULD_BLOCK` (with `untilMs`)
+   * where `nextId` would wait.
+   */
+  tryNextId(): bigint
+  /** `n` fresh IDs in a `BigUint64Array`, one reservation per tick. `n` is at most 2^24 (`ERR_LIMIT_EXCEEDED` beyond). */
+  nextIds(n: number): BigUint64Array
+  /** Splits an ID of this generator's layout into its fields. */
+  decode(id: bigint | number | string): Parts
+  /** The leased node. */
+  get node(): bigint
+  /** The lease: its terms as the service last stated them, and how long minting goes on. */
+  get lease(): LeaseInfo
+  /** The node's time fence: IDs are minted after it. `null` for a node never used. */
+  get fenceMs(): bigint | null
+  /** The layout the service granted. */
+  get layout(): Layout
+  /** Whether `close()` was called. */
+  get closed(): boolean
+  /**
+   * Stops minting and releases the node (`POST /v1/leases/release`), recording the latest time
+   * issued for its next holder. Rejects with the request's error if the release fails (the
+   * generator is closed anyway, and the service frees the node a TTL later). Later calls do
+   * nothing; other calls then throw `ERR_CLOSED`.
+   */
+  close(): Promise<void>
+}
+
+/**
  * The sans-IO generator of a named config, of any type: `nextAt(nowMs, random?)` gives a
  * `bigint` for `type=snowflake` and a UUID string otherwise. Replays the shared vectors.
  */
@@ -336,6 +394,62 @@ export interface Field {
 export declare function fromConfig(config: string): Snowflake | UuidGenerator
 
 /**
+ * Options of `LeasedSnowflake.lease(serviceUrl, options)`: the lease request's and the
+ * generator's policies (as for `Snowflake`; the node, layout and fence come from the grant).
+ * Every key is optional.
+ */
+export interface LeasedSnowflakeOptions {
+  /** The namespace to lease a node in (separate node spaces). Default: the service's (`web`). */
+  namespace?: string
+  /** The layout to ask for: a `Layout`, a preset name or a spec. Default: the service's (`js53`). */
+  layout?: Layout | string
+  /**
+   * The lease's time to live, in ms (the service clamps it to 1000..300000). Default: the
+   * service's (30000).
+   */
+  ttlMs?: bigint | number
+  /** A bearer token for the service (`Authorization: Bearer ...`). */
+  token?: string
+  /** The `fetch` to make the requests with. Default: the global `fetch`. */
+  fetch?: typeof fetch
+  /**
+   * When the clock steps back (also behind the node's time fence): `fail`, `wait:MS`,
+   * `logical:MS`, `rollback_counter`, `ring:TICKS`. Default `wait:1000`.
+   */
+  onBackwards?: string
+  /** When a tick's sequence runs out: `wait`, `borrow:TICKS`, `fail`. Default `wait`. */
+  onExhausted?: string
+  /** Where each tick's sequence starts: `zero`, `random`, `vibrate:K`. Default `zero`. */
+  sequenceStart?: string
+  /** Seed of `random` sequence starts (drawn from `crypto.getRandomValues` when 0 or absent). */
+  seed?: bigint | number
+}
+
+/** The lease a `LeasedSnowflake` mints under, as the service last stated it. */
+export interface LeaseInfo {
+  /** The namespace the node was granted in. */
+  namespace: string
+  /** The leased node. */
+  node: bigint
+  /**
+   * The node's last recorded issued time when it was granted (Unix ms), or `null` for a node
+   * never used: no ID is at or before it.
+   */
+  fenceMs: bigint | null
+  /** The lease's time to live, in ms, as the service answered last. */
+  ttlMs: bigint
+  /** The bound (Unix ms) the service recorded last: no ID's time passes it. */
+  boundMs: bigint
+  /**
+   * Milliseconds until minting stops unless a renewal succeeds first (0 if that time has
+   * passed), or `null` once the service answered that the lease is gone.
+   */
+  expiresInMs: number | null
+  /** The latest time (Unix ms) put in an ID handed out, or `null` before the first. */
+  issuedMs: bigint | null
+}
+
+/**
  * Parses a UUID in any usual form (hyphenated, 32 hex digits, `{braced}`, `urn:uuid:`, any
  * case) and returns the lower-case hyphenated form; `ERR_INVALID_ENCODING` with `at`.
  */
@@ -469,6 +583,14 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
+    readonly __idmintleasewindow_admit: (a: number, b: number, c: bigint) => void;
+    readonly __idmintleasewindow_admitIds: (a: number, b: number, c: number) => void;
+    readonly __idmintleasewindow_info: (a: number, b: number) => void;
+    readonly __idmintleasewindow_lose: (a: number) => void;
+    readonly __idmintleasewindow_new: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => void;
+    readonly __idmintleasewindow_renewed: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => void;
+    readonly __idmintleasewindow_retryIn: (a: number, b: number, c: number) => number;
+    readonly __wbg___idmintleasewindow_free: (a: number, b: number) => void;
     readonly __wbg_atomicsnowflake_free: (a: number, b: number) => void;
     readonly __wbg_layout_free: (a: number, b: number) => void;
     readonly __wbg_namedgenerator_free: (a: number, b: number) => void;

@@ -24,9 +24,15 @@
 //    UUID out from four 32-bit words with a table, as the `uuid` npm package does. A string made
 //    in Rust would cross through a TextDecoder (about half a microsecond in Chromium).
 //
+// 5. `LeasedSnowflake`, a class written in JavaScript (src/leased.js) on `Snowflake` and the
+//    internal `__idmintLeaseWindow` (src/leased.rs): appended without its comment lines (they
+//    are for this repository; pages without a bundler load the glue as it is), with the export
+//    its flavour needs (the bundler flavour's entry module lists its exports: it gets one more).
+//
 // The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
 // than emit a file with unchecked methods.
 import { readFileSync, writeFileSync } from 'node:fs'
+import { basename } from 'node:path'
 
 const file = process.argv[2]
 const lines = readFileSync(file, 'utf8').split('\n')
@@ -126,4 +132,18 @@ if (adopted !== 2) throw new Error(`${file}: Snowflake objects are created in ${
 if (rethrown !== Object.keys(SENTINELS).length) throw new Error(`${file}: ${rethrown} per-ID methods patched, expected ${Object.keys(SENTINELS).length}`)
 if (!/^(?:export )?function _idmintTakeError\(/m.test(text)) throw new Error(`${file}: _idmintTakeError is missing`)
 if (!/[^\w]__idmintUuidText\(/.test(text)) throw new Error(`${file}: nothing calls __idmintUuidText; the import changed shape`)
-writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS)
+const esm = /^export class Snowflake \{$/m.test(text)
+if (!esm && !/^exports\.Snowflake = Snowflake;$/m.test(text)) throw new Error(`${file}: neither an ES module nor CommonJS`)
+if (!/^(?:export )?class __idmintLeaseWindow \{$/m.test(text)) throw new Error(`${file}: class __idmintLeaseWindow is missing`)
+const leased = readFileSync(new URL('../src/leased.js', import.meta.url), 'utf8')
+  .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/gm, '')
+  .replace(/^\s*\/\/.*\n/gm, '')
+const exported = esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
+writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + '\n' + leased + exported)
+if (file.endsWith('_bg.js')) {
+  const entry = file.replace(/_bg\.js$/, '.js')
+  const from = `"./${basename(file)}"`
+  const js = readFileSync(entry, 'utf8')
+  if (!js.includes(`} from ${from};`)) throw new Error(`${entry}: no export list from ${from}`)
+  writeFileSync(entry, js.replace(/\n*$/, '\n') + `export { LeasedSnowflake } from ${from};\n`)
+}

@@ -69,7 +69,7 @@ pub(crate) const MAX_SPIN_MS: u64 = 10;
 extern "C" {
     /// `performance.now()`: ms since `performance.timeOrigin`, monotonic.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
+    pub(crate) fn performance_now() -> f64;
 
     /// `Date.now()`: the wall clock in ms since the Unix epoch.
     #[wasm_bindgen(js_namespace = Date, js_name = now)]

@@ -110,7 +110,7 @@ pub(crate) use wasm_members;
 impl Host for Web {
     type Value = JsValue;
     type Error = JsValue;
-    const NODE_HINT: &'static str = " (in the browser: new Snowflake({ node: N }) with a node your server leases to the page, as in the README; or new Snowflake({ node: randomNode(layout) }) for a random node)";
+    const NODE_HINT: &'static str = " (in the browser: await LeasedSnowflake.lease(serviceUrl) leases a node from an idmint lease service (idmint serve), as in the README; new Snowflake({ node: N }) takes one you give; new Snowflake({ node: randomNode(layout) }) a random one)";
 
     fn type_of(&self, v: &JsValue) -> JsType {
         match v {

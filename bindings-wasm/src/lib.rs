@@ -6,6 +6,7 @@
 //! |-------------|------------------------------------------------------------------------|
 //! | `layout`    | `Layout`                                                               |
 //! | `snowflake` | `Snowflake`, `AtomicSnowflake`, `randomNode`                            |
+//! | `leased`    | `LeasedSnowflake`'s lease window (the class itself and its requests: `leased.js`) |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
 //! | `uuid`      | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
 //! | `codec`     | `encode`, `decodeString`                                                |
@@ -27,6 +28,7 @@ mod codec;
 mod convert;
 mod error;
 mod layout;
+mod leased;
 mod named;
 mod obfuscate;
 mod random;

@@ -82,7 +82,7 @@ impl JsSnowflake {
     }
 
     #[inline(always)]
-    fn gen(&self) -> &AtomicSnowflake {
+    pub(crate) fn gen(&self) -> &AtomicSnowflake {
         self.inner.generator()
     }
 

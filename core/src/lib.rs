@@ -41,6 +41,7 @@ mod field_name;
 mod fork;
 mod generator;
 pub mod layout;
+mod lease_window;
 pub mod limits;
 mod local;
 #[cfg(feature = "alloc")]
@@ -78,6 +79,7 @@ pub use field_name::Name;
 pub use fork::ForkGuard;
 pub use generator::Generator;
 pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
+pub use lease_window::LeaseWindow;
 pub use local::LocalSnowflake;
 #[cfg(feature = "alloc")]
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};

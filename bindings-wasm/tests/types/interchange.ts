@@ -32,13 +32,27 @@ same<Node.UuidInfo, Web.UuidInfo>(true)
 
 // The modules' values: constructors (with their static methods) and functions. The browser
 // package adds `randomNode` (random node values for anonymous clients); the Node package adds
-// the coordinated generators, which need lease and segment stores (files, Redis, PostgreSQL,
-// SQLite) a browser cannot reach. Nothing else differs.
+// the segment allocator, which needs stores (SQLite, PostgreSQL, Redis) a browser cannot reach.
+// Both have a `LeasedSnowflake`, built differently: Node's leases from a store
+// (`new LeasedSnowflake('redis://...')`, closed at once), the browser's from a lease service
+// (`await LeasedSnowflake.lease(url)`, closed with a request). Nothing else differs.
 type WebOnly = 'randomNode'
-type NodeOnly = 'LeasedSnowflake' | 'SegmentAllocator'
-same<Omit<typeof Node, NodeOnly>, Omit<typeof Web, WebOnly>>(true)
+type NodeOnly = 'SegmentAllocator'
+type Differ = 'LeasedSnowflake'
+same<Omit<typeof Node, NodeOnly | Differ>, Omit<typeof Web, WebOnly | Differ>>(true)
 same<Exclude<keyof typeof Web, keyof typeof Node>, WebOnly>(true)
 same<Exclude<keyof typeof Node, keyof typeof Web>, NodeOnly>(true)
+
+// The leased generators mint, decode and describe themselves alike.
+type Minting = 'nextId' | 'nextIdString' | 'tryNextId' | 'nextIds' | 'decode' | 'node' | 'layout' | 'fenceMs' | 'closed'
+same<Pick<Node.LeasedSnowflake, Minting>, Pick<Web.LeasedSnowflake, Minting>>(true)
+async function stop(g: Node.LeasedSnowflake | Web.LeasedSnowflake): Promise<bigint> {
+  const last = g.nextId()
+  await g.close()
+  return last
+}
+declare const leased: Web.LeasedSnowflake
+void stop(leased)
 
 // The `--target web` flavour has the same API plus its loader (`init`, `initSync`).
 type Loader = 'default' | 'initSync'
@@ -47,13 +61,13 @@ same<Omit<typeof WebEsm, Loader>, typeof Web>(true)
 // Code written against one package compiles against the other.
 declare const node: typeof Node
 declare const web: typeof Web
-function mint(m: Omit<typeof Node, NodeOnly>): bigint {
+function mint(m: Omit<typeof Node, NodeOnly | Differ>): bigint {
   const g = new m.Snowflake({ layout: 'twitter', node: 1 })
   const parts: Node.Parts = g.decode(g.nextId())
   return parts.time
 }
 mint(web)
-function mintWeb(m: Omit<typeof Web, WebOnly>): bigint {
+function mintWeb(m: Omit<typeof Web, WebOnly | Differ>): bigint {
   return new m.Snowflake({ node: 2 }).nextId()
 }
 mintWeb(node)

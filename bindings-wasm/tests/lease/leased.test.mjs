@@ -1,0 +1,347 @@
+// LeasedSnowflake (src/leased.js, src/leased.rs) against the fake lease service of
+// service.mjs, in Node: the nodejs flavour by default, or the module IDMINT_IMPL names (test.sh
+// runs the bundler flavour too). Times are asserted as bounds, never as exact values: the
+// machine may be busy.
+import assert from 'node:assert/strict'
+import { isAbsolute, resolve } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
+
+import { leaseService } from './service.mjs'
+
+const given = process.env.IDMINT_IMPL
+const url = given
+  ? isAbsolute(given) || given.startsWith('.') ? pathToFileURL(resolve(given)).href : given
+  : new URL('../../pkg/node/idmint.js', import.meta.url).href
+const mod = await import(url)
+const { LeasedSnowflake, Layout } = { ...(mod.default ?? {}), ...mod }
+
+const EXAMPLE = 'time=41@1ms,node=14,seq=8,epoch=2025-01-01'
+
+/** Calls `f` until it stops throwing ERR_WOULD_BLOCK (the clock is behind a fence). */
+async function whenReady(f) {
+  for (;;) {
+    try {
+      return f()
+    } catch (e) {
+      if (e.code !== 'ERR_WOULD_BLOCK') throw e
+      await sleep(Math.max(1, Number(e.untilMs) - Date.now()))
+    }
+  }
+}
+
+/** Waits (up to `ms`) until `cond()` holds; fails the test otherwise. */
+async function until(cond, what, ms = 5000) {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`)
+    await sleep(10)
+  }
+}
+
+/** The error `f` throws (it must throw). */
+function thrown(f) {
+  try {
+    f()
+  } catch (e) {
+    return e
+  }
+  assert.fail('nothing was thrown')
+}
+
+describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
+  let svc
+  before(async () => {
+    svc = await leaseService()
+  })
+  after(() => svc.close())
+
+  /** A fresh start: every switch back to normal, the log empty, every node free. */
+  async function fresh(opts = {}) {
+    await svc.close()
+    svc = await leaseService(opts)
+    return svc
+  }
+
+  test('a grant: IDs carry the node, come after its fence, and stay within the lease', async () => {
+    await fresh()
+    const fence = Date.now() + 300 // the node's previous holder issued up to 300 ms from now
+    svc.records.set(0, fence)
+    const layout = new Layout(EXAMPLE)
+    const gen = await LeasedSnowflake.lease(svc.url, { layout, namespace: 'test', ttlMs: 5000, sequenceStart: 'random' })
+    const [req] = svc.requests('/v1/leases')
+    assert.equal(req.headers['content-type'], 'application/json')
+    assert.deepEqual(Object.keys(req.body).sort(), ['client_time_ms', 'layout', 'namespace', 'ttl_ms'])
+    assert.equal(req.body.layout, layout.spec)
+    assert.ok(Math.abs(req.body.client_time_ms - Date.now()) < 5000)
+
+    assert.equal(gen.node, 0n)
+    assert.equal(gen.fenceMs, BigInt(fence))
+    assert.equal(gen.layout.spec, layout.spec)
+    const info = gen.lease
+    assert.equal(info.namespace, 'test')
+    assert.equal(info.node, 0n)
+    assert.equal(info.fenceMs, BigInt(fence))
+    assert.equal(info.ttlMs, 5000n)
+    assert.ok(info.boundMs > BigInt(fence) + 4000n, `${info.boundMs}`)
+    assert.ok(info.expiresInMs > 0 && info.expiresInMs <= 4500, `${info.expiresInMs}`) // TTL less 500 ms
+    assert.equal(info.issuedMs, null)
+
+    const ids = [await whenReady(() => gen.nextId())]
+    ids.push(gen.nextId(), BigInt(gen.nextIdString()), gen.tryNextId(), ...gen.nextIds(1000))
+    for (let i = 0; i < ids.length; i++) {
+      const p = layout.decompose(ids[i])
+      assert.equal(p.node, 0n)
+      assert.ok(p.timestampMs > BigInt(fence), `ID ${i} at ${p.timestampMs}, fence ${fence}`)
+      if (i > 0) assert.ok(ids[i] > ids[i - 1])
+    }
+    assert.deepEqual(gen.decode(ids[0]), layout.decompose(ids[0]))
+    const latest = ids.map((id) => layout.timestampMs(id)).reduce((a, b) => (a > b ? a : b))
+    assert.equal(gen.lease.issuedMs, latest)
+    await gen.close()
+  })
+
+  test('renewals extend the lease past its first deadline', async () => {
+    await fresh()
+    const start = performance.now()
+    const gen = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE, ttlMs: 1500 })
+    const first = gen.lease.boundMs
+    // 3 s of minting on a lease of 1.5 s (minting stops 1.35 s after a send without renewal).
+    while (performance.now() - start < 3000) {
+      gen.nextId()
+      await sleep(50)
+    }
+    const renewals = svc.requests('/v1/leases/renew')
+    assert.ok(renewals.length >= 3, `${renewals.length} renewals`)
+    for (const r of renewals) {
+      assert.equal(r.status, 200)
+      assert.equal(r.body.lease, 'lease-1')
+      assert.equal(typeof r.body.client_time_ms, 'number')
+    }
+    assert.equal(typeof renewals.at(-1).body.issued_up_to_ms, 'number')
+    assert.ok(gen.lease.boundMs > first)
+    assert.ok(gen.lease.expiresInMs > 0)
+    await gen.close()
+  })
+
+  for (const mode of ['503', 'hang', 'reset']) {
+    test(`renewals failing (${mode}): minting goes on until the deadline, then stops until one succeeds`, async () => {
+      await fresh()
+      const start = performance.now()
+      const gen = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE, ttlMs: 1500 })
+      svc.renew = mode
+      let lastOk = 0
+      let refused
+      while (refused === undefined) {
+        try {
+          gen.nextId()
+          lastOk = performance.now()
+        } catch (e) {
+          refused = e
+        }
+        assert.ok(performance.now() - start < 6000, 'minting never stopped')
+        await sleep(10)
+      }
+      const stoppedAt = performance.now()
+      assert.equal(refused.code, 'ERR_LEASE_LOST')
+      assert.equal(refused.node, 0n)
+      assert.match(refused.reason, /deadline/)
+      // The deadline is 1.35 s after the grant request was sent, which was after `start`.
+      assert.ok(stoppedAt - start >= 1348, `stopped after ${stoppedAt - start} ms`)
+      assert.ok(lastOk - start > 1000, `minted only for ${lastOk - start} ms`)
+      assert.equal(gen.lease.expiresInMs, 0)
+      assert.equal(thrown(() => gen.nextIds(10)).code, 'ERR_LEASE_LOST')
+      const attempts = svc.requests('/v1/leases/renew').length
+      assert.ok(attempts >= 2, `${attempts} renewal attempts`) // retried
+
+      svc.renew = 'ok'
+      await until(() => {
+        try {
+          gen.nextId()
+          return true
+        } catch (e) {
+          assert.equal(e.code, 'ERR_LEASE_LOST')
+          return false
+        }
+      }, 'minting to resume')
+      assert.ok(gen.lease.expiresInMs > 0)
+      await gen.close()
+    })
+  }
+
+  test('409 on renewal: ERR_LEASE_LOST for good, no more renewals, no release', async () => {
+    await fresh()
+    const gen = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE, ttlMs: 1500 })
+    gen.nextId()
+    svc.renew = '409'
+    await until(() => svc.requests('/v1/leases/renew').some((r) => r.status === 409), 'a 409')
+    let e
+    await until(() => {
+      try {
+        gen.nextId()
+        return false
+      } catch (err) {
+        e = err
+        return true
+      }
+    }, 'minting to stop')
+    assert.equal(e.code, 'ERR_LEASE_LOST')
+    assert.match(e.reason, /superseded or expired/)
+    assert.equal(gen.lease.expiresInMs, null)
+    svc.renew = 'ok'
+    const attempts = svc.requests('/v1/leases/renew').length
+    await sleep(1200)
+    assert.equal(svc.requests('/v1/leases/renew').length, attempts)
+    assert.equal(thrown(() => gen.tryNextId()).code, 'ERR_LEASE_LOST')
+    await gen.close()
+    assert.equal(svc.requests('/v1/leases/release').length, 0)
+  })
+
+  test('an ID past the recorded bound waits for a renewal to record a later one', async () => {
+    await fresh()
+    svc.reserveMs = 300 // the grant's bound is only 300 ms ahead
+    const gen = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE, ttlMs: 3000 })
+    gen.nextId()
+    svc.reserveMs = null
+    await sleep(500)
+    const e = thrown(() => gen.nextId())
+    assert.equal(e.code, 'ERR_LEASE_LOST')
+    assert.match(e.reason, /past the bound/)
+    // The first renewal (after a third of the TTL) records a bound a TTL ahead.
+    await until(() => svc.requests('/v1/leases/renew').length > 0, 'a renewal')
+    await until(() => {
+      try {
+        gen.nextId()
+        return true
+      } catch {
+        return false
+      }
+    }, 'minting to resume')
+    await gen.close()
+  })
+
+  test('close() releases the node with the latest time issued; the next holder starts after it', async () => {
+    await fresh({ nodes: 1 })
+    const layout = new Layout(EXAMPLE)
+    const gen = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE, ttlMs: 1500 })
+    const ids = [...gen.nextIds(500), gen.nextId()]
+    const latest = ids.map((id) => layout.timestampMs(id)).reduce((a, b) => (a > b ? a : b))
+    await gen.close()
+    assert.equal(gen.closed, true)
+    const [release] = svc.requests('/v1/leases/release')
+    assert.deepEqual(release.body, { lease: 'lease-1', issued_up_to_ms: Number(latest) })
+    for (const f of [() => gen.nextId(), () => gen.nextIds(1), () => gen.node, () => gen.lease]) {
+      const e = thrown(f)
+      assert.equal(e.code, 'ERR_CLOSED')
+      assert.equal(e.message, 'LeasedSnowflake is closed')
+    }
+    await gen.close() // again: nothing
+    assert.equal(svc.requests('/v1/leases/release').length, 1)
+    const renewals = svc.requests('/v1/leases/renew').length
+    await sleep(700) // past the renewal that was due
+    assert.equal(svc.requests('/v1/leases/renew').length, renewals)
+
+    const next = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE })
+    assert.equal(next.node, 0n)
+    assert.equal(next.fenceMs, latest)
+    assert.ok(layout.timestampMs(await whenReady(() => next.nextId())) > latest)
+    await next.close()
+  })
+
+  test('malformed grants: a typed error, no generator, and the node given back', async () => {
+    const cases = [
+      [(g) => ({ ...g, node: undefined }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.node/],
+      [(g) => ({ ...g, node: '3' }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.node/],
+      [(g) => ({ ...g, node: 16 }), RangeError, 'ERR_OUT_OF_RANGE', /node/], // js53: 4 node bits
+      [(g) => ({ ...g, node: -1 }), RangeError, 'ERR_OUT_OF_RANGE', /grant\.node/],
+      [(g) => ({ ...g, fence_ms: g.bound_ms + 1 }), Error, 'ERR_INVALID_CONFIG', /bound/],
+      [(g) => ({ ...g, fence_ms: g.bound_ms }), Error, 'ERR_INVALID_CONFIG', /bound/],
+      [(g) => ({ ...g, bound_ms: null }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.bound_ms/],
+      [(g) => ({ ...g, ttl_ms: 0 }), Error, 'ERR_INVALID_CONFIG', /ttl/],
+      [(g) => ({ ...g, layout: 'nope' }), Error, 'ERR_INVALID_LAYOUT', /./],
+      [(g) => ({ ...g, namespace: 5 }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.namespace/],
+    ]
+    for (const [bad, cls, code, message] of cases) {
+      await fresh()
+      svc.grant = bad
+      const what = bad.toString()
+      await assert.rejects(LeasedSnowflake.lease(svc.url), (e) => {
+        assert.ok(e instanceof cls, `${what}: ${e}`)
+        assert.equal(e.code, code, `${what}: ${e.message}`)
+        assert.match(e.message, message, what)
+        return true
+      })
+      assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'], what)
+      assert.equal(svc.requests('/v1/leases/renew').length, 0, what)
+    }
+    // Without a lease string there is nothing to give back.
+    await fresh()
+    svc.grant = (g) => ({ ...g, lease: undefined })
+    await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_INVALID_ARG_TYPE', message: /grant\.lease/ })
+    svc.grant = () => 'not an object'
+    await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_INVALID_ARG_TYPE', message: /^grant must be an object/ })
+  })
+
+  test("the service's errors, a service that is not there, the token", async () => {
+    await fresh({ nodes: 1 })
+    const held = await LeasedSnowflake.lease(svc.url)
+    await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_NO_FREE_NODE', status: 409 })
+    await held.close()
+    svc.acquire = '503'
+    await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_STORE_UNAVAILABLE', status: 503, retryAfterMs: 1000 })
+
+    const gone = svc.url
+    await svc.close()
+    await assert.rejects(LeasedSnowflake.lease(gone), {
+      code: 'ERR_STORE_UNAVAILABLE',
+      message: 'http store unavailable during acquire: unreachable',
+      store: 'http',
+      op: 'acquire',
+    })
+
+    svc = await leaseService({ token: 's3cret' })
+    await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_UNAUTHORIZED', status: 401 })
+    let calls = 0
+    const fetch = (...args) => {
+      calls++
+      return globalThis.fetch(...args)
+    }
+    const gen = await LeasedSnowflake.lease(`${svc.url}/`, { token: 's3cret', fetch })
+    assert.equal(svc.log.at(-1).headers.authorization, 'Bearer s3cret')
+    assert.equal(svc.log.at(-1).path, '/v1/leases') // the trailing slash is dropped
+    await gen.close()
+    assert.equal(calls, 2)
+  })
+
+  test('bad arguments are refused before any request', async () => {
+    await fresh()
+    const bad = [
+      [5, {}, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      [svc.url, 5, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      [svc.url, { node: 1 }, TypeError, 'ERR_INVALID_ARG_VALUE'],
+      [svc.url, { fenceMs: 1 }, TypeError, 'ERR_INVALID_ARG_VALUE'],
+      [svc.url, { ttl: 5000 }, TypeError, 'ERR_INVALID_ARG_VALUE'],
+      [svc.url, { ttlMs: -1 }, RangeError, 'ERR_OUT_OF_RANGE'],
+      [svc.url, { ttlMs: '1s' }, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      [svc.url, { namespace: 7 }, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      [svc.url, { fetch: 'no' }, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      [svc.url, { layout: 'nope' }, Error, 'ERR_INVALID_LAYOUT'],
+      [svc.url, { layout: 12 }, TypeError, 'ERR_INVALID_ARG_TYPE'],
+      [svc.url, { onBackwards: 'sometimes' }, Error, 'ERR_INVALID_CONFIG'],
+    ]
+    for (const [where, options, cls, code] of bad) {
+      const what = JSON.stringify([where, options])
+      await assert.rejects(LeasedSnowflake.lease(where, options), (e) => {
+        assert.ok(e instanceof cls, `${what}: ${e}`)
+        assert.equal(e.code, code, `${what}: ${e.message}`)
+        return true
+      })
+    }
+    assert.deepEqual(svc.log, [])
+    const e = thrown(() => new LeasedSnowflake())
+    assert.ok(e instanceof TypeError)
+    assert.equal(e.code, 'ERR_INVALID_ARG_TYPE')
+    assert.equal(thrown(() => LeasedSnowflake.prototype.nextId.call({})).code, 'ERR_INVALID_ARG_TYPE')
+  })
+})
