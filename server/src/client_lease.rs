@@ -278,14 +278,18 @@ fn duration_ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-const TOKEN_VERSION: &str = "l1";
+const TOKEN_VERSION: &str = "l2";
 
-/// The lease as a token: `l1~NAMESPACE~NODE~TOKEN~OWNER~EPOCH~TTL_MS~HOLDER` (owner and epoch
-/// in hex, holder hex-encoded); namespaces never hold `~`.
+/// The lease as a token: `l2~NAMESPACE~NODE~TOKEN~OWNER~EPOCH~TTL_MS~FENCE_MS~HOLDER` (owner
+/// and epoch in hex, fence `-` for none, holder hex-encoded); namespaces never hold `~`. The
+/// fence travels with it because a release never records less than the fence the lease was
+/// granted with: a client that issued nothing must not lower its node's record below what
+/// the previous holder issued.
 pub fn encode(l: &Lease) -> String {
     let holder: String = l.holder.bytes().map(|b| format!("{b:02x}")).collect();
+    let fence = l.fence_ms.map_or_else(|| "-".to_owned(), |f| f.to_string());
     format!(
-        "{TOKEN_VERSION}~{}~{}~{}~{:x}~{:x}~{}~{holder}",
+        "{TOKEN_VERSION}~{}~{}~{}~{:x}~{:x}~{}~{fence}~{holder}",
         l.namespace,
         l.node,
         l.token,
@@ -299,8 +303,12 @@ pub fn encode(l: &Lease) -> String {
 pub fn decode(text: &str) -> ApiResult<Lease> {
     let bad = || ApiError::bad_arg("`lease` is not a lease token this service issued");
     let parts: Vec<&str> = text.split('~').collect();
-    let [v, ns, node, token, owner, epoch, ttl, holder] = parts[..] else {
+    let [v, ns, node, token, owner, epoch, ttl, fence, holder] = parts[..] else {
         return Err(bad());
+    };
+    let fence_ms = match fence {
+        "-" => None,
+        f => Some(f.parse().map_err(|_| bad())?),
     };
     if v != TOKEN_VERSION || holder.len() % 2 != 0 || holder.len() > 512 {
         return Err(bad());
@@ -322,7 +330,7 @@ pub fn decode(text: &str) -> ApiResult<Lease> {
         epoch: u64::from_str_radix(epoch, 16).map_err(|_| bad())?,
         ttl: Duration::from_millis(ttl),
         holder,
-        fence_ms: None,
+        fence_ms,
         not_before_ms: None,
     })
 }
@@ -341,19 +349,25 @@ mod tests {
             epoch: 0xabc,
             ttl: Duration::from_millis(30_000),
             holder: "web:127.0.0.1:ß".into(),
-            fence_ms: None,
+            fence_ms: Some(1_700_000_000_000),
             not_before_ms: None,
         };
         assert_eq!(decode(&encode(&l)).unwrap(), l);
+        let unfenced = Lease {
+            fence_ms: None,
+            ..l.clone()
+        };
+        assert_eq!(decode(&encode(&unfenced)).unwrap(), unfenced);
         for bad in [
             "",
-            "l1",
-            "l2~a~1~1~1~1~1~",
-            "l1~bad ns~1~1~1~1~1~",
-            "l1~a~x~1~1~1~1~",
-            "l1~a~1~1~1~1~1~abc",
-            "l1~a~1~1~1~1~1~zz",
-            "l1~a~1~1~1~1~1~~",
+            "l2",
+            "l1~a~1~1~1~1~1~-~",
+            "l2~bad ns~1~1~1~1~1~-~",
+            "l2~a~x~1~1~1~1~-~",
+            "l2~a~1~1~1~1~1~x~",
+            "l2~a~1~1~1~1~1~-~abc",
+            "l2~a~1~1~1~1~1~-~zz",
+            "l2~a~1~1~1~1~1~-~~",
         ] {
             assert_eq!(
                 decode(bad).unwrap_err().code,

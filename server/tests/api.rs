@@ -549,3 +549,11 @@ fn slow_and_oversized_clients_cannot_hold_the_service() {
     assert_eq!(get(a, "/v1/snowflake").ids().len(), 1);
     svc.stop().unwrap();
 }
+
+#[test]
+fn a_release_never_lowers_the_record_below_the_grants_fence() {
+    let dir = temp_dir("fence");
+    let svc = start(config(&dir));
+    common::release_keeps_the_fence(&svc);
+    svc.stop().unwrap();
+}

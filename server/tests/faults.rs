@@ -76,3 +76,15 @@ fn a_store_outage_is_a_503_with_retry_after_and_buffers_keep_serving() {
     assert_eq!(after.len(), 100);
     svc.stop().unwrap();
 }
+
+#[test]
+fn client_lease_releases_keep_the_fence_on_redis() {
+    let redis = Server::start(Kind::Redis);
+    let dir = temp_dir("fence-redis");
+    let svc = start(ServeConfig {
+        lease: Some(redis.url()),
+        ..config(&dir)
+    });
+    common::release_keeps_the_fence(&svc);
+    svc.stop().unwrap();
+}

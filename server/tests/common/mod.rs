@@ -140,3 +140,52 @@ pub fn get(addr: SocketAddr, path: &str) -> Answer {
 pub fn post(addr: SocketAddr, path: &str, body: &str) -> Answer {
     call(addr, "POST", path, Some(body), &[])
 }
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// A holder that issued nothing and releases saying 0 must not lower its node's record below
+/// the fence it was granted: the next holder stays fenced past the holder before it.
+pub fn release_keeps_the_fence(svc: &idmint_server::Running) {
+    let a = svc.addr();
+    let body =
+        r#"{"namespace":"f","layout":"time=41@1ms,node=1,seq=12,epoch=2020-01-01","ttl_ms":5000}"#;
+    // One node stays held throughout, so every later grant gets the other one.
+    let held = post(a, "/v1/leases", body);
+    assert_eq!(held.status, 201, "{}", held.body);
+    // The first holder renews far ahead (it says it issued up to then) and releases there.
+    let g1 = post(a, "/v1/leases", body).json();
+    let token1 = g1["lease"].as_str().unwrap().to_owned();
+    let far = now_ms() + 50_000;
+    let r = post(
+        a,
+        "/v1/leases/renew",
+        &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{far}}}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let rel = post(
+        a,
+        "/v1/leases/release",
+        &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{far}}}"#),
+    );
+    assert_eq!(rel.status, 204);
+    // The second holder is fenced at `far`, issues nothing and releases saying 0.
+    let g2 = post(a, "/v1/leases", body).json();
+    assert_eq!(g2["node"], g1["node"]);
+    assert!(g2["fence_ms"].as_u64().is_some_and(|f| f >= far), "{g2}");
+    let token2 = g2["lease"].as_str().unwrap().to_owned();
+    let rel = post(
+        a,
+        "/v1/leases/release",
+        &format!(r#"{{"lease":"{token2}","issued_up_to_ms":0}}"#),
+    );
+    assert_eq!(rel.status, 204);
+    // The third is still fenced past everything the first issued.
+    let g3 = post(a, "/v1/leases", body).json();
+    assert_eq!(g3["node"], g1["node"]);
+    assert!(g3["fence_ms"].as_u64().is_some_and(|f| f >= far), "{g3}");
+}
