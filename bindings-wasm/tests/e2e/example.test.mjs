@@ -160,4 +160,32 @@ describe('examples/browser', { timeout: 120_000 }, () => {
       await svc.close()
     }
   })
+
+  test('with idmint serve, the page leases from it and the service's monitor shows the lease', async () => {
+    const url = process.env.IDMINT_TEST_SERVICE_URL
+    assert.ok(url, 'IDMINT_TEST_SERVICE_URL names a running idmint serve (test.sh starts one)')
+    const leased = await browser.context.newPage()
+    leased.on('pageerror', (e) => errors.push(e.message))
+    leased.on('console', (m) => m.type() === 'error' && errors.push(m.text()))
+    try {
+      await leased.goto(`${server.url}/examples/browser/?service=${encodeURIComponent(url)}`)
+      await leased.waitForSelector('body[data-ready="true"]')
+      assert.equal(await leased.getAttribute('body', 'data-node'), 'leased')
+      const node = BigInt(await leased.textContent('#lease-node'))
+      await leased.click('#mint')
+      await leased.waitForSelector('body[data-minted="1"]')
+      const id = BigInt(await leased.textContent('#id'))
+      assert.equal(layout.decompose(id).node, node)
+      // The service's monitor lists the page's lease, and its page shows it.
+      const monitor = await (await fetch(`${url}/v1/monitor`)).json()
+      const mine = monitor.client_leases.filter((l) => l.namespace === 'example' && BigInt(l.node) === node)
+      assert.equal(mine.length, 1, JSON.stringify(monitor.client_leases))
+      assert.ok(mine[0].bound_ms >= Number(layout.timestampMs(id)), 'the recorded bound covers the ID')
+      const page = await (await fetch(`${url}/cache`)).text()
+      assert.match(page, /<td>example<\/td>/)
+      assert.deepEqual(errors, [])
+    } finally {
+      await leased.close()
+    }
+  })
 })
