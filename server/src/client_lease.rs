@@ -78,7 +78,7 @@ pub struct ClientLeases {
 pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| duration_ms(d))
+        .map_or(0, duration_ms)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -107,7 +107,11 @@ impl ClientLeases {
             .unwrap_or(now)
             .clamp(now, now.saturating_add(MAX_CLIENT_SKEW_MS));
         let bound = base.saturating_add(ttl_ms);
-        bound.max(issued.unwrap_or(0).min(bound.saturating_add(MAX_CLIENT_SKEW_MS)))
+        bound.max(
+            issued
+                .unwrap_or(0)
+                .min(bound.saturating_add(MAX_CLIENT_SKEW_MS)),
+        )
     }
 
     fn window(bound_ms: u64, ttl_ms: u64) -> Window {
@@ -145,8 +149,8 @@ impl ClientLeases {
             .unwrap_or(DEFAULT_TTL_MS)
             .clamp(TTL_RANGE_MS.0, TTL_RANGE_MS.1);
         let ns = namespace.unwrap_or(&self.default_namespace);
-        let spec = LeaseSpec::new(ns, layout.max_node() + 1, Duration::from_millis(ttl_ms))
-            .holder(holder);
+        let spec =
+            LeaseSpec::new(ns, layout.max_node() + 1, Duration::from_millis(ttl_ms)).holder(holder);
         spec.validate()?;
         let now = now_ms();
         let lease = self.timed(metrics, "lease_grant", |s| s.acquire(&spec, now, None))?;
@@ -233,7 +237,9 @@ impl ClientLeases {
             .filter(|t| t.expires > now)
             .cloned()
             .collect();
-        v.sort_by(|a, b| (&a.lease.namespace, a.lease.node).cmp(&(&b.lease.namespace, b.lease.node)));
+        v.sort_by(|a, b| {
+            (&a.lease.namespace, a.lease.node).cmp(&(&b.lease.namespace, b.lease.node))
+        });
         v
     }
 
@@ -257,7 +263,9 @@ impl ClientLeases {
         }
         for t in expired {
             if self
-                .timed(metrics, "lease_release", |s| s.release(&t.lease, t.bound_ms))
+                .timed(metrics, "lease_release", |s| {
+                    s.release(&t.lease, t.bound_ms)
+                })
                 .is_ok()
             {
                 metrics.lease_event("client", "expired");
@@ -347,7 +355,11 @@ mod tests {
             "l1~a~1~1~1~1~1~zz",
             "l1~a~1~1~1~1~1~~",
         ] {
-            assert_eq!(decode(bad).unwrap_err().code, "ERR_INVALID_ARG_VALUE", "{bad}");
+            assert_eq!(
+                decode(bad).unwrap_err().code,
+                "ERR_INVALID_ARG_VALUE",
+                "{bad}"
+            );
         }
     }
 
@@ -357,12 +369,18 @@ mod tests {
         assert_eq!(ClientLeases::bound(now, None, None, 100), now + 100);
         // A client behind us is fenced by our clock; one ahead, by its own, up to the skew.
         assert_eq!(ClientLeases::bound(now, Some(5), None, 100), now + 100);
-        assert_eq!(ClientLeases::bound(now, Some(now + 50), None, 100), now + 150);
+        assert_eq!(
+            ClientLeases::bound(now, Some(now + 50), None, 100),
+            now + 150
+        );
         assert_eq!(
             ClientLeases::bound(now, Some(u64::MAX), None, 100),
             now + MAX_CLIENT_SKEW_MS + 100
         );
         // What it already issued is covered.
-        assert_eq!(ClientLeases::bound(now, None, Some(now + 500), 100), now + 500);
+        assert_eq!(
+            ClientLeases::bound(now, None, Some(now + 500), 100),
+            now + 500
+        );
     }
 }

@@ -44,7 +44,12 @@ pub struct ServeConfig {
     pub lease: Option<String>,
 
     /// Segment keys served (Leaf's pre-registered `biz_tag`s), comma-separated.
-    #[arg(long, env = "IDMINT_KEYS", value_name = "K1,K2,…", value_delimiter = ',')]
+    #[arg(
+        long,
+        env = "IDMINT_KEYS",
+        value_name = "K1,K2,…",
+        value_delimiter = ','
+    )]
     pub keys: Option<Vec<String>>,
 
     /// Create segment keys on first use [default: on when no --keys are given, else off].
@@ -74,8 +79,13 @@ pub struct ServeConfig {
     pub max_range: Option<u64>,
 
     /// Bearer tokens accepted (comma-separated); none means no authentication.
-    #[arg(long, env = "IDMINT_TOKENS", value_name = "T1,T2,…", value_delimiter = ',',
-          hide_env_values = true)]
+    #[arg(
+        long,
+        env = "IDMINT_TOKENS",
+        value_name = "T1,T2,…",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
     pub tokens: Option<Vec<String>>,
 
     /// What the tokens guard: `all` endpoints, or only `write` ones (ranges, leases); the
@@ -84,7 +94,12 @@ pub struct ServeConfig {
     pub auth: Option<String>,
 
     /// Origins allowed to call from a browser (CORS), comma-separated, or `*` [default: *].
-    #[arg(long, env = "IDMINT_CORS_ORIGINS", value_name = "ORIGINS", value_delimiter = ',')]
+    #[arg(
+        long,
+        env = "IDMINT_CORS_ORIGINS",
+        value_name = "ORIGINS",
+        value_delimiter = ','
+    )]
     pub cors_origins: Option<Vec<String>>,
 
     /// Longest a request may take, ms [default: 10000].
@@ -326,8 +341,16 @@ impl Settings {
             tokens,
             auth,
             cors_origins: c.cors_origins.unwrap_or_else(|| vec!["*".into()]),
-            request_timeout: ms(c.request_timeout_ms, 10_000, "request_timeout_ms must be at least 1")?,
-            header_timeout: ms(c.header_timeout_ms, 5_000, "header_timeout_ms must be at least 1")?,
+            request_timeout: ms(
+                c.request_timeout_ms,
+                10_000,
+                "request_timeout_ms must be at least 1",
+            )?,
+            header_timeout: ms(
+                c.header_timeout_ms,
+                5_000,
+                "header_timeout_ms must be at least 1",
+            )?,
             max_connections: c.max_connections.unwrap_or(1024).max(1),
             max_body_bytes: c.max_body_bytes.unwrap_or(16 * 1024),
             max_header_bytes: c.max_header_bytes.unwrap_or(16 * 1024).max(8192),
@@ -355,7 +378,10 @@ mod tests {
         assert_eq!(s.listen.to_string(), "127.0.0.1:9000");
         assert_eq!(s.max_count, 7);
         assert_eq!(s.keys, ["a", "b"]);
-        assert!(!s.auto_keys, "pre-registered keys turn auto-keys off by default");
+        assert!(
+            !s.auto_keys,
+            "pre-registered keys turn auto-keys off by default"
+        );
         assert_eq!(s.segments, "sqlite:/tmp/x/segments.db");
         assert_eq!(s.lease, "file:/tmp/x/leases");
         assert_eq!(s.layout.preset_name(), Some("leaf"));

@@ -94,7 +94,9 @@ fn path_key(p: Result<Path<String>, axum::extract::rejection::PathRejection>) ->
     match p {
         Ok(Path(k)) if !k.is_empty() && k.len() <= 200 => Ok(k),
         Ok(_) => Err(ApiError::bad_arg("a segment key is 1 to 200 bytes")),
-        Err(_) => Err(ApiError::bad_arg("the key is not valid UTF-8 percent-encoding")),
+        Err(_) => Err(ApiError::bad_arg(
+            "the key is not valid UTF-8 percent-encoding",
+        )),
     }
 }
 

@@ -107,6 +107,9 @@ pub async fn release(State(svc): State<Shared>, body: Bytes) -> ApiResult<Respon
             "`issued_up_to_ms` is required: the highest time put in an ID under the lease",
         ));
     };
-    blocking(&svc, move |s| desk(s)?.release(&s.metrics, &b.lease, issued)).await?;
+    blocking(&svc, move |s| {
+        desk(s)?.release(&s.metrics, &b.lease, issued)
+    })
+    .await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

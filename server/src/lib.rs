@@ -157,7 +157,9 @@ impl Running {
     fn join(&mut self) -> Result<(), ServeError> {
         match self.thread.take().map(JoinHandle::join) {
             Some(Ok(r)) => r,
-            Some(Err(_)) => Err(ServeError::Io(std::io::Error::other("the service thread panicked"))),
+            Some(Err(_)) => Err(ServeError::Io(std::io::Error::other(
+                "the service thread panicked",
+            ))),
             None => Ok(()),
         }
     }

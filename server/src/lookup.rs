@@ -45,7 +45,9 @@ pub async fn decode(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
     let Ok(Path(id)) = id else {
-        return Err(ApiError::bad_arg("the ID is not valid UTF-8 percent-encoding"));
+        return Err(ApiError::bad_arg(
+            "the ID is not valid UTF-8 percent-encoding",
+        ));
     };
     let p = Params::parse(q.as_deref())?;
     let layout = match p.get("layout") {

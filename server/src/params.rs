@@ -78,11 +78,26 @@ mod tests {
         let p = |q: &str| Params::parse(Some(q)).unwrap();
         assert_eq!(p("").count(1, 10).unwrap(), 1);
         assert_eq!(p("count=10").count(1, 10).unwrap(), 10);
-        assert_eq!(p("count=11").count(1, 10).unwrap_err().code, "ERR_LIMIT_EXCEEDED");
-        for bad in ["count=0", "count=-1", "count=1e3", "count=99999999999999999999999"] {
-            assert_eq!(p(bad).count(1, 10).unwrap_err().code, "ERR_INVALID_ARG_VALUE", "{bad}");
+        assert_eq!(
+            p("count=11").count(1, 10).unwrap_err().code,
+            "ERR_LIMIT_EXCEEDED"
+        );
+        for bad in [
+            "count=0",
+            "count=-1",
+            "count=1e3",
+            "count=99999999999999999999999",
+        ] {
+            assert_eq!(
+                p(bad).count(1, 10).unwrap_err().code,
+                "ERR_INVALID_ARG_VALUE",
+                "{bad}"
+            );
         }
         assert_eq!(p("format=base62").codec().unwrap(), Codec::Base62);
-        assert_eq!(p("format=rot13").codec().unwrap_err().code, "ERR_INVALID_CONFIG");
+        assert_eq!(
+            p("format=rot13").codec().unwrap_err().code,
+            "ERR_INVALID_CONFIG"
+        );
     }
 }

@@ -30,7 +30,11 @@ pub async fn readyz(State(svc): State<Shared>) -> Response {
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    (status, axum::Json(json!({ "ready": ready, "checks": list }))).into_response()
+    (
+        status,
+        axum::Json(json!({ "ready": ready, "checks": list })),
+    )
+        .into_response()
 }
 
 /// `GET /metrics`: Prometheus text format.
@@ -155,7 +159,14 @@ pub async fn monitor_page(State(svc): State<Shared>) -> Response {
         &mut out,
         "Snowflake node",
         std::slice::from_ref(&d["snowflake"]),
-        &["node", "source", "namespace", "token", "bound_ms", "expires_in_ms"],
+        &[
+            "node",
+            "source",
+            "namespace",
+            "token",
+            "bound_ms",
+            "expires_in_ms",
+        ],
     );
     let rows = |k: &str| d[k].as_array().cloned().unwrap_or_default();
     table(
@@ -168,12 +179,17 @@ pub async fn monitor_page(State(svc): State<Shared>) -> Response {
         &mut out,
         "Client leases",
         &rows("client_leases"),
-        &["namespace", "node", "token", "holder", "bound_ms", "expires_in_ms"],
+        &[
+            "namespace",
+            "node",
+            "token",
+            "holder",
+            "bound_ms",
+            "expires_in_ms",
+        ],
     );
-    out.push_str("<p><a href=\"/metrics\">metrics</a> · <a href=\"/v1/monitor\">JSON</a></p></body></html>");
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        out,
-    )
-        .into_response()
+    out.push_str(
+        "<p><a href=\"/metrics\">metrics</a> · <a href=\"/v1/monitor\">JSON</a></p></body></html>",
+    );
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], out).into_response()
 }

@@ -18,7 +18,11 @@ use crate::service::Service;
 use crate::{app, Shared};
 
 /// Serves `svc` on `listener` until `stop` completes, then drains.
-pub async fn serve(svc: Shared, listener: TcpListener, stop: impl Future<Output = ()>) -> io::Result<()> {
+pub async fn serve(
+    svc: Shared,
+    listener: TcpListener,
+    stop: impl Future<Output = ()>,
+) -> io::Result<()> {
     let router = app::router(svc.clone());
     let s = &svc.settings;
     let permits = Arc::new(Semaphore::new(s.max_connections));
@@ -64,7 +68,10 @@ pub async fn serve(svc: Shared, listener: TcpListener, stop: impl Future<Output 
     drop(listener);
     tracing::info!("stopped accepting; finishing requests in flight");
     let bound = s.request_timeout + Duration::from_secs(1);
-    if tokio::time::timeout(bound, graceful.shutdown()).await.is_err() {
+    if tokio::time::timeout(bound, graceful.shutdown())
+        .await
+        .is_err()
+    {
         tracing::warn!("requests still running after {bound:?}; closing anyway");
     }
     checker.abort();
@@ -91,8 +98,10 @@ async fn background_checks(svc: Shared) {
 /// period (so a load balancer stops sending first).
 pub async fn signal(svc: Shared) {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-    else {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         // No signal handling (should not happen on Unix): never stop on a signal.
         return std::future::pending().await;
     };

@@ -34,7 +34,8 @@ impl MeteredStore {
     fn call<T>(&self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let t = Instant::now();
         let r = f();
-        self.metrics.store_call(self.inner.kind(), op, t.elapsed(), &r);
+        self.metrics
+            .store_call(self.inner.kind(), op, t.elapsed(), &r);
         r
     }
 }
@@ -117,7 +118,10 @@ impl Service {
             }
             fixed => {
                 let node = fixed.resolve(cfg.layout())?;
-                (LeasedSnowflake::unleased(cfg.node(node), idmint::SystemClock::new())?, None)
+                (
+                    LeasedSnowflake::unleased(cfg.node(node), idmint::SystemClock::new())?,
+                    None,
+                )
             }
         };
         let keys: HashSet<String> = settings.keys.iter().cloned().collect();
@@ -176,7 +180,7 @@ impl Service {
             .settings
             .keys
             .iter()
-            .filter(|k| self.segments.stats(k).is_none_or(|s| s.buffered == 0))
+            .filter(|k| self.segments.stats(k).map_or(true, |s| s.buffered == 0))
             .collect();
         checks.push((
             "buffers",
@@ -184,7 +188,14 @@ impl Service {
             if empty.is_empty() {
                 String::new()
             } else {
-                format!("empty: {}", empty.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(","))
+                format!(
+                    "empty: {}",
+                    empty
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
             },
         ));
         let lease = match self.snowflake.lease_info() {
