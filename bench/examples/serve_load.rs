@@ -13,7 +13,7 @@
 //! 6. fixed rate: single Snowflake IDs at 20,000 requests/s for N seconds, open loop: request
 //!    `i` is due at `t0 + i/rate` whether or not earlier ones have answered, and its latency is
 //!    measured from that due time, so a stall shows up in the latencies of every request it
-//!    delayed (no coordinated omission).
+//!    delayed (no coordinated omission); before it, `/healthz` at the same rate, its floor.
 //!
 //! Every response is checked: status 200, the body's shape, the number of IDs, and — over the
 //! whole run, warm-ups included — that no ID was issued twice (per ID space: the Snowflake
@@ -34,7 +34,7 @@
 //!   --threads T              generator runtime: 0 = tokio current-thread, else multi-thread
 //!                            with T workers [0]
 //!   --only a,b,…             only these scenarios (floor always runs): snowflake, segment,
-//!                            leaf, seg_batch, sf_batch, rate
+//!                            leaf, seg_batch, sf_batch, rate_floor, rate
 //! ```
 //!
 //! The generator and the service share this machine's cores; the output says how many.
@@ -202,6 +202,47 @@ fn parse_id(s: &[u8]) -> Option<u64> {
     Some(v)
 }
 
+/// Parses `"1","22",…` (the inside of a JSON array of decimal strings, no spaces: what the
+/// service writes) into `ids`, in one pass; `None` for anything else.
+fn parse_ids(list: &[u8], ids: &mut Vec<u64>) -> Option<()> {
+    let mut i = 0;
+    if list.is_empty() {
+        return Some(());
+    }
+    loop {
+        if list.get(i) != Some(&b'"') {
+            return None;
+        }
+        i += 1;
+        let start = i;
+        let mut v: u64 = 0;
+        while let Some(&c) = list.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
+        }
+        match i - start {
+            0 => return None,
+            1..=19 => {}
+            // 20 digits may overflow: the careful parse decides.
+            _ => v = parse_id(&list[start..i])?,
+        }
+        if list.get(i) != Some(&b'"') {
+            return None;
+        }
+        ids.push(v);
+        i += 1;
+        match list.get(i) {
+            None => return Some(()),
+            Some(b',') => i += 1,
+            Some(_) => return None,
+        }
+    }
+}
+
 /// Checks one response and appends its IDs to `ids`.
 fn check(
     expect: Expect,
@@ -236,13 +277,8 @@ fn check(
                 .strip_suffix(b"]}".as_slice())
                 .ok_or_else(|| format!("unexpected JSON tail: {}", show()))?;
             let before = ids.len();
-            for item in list.split(|&c| c == b',') {
-                let digits = item
-                    .strip_prefix(b"\"".as_slice())
-                    .and_then(|i| i.strip_suffix(b"\"".as_slice()))
-                    .ok_or_else(|| format!("an ID that is not a quoted string: {}", show()))?;
-                ids.push(parse_id(digits).ok_or_else(|| format!("not a decimal ID: {}", show()))?);
-            }
+            parse_ids(list, ids)
+                .ok_or_else(|| format!("not a list of quoted decimal IDs: {}", show()))?;
             let got = (ids.len() - before) as u64;
             if got != n {
                 return Err(format!("{got} IDs in a response, {n} asked for"));
@@ -410,15 +446,18 @@ fn pace(permits: &tokio::sync::Semaphore, t0: Instant, interval: Duration, n: u6
     permits.add_permits(conns as usize);
 }
 
-/// CPU time consumed so far by this process's threads, ns: (the service's threads — named
-/// `idmint-…` — and the generator's, everything else). From `/proc/self/task/*/sched`
-/// (`se.sum_exec_runtime`), else `stat`'s 10 ms ticks. Threads that ended are not counted.
-fn cpu_ns() -> (u64, u64) {
-    let (mut server, mut generator) = (0u64, 0u64);
+/// CPU time consumed so far by each of this process's threads, ns, by thread ID, with whether
+/// it is one of the service's (named `idmint-…`) rather than the generator's. From
+/// `/proc/self/task/*/sched` (`se.sum_exec_runtime`), else `stat`'s 10 ms ticks.
+fn cpu_snapshot() -> HashMap<u64, (bool, u64)> {
+    let mut out = HashMap::new();
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return (0, 0);
+        return out;
     };
     for t in tasks.flatten() {
+        let Some(tid) = t.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else {
+            continue;
+        };
         let dir = t.path();
         let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
         let ns = std::fs::read_to_string(dir.join("sched"))
@@ -438,10 +477,25 @@ fn cpu_ns() -> (u64, u64) {
                 Some(ticks * 10_000_000)
             })
             .unwrap_or(0);
-        if comm.starts_with("idmint-") {
-            server += ns;
+        out.insert(tid, (comm.starts_with("idmint-"), ns));
+    }
+    out
+}
+
+/// CPU time (service's, generator's) spent between two snapshots, ns, per thread: a thread
+/// that ended in between (an idle blocking-pool thread) loses only its time since `before`,
+/// not its whole life; one started in between counts from zero.
+fn cpu_between(
+    before: &HashMap<u64, (bool, u64)>,
+    after: &HashMap<u64, (bool, u64)>,
+) -> (u64, u64) {
+    let (mut server, mut generator) = (0, 0);
+    for (tid, &(is_server, ns)) in after {
+        let d = ns.saturating_sub(before.get(tid).map_or(0, |b| b.1));
+        if is_server {
+            server += d;
         } else {
-            generator += ns;
+            generator += d;
         }
     }
     (server, generator)
@@ -702,6 +756,18 @@ fn main() {
             None,
         ),
         sc(
+            "rate_floor",
+            format!(
+                "GET /healthz at {} req/s for {} s (open loop: its floor)",
+                fmt_n(opts.rate as f64),
+                opts.secs
+            ),
+            "/healthz".into(),
+            Expect::Health,
+            opts.rate * opts.secs,
+            Some(opts.rate),
+        ),
+        sc(
             "rate",
             format!(
                 "GET /v1/snowflake at {} req/s for {} s (open loop)",
@@ -735,10 +801,10 @@ fn main() {
                 if phase == "warm-up" {
                     run.rate = None;
                 }
-                let cpu0 = cpu_ns();
+                let cpu0 = cpu_snapshot();
                 let (c, parts, took) =
                     run_phase(std::mem::take(&mut conns), &run, n, &host, &key).await;
-                let cpu1 = cpu_ns();
+                let cpu1 = cpu_snapshot();
                 conns = c;
                 let mut lat = Vec::with_capacity(n as usize);
                 let mut errors = 0;
@@ -774,7 +840,7 @@ fn main() {
                         lat,
                         errors,
                         rate: s.rate,
-                        cpu: (cpu1.0.saturating_sub(cpu0.0), cpu1.1.saturating_sub(cpu0.1)),
+                        cpu: cpu_between(&cpu0, &cpu1),
                     };
                     eprintln!(
                         "  done: {:<48} {:>10} req/s  p99.9 {:>8} µs",
@@ -893,6 +959,12 @@ fn main() {
                 mark(o.rps() >= TARGET_SINGLE_RPS)
             );
         }
+    }
+    if let Some(o) = get("rate_floor") {
+        println!(
+            "- (floor of the next line: /healthz at the same fixed rate: p99.9 {} µs)",
+            fmt_us(o.q_us(0.999))
+        );
     }
     if let Some(o) = get("rate") {
         let achieved = o.rps();
