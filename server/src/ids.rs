@@ -60,7 +60,7 @@ async fn snowflake_ids(svc: &Shared, n: u64) -> ApiResult<Vec<u64>> {
     }
     let ids = blocking(svc, move |s| {
         let mut v = vec![0u64; n as usize];
-        s.snowflake.next_ids(&mut v).map(|()| v)
+        s.snowflakes(&mut v).map(|()| v)
     })
     .await?;
     svc.metrics.issued("snowflake", "", n);
