@@ -293,6 +293,8 @@ fn check(
 struct Part {
     /// Latency of each request, ns.
     lat: Vec<u64>,
+    /// Open loop: how late each request left the generator (due time to send), ns.
+    lag: Vec<u64>,
     ids: Vec<u64>,
     errors: u64,
     first_error: Option<String>,
@@ -386,6 +388,9 @@ async fn run_phase(
                         Instant::now()
                     }
                 };
+                if pacing.is_some() {
+                    part.lag.push(due.elapsed().as_nanos() as u64);
+                }
                 match one(&mut conn, &s, &host, &key, &mut part).await {
                     Ok(()) => part.lat.push(due.elapsed().as_nanos() as u64),
                     Err(e) => {
@@ -507,6 +512,16 @@ fn loadavg() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// The q-quantile of sorted ns values, µs (nearest rank).
+fn quantile_us(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let n = sorted.len();
+    let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+    sorted[rank - 1] as f64 / 1000.0
+}
+
 /// One scenario's results.
 struct Outcome {
     name: &'static str,
@@ -520,6 +535,8 @@ struct Outcome {
     rate: Option<u64>,
     /// CPU time of the service's and the generator's threads during the scenario, ns.
     cpu: (u64, u64),
+    /// Open loop: sorted send lateness, ns.
+    lag: Vec<u64>,
 }
 
 impl Outcome {
@@ -533,12 +550,7 @@ impl Outcome {
 
     /// The q-quantile, µs (nearest rank).
     fn q_us(&self, q: f64) -> f64 {
-        if self.lat.is_empty() {
-            return f64::NAN;
-        }
-        let n = self.lat.len();
-        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
-        self.lat[rank - 1] as f64 / 1000.0
+        quantile_us(&self.lat, q)
     }
 
     fn max_us(&self) -> f64 {
@@ -807,9 +819,11 @@ fn main() {
                 let cpu1 = cpu_snapshot();
                 conns = c;
                 let mut lat = Vec::with_capacity(n as usize);
+                let mut lag = Vec::new();
                 let mut errors = 0;
                 for mut p in parts {
                     lat.append(&mut p.lat);
+                    lag.append(&mut p.lag);
                     errors += p.errors;
                     if let Some(e) = p.first_error {
                         failures.push(format!("{} ({phase}): {e}", s.label));
@@ -841,6 +855,10 @@ fn main() {
                         errors,
                         rate: s.rate,
                         cpu: cpu_between(&cpu0, &cpu1),
+                        lag: {
+                            lag.sort_unstable();
+                            lag
+                        },
                     };
                     eprintln!(
                         "  done: {:<48} {:>10} req/s  p99.9 {:>8} µs",
@@ -903,6 +921,17 @@ fn main() {
         "Latency: closed-loop rows from send to the last body byte; the fixed-rate row from each"
     );
     println!("request's due time (t0 + i/rate), so time spent queued behind a stall counts.");
+    for o in outcomes.iter().filter(|o| !o.lag.is_empty()) {
+        println!(
+            "Of which the generator's own lateness (due time to send) in \"{}\": p50 {} µs, \
+             p99 {} µs, p99.9 {} µs, max {} µs",
+            o.label,
+            fmt_us(quantile_us(&o.lag, 0.5)),
+            fmt_us(quantile_us(&o.lag, 0.99)),
+            fmt_us(quantile_us(&o.lag, 0.999)),
+            fmt_us(o.lag.last().map_or(f64::NAN, |&v| v as f64 / 1000.0)),
+        );
+    }
     println!();
 
     // Uniqueness over the whole run (warm-ups included).
