@@ -884,9 +884,9 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for o in &outcomes {
-        let per = |ns: u64| ns as f64 / 1000.0 / o.lat.len().max(1) as f64;
+        let per = |ns: u64| format!("{:.1}", ns as f64 / 1000.0 / o.lat.len().max(1) as f64);
         println!(
-            "| {} | {:.2} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} |",
+            "| {} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             o.label,
             o.rps() / floor,
             fmt_n(o.rps()),
@@ -899,7 +899,12 @@ fn main() {
             fmt_us(o.q_us(0.99)),
             fmt_us(o.q_us(0.999)),
             fmt_us(o.max_us()),
-            per(o.cpu.0),
+            // A service at --url runs in another process: its CPU is not ours to read.
+            if server.is_some() {
+                per(o.cpu.0)
+            } else {
+                "-".into()
+            },
             per(o.cpu.1),
             fmt_n(o.requests as f64),
             o.errors,
