@@ -23,7 +23,7 @@ pub async fn serve(
     listener: TcpListener,
     stop: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let router = app::router(svc.clone());
+    let app = app::service(svc.clone());
     let s = &svc.settings;
     let permits = Arc::new(Semaphore::new(s.max_connections));
     let graceful = GracefulShutdown::new();
@@ -55,10 +55,8 @@ pub async fn serve(
             },
         };
         let _ = stream.set_nodelay(true);
-        let conn = http.serve_connection(
-            TokioIo::new(stream),
-            TowerToHyperService::new(router.clone()),
-        );
+        let conn =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             let _ = conn.await;

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use idmint::segment::SegmentConfig;
@@ -71,7 +71,20 @@ pub struct Service {
     pub metrics: Arc<Metrics>,
     keys: HashSet<String>,
     stopping: AtomicBool,
+    /// Held by whoever mints Snowflake IDs on the blocking pool (see [`Service::snowflakes`]).
+    minting: Mutex<()>,
     store_ok: AtomicBool,
+}
+
+/// How long until `ms` (ms since the Unix epoch) by the wall clock; at least 50 µs, so a
+/// caller that loops on it never spins.
+fn until_unix_ms(ms: u64) -> Duration {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Duration::from_millis(ms)
+        .saturating_sub(now)
+        .max(Duration::from_micros(50))
 }
 
 /// Creates the data directory, private to the user.
@@ -134,6 +147,7 @@ impl Service {
             metrics,
             keys,
             stopping: AtomicBool::new(false),
+            minting: Mutex::new(()),
             store_ok: AtomicBool::new(true),
         };
         svc.check_store();
@@ -153,6 +167,37 @@ impl Service {
                 let _ = self.segments.next_id(k);
             }
         }
+    }
+
+    /// Fills `out` with Snowflake IDs, sleeping where the sequence of the current tick is
+    /// spent (blocking; gives up with [`Error::WouldBlock`] after the request timeout).
+    ///
+    /// One caller at a time, and no spinning: the generator's own wait
+    /// ([`LeasedSnowflake::next_ids`]) yields in a loop for waits under 2 ms, so concurrent
+    /// batches — one blocking-pool thread each — all spun on the CPU the HTTP workers need,
+    /// for IDs the layout's cap lets through one tick at a time anyway. Here the others sleep
+    /// on the lock, and the holder sleeps until the tick it was told (in slices of at most
+    /// 1 ms, so a clock that disagrees with ours costs at most one slice).
+    pub fn snowflakes(&self, out: &mut [u64]) -> Result<()> {
+        let _one = self.minting.lock().unwrap_or_else(PoisonError::into_inner);
+        let give_up = Instant::now() + self.settings.request_timeout;
+        let mut filled = 0;
+        while let Some(slot) = out.get_mut(filled) {
+            match self.snowflake.try_next_id() {
+                Ok(id) => {
+                    *slot = id;
+                    filled += 1;
+                }
+                Err(Error::WouldBlock { until_ms }) => {
+                    if Instant::now() >= give_up {
+                        return Err(Error::WouldBlock { until_ms });
+                    }
+                    std::thread::sleep(until_unix_ms(until_ms).min(Duration::from_millis(1)));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// Whether `key` may be served.
@@ -249,4 +294,36 @@ impl Service {
 
     /// How long the background checks wait between rounds.
     pub const CHECK_EVERY: Duration = Duration::from_secs(2);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServeConfig;
+
+    #[test]
+    fn batches_span_ticks_by_sleeping_and_stay_unique() {
+        let dir = std::env::temp_dir().join(format!("idmint-service-test-{}", std::process::id()));
+        let svc = Service::open(
+            Settings::resolve(ServeConfig {
+                listen: Some("127.0.0.1:0".into()),
+                data_dir: Some(dir.clone()),
+                ..ServeConfig::default()
+            })
+            .unwrap(),
+        )
+        .unwrap();
+        // The leaf layout mints 4,096 per ms: 10,000 need at least three ticks.
+        let mut ids = vec![0u64; 10_000];
+        svc.snowflakes(&mut ids).unwrap();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "IDs ascend, so none repeats"
+        );
+        let mut more = vec![0u64; 5];
+        svc.snowflakes(&mut more).unwrap();
+        assert!(more[0] > ids[ids.len() - 1]);
+        svc.close().unwrap();
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

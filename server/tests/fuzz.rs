@@ -101,7 +101,7 @@ proptest! {
     ) {
         let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
         let svc = service();
-        let app = idmint_server::app::router(svc);
+        let app = idmint_server::app::service(svc);
         let uri = format!("/{}?{q}", parts.join("/"));
         let Ok(req) = Request::builder()
             .method(if post { "POST" } else { "GET" })
