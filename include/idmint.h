@@ -1409,7 +1409,8 @@ idmint_uuid idmint_uuid_max(void);
  * #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
  * form of #idmint_uuid_v7.
  *
- * @param out_uuids Receives `n` UUIDs. May be NULL only if `n` is 0.
+ * @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
+ *        arguments). May be NULL only if `n` is 0.
  * @param n How many: at most #IDMINT_MAX_BATCH.
  * @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
  *         `IDMINT_NULL_POINTER`.

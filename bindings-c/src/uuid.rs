@@ -14,7 +14,7 @@ use idmint_core::uuids::{self, Uuid, V7Generator, V7Method};
 use idmint_core::{Error, Name, UuidGenerator};
 
 use crate::error::{guard, idmint_status, Fail};
-use crate::ffi::{batch, c_str, call, create, free, put, read, slice, text};
+use crate::ffi::{array_out, batch, c_str, call, create, free, put, read, slice, text};
 
 /// Size of a UUID's hyphenated text plus its NUL (36 + 1).
 pub const IDMINT_UUID_STR_SIZE: usize = 37;
@@ -419,7 +419,8 @@ pub extern "C" fn idmint_uuid_max() -> idmint_uuid {
 /// #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
 /// form of #idmint_uuid_v7.
 ///
-/// @param out_uuids Receives `n` UUIDs. May be NULL only if `n` is 0.
+/// @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
+///        arguments). May be NULL only if `n` is 0.
 /// @param n How many: at most #IDMINT_MAX_BATCH.
 /// @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
 ///         `IDMINT_NULL_POINTER`.
@@ -430,17 +431,15 @@ pub unsafe extern "C" fn idmint_uuid_v7_fill(
 ) -> idmint_status {
     guard(|| {
         batch(n)?;
+        // SAFETY: the caller's contract.
+        let dst = unsafe { array_out(out_uuids, n, "out_uuids", idmint_uuid::default()) }?;
         if n == 0 {
             return Ok(());
         }
-        // SAFETY: the caller's contract: `out_uuids` is valid for writes of `n` UUIDs. Checked
-        // here for NULL, alignment and size only.
-        let dst = unsafe { slice(out_uuids.cast_const(), n, "out_uuids") }?.as_ptr();
         let mut got = vec![Uuid::nil(); n];
         uuid_clock::uuid7_fill(&mut got)?;
-        for (i, u) in got.into_iter().enumerate() {
-            // SAFETY: `i < n`, and the array is valid for writes of `n` UUIDs.
-            unsafe { dst.cast_mut().add(i).write(u.into()) };
+        for (d, u) in dst.iter_mut().zip(got) {
+            *d = u.into();
         }
         Ok(())
     })
@@ -688,6 +687,20 @@ fn next_at(
 fn lock(m: &Mutex<V7Generator>) -> std::sync::MutexGuard<'_, V7Generator> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+// The constants are the indexes of the core's `V7Method::ALL`.
+const _: () = assert!(
+    matches!(
+        V7Method::ALL[IDMINT_UUID_V7_COUNTER as usize],
+        V7Method::Counter
+    ) && matches!(
+        V7Method::ALL[IDMINT_UUID_V7_RANDOM_INCREMENT as usize],
+        V7Method::RandomIncrement
+    ) && matches!(
+        V7Method::ALL[IDMINT_UUID_V7_SUB_MILLISECOND as usize],
+        V7Method::SubMillisecond
+    ) && V7Method::ALL.len() == 3
+);
 
 fn v7_method(m: idmint_uuid_v7_method) -> Result<V7Method, Fail> {
     V7Method::ALL.get(m as usize).copied().ok_or(Fail::Arg(
