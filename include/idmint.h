@@ -1,5 +1,6 @@
 /*
- * idmint C API: unique, time-ordered 64-bit IDs (Snowflake family), UUIDs and codecs.
+ * idmint C API: unique, time-ordered 64-bit IDs (Snowflake family), UUIDs, TypeIDs, ULIDs and
+ * codecs.
  * SPDX-License-Identifier: MIT OR Apache-2.0
  */
 
@@ -66,6 +67,31 @@
  * Size of a UUID's hyphenated text plus its NUL (36 + 1).
  */
 #define IDMINT_UUID_STR_SIZE 37
+
+/**
+ * The longest TypeID text (63-character prefix, `_`, 26-character suffix), without its NUL.
+ */
+#define IDMINT_TYPEID_MAX_LEN 90
+
+/**
+ * Buffer size that holds any TypeID text plus its NUL (90 + 1).
+ */
+#define IDMINT_TYPEID_STR_SIZE 91
+
+/**
+ * Buffer size that holds any TypeID prefix plus its NUL (63 + 1).
+ */
+#define IDMINT_TYPEID_PREFIX_SIZE 64
+
+/**
+ * Characters in a ULID's text.
+ */
+#define IDMINT_ULID_LEN 26
+
+/**
+ * Size of a ULID's text plus its NUL (26 + 1).
+ */
+#define IDMINT_ULID_STR_SIZE 27
 
 /**
  * @brief Status returned by every fallible idmint function.
@@ -245,6 +271,11 @@ typedef enum {
      * `type=uuid1`: version 1 UUIDs with a random node (8 random bytes on the first call only).
      */
     IDMINT_NAMED_UUID1 = 3,
+    /**
+     * `type=uuid6`: increasing version 6 UUIDs with a random node (8 random bytes on the first
+     * call only).
+     */
+    IDMINT_NAMED_UUID6 = 4,
 } idmint_named_type;
 
 /**
@@ -302,10 +333,21 @@ typedef struct idmint_obfuscator idmint_obfuscator;
 typedef struct idmint_snowflake idmint_snowflake;
 
 /**
- * @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2, method 1):
- * every UUID it issues is greater than the one before, even within one millisecond or when the
- * clock steps back. Thread-safe (calls are serialised by a lock); in a child process after
- * `fork()` it starts afresh. Freed by #idmint_uuid_v7_generator_free.
+ * @brief A sans-IO monotonic ULID generator (opaque): on a new millisecond a fresh random
+ * part; within the same millisecond (or when the clock has stepped back) the last ULID plus
+ * one, as the ULID spec's monotonic mode. Thread-safe (calls are serialised by a lock). No fork
+ * detection: in a child process after `fork()` make a new one. Freed by
+ * #idmint_ulid_generator_free.
+ */
+typedef struct idmint_ulid_generator idmint_ulid_generator;
+
+/**
+ * @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
+ * issues is greater than the one before, even within one millisecond or when the clock steps
+ * back. Thread-safe (calls are serialised by a lock). One from #idmint_uuid_v7_generator_new
+ * starts afresh in a child process after `fork()`; one from
+ * #idmint_uuid_v7_generator_new_with_method has no fork detection (make a new one in the
+ * child). Freed by #idmint_uuid_v7_generator_free.
  */
 typedef struct idmint_uuid_v7_generator idmint_uuid_v7_generator;
 
@@ -529,6 +571,24 @@ typedef struct {
 } idmint_uuid;
 
 /**
+ * @brief The three custom fields of a version 8 UUID (RFC 9562 section 5.8).
+ */
+typedef struct {
+    /**
+     * `custom_a`, 48 bits.
+     */
+    uint64_t custom_a;
+    /**
+     * `custom_b`, 12 bits.
+     */
+    uint16_t custom_b;
+    /**
+     * `custom_c`, 62 bits.
+     */
+    uint64_t custom_c;
+} idmint_uuid_v8_custom;
+
+/**
  * @brief What a UUID says about itself, from #idmint_uuid_inspect.
  */
 typedef struct {
@@ -553,6 +613,26 @@ typedef struct {
      */
     uint64_t unix_ms;
 } idmint_uuid_info;
+
+/**
+ * @brief How a v7 generator keeps the UUIDs of one millisecond increasing (RFC 9562 section
+ * 6.2): one of the `IDMINT_UUID_V7_*` constants.
+ *
+ * A plain integer rather than an enum, so that any value a C caller passes is checked
+ * (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+ */
+typedef uint32_t idmint_uuid_v7_method;
+
+/**
+ * @brief A ULID: 16 bytes, most significant first (6 bytes of Unix milliseconds, then 10
+ * random bytes); the same 128 bits a UUID of these bytes holds.
+ */
+typedef struct {
+    /**
+     * The bytes, most significant first.
+     */
+    uint8_t bytes[16];
+} idmint_ulid;
 
 /**
  * @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
@@ -667,6 +747,22 @@ typedef struct {
  * characters: base32; 11: base62).
  */
 #define IDMINT_CODEC_AUTO 4
+
+/**
+ * Method 1 (`"counter"`, the default): a 42-bit counter seeded randomly each millisecond.
+ */
+#define IDMINT_UUID_V7_COUNTER 0
+
+/**
+ * Method 2 (`"random_increment"`): the 74 random bits grow by a random step of 1 to 2^32.
+ */
+#define IDMINT_UUID_V7_RANDOM_INCREMENT 1
+
+/**
+ * Method 3 (`"sub_millisecond"`): `rand_a` holds the fraction of the millisecond in 1/4096
+ * steps (see #idmint_uuid_v7_generator_next_at_precise).
+ */
+#define IDMINT_UUID_V7_SUB_MILLISECOND 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -1223,6 +1319,105 @@ idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
                                          idmint_uuid *out_uuid);
 
 /**
+ * @brief A version 6 UUID from the system clock and the OS random source, from one
+ * process-wide generator (v1's fields reordered so UUIDs sort by creation time; a random
+ * multicast node, never a MAC address): the v6 UUIDs of a process are strictly increasing; a
+ * child process after `fork()` starts afresh.
+ *
+ * @param out_uuid Receives the UUID.
+ * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v6(idmint_uuid *out_uuid);
+
+/**
+ * @brief A version 6 UUID from a count of 100 ns intervals since 1582-10-15, a clock sequence
+ * and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
+ * time fields reordered).
+ *
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another node length;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v6_at(uint64_t ticks,
+                                uint16_t clock_seq,
+                                const uint8_t *node,
+                                size_t node_len,
+                                idmint_uuid *out_uuid);
+
+/**
+ * @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
+ * UUID (RFC 9562 section 5.6).
+ *
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 1 UUID;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v1_to_v6(const idmint_uuid *uuid, idmint_uuid *out_uuid);
+
+/**
+ * @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
+ * UUID.
+ *
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 6 UUID;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uuid);
+
+/**
+ * @brief A version 8 UUID from 16 given bytes: the version and variant bits are set, the other
+ * 122 bits kept (RFC 9562 section 5.8). For a name-based v8, pass the first 16 bytes of a hash
+ * of namespace and name (appendix B.2 uses SHA-256).
+ *
+ * @param bytes Exactly 16 bytes (`bytes_len` must be 16).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v8(const uint8_t *bytes, size_t bytes_len, idmint_uuid *out_uuid);
+
+/**
+ * @brief A version 8 UUID from its three custom fields (RFC 9562 appendix B.1).
+ *
+ * @param custom_a 48 bits.
+ * @param custom_b 12 bits.
+ * @param custom_c 62 bits.
+ * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its field (the message
+ *         names it); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v8_from_fields(uint64_t custom_a,
+                                         uint16_t custom_b,
+                                         uint64_t custom_c,
+                                         idmint_uuid *out_uuid);
+
+/**
+ * @brief The three custom fields of a version 8 UUID, the inverse of
+ * #idmint_uuid_v8_from_fields.
+ *
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 8 UUID;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v8_fields(const idmint_uuid *uuid, idmint_uuid_v8_custom *out_fields);
+
+/**
+ * @brief The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
+ */
+idmint_uuid idmint_uuid_nil(void);
+
+/**
+ * @brief The Max UUID, all 128 bits one (RFC 9562 section 5.10).
+ */
+idmint_uuid idmint_uuid_max(void);
+
+/**
+ * @brief Fills an array with version 7 UUIDs from the process-wide generator of
+ * #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
+ * form of #idmint_uuid_v7.
+ *
+ * @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
+ *        arguments). May be NULL only if `n` is 0.
+ * @param n How many: at most #IDMINT_MAX_BATCH.
+ * @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v7_fill(idmint_uuid *out_uuids, size_t n);
+
+/**
  * @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
  * UUID. Prefer v5 for new designs.
  *
@@ -1317,12 +1512,199 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
                                                idmint_uuid *out_uuid);
 
 /**
+ * @brief Makes a monotonic v7 generator of a chosen RFC 9562 method.
+ *
+ * Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
+ * `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
+ * sans-IO. It has no fork detection: in a child process after `fork()` make a new one.
+ *
+ * @param method An `IDMINT_UUID_V7_*` constant.
+ * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
+ *        on failure.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v7_generator_new_with_method(idmint_uuid_v7_method method,
+                                                       idmint_uuid_v7_generator **out_gen);
+
+/**
+ * @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
+ * `"random_increment"` or `"sub_millisecond"`.
+ *
+ * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_INVALID_ARGUMENT`
+ *         (not UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v7_method_from_name(const char *name, idmint_uuid_v7_method *out_method);
+
+/**
+ * @brief The method of a v7 generator (`IDMINT_UUID_V7_COUNTER` for one from
+ * #idmint_uuid_v7_generator_new).
+ *
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v7_generator_method(const idmint_uuid_v7_generator *gen,
+                                              idmint_uuid_v7_method *out_method);
+
+/**
+ * @brief The next UUID at a given time plus a fraction of its millisecond, with 10 given
+ * random bytes (sans-IO). Only `IDMINT_UUID_V7_SUB_MILLISECOND` uses the fraction; the other
+ * methods behave as #idmint_uuid_v7_generator_next_at.
+ *
+ * @param unix_ms Milliseconds since the Unix epoch.
+ * @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
+ * @param random Exactly 10 bytes (`random_len` must be 10).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v7_generator_next_at_precise(const idmint_uuid_v7_generator *gen,
+                                                       uint64_t unix_ms,
+                                                       uint32_t sub_ms_nanos,
+                                                       const uint8_t *random,
+                                                       size_t random_len,
+                                                       idmint_uuid *out_uuid);
+
+/**
+ * @brief A new TypeID under `prefix`, on a version 7 UUID from the process-wide generator of
+ * #idmint_uuid_v7 (so the TypeIDs of a process increase, whatever their prefix).
+ *
+ * @param prefix NUL-terminated: `[a-z]([a-z_]*[a-z])?`, at most 63 characters, or `""` (then
+ *        the text is the bare 26-character suffix).
+ * @param buf Output buffer of `buf_len` bytes; `IDMINT_TYPEID_STR_SIZE` always suffices.
+ *        Buffer rules as #idmint_layout_spec.
+ * @param out_len If not NULL, receives the text's length without the NUL (also on
+ *        `IDMINT_BUFFER_TOO_SMALL`).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix (the message names the
+ *         character index and why); `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_RANDOM_SOURCE`;
+ *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_typeid(const char *prefix, char *buf, size_t buf_len, size_t *out_len);
+
+/**
+ * @brief The TypeID text of `uuid` under `prefix`.
+ *
+ * @param prefix NUL-terminated, as for #idmint_typeid.
+ * @param uuid The UUID (any version).
+ * @param buf Output buffer, as for #idmint_typeid.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix; `IDMINT_BUFFER_TOO_SMALL`;
+ *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_typeid_format(const char *prefix,
+                                   const idmint_uuid *uuid,
+                                   char *buf,
+                                   size_t buf_len,
+                                   size_t *out_len);
+
+/**
+ * @brief Parses a TypeID into its prefix and UUID. Strict, as the spec's test cases require:
+ * lower case only, exactly 26 suffix characters, the first at most `7`.
+ *
+ * @param text NUL-terminated UTF-8.
+ * @param prefix_buf Receives the prefix (`""` for none); `IDMINT_TYPEID_PREFIX_SIZE` always
+ *        suffices. Buffer rules as #idmint_layout_spec.
+ * @param out_prefix_len If not NULL, receives the prefix's length without the NUL (on
+ *        `IDMINT_OK` and `IDMINT_BUFFER_TOO_SMALL`).
+ * @param out_uuid Receives the UUID (only on `IDMINT_OK`).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
+ *         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_INVALID_ARGUMENT` (not
+ *         UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_typeid_parse(const char *text,
+                                  char *prefix_buf,
+                                  size_t prefix_buf_len,
+                                  size_t *out_prefix_len,
+                                  idmint_uuid *out_uuid);
+
+/**
+ * @brief A new ULID from the system clock and the OS random source, from one process-wide
+ * monotonic generator: within one millisecond each is the last plus one (if the 80-bit part
+ * runs out, the call waits for the next millisecond); a child process after `fork()` starts
+ * afresh.
+ *
+ * @param out_ulid Receives the ULID.
+ * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_generate(idmint_ulid *out_ulid);
+
+/**
+ * @brief The ULID of a given time and 10 given random bytes (sans-IO).
+ *
+ * @param timestamp_ms Milliseconds since the Unix epoch (clamped to 48 bits).
+ * @param random Exactly 10 bytes (`random_len` must be 10).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_at(uint64_t timestamp_ms,
+                             const uint8_t *random,
+                             size_t random_len,
+                             idmint_ulid *out_ulid);
+
+/**
+ * @brief Parses the 26-character text of a ULID, in either case (`I L O U`, hyphens and a
+ * first character above `7` are refused).
+ *
+ * @param text NUL-terminated UTF-8.
+ * @param out_ulid Receives the ULID.
+ * @param out_timestamp_ms If not NULL, receives its time, ms since the Unix epoch.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
+ *         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_parse(const char *text,
+                                idmint_ulid *out_ulid,
+                                uint64_t *out_timestamp_ms);
+
+/**
+ * @brief Writes the upper-case text (26 characters and a NUL).
+ *
+ * @param buf Output buffer of `buf_len` bytes.
+ * @param buf_len At least `IDMINT_ULID_STR_SIZE` (27).
+ * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_format(const idmint_ulid *ulid, char *buf, size_t buf_len);
+
+/**
+ * @brief The time of a ULID, ms since the Unix epoch.
+ *
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_timestamp_ms(const idmint_ulid *ulid, uint64_t *out_ms);
+
+/**
+ * @brief Makes a sans-IO monotonic ULID generator.
+ *
+ * @param out_gen Receives the generator (free it with #idmint_ulid_generator_free).
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_generator_new(idmint_ulid_generator **out_gen);
+
+/**
+ * @brief Frees a ULID generator (NULL is ignored); it must not be used afterwards.
+ */
+void idmint_ulid_generator_free(idmint_ulid_generator *gen);
+
+/**
+ * @brief The next ULID at a given time with 10 given random bytes (sans-IO).
+ *
+ * @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
+ * @param random Exactly 10 bytes (`random_len` must be 10); used only on a new millisecond.
+ * @param out_ulid Receives the ULID.
+ * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`
+ *        (0 otherwise).
+ * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the 80-bit part cannot grow within the
+ *         millisecond (the generator is left as it was); `IDMINT_INVALID_ARGUMENT` for another
+ *         length; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
+                                            uint64_t unix_ms,
+                                            const uint8_t *random,
+                                            size_t random_len,
+                                            idmint_ulid *out_ulid,
+                                            uint64_t *out_until_ms);
+
+/**
  * @brief Parses a named config and builds its generator.
  *
  * The config is the compact form, comma-separated `key=value` pairs such as
  * `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a layout spec in
  * parentheses: `layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01)`), or one flat JSON
- * object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid1`) and,
+ * object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid6`, `uuid1`) and,
  * for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
  * `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
  *
@@ -1335,7 +1717,8 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
  *         `node`); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_INVALID_ARGUMENT` (not
  *         UTF-8); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
+idmint_status idmint_named_generator_new(const char *config,
+                                         idmint_named_generator **out_gen);
 
 /**
  * @brief Frees a named generator (NULL is ignored); it must not be used afterwards.
@@ -1364,7 +1747,7 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS.
  *
  * UUID types draw their randomness from the front of `random`: 16 bytes per call for
- * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
+ * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
  * caller replaying a stream of bytes advances it by `*out_random_used`.
  *
  * @param now_ms The time, ms since the Unix epoch.

@@ -136,6 +136,32 @@ pub(crate) unsafe fn u64_out<'a>(
     Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
 }
 
+/// Borrows an output array of `len` values of `T`, setting each to `init` first (C memory may be
+/// uninitialised, and Rust references must never see uninitialised values). `p` may be NULL
+/// only when `len` is 0.
+/// Safety: a non-NULL `p` is valid for writes of `len` values, not aliased during the call.
+pub(crate) unsafe fn array_out<'a, T: Copy>(
+    p: *mut T,
+    len: usize,
+    name: &'static str,
+    init: T,
+) -> Result<&'a mut [T], Fail> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    check(p, name)?;
+    if len > isize::MAX as usize / size_of::<T>().max(1) {
+        return Err(Fail::Arg("a length is larger than any buffer can be"));
+    }
+    for i in 0..len {
+        // SAFETY: non-NULL, aligned, `i < len`; writable for `len` values (the caller's
+        // contract). `write` neither reads nor drops what was there.
+        unsafe { p.add(i).write(init) };
+    }
+    // SAFETY: as above, and every element is now initialised.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
+}
+
 /// Copies `text` plus a terminating NUL into `buf` of `len` bytes.
 ///
 /// `out_len` (optional) always receives `text.len()`, also on failure, so a caller can size a

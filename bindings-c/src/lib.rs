@@ -44,6 +44,10 @@ mod codec;
 
 mod uuid;
 
+mod typeid;
+
+mod ulid;
+
 mod named;
 
 mod obfuscate;
@@ -59,4 +63,6 @@ pub use leased::*;
 pub use named::*;
 pub use obfuscate::*;
 pub use snowflake::*;
+pub use typeid::*;
+pub use ulid::*;
 pub use uuid::*;

@@ -24,6 +24,9 @@ pub enum idmint_named_type {
     IDMINT_NAMED_UUID7 = 2,
     /// `type=uuid1`: version 1 UUIDs with a random node (8 random bytes on the first call only).
     IDMINT_NAMED_UUID1 = 3,
+    /// `type=uuid6`: increasing version 6 UUIDs with a random node (8 random bytes on the first
+    /// call only).
+    IDMINT_NAMED_UUID6 = 4,
 }
 
 /// @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
@@ -60,14 +63,14 @@ pub struct idmint_named_generator {
 }
 
 const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
-                            (uuid4: 16, uuid7: 10, uuid1: 8 on its first call)";
+                            (uuid4: 16, uuid7: 10, uuid1 and uuid6: 8 on their first call)";
 
 /// @brief Parses a named config and builds its generator.
 ///
 /// The config is the compact form, comma-separated `key=value` pairs such as
 /// `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a layout spec in
 /// parentheses: `layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01)`), or one flat JSON
-/// object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid1`) and,
+/// object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid6`, `uuid1`) and,
 /// for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
 /// `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
 ///
@@ -118,6 +121,7 @@ pub unsafe extern "C" fn idmint_named_generator_kind(
                 NamedType::Uuid4 => Ok(IDMINT_NAMED_UUID4),
                 NamedType::Uuid7 => Ok(IDMINT_NAMED_UUID7),
                 NamedType::Uuid1 => Ok(IDMINT_NAMED_UUID1),
+                NamedType::Uuid6 => Ok(IDMINT_NAMED_UUID6),
                 _ => Err(Fail::Arg("a generator type newer than this library")),
             }
         })
@@ -141,7 +145,7 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS.
 ///
 /// UUID types draw their randomness from the front of `random`: 16 bytes per call for
-/// `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1`; `snowflake` draws none. A
+/// `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
 /// caller replaying a stream of bytes advances it by `*out_random_used`.
 ///
 /// @param now_ms The time, ms since the Unix epoch.

@@ -1,17 +1,20 @@
-//! UUIDs (RFC 9562): v4 and v7 from the OS, sans-IO v4/v7/v1 from given bytes, name-based
-//! v3/v5, a monotonic v7 generator, parsing, formatting and inspection.
+//! UUIDs (RFC 9562): v4, v6 and v7 from the OS, sans-IO v4/v7/v1/v6/v8 from given bytes,
+//! name-based v3/v5, v1<->v6 conversions, Nil and Max, monotonic v7 generators (three methods),
+//! parsing, formatting and inspection.
 //!
 //! The clocked parts are the core's `idmint::uuid_clock`: its process-wide v7 generator, its
 //! `UuidGenerator` and its pool of OS random bytes, all restarted in a forked child.
 
 use std::ffi::c_char;
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use idmint_core::uuid_clock;
-use idmint_core::uuids::{self, Uuid};
-use idmint_core::{Error, UuidGenerator};
+use idmint_core::uuids::{self, Uuid, V7Generator, V7Method};
+use idmint_core::{Error, Name, UuidGenerator};
 
-use crate::error::{idmint_status, Fail};
-use crate::ffi::{c_str, call, create, free, put, read, slice, text};
+use crate::error::{guard, idmint_status, Fail};
+use crate::ffi::{array_out, batch, c_str, call, create, free, put, read, slice, text};
 
 /// Size of a UUID's hyphenated text plus its NUL (36 + 1).
 pub const IDMINT_UUID_STR_SIZE: usize = 37;
@@ -54,11 +57,48 @@ pub struct idmint_uuid_info {
     pub unix_ms: u64,
 }
 
-/// @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2, method 1):
-/// every UUID it issues is greater than the one before, even within one millisecond or when the
-/// clock steps back. Thread-safe (calls are serialised by a lock); in a child process after
-/// `fork()` it starts afresh. Freed by #idmint_uuid_v7_generator_free.
-pub struct idmint_uuid_v7_generator(UuidGenerator);
+/// @brief How a v7 generator keeps the UUIDs of one millisecond increasing (RFC 9562 section
+/// 6.2): one of the `IDMINT_UUID_V7_*` constants.
+///
+/// A plain integer rather than an enum, so that any value a C caller passes is checked
+/// (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+pub type idmint_uuid_v7_method = u32;
+
+/// Method 1 (`"counter"`, the default): a 42-bit counter seeded randomly each millisecond.
+pub const IDMINT_UUID_V7_COUNTER: idmint_uuid_v7_method = 0;
+/// Method 2 (`"random_increment"`): the 74 random bits grow by a random step of 1 to 2^32.
+pub const IDMINT_UUID_V7_RANDOM_INCREMENT: idmint_uuid_v7_method = 1;
+/// Method 3 (`"sub_millisecond"`): `rand_a` holds the fraction of the millisecond in 1/4096
+/// steps (see #idmint_uuid_v7_generator_next_at_precise).
+pub const IDMINT_UUID_V7_SUB_MILLISECOND: idmint_uuid_v7_method = 2;
+
+/// @brief The three custom fields of a version 8 UUID (RFC 9562 section 5.8).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct idmint_uuid_v8_custom {
+    /// `custom_a`, 48 bits.
+    pub custom_a: u64,
+    /// `custom_b`, 12 bits.
+    pub custom_b: u16,
+    /// `custom_c`, 62 bits.
+    pub custom_c: u64,
+}
+
+/// @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
+/// issues is greater than the one before, even within one millisecond or when the clock steps
+/// back. Thread-safe (calls are serialised by a lock). One from #idmint_uuid_v7_generator_new
+/// starts afresh in a child process after `fork()`; one from
+/// #idmint_uuid_v7_generator_new_with_method has no fork detection (make a new one in the
+/// child). Freed by #idmint_uuid_v7_generator_free.
+pub struct idmint_uuid_v7_generator(V7Source);
+
+/// The core's clocked v7 generator (method 1), or a sans-IO one of a chosen method. Sizes
+/// differ, but every handle is one heap allocation of its own anyway.
+#[allow(clippy::large_enum_variant)]
+enum V7Source {
+    Clocked(UuidGenerator),
+    Method(Mutex<V7Generator>),
+}
 
 impl From<Uuid> for idmint_uuid {
     fn from(u: Uuid) -> Self {
@@ -86,6 +126,7 @@ unsafe fn fixed<const N: usize>(
 
 const V7_BYTES: &str = "v7 takes exactly 10 random bytes";
 const V1_NODE: &str = "v1 takes a node of exactly 6 bytes";
+const V6_NODE: &str = "v6 takes a node of exactly 6 bytes";
 
 /// @brief A version 4 (random) UUID from the operating system's random source.
 ///
@@ -215,6 +256,193 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
             ))
         })
     }
+}
+
+/// @brief A version 6 UUID from the system clock and the OS random source, from one
+/// process-wide generator (v1's fields reordered so UUIDs sort by creation time; a random
+/// multicast node, never a MAC address): the v6 UUIDs of a process are strictly increasing; a
+/// child process after `fork()` starts afresh.
+///
+/// @param out_uuid Receives the UUID.
+/// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v6(out_uuid: *mut idmint_uuid) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid6) }
+}
+
+/// @brief A version 6 UUID from a count of 100 ns intervals since 1582-10-15, a clock sequence
+/// and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
+/// time fields reordered).
+///
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another node length;
+///         `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v6_at(
+    ticks: u64,
+    clock_seq: u16,
+    node: *const u8,
+    node_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            Ok::<_, Fail>(uuids::v6(
+                ticks,
+                clock_seq,
+                fixed(node, node_len, "node", V6_NODE)?,
+            ))
+        })
+    }
+}
+
+/// @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
+/// UUID (RFC 9562 section 5.6).
+///
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 1 UUID;
+///         `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v1_to_v6(
+    uuid: *const idmint_uuid,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(uuid, "uuid", out_uuid, "out_uuid", |u| {
+            uuids::v1_to_v6(&get(u))
+        })
+    }
+}
+
+/// @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
+/// UUID.
+///
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 6 UUID;
+///         `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v6_to_v1(
+    uuid: *const idmint_uuid,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(uuid, "uuid", out_uuid, "out_uuid", |u| {
+            uuids::v6_to_v1(&get(u))
+        })
+    }
+}
+
+/// @brief A version 8 UUID from 16 given bytes: the version and variant bits are set, the other
+/// 122 bits kept (RFC 9562 section 5.8). For a name-based v8, pass the first 16 bytes of a hash
+/// of namespace and name (appendix B.2 uses SHA-256).
+///
+/// @param bytes Exactly 16 bytes (`bytes_len` must be 16).
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v8(
+    bytes: *const u8,
+    bytes_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    let why = "v8 takes exactly 16 bytes";
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            Ok::<_, Fail>(uuids::v8(fixed(bytes, bytes_len, "bytes", why)?))
+        })
+    }
+}
+
+/// @brief A version 8 UUID from its three custom fields (RFC 9562 appendix B.1).
+///
+/// @param custom_a 48 bits.
+/// @param custom_b 12 bits.
+/// @param custom_c 62 bits.
+/// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its field (the message
+///         names it); `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v8_from_fields(
+    custom_a: u64,
+    custom_b: u16,
+    custom_c: u64,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        put(out_uuid, "out_uuid", || {
+            uuids::v8_from_fields(custom_a, custom_b, custom_c)
+        })
+    }
+}
+
+/// @brief The three custom fields of a version 8 UUID, the inverse of
+/// #idmint_uuid_v8_from_fields.
+///
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 8 UUID;
+///         `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v8_fields(
+    uuid: *const idmint_uuid,
+    out_fields: *mut idmint_uuid_v8_custom,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(uuid, "uuid", out_fields, "out_fields", |u| {
+            let (custom_a, custom_b, custom_c) =
+                uuids::v8_fields(&get(u)).ok_or(Error::InvalidArgument {
+                    argument: Name::lossy("uuid"),
+                    reason: "not a version 8 UUID",
+                })?;
+            Ok::<_, Fail>(idmint_uuid_v8_custom {
+                custom_a,
+                custom_b,
+                custom_c,
+            })
+        })
+    }
+}
+
+/// @brief The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
+#[no_mangle]
+pub extern "C" fn idmint_uuid_nil() -> idmint_uuid {
+    uuids::NIL.into()
+}
+
+/// @brief The Max UUID, all 128 bits one (RFC 9562 section 5.10).
+#[no_mangle]
+pub extern "C" fn idmint_uuid_max() -> idmint_uuid {
+    uuids::MAX.into()
+}
+
+/// @brief Fills an array with version 7 UUIDs from the process-wide generator of
+/// #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
+/// form of #idmint_uuid_v7.
+///
+/// @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
+///        arguments). May be NULL only if `n` is 0.
+/// @param n How many: at most #IDMINT_MAX_BATCH.
+/// @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
+///         `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_fill(
+    out_uuids: *mut idmint_uuid,
+    n: usize,
+) -> idmint_status {
+    guard(|| {
+        batch(n)?;
+        // SAFETY: the caller's contract.
+        let dst = unsafe { array_out(out_uuids, n, "out_uuids", idmint_uuid::default()) }?;
+        if n == 0 {
+            return Ok(());
+        }
+        let mut got = vec![Uuid::nil(); n];
+        uuid_clock::uuid7_fill(&mut got)?;
+        for (d, u) in dst.iter_mut().zip(got) {
+            *d = u.into();
+        }
+        Ok(())
+    })
 }
 
 /// Shared body of v3 and v5.
@@ -367,7 +595,9 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
     // SAFETY: the caller's contract.
     unsafe {
         create(out_gen, "out_gen", || {
-            Ok(idmint_uuid_v7_generator(UuidGenerator::new(7)?))
+            Ok(idmint_uuid_v7_generator(V7Source::Clocked(
+                UuidGenerator::new(7)?,
+            )))
         })
     }
 }
@@ -388,7 +618,21 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { call(gen, "gen", out_uuid, "out_uuid", |g| g.0.next()) }
+    unsafe {
+        call(gen, "gen", out_uuid, "out_uuid", |g| match &g.0 {
+            V7Source::Clocked(c) => c.next(),
+            V7Source::Method(m) => {
+                // The system clock's time, split into ms and the ns within that millisecond.
+                let d = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap_or_default();
+                let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+                let mut r = [0u8; 10];
+                uuid_clock::random_fill(&mut r)?;
+                Ok(lock(m).next_at_precise(ms, d.subsec_nanos() % 1_000_000, r))
+            }
+        })
+    }
 }
 
 /// @brief The next UUID at a given time with 10 given random bytes (sans-IO).
@@ -407,14 +651,150 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         call(gen, "gen", out_uuid, "out_uuid", |g| {
-            let r: [u8; 10] = fixed(random, random_len, "random", V7_BYTES)?;
+            next_at(
+                g,
+                unix_ms,
+                0,
+                fixed(random, random_len, "random", V7_BYTES)?,
+            )
+        })
+    }
+}
+
+/// The sans-IO step of either kind of v7 generator.
+fn next_at(
+    g: &idmint_uuid_v7_generator,
+    unix_ms: u64,
+    sub_ms_nanos: u32,
+    r: [u8; 10],
+) -> Result<Uuid, Fail> {
+    Ok(match &g.0 {
+        V7Source::Clocked(c) => {
             // The core's v7 generator asks for exactly these 10 bytes.
             let given = |buf: &mut [u8]| {
                 let fits = buf.len() == r.len();
                 fits.then(|| buf.copy_from_slice(&r))
                     .ok_or(Error::RandomSource)
             };
-            Ok::<_, Fail>(g.0.next_at(unix_ms, given)?)
+            c.next_at(unix_ms, given)?
+        }
+        V7Source::Method(m) => lock(m).next_at_precise(unix_ms, sub_ms_nanos, r),
+    })
+}
+
+/// The generator behind a lock; it is plain data, so a panic that poisoned the lock (reported
+/// as `IDMINT_PANIC` by the call that hit it) leaves it usable.
+fn lock(m: &Mutex<V7Generator>) -> std::sync::MutexGuard<'_, V7Generator> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+// The constants are the indexes of the core's `V7Method::ALL`.
+const _: () = assert!(
+    matches!(
+        V7Method::ALL[IDMINT_UUID_V7_COUNTER as usize],
+        V7Method::Counter
+    ) && matches!(
+        V7Method::ALL[IDMINT_UUID_V7_RANDOM_INCREMENT as usize],
+        V7Method::RandomIncrement
+    ) && matches!(
+        V7Method::ALL[IDMINT_UUID_V7_SUB_MILLISECOND as usize],
+        V7Method::SubMillisecond
+    ) && V7Method::ALL.len() == 3
+);
+
+fn v7_method(m: idmint_uuid_v7_method) -> Result<V7Method, Fail> {
+    V7Method::ALL.get(m as usize).copied().ok_or(Fail::Arg(
+        "unknown v7 method constant (use IDMINT_UUID_V7_*)",
+    ))
+}
+
+/// @brief Makes a monotonic v7 generator of a chosen RFC 9562 method.
+///
+/// Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
+/// `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
+/// sans-IO. It has no fork detection: in a child process after `fork()` make a new one.
+///
+/// @param method An `IDMINT_UUID_V7_*` constant.
+/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
+///        on failure.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_new_with_method(
+    method: idmint_uuid_v7_method,
+    out_gen: *mut *mut idmint_uuid_v7_generator,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        create(out_gen, "out_gen", || {
+            let g = V7Generator::with_method(v7_method(method)?);
+            Ok(idmint_uuid_v7_generator(V7Source::Method(Mutex::new(g))))
+        })
+    }
+}
+
+/// @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
+/// `"random_increment"` or `"sub_millisecond"`.
+///
+/// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_INVALID_ARGUMENT`
+///         (not UTF-8); `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_method_from_name(
+    name: *const c_char,
+    out_method: *mut idmint_uuid_v7_method,
+) -> idmint_status {
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        put(out_method, "out_method", || -> Result<_, Fail> {
+            let m = V7Method::parse(c_str(name, "name")?)?;
+            let i = V7Method::ALL.iter().position(|k| *k == m);
+            Ok(i.ok_or(Fail::Arg("a v7 method newer than this library"))? as idmint_uuid_v7_method)
+        })
+    }
+}
+
+/// @brief The method of a v7 generator (`IDMINT_UUID_V7_COUNTER` for one from
+/// #idmint_uuid_v7_generator_new).
+///
+/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_method(
+    gen: *const idmint_uuid_v7_generator,
+    out_method: *mut idmint_uuid_v7_method,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(gen, "gen", out_method, "out_method", |g| {
+            let m = match &g.0 {
+                V7Source::Clocked(_) => V7Method::Counter,
+                V7Source::Method(m) => lock(m).method(),
+            };
+            V7Method::ALL.iter().position(|k| *k == m).unwrap_or(0) as idmint_uuid_v7_method
+        })
+    }
+}
+
+/// @brief The next UUID at a given time plus a fraction of its millisecond, with 10 given
+/// random bytes (sans-IO). Only `IDMINT_UUID_V7_SUB_MILLISECOND` uses the fraction; the other
+/// methods behave as #idmint_uuid_v7_generator_next_at.
+///
+/// @param unix_ms Milliseconds since the Unix epoch.
+/// @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
+/// @param random Exactly 10 bytes (`random_len` must be 10).
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at_precise(
+    gen: *const idmint_uuid_v7_generator,
+    unix_ms: u64,
+    sub_ms_nanos: u32,
+    random: *const u8,
+    random_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        call(gen, "gen", out_uuid, "out_uuid", |g| {
+            let r = fixed(random, random_len, "random", V7_BYTES)?;
+            next_at(g, unix_ms, sub_ms_nanos, r)
         })
     }
 }

@@ -293,7 +293,8 @@ def obfuscation(o, d):
 
 def named(o, d):
     kinds = {"snowflake": "IDMINT_NAMED_SNOWFLAKE", "uuid4": "IDMINT_NAMED_UUID4",
-             "uuid7": "IDMINT_NAMED_UUID7", "uuid1": "IDMINT_NAMED_UUID1"}
+             "uuid7": "IDMINT_NAMED_UUID7", "uuid1": "IDMINT_NAMED_UUID1",
+             "uuid6": "IDMINT_NAMED_UUID6"}
     rows = []
     for c in d["configs"]:
         is_uuid = c["type"] != "snowflake"
@@ -322,6 +323,98 @@ def named(o, d):
     o.emit("#define V_N_NAMED_INVALID %d" % len(inv))
 
 
+def formats(o, d):
+    def define(name, arr, n):
+        o.emit("#define V_%s %s" % (name, arr))
+        o.emit("#define V_N_%s %d" % (name, n))
+
+    def rnd(h):
+        b = hexbytes(h)
+        return "%s, %d" % (cstr(b), len(b))
+
+    rows = []
+    for c in d["rfc9562"]:
+        m = c["method"]
+        node = hexbytes(c.get("node", ""))
+        raw = c.get("random", c.get("bytes", ""))
+        rows.append("{%s, %s, %s, %d, %s, %d, %s, %s, %d, %s, %s, %s, %s, %s, %s, %s, %d}" % (
+            cstr(c["appendix"]), cstr(m), u64(c.get("ticks", 0)), c.get("clock_seq", 0),
+            cstr(node), len(node), cstr(c.get("namespace")), cstr(c.get("name")),
+            blen(c.get("name", "")), rnd(raw), u64(c.get("unix_ms", 0)),
+            u64(c.get("custom_a", 0)), u64(c.get("custom_b", 0)), u64(c.get("custom_c", 0)),
+            cstr(c.get("uuid")), cstr(c["expect"]["uuid"]), c["expect"]["version"]))
+    define("RFC9562", *o.array("v_rfc9562", "rfc9562", rows))
+    o.emit("#define V_UUID_NIL %s" % cstr(d["special"]["nil"]))
+    o.emit("#define V_UUID_MAX %s" % cstr(d["special"]["max"]))
+    rows = []
+    for c in d["convert_errors"]:
+        st, msg = status(c["expect"])
+        rows.append("{%s, %s, %s, %s}" % (cstr(c["method"]), cstr(c["uuid"]), st, msg))
+    define("CONVERT_ERRORS", *o.array("v_convert_error", "convert_errors", rows))
+    rows = []
+    for c in d["v8_field_errors"]:
+        st, msg = status(c["expect"])
+        rows.append("{%s, %s, %s, %s, %s}" % (u64(c["custom_a"]), u64(c["custom_b"]),
+                                              u64(c["custom_c"]), st, msg))
+    define("V8_FIELD_ERRORS", *o.array("v_v8_field_error", "v8_field_errors", rows))
+    gens = []
+    for g in d["v6_generator"]:
+        steps, n = o.array("v_v6_step", "v6steps", [
+            "{%s, %s}" % (u64(s["unix_ms"]), cstr(s["expect"]["uuid"])) for s in g["steps"]])
+        gens.append("{%s, %d, %s}" % (rnd(g["random"]), n, steps))
+    define("V6_GENS", *o.array("v_v6_gen", "v6gens", gens))
+    gens = []
+    for g in d["v7_methods"]:
+        steps, n = o.array("v_v7m_step", "v7msteps", [
+            "{%s, %d, %s, %s}" % (u64(s["unix_ms"]), s["sub_ms_nanos"], rnd(s["random"]),
+                                  cstr(s["expect"]["uuid"])) for s in g["steps"]])
+        gens.append("{%s, %d, %s}" % (cstr(g["method"]), n, steps))
+    define("V7_METHODS", *o.array("v_v7_method", "v7methods", gens))
+    rows = []
+    for c in d["typeid_valid"] + d["typeid_invalid"]:
+        e = c["expect"]
+        st, msg = status(e)
+        rows.append("{%s, %s, %s, %s, %s, %s}" % (cstr(c["name"]), cstr(c["typeid"]), st, msg,
+                                                  cstr(e.get("prefix")), cstr(e.get("uuid"))))
+    define("TYPEID_PARSES", *o.array("v_typeid_parse", "typeid_parses", rows))
+    rows = []
+    for c in d["typeid_encode"]:
+        st, msg = status(c["expect"])
+        rows.append("{%s, %s, %s, %s, %s}" % (cstr(c["prefix"]), cstr(c["uuid"]), st, msg,
+                                              cstr(c["expect"].get("typeid"))))
+    define("TYPEID_ENCODES", *o.array("v_typeid_encode", "typeid_encodes", rows))
+    gens = []
+    for g in d["typeid_generator"]:
+        steps, n = o.array("v_typeid_step", "tidsteps", [
+            "{%s, %s, %s}" % (u64(s["unix_ms"]), rnd(s["random"]), cstr(s["expect"]["typeid"]))
+            for s in g["steps"]])
+        gens.append("{%s, %d, %s}" % (cstr(g["prefix"]), n, steps))
+    define("TYPEID_GENS", *o.array("v_typeid_gen", "tidgens", gens))
+    rows = []
+    for c in d["ulid_decode"]:
+        e = c["expect"]
+        st, msg = status(e)
+        rows.append("{%s, %s, %s, %s, %s, %s, %s}" % (
+            cstr(c["text"]), st, msg, cstr(e.get("ulid")), u64(e.get("timestamp_ms", 0)),
+            cstr(hexbytes(e["random_hex"]) if "random_hex" in e else None), cstr(e.get("uuid"))))
+    define("ULID_DECODES", *o.array("v_ulid_decode", "ulid_decodes", rows))
+    rows = ["{%s, %s, %s}" % (u64(c["timestamp_ms"]), rnd(c["random"]), cstr(c["expect"]["ulid"]))
+            for c in d["ulid_encode"]]
+    define("ULID_ENCODES", *o.array("v_ulid_encode", "ulid_encodes", rows))
+    gens = []
+    for g in d["ulid_generator"]:
+        steps = []
+        for s in g["steps"]:
+            e = s["expect"]
+            st, msg = status(e)
+            steps.append("{%s, %s, %s, %s, %s, %s}" % (u64(s["unix_ms"]), rnd(s["random"]), st, msg,
+                                                       u64(e.get("until_ms", 0)),
+                                                       cstr(e.get("ulid"))))
+        arr, n = o.array("v_ulid_step", "ulidsteps", steps)
+        gens.append("{%d, %s}" % (n, arr))
+    define("ULID_GENS", *o.array("v_ulid_gen", "ulidgens", gens))
+
+
 # Every vector file and every section of it that the C tests replay. main() fails when
 # vectors/ holds a file or a section not listed here, so nothing new is skipped silently.
 REPLAYED = {
@@ -331,6 +424,10 @@ REPLAYED = {
     "uuids.json": (uuids, {"name_based", "v4", "v7", "v1", "v7_generator", "parse", "inspect"}),
     "obfuscation.json": (obfuscation, {"full", "sortable", "invalid"}),
     "named.json": (named, {"configs", "invalid"}),
+    "formats.json": (formats, {"rfc9562", "special", "convert_errors", "v8_field_errors",
+                               "v6_generator", "v7_methods", "typeid_valid", "typeid_invalid",
+                               "typeid_encode", "typeid_generator", "ulid_decode", "ulid_encode",
+                               "ulid_generator"}),
 }
 
 TYPES = r"""
@@ -423,6 +520,44 @@ typedef struct {
 typedef struct {
     const char *key; uint32_t bits; const char *layout; idmint_status status; const char *message;
 } v_obf_invalid;
+typedef struct {
+    const char *appendix, *method;
+    uint64_t ticks; uint16_t clock_seq; const char *node; size_t node_len; /* v1, v6 */
+    const char *ns, *name; size_t name_len;                                /* v3, v5 */
+    const char *bytes; size_t bytes_len;          /* v4 and v7 random, v8 bytes */
+    uint64_t unix_ms;                             /* v7 */
+    uint64_t custom_a, custom_b, custom_c;        /* v8_fields */
+    const char *from;                             /* v1_to_v6, v6_to_v1 */
+    const char *uuid; uint32_t version;
+} v_rfc9562;
+typedef struct { const char *method, *uuid; idmint_status status; const char *message; } v_convert_error;
+typedef struct {
+    uint64_t custom_a, custom_b, custom_c; idmint_status status; const char *message;
+} v_v8_field_error;
+typedef struct { uint64_t unix_ms; const char *uuid; } v_v6_step;
+typedef struct { const char *random; size_t random_len; size_t n_steps; const v_v6_step *steps; } v_v6_gen;
+typedef struct {
+    uint64_t unix_ms; uint32_t sub_ms_nanos; const char *random; size_t random_len; const char *uuid;
+} v_v7m_step;
+typedef struct { const char *method; size_t n_steps; const v_v7m_step *steps; } v_v7_method;
+typedef struct {
+    const char *name, *text; idmint_status status; const char *message; const char *prefix, *uuid;
+} v_typeid_parse;
+typedef struct {
+    const char *prefix, *uuid; idmint_status status; const char *message; const char *typeid;
+} v_typeid_encode;
+typedef struct { uint64_t unix_ms; const char *random; size_t random_len; const char *typeid; } v_typeid_step;
+typedef struct { const char *prefix; size_t n_steps; const v_typeid_step *steps; } v_typeid_gen;
+typedef struct {
+    const char *text; idmint_status status; const char *message;
+    const char *ulid; uint64_t timestamp_ms; const char *random; /* 10 bytes */ const char *uuid;
+} v_ulid_decode;
+typedef struct { uint64_t timestamp_ms; const char *random; size_t random_len; const char *ulid; } v_ulid_encode;
+typedef struct {
+    uint64_t unix_ms; const char *random; size_t random_len;
+    idmint_status status; const char *message; uint64_t until_ms; const char *ulid;
+} v_ulid_step;
+typedef struct { size_t n_steps; const v_ulid_step *steps; } v_ulid_gen;
 """
 
 
@@ -448,9 +583,10 @@ def main():
                  (files, sorted(REPLAYED)))
     for name, (emit, sections) in REPLAYED.items():
         d = load(name)
-        if set(d) - {"_comment"} != sections:
+        found = set(d) - {"_comment", "_sources"}
+        if found != sections:
             sys.exit("gen_vectors.py: %s has sections %s, replayed %s: replay every section" %
-                     (name, sorted(set(d) - {"_comment"}), sorted(sections)))
+                     (name, sorted(found), sorted(sections)))
         emit(o, d)
     o.emit("#endif")
     tmp = out_path + ".tmp"

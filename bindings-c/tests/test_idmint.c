@@ -552,6 +552,422 @@ static void test_uuid_vectors(void) {
     }
 }
 
+/* formats.json: RFC 9562 appendix A and B, Nil/Max, v1<->v6, v8 fields, the v6 generator, the
+ * three v7 methods, the TypeID spec's valid/invalid cases, and the ULID reference cases. */
+static bool ulid_is(const idmint_ulid *u, const char *text) {
+    char buf[IDMINT_ULID_STR_SIZE];
+    if (idmint_ulid_format(u, buf, sizeof buf) != IDMINT_OK) return false;
+    return strcmp(buf, text) == 0;
+}
+
+static bool typeid_of(const char *prefix, const char *uuid_text, const char *want) {
+    idmint_uuid u;
+    char buf[IDMINT_TYPEID_STR_SIZE];
+    size_t len = 0;
+    if (!OK(idmint_uuid_parse(uuid_text, &u))) return false;
+    if (!OK(idmint_typeid_format(prefix, &u, buf, sizeof buf, &len))) return false;
+    return CHECK(strcmp(buf, want) == 0 && len == strlen(want));
+}
+
+static void test_rfc9562_vectors(void) {
+    for (size_t i = 0; i < V_N_RFC9562; i++) {
+        const v_rfc9562 *v = &V_RFC9562[i];
+        CTX("rfc9562 %s (%s)", v->appendix, v->method);
+        const uint8_t *node = (const uint8_t *)v->node, *bytes = (const uint8_t *)v->bytes;
+        idmint_uuid u, ns, from;
+        idmint_status st;
+        const char *m = v->method;
+        if (strcmp(m, "v1") == 0) {
+            st = idmint_uuid_v1_at(v->ticks, v->clock_seq, node, v->node_len, &u);
+        } else if (strcmp(m, "v6") == 0) {
+            st = idmint_uuid_v6_at(v->ticks, v->clock_seq, node, v->node_len, &u);
+        } else if (strcmp(m, "v3") == 0 || strcmp(m, "v5") == 0) {
+            if (!OK(idmint_uuid_parse(v->ns, &ns))) continue;
+            const uint8_t *name = (const uint8_t *)v->name;
+            st = m[1] == '3' ? idmint_uuid_v3(&ns, name, v->name_len, &u)
+                             : idmint_uuid_v5(&ns, name, v->name_len, &u);
+        } else if (strcmp(m, "v4") == 0) {
+            st = idmint_uuid_v4_from_bytes(bytes, v->bytes_len, &u);
+        } else if (strcmp(m, "v7") == 0) {
+            st = idmint_uuid_v7_at(v->unix_ms, bytes, v->bytes_len, &u);
+        } else if (strcmp(m, "v8") == 0) {
+            st = idmint_uuid_v8(bytes, v->bytes_len, &u);
+        } else if (strcmp(m, "v8_fields") == 0) {
+            st = idmint_uuid_v8_from_fields(v->custom_a, (uint16_t)v->custom_b, v->custom_c, &u);
+            idmint_uuid_v8_custom f;
+            if (st == IDMINT_OK && OK(idmint_uuid_v8_fields(&u, &f)))
+                CHECK(f.custom_a == v->custom_a && f.custom_b == v->custom_b &&
+                      f.custom_c == v->custom_c);
+        } else if (strcmp(m, "v1_to_v6") == 0 || strcmp(m, "v6_to_v1") == 0) {
+            if (!OK(idmint_uuid_parse(v->from, &from))) continue;
+            st = m[1] == '1' ? idmint_uuid_v1_to_v6(&from, &u) : idmint_uuid_v6_to_v1(&from, &u);
+        } else {
+            CHECK(!"unknown rfc9562 method");
+            continue;
+        }
+        if (!OK(st)) continue;
+        CHECK(uuid_is(&u, v->uuid));
+        idmint_uuid_info info;
+        if (OK(idmint_uuid_inspect(&u, &info))) CHECK(info.version == v->version);
+    }
+    CTX("nil and max");
+    idmint_uuid nil = idmint_uuid_nil(), max = idmint_uuid_max();
+    CHECK(uuid_is(&nil, V_UUID_NIL));
+    CHECK(uuid_is(&max, V_UUID_MAX));
+    for (size_t i = 0; i < V_N_CONVERT_ERRORS; i++) {
+        const v_convert_error *v = &V_CONVERT_ERRORS[i];
+        CTX("convert error %s %s", v->method, v->uuid);
+        idmint_uuid in, u;
+        if (!OK(idmint_uuid_parse(v->uuid, &in))) continue;
+        EXPECT(strcmp(v->method, "v1_to_v6") == 0 ? idmint_uuid_v1_to_v6(&in, &u)
+                                                  : idmint_uuid_v6_to_v1(&in, &u),
+               v->status, v->message);
+    }
+    for (size_t i = 0; i < V_N_V8_FIELD_ERRORS; i++) {
+        const v_v8_field_error *v = &V_V8_FIELD_ERRORS[i];
+        CTX("v8 field error #%zu", i);
+        idmint_uuid u;
+        CHECK(v->custom_b <= UINT16_MAX);
+        EXPECT(idmint_uuid_v8_from_fields(v->custom_a, (uint16_t)v->custom_b, v->custom_c, &u),
+               v->status, v->message);
+    }
+    for (size_t i = 0; i < V_N_V6_GENS; i++) {
+        const v_v6_gen *v = &V_V6_GENS[i];
+        idmint_named_generator *g = NULL;
+        CTX("v6 generator #%zu", i);
+        if (!OK(idmint_named_generator_new("type=uuid6", &g))) continue;
+        idmint_named_type kind;
+        if (OK(idmint_named_generator_kind(g, &kind))) CHECK(kind == IDMINT_NAMED_UUID6);
+        const uint8_t *rnd = (const uint8_t *)v->random;
+        size_t left = v->random_len;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_v6_step *s = &v->steps[k];
+            CTX("v6 generator #%zu step %zu", i, k);
+            idmint_generated_id id;
+            size_t used = 99;
+            if (!OK(idmint_named_generator_next_at(g, s->unix_ms, rnd, left, &id, &used, NULL)))
+                continue;
+            rnd += used;
+            left -= used;
+            CHECK(id.is_uuid && uuid_is(&id.uuid, s->uuid));
+        }
+        CHECK(left == 0);
+        idmint_named_generator_free(g);
+    }
+    for (size_t i = 0; i < V_N_V7_METHODS; i++) {
+        const v_v7_method *v = &V_V7_METHODS[i];
+        idmint_uuid_v7_generator *g = NULL;
+        idmint_uuid_v7_method m = 99, got = 99;
+        CTX("v7 method %s", v->method);
+        if (!OK(idmint_uuid_v7_method_from_name(v->method, &m))) continue;
+        if (!OK(idmint_uuid_v7_generator_new_with_method(m, &g))) continue;
+        if (OK(idmint_uuid_v7_generator_method(g, &got))) CHECK(got == m);
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_v7m_step *s = &v->steps[k];
+            CTX("v7 method %s step %zu", v->method, k);
+            idmint_uuid u;
+            if (OK(idmint_uuid_v7_generator_next_at_precise(g, s->unix_ms, s->sub_ms_nanos,
+                                                             (const uint8_t *)s->random,
+                                                             s->random_len, &u)))
+                CHECK(uuid_is(&u, s->uuid));
+        }
+        idmint_uuid_v7_generator_free(g);
+        /* The default method is the counter: the core's clocked generator replays it too. */
+        if (m == IDMINT_UUID_V7_COUNTER && OK(idmint_uuid_v7_generator_new(&g))) {
+            if (OK(idmint_uuid_v7_generator_method(g, &got))) CHECK(got == IDMINT_UUID_V7_COUNTER);
+            for (size_t k = 0; k < v->n_steps; k++) {
+                const v_v7m_step *s = &v->steps[k];
+                CTX("v7 clocked counter step %zu", k);
+                idmint_uuid u;
+                if (OK(idmint_uuid_v7_generator_next_at_precise(g, s->unix_ms, s->sub_ms_nanos,
+                                                                 (const uint8_t *)s->random,
+                                                                 s->random_len, &u)))
+                    CHECK(uuid_is(&u, s->uuid));
+            }
+            idmint_uuid_v7_generator_free(g);
+        }
+    }
+}
+
+static void test_typeid_ulid_vectors(void) {
+    for (size_t i = 0; i < V_N_TYPEID_PARSES; i++) {
+        const v_typeid_parse *v = &V_TYPEID_PARSES[i];
+        CTX("typeid parse '%s' (%s)", v->text, v->name);
+        char prefix[IDMINT_TYPEID_PREFIX_SIZE];
+        size_t plen = 999;
+        idmint_uuid u;
+        if (!EXPECT(idmint_typeid_parse(v->text, prefix, sizeof prefix, &plen, &u), v->status,
+                    v->message) ||
+            v->status != IDMINT_OK)
+            continue;
+        CHECK(strcmp(prefix, v->prefix) == 0 && plen == strlen(v->prefix));
+        CHECK(uuid_is(&u, v->uuid));
+        /* Back to the same text. */
+        typeid_of(v->prefix, v->uuid, v->text);
+    }
+    for (size_t i = 0; i < V_N_TYPEID_ENCODES; i++) {
+        const v_typeid_encode *v = &V_TYPEID_ENCODES[i];
+        CTX("typeid encode '%s' %s", v->prefix, v->uuid);
+        if (v->status == IDMINT_OK) {
+            typeid_of(v->prefix, v->uuid, v->typeid);
+            continue;
+        }
+        idmint_uuid u;
+        char buf[IDMINT_TYPEID_STR_SIZE] = "x";
+        if (!OK(idmint_uuid_parse(v->uuid, &u))) continue;
+        EXPECT(idmint_typeid_format(v->prefix, &u, buf, sizeof buf, NULL), v->status, v->message);
+        char ignored[IDMINT_TYPEID_STR_SIZE];
+        EXPECT(idmint_typeid(v->prefix, ignored, sizeof ignored, NULL), v->status, v->message);
+    }
+    for (size_t i = 0; i < V_N_TYPEID_GENS; i++) {
+        /* TypeIdGenerator(prefix) is the prefix over a counter-method v7 generator. */
+        const v_typeid_gen *v = &V_TYPEID_GENS[i];
+        idmint_uuid_v7_generator *g = NULL;
+        CTX("typeid generator '%s'", v->prefix);
+        if (!OK(idmint_uuid_v7_generator_new(&g))) continue;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_typeid_step *s = &v->steps[k];
+            CTX("typeid generator '%s' step %zu", v->prefix, k);
+            idmint_uuid u;
+            char buf[IDMINT_TYPEID_STR_SIZE];
+            if (OK(idmint_uuid_v7_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
+                                                     s->random_len, &u)) &&
+                OK(idmint_typeid_format(v->prefix, &u, buf, sizeof buf, NULL)))
+                CHECK(strcmp(buf, s->typeid) == 0);
+        }
+        idmint_uuid_v7_generator_free(g);
+    }
+    for (size_t i = 0; i < V_N_ULID_DECODES; i++) {
+        const v_ulid_decode *v = &V_ULID_DECODES[i];
+        CTX("ulid parse '%s'", v->text);
+        idmint_ulid u;
+        uint64_t ms = 1;
+        if (!EXPECT(idmint_ulid_parse(v->text, &u, &ms), v->status, v->message) ||
+            v->status != IDMINT_OK)
+            continue;
+        CHECK(ulid_is(&u, v->ulid));
+        CHECK(ms == v->timestamp_ms);
+        CHECK(memcmp(u.bytes + 6, v->random, 10) == 0);
+        idmint_uuid as_uuid;
+        memcpy(as_uuid.bytes, u.bytes, 16);
+        CHECK(uuid_is(&as_uuid, v->uuid));
+        uint64_t ts = 0;
+        if (OK(idmint_ulid_timestamp_ms(&u, &ts))) CHECK(ts == v->timestamp_ms);
+        if (OK(idmint_ulid_parse(v->text, &u, NULL))) CHECK(ulid_is(&u, v->ulid));
+    }
+    for (size_t i = 0; i < V_N_ULID_ENCODES; i++) {
+        const v_ulid_encode *v = &V_ULID_ENCODES[i];
+        CTX("ulid encode %s", v->ulid);
+        idmint_ulid u;
+        if (OK(idmint_ulid_at(v->timestamp_ms, (const uint8_t *)v->random, v->random_len, &u)))
+            CHECK(ulid_is(&u, v->ulid));
+    }
+    for (size_t i = 0; i < V_N_ULID_GENS; i++) {
+        const v_ulid_gen *v = &V_ULID_GENS[i];
+        idmint_ulid_generator *g = NULL;
+        CTX("ulid generator #%zu", i);
+        if (!OK(idmint_ulid_generator_new(&g))) continue;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_ulid_step *s = &v->steps[k];
+            CTX("ulid generator #%zu step %zu", i, k);
+            idmint_ulid u;
+            uint64_t until = 1;
+            if (EXPECT(idmint_ulid_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
+                                                     s->random_len, &u, &until),
+                       s->status, s->message)) {
+                CHECK(until == s->until_ms);
+                if (s->status == IDMINT_OK) CHECK(ulid_is(&u, s->ulid));
+            }
+        }
+        idmint_ulid_generator_free(g);
+    }
+}
+
+/* The clocked formats, and bad arguments: NULL pointers, short buffers (with the size needed),
+ * wrong lengths, unknown constants and a prefix that is not UTF-8. */
+static void test_formats_clocked_and_bad_arguments(void) {
+    CTX("formats clocked");
+    idmint_uuid a, b, many[300];
+    idmint_uuid_info info;
+    if (OK(idmint_uuid_v6(&a)) && OK(idmint_uuid_v6(&b))) {
+        CHECK(memcmp(b.bytes, a.bytes, 16) > 0);
+        if (OK(idmint_uuid_inspect(&a, &info)))
+            CHECK(info.version == 6 && info.has_unix_ms && info.unix_ms + 60000 > wall_ms());
+    }
+    if (OK(idmint_uuid_v7_fill(many, 300))) {
+        bool up = true;
+        for (int i = 1; i < 300; i++) up = up && memcmp(many[i].bytes, many[i - 1].bytes, 16) > 0;
+        CHECK(up);
+        if (OK(idmint_uuid_v7(&a))) CHECK(memcmp(a.bytes, many[299].bytes, 16) > 0);
+    }
+    OK(idmint_uuid_v7_fill(NULL, 0));
+    EXPECT(idmint_uuid_v7_fill(NULL, 1), IDMINT_NULL_POINTER,
+           "null pointer: `out_uuids` must not be NULL");
+    EXPECT(idmint_uuid_v7_fill(many, (size_t)IDMINT_MAX_BATCH + 1), IDMINT_LIMIT_EXCEEDED, NULL);
+    for (idmint_uuid_v7_method m = 0; m < 3; m++) {
+        idmint_uuid_v7_generator *g = NULL;
+        CTX("v7 method %u clocked", m);
+        if (!OK(idmint_uuid_v7_generator_new_with_method(m, &g))) continue;
+        bool up = true;
+        OK(idmint_uuid_v7_generator_next(g, &a));
+        for (int i = 0; i < 2000; i++) {
+            up = up && idmint_uuid_v7_generator_next(g, &b) == IDMINT_OK &&
+                 memcmp(b.bytes, a.bytes, 16) > 0;
+            a = b;
+        }
+        CHECK(up);
+        if (OK(idmint_uuid_inspect(&a, &info)))
+            CHECK(info.version == 7 && info.unix_ms + 60000 > wall_ms());
+        idmint_uuid_v7_generator_free(g);
+    }
+
+    char buf[IDMINT_TYPEID_STR_SIZE];
+    size_t len = 0;
+    CTX("typeid clocked");
+    if (OK(idmint_typeid("user", buf, sizeof buf, &len))) {
+        CHECK(len == 31 && strncmp(buf, "user_", 5) == 0);
+        char prefix[IDMINT_TYPEID_PREFIX_SIZE];
+        if (OK(idmint_typeid_parse(buf, prefix, sizeof prefix, NULL, &a))) {
+            CHECK(strcmp(prefix, "user") == 0);
+            if (OK(idmint_uuid_inspect(&a, &info))) CHECK(info.version == 7);
+        }
+    }
+    if (OK(idmint_typeid("", buf, sizeof buf, &len))) CHECK(len == 26 && strlen(buf) == 26);
+    CTX("typeid bad arguments");
+    EXPECT(idmint_typeid(NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `prefix` must not be NULL");
+    EXPECT(idmint_typeid("pr\xe9", buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `prefix` is not valid UTF-8 (at byte 2)");
+    EXPECT(idmint_typeid_format("pr\xff", &a, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `prefix` is not valid UTF-8 (at byte 2)");
+    EXPECT(idmint_typeid_format("user", NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `uuid` must not be NULL");
+    /* A short buffer: IDMINT_BUFFER_TOO_SMALL with the size needed; "" in the buffer. */
+    len = 0;
+    strcpy(buf, "junk");
+    EXPECT(idmint_typeid("user", buf, 31, &len), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 32 bytes");
+    CHECK(len == 31 && buf[0] == '\0');
+    len = 0;
+    EXPECT(idmint_typeid_format("user", &a, NULL, 0, &len), IDMINT_BUFFER_TOO_SMALL, NULL);
+    CHECK(len == 31);
+    EXPECT(idmint_typeid_format("user", &a, NULL, 5, NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_uuid keep = idmint_uuid_max(), u = keep;
+    char small[4] = "abc";
+    len = 0;
+    EXPECT(idmint_typeid_parse("user_01h455vb4pex5vsknk084sn02q", small, sizeof small, &len, &u),
+           IDMINT_BUFFER_TOO_SMALL, "buffer too small: need 5 bytes");
+    CHECK(len == 4 && small[0] == '\0' && memcmp(u.bytes, keep.bytes, 16) == 0);
+    char prefix[IDMINT_TYPEID_PREFIX_SIZE];
+    EXPECT(idmint_typeid_parse(NULL, prefix, sizeof prefix, NULL, &u), IDMINT_NULL_POINTER,
+           "null pointer: `text` must not be NULL");
+    EXPECT(idmint_typeid_parse("user_01h455vb4pex5vsknk084sn02q", prefix, sizeof prefix, NULL,
+                               NULL),
+           IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_typeid_parse("us\xc3r_01h455vb4pex5vsknk084sn02q", prefix, sizeof prefix, NULL,
+                               &u),
+           IDMINT_INVALID_ARGUMENT, "invalid argument: `text` is not valid UTF-8 (at byte 2)");
+    /* A 63-character prefix fills IDMINT_TYPEID_MAX_LEN exactly. */
+    char longest[64];
+    memset(longest, 'a', 63);
+    longest[63] = '\0';
+    if (OK(idmint_typeid_format(longest, &keep, buf, sizeof buf, &len)))
+        CHECK(len == IDMINT_TYPEID_MAX_LEN && strlen(buf) == IDMINT_TYPEID_MAX_LEN);
+    if (OK(idmint_typeid_parse(buf, prefix, sizeof prefix, &len, &u)))
+        CHECK(len == 63 && strcmp(prefix, longest) == 0 && memcmp(u.bytes, keep.bytes, 16) == 0);
+
+    CTX("ulid clocked");
+    idmint_ulid x, y;
+    char text[IDMINT_ULID_STR_SIZE];
+    if (OK(idmint_ulid_generate(&x)) && OK(idmint_ulid_generate(&y))) {
+        CHECK(memcmp(y.bytes, x.bytes, 16) > 0);
+        uint64_t ms = 0;
+        if (OK(idmint_ulid_timestamp_ms(&x, &ms))) CHECK(ms <= wall_ms() && ms + 60000 > wall_ms());
+        if (OK(idmint_ulid_format(&x, text, sizeof text))) {
+            CHECK(strlen(text) == IDMINT_ULID_LEN);
+            idmint_ulid back;
+            if (OK(idmint_ulid_parse(text, &back, NULL))) CHECK(memcmp(back.bytes, x.bytes, 16) == 0);
+        }
+    }
+    CTX("ulid bad arguments");
+    EXPECT(idmint_ulid_generate(NULL), IDMINT_NULL_POINTER, "null pointer: `out_ulid` must not be NULL");
+    strcpy(text, "junk");
+    EXPECT(idmint_ulid_format(&x, text, IDMINT_ULID_LEN), IDMINT_BUFFER_TOO_SMALL,
+           "buffer too small: need 27 bytes");
+    CHECK(text[0] == '\0');
+    EXPECT(idmint_ulid_format(NULL, text, sizeof text), IDMINT_NULL_POINTER,
+           "null pointer: `ulid` must not be NULL");
+    EXPECT(idmint_ulid_parse(NULL, &x, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `text` must not be NULL");
+    EXPECT(idmint_ulid_parse("01ARYZ6S41YYYYYYYYYYYYYYYY", NULL, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_ulid` must not be NULL");
+    EXPECT(idmint_ulid_parse("\xff", &x, NULL), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: `text` is not valid UTF-8 (at byte 0)");
+    const uint8_t r[10] = {0};
+    EXPECT(idmint_ulid_at(0, r, 9, &x), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: a ULID takes exactly 10 random bytes");
+    EXPECT(idmint_ulid_at(0, NULL, 10, &x), IDMINT_NULL_POINTER,
+           "null pointer: `random` must not be NULL");
+    if (OK(idmint_ulid_at(UINT64_MAX, r, 10, &x))) CHECK(ulid_is(&x, "7ZZZZZZZZZ0000000000000000"));
+    idmint_ulid_generator *ug = NULL;
+    EXPECT(idmint_ulid_generator_new(NULL), IDMINT_NULL_POINTER, NULL);
+    if (OK(idmint_ulid_generator_new(&ug))) {
+        EXPECT(idmint_ulid_generator_next_at(NULL, 1, r, 10, &x, NULL), IDMINT_NULL_POINTER,
+               "null pointer: `gen` must not be NULL");
+        EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 10, NULL, NULL), IDMINT_NULL_POINTER,
+               "null pointer: `out_ulid` must not be NULL");
+        EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 11, &x, NULL), IDMINT_INVALID_ARGUMENT,
+               "invalid argument: a ULID takes exactly 10 random bytes");
+        OK(idmint_ulid_generator_next_at(ug, 1, r, 10, &x, NULL));
+        idmint_ulid_generator_free(ug);
+    }
+    idmint_ulid_generator_free(NULL);
+
+    CTX("uuid format bad arguments");
+    const uint8_t node[6] = {1, 2, 3, 4, 5, 6}, sixteen[16] = {0};
+    EXPECT(idmint_uuid_v6(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid_v6_at(1, 2, node, 5, &a), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: v6 takes a node of exactly 6 bytes");
+    EXPECT(idmint_uuid_v6_at(1, 2, NULL, 6, &a), IDMINT_NULL_POINTER,
+           "null pointer: `node` must not be NULL");
+    EXPECT(idmint_uuid_v8(sixteen, 15, &a), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: v8 takes exactly 16 bytes");
+    EXPECT(idmint_uuid_v8(sixteen, 16, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid_v1_to_v6(NULL, &a), IDMINT_NULL_POINTER,
+           "null pointer: `uuid` must not be NULL");
+    EXPECT(idmint_uuid_v6_to_v1(&a, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_uuid` must not be NULL");
+    idmint_uuid_v8_custom f;
+    idmint_uuid nil = idmint_uuid_nil();
+    EXPECT(idmint_uuid_v8_fields(&nil, &f), IDMINT_INVALID_ARG_VALUE,
+           "invalid argument `uuid`: not a version 8 UUID");
+    EXPECT(idmint_uuid_v8_fields(&nil, NULL), IDMINT_NULL_POINTER,
+           "null pointer: `out_fields` must not be NULL");
+    idmint_uuid_v7_generator *g = (idmint_uuid_v7_generator *)&g;
+    EXPECT(idmint_uuid_v7_generator_new_with_method(3, &g), IDMINT_INVALID_ARGUMENT,
+           "invalid argument: unknown v7 method constant (use IDMINT_UUID_V7_*)");
+    CHECK(g == NULL);
+    EXPECT(idmint_uuid_v7_generator_new_with_method(0, NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_uuid_v7_method m;
+    EXPECT(idmint_uuid_v7_method_from_name("fast", &m), IDMINT_INVALID_CONFIG,
+           "invalid config: unknown UUID v7 method (counter, random_increment, sub_millisecond)");
+    EXPECT(idmint_uuid_v7_method_from_name(NULL, &m), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid_v7_generator_method(NULL, &m), IDMINT_NULL_POINTER,
+           "null pointer: `gen` must not be NULL");
+    if (OK(idmint_uuid_v7_generator_new_with_method(IDMINT_UUID_V7_SUB_MILLISECOND, &g))) {
+        EXPECT(idmint_uuid_v7_generator_next_at_precise(g, 1, 0, r, 9, &a),
+               IDMINT_INVALID_ARGUMENT, "invalid argument: v7 takes exactly 10 random bytes");
+        EXPECT(idmint_uuid_v7_generator_next_at_precise(g, 1, 0, r, 10, NULL),
+               IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+        EXPECT(idmint_uuid_v7_generator_next_at(g, 1, r, 9, &a), IDMINT_INVALID_ARGUMENT, NULL);
+        /* Past 999999 ns the fraction is clamped: the last step of the millisecond. */
+        if (OK(idmint_uuid_v7_generator_next_at_precise(g, 5, 5000000, r, 10, &a)))
+            CHECK(a.bytes[6] == 0x7f && a.bytes[7] == 0xff);
+        idmint_uuid_v7_generator_free(g);
+    }
+}
+
 /* named.json: each config builds a generator whose steps draw their random bytes from one
  * stream, front to back; invalid configs fail with the exact status and message. */
 static void test_named_vectors(void) {
@@ -1042,7 +1458,7 @@ static void test_bad_arguments(void) {
         EXPECT(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 7, &gid, &n, &u),
                IDMINT_INVALID_ARGUMENT,
                "invalid argument: `random` holds fewer bytes than this call draws (uuid4: 16, "
-               "uuid7: 10, uuid1: 8 on its first call)");
+               "uuid7: 10, uuid1 and uuid6: 8 on their first call)");
         CHECK(n == 0 && u == 0);
         OK(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 16, &gid, &n, &u));
         CHECK(n == 8 && u == 0 && gid.is_uuid && gid.id == 0);
@@ -1741,6 +2157,9 @@ int main(int argc, char **argv) {
     test_generator_vectors();
     test_codec_vectors();
     test_uuid_vectors();
+    test_rfc9562_vectors();
+    test_typeid_ulid_vectors();
+    test_formats_clocked_and_bad_arguments();
     test_named_vectors();
     test_obfuscation_vectors();
     test_bad_arguments();

@@ -73,6 +73,20 @@ int main(void) {
     TRY(idmint_uuid_format(&u, us, sizeof us));
     printf("uuid v5  %s (dns, \"python.org\")\n", us);
 
+    /* TypeIDs (a type prefix on a v7 UUID) and ULIDs. */
+    char tid[IDMINT_TYPEID_STR_SIZE], prefix[IDMINT_TYPEID_PREFIX_SIZE];
+    TRY(idmint_typeid("user", tid, sizeof tid, NULL));
+    TRY(idmint_typeid_parse(tid, prefix, sizeof prefix, NULL, &u));
+    TRY(idmint_uuid_format(&u, us, sizeof us));
+    printf("typeid   %s (prefix \"%s\", uuid %s)\n", tid, prefix, us);
+    idmint_ulid ulid;
+    char ulid_text[IDMINT_ULID_STR_SIZE];
+    uint64_t ulid_ms = 0;
+    TRY(idmint_ulid_generate(&ulid));
+    TRY(idmint_ulid_format(&ulid, ulid_text, sizeof ulid_text));
+    TRY(idmint_ulid_timestamp_ms(&ulid, &ulid_ms));
+    printf("ulid     %s (unix ms %" PRIu64 ")\n", ulid_text, ulid_ms);
+
     /* Errors: a status to branch on, a message to show. */
     idmint_layout *bad = NULL;
     idmint_status s = idmint_layout_new("time=41@1ms,worker=10,seq=x", &bad);
