@@ -17,7 +17,7 @@ const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'idmin
 const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs; do not edit. */\n'
 // Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs), which napi-rs
 // does not see.
-const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId']
+const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', 'uuid7']
 // The browser package's class written in JavaScript (bindings-wasm/src/leased.js, appended to
 // the glue), which wasm-bindgen does not see.
 const WEB_BY_GLUE = ['lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']
