@@ -1,6 +1,7 @@
 'use strict'
 // The CommonJS entry point: loads the native addon built for this platform (see platform.js;
-// built by `npm install` or `npm run build`). Every export is native; index.d.ts describes them.
+// built by `npm install` or `npm run build`). Every export is native but `uuid7s`, which slices
+// the addon's one string into an array; index.d.ts describes them.
 
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
@@ -22,6 +23,18 @@ function load() {
 
 // `_benchFloor` (an empty call, the benchmarks' floor) is not part of the API: it stays off the
 // exports, reachable only under a symbol for bench/bench.mjs.
-const { _benchFloor, ...api } = load()
+const { _benchFloor, _uuid7sText, ...api } = load()
+
+/**
+ * `uuid7s(n)`: the addon returns the n UUIDs as one string of 36 * n characters (one string
+ * across Node-API instead of n); slicing it here is the conversion to an array.
+ */
+api.uuid7s = function uuid7s(n) {
+  const text = _uuid7sText(n)
+  const out = new Array(text.length / 36)
+  for (let i = 0; i < out.length; i++) out[i] = text.slice(36 * i, 36 * i + 36)
+  return out
+}
+
 module.exports = api
 Object.defineProperty(module.exports, Symbol.for('idmint.benchFloor'), { value: _benchFloor })

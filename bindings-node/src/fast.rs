@@ -300,26 +300,26 @@ fn uuid_string(env: &Env, u: &idmint::uuids::Uuid) -> napi::Result<sys::napi_val
     ok(st, "create a string").map(|()| out)
 }
 
-/// `uuids` as a new array of strings.
-pub(crate) fn uuid_array(
+/// The texts of `uuids` back to back, as one new JavaScript string.
+pub(crate) fn uuid_texts(
     env: &Env,
     uuids: &[idmint::uuids::Uuid],
 ) -> napi::Result<sys::napi_value> {
-    let mut arr = ptr::null_mut();
-    // SAFETY: plain array constructor with a valid out pointer.
-    ok(
-        unsafe { sys::napi_create_array_with_length(env.raw(), uuids.len(), &mut arr) },
-        "create an array",
-    )?;
-    for (i, u) in (0u32..).zip(uuids) {
-        let s = uuid_string(env, u)?;
-        // SAFETY: `arr` is an array of this env, `s` a value of it.
-        ok(
-            unsafe { sys::napi_set_element(env.raw(), arr, i, s) },
-            "fill an array",
-        )?;
+    let mut buf = vec![0u8; uuids.len() * 36];
+    for (u, chunk) in uuids.iter().zip(buf.chunks_exact_mut(36)) {
+        u.hyphenated().encode_lower(chunk);
     }
-    Ok(arr)
+    let mut out = ptr::null_mut();
+    // SAFETY: `buf` is ASCII (so Latin-1) of the given length; `out` an out pointer.
+    let st = unsafe {
+        sys::napi_create_string_latin1(
+            env.raw(),
+            buf.as_ptr().cast::<c_char>(),
+            buf.len() as _,
+            &mut out,
+        )
+    };
+    ok(st, "create a string").map(|()| out)
 }
 
 /// `uuid7()`: the process-wide monotonic v7 (the core's `uuid_clock::uuid7`), as text.

@@ -60,13 +60,16 @@ pub fn uuid4(env: &Env, random: Option<Unknown<'_>>) -> napi::Result<String> {
 // `uuid7()` is a hand-registered callback (crate::fast): it formats into a stack buffer and
 // skips napi-rs's wrapper, about half the cost of a generated function.
 
-#[napi(js_name = "uuid7s", catch_unwind)]
-pub fn uuid7s<'e>(env: &'e Env, n: Unknown<'_>) -> napi::Result<Unknown<'e>> {
+/// `uuid7s(n)`'s native half: the `n` UUIDs' texts back to back in one string of `36 * n`
+/// Latin-1 characters, which index.js slices into an array (one string crossing Node-API
+/// instead of `n`, and no `napi_set_element` per UUID: a quarter of the cost per ID).
+#[napi(js_name = "_uuid7sText", catch_unwind)]
+pub fn uuid7s_text<'e>(env: &'e Env, n: Unknown<'_>) -> napi::Result<Unknown<'e>> {
     let h = Js(env);
     let n = batch_arg(&h, &n.raw())?;
     let mut out = vec![Uuid::nil(); n];
     uuid_clock::uuid7_fill(&mut out).or_throw(&h)?;
-    unknown(env, crate::fast::uuid_array(env, &out))
+    unknown(env, crate::fast::uuid_texts(env, &out))
 }
 
 #[napi(catch_unwind)]
