@@ -25,14 +25,25 @@ function load() {
 // exports, reachable only under a symbol for bench/bench.mjs.
 const { _benchFloor, _uuid7sText, ...api } = load()
 
-/**
- * `uuid7s(n)`: the addon returns the n UUIDs as one string of 36 * n characters (one string
- * across Node-API instead of n); slicing it here is the conversion to an array.
- */
+// `uuid7s(n)`: the addon returns the n UUIDs as one string of 36 * n characters (one string
+// across Node-API instead of n); slicing it here is the conversion to an array. A V8 string
+// holds at most ~2^29 characters, so batches above CHUNK go in chunks (still increasing: the
+// process-wide generator).
+const CHUNK = 1 << 20
+function slices(text, out, at) {
+  for (let i = 0; i < text.length; i += 36) out[at++] = text.slice(i, i + 36)
+  return at
+}
 api.uuid7s = function uuid7s(n) {
-  const text = _uuid7sText(n)
-  const out = new Array(text.length / 36)
-  for (let i = 0; i < out.length; i++) out[i] = text.slice(36 * i, 36 * i + 36)
+  const k = typeof n === 'bigint' && n >= 0n && n <= 1n << 24n ? Number(n) : n
+  if (!(typeof k === 'number' && Number.isInteger(k) && k > CHUNK && k <= 1 << 24)) {
+    const text = _uuid7sText(n) // checks n
+    const out = new Array(text.length / 36)
+    slices(text, out, 0)
+    return out
+  }
+  const out = new Array(k)
+  for (let at = 0; at < k; ) at = slices(_uuid7sText(Math.min(k - at, CHUNK)), out, at)
   return out
 }
 

@@ -573,6 +573,12 @@ describe('formats: v6, v7 batches, v8, TypeID, ULID', () => {
     for (let i = 1; i < batch.length; i++) assert.ok(batch[i] > batch[i - 1])
     assert.ok(m.uuid7() > batch[999])
     assert.deepEqual(m.uuid7s(0), [])
+    assert.equal(m.uuid7s(3n).length, 3)
+    // Past 2^20 (the Node package's chunk, one string each): still one increasing array.
+    const big = m.uuid7s((1 << 20) + 3)
+    assert.equal(big.length, (1 << 20) + 3)
+    for (const i of [1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (1 << 20) + 2]) assert.ok(big[i] > big[i - 1], `at ${i}`)
+    assert.equal(new Set(big).size, big.length)
     throwsCode(() => m.uuid7s(-1), RangeError, 'ERR_OUT_OF_RANGE')
     assert.throws(() => m.uuid7s(2 ** 24 + 1), { code: 'ERR_LIMIT_EXCEEDED' })
   })
