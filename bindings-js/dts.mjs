@@ -15,9 +15,11 @@ import { fileURLToPath } from 'node:url'
 
 const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'idmint.d.ts'), 'utf8')
 const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs; do not edit. */\n'
-// Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs), which napi-rs
-// does not see.
-const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId']
+// Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs) or by index.js,
+// which napi-rs does not see.
+const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', 'uuid7', 'uuid7s']
+// Native halves index.js wraps and keeps off the exports (`uuid7s` slices `_uuid7sText`'s string).
+const NODE_HIDDEN = ['_uuid7sText']
 // The browser package's class written in JavaScript (bindings-wasm/src/leased.js, appended to
 // the glue), which wasm-bindgen does not see.
 const WEB_BY_GLUE = ['lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']
@@ -64,6 +66,7 @@ if (mode === 'node' || mode === 'wasm') {
   const declared = names(declarations(pkg))
   const exported = names(readFileSync(file, 'utf8'))
   if (pkg === 'node') NODE_BY_HAND.forEach((n) => exported.add(n))
+  if (pkg === 'node') NODE_HIDDEN.forEach((n) => exported.delete(n))
   if (pkg === 'web') WEB_BY_GLUE.forEach((n) => exported.add(n))
   const missing = [...declared].filter((n) => !exported.has(n))
   const undeclared = [...exported].filter((n) => !declared.has(n))

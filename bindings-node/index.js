@@ -1,6 +1,7 @@
 'use strict'
 // The CommonJS entry point: loads the native addon built for this platform (see platform.js;
-// built by `npm install` or `npm run build`). Every export is native; index.d.ts describes them.
+// built by `npm install` or `npm run build`). Every export is native but `uuid7s`, which slices
+// the addon's one string into an array; index.d.ts describes them.
 
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
@@ -22,6 +23,29 @@ function load() {
 
 // `_benchFloor` (an empty call, the benchmarks' floor) is not part of the API: it stays off the
 // exports, reachable only under a symbol for bench/bench.mjs.
-const { _benchFloor, ...api } = load()
+const { _benchFloor, _uuid7sText, ...api } = load()
+
+// `uuid7s(n)`: the addon returns the n UUIDs as one string of 36 * n characters (one string
+// across Node-API instead of n); slicing it here is the conversion to an array. A V8 string
+// holds at most ~2^29 characters, so batches above CHUNK go in chunks (still increasing: the
+// process-wide generator).
+const CHUNK = 1 << 20
+function slices(text, out, at) {
+  for (let i = 0; i < text.length; i += 36) out[at++] = text.slice(i, i + 36)
+  return at
+}
+api.uuid7s = function uuid7s(n) {
+  const k = typeof n === 'bigint' && n >= 0n && n <= 1n << 24n ? Number(n) : n
+  if (!(typeof k === 'number' && Number.isInteger(k) && k > CHUNK && k <= 1 << 24)) {
+    const text = _uuid7sText(n) // checks n
+    const out = new Array(text.length / 36)
+    slices(text, out, 0)
+    return out
+  }
+  const out = new Array(k)
+  for (let at = 0; at < k; ) at = slices(_uuid7sText(Math.min(k - at, CHUNK)), out, at)
+  return out
+}
+
 module.exports = api
 Object.defineProperty(module.exports, Symbol.for('idmint.benchFloor'), { value: _benchFloor })

@@ -4,6 +4,8 @@
 
 use idmint::codec::{decode_any, Codec};
 use idmint::named::NamedConfig;
+use idmint::typeid::TypeId;
+use idmint::ulid::Ulid;
 use idmint::uuids::{self, Uuid};
 use idmint::{Config, Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
@@ -160,7 +162,7 @@ pub fn sortable_obfuscator<H: Host>(
     SortableObfuscator::new(key, &layout_arg(h, layout, "layout")?).or_throw(h)
 }
 
-/// `new UuidGenerator(version?)`: the named config of version 1, 4 or 7 (default 7).
+/// `new UuidGenerator(version?)`: the named config of version 1, 4, 6 or 7 (default 7).
 pub fn uuid_version<H: Host>(h: &H, v: Option<&H::Value>) -> Result<NamedConfig, H::Error> {
     let v = match v.filter(|v| !is_nullish(h, v)) {
         Some(v) => u64_arg(h, v, "version")?,
@@ -169,7 +171,7 @@ pub fn uuid_version<H: Host>(h: &H, v: Option<&H::Value>) -> Result<NamedConfig,
     NamedConfig::uuid_of_version(v).or_throw(h)
 }
 
-/// `UuidGenerator.version`: 1, 4 or 7.
+/// `UuidGenerator.version`: 1, 4, 6 or 7.
 pub fn uuid_version_of(config: &NamedConfig) -> u32 {
     config.kind().uuid_version().map_or(7, u32::from)
 }
@@ -190,4 +192,166 @@ pub fn uuid_named<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error>
 /// a named config (the core refuses other types).
 pub fn named_snowflake<H: Host>(h: &H, v: &H::Value) -> Result<Config, H::Error> {
     named_config(h, v)?.require_snowflake().or_throw(h)
+}
+
+/// The lower-case hyphenated text of a UUID.
+pub fn uuid_text(u: &Uuid) -> String {
+    u.hyphenated().to_string()
+}
+
+/// A UUID argument given as text (any form `parseUuid` reads).
+pub fn uuid_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<Uuid, H::Error> {
+    uuids::parse(&string_arg(h, v, what)?).or_throw(h)
+}
+
+/// `uuid6At(ticks, clockSeq, node)`: the pure v6 constructor.
+pub fn uuid6_at<H: Host>(
+    h: &H,
+    ticks: &H::Value,
+    clock_seq: &H::Value,
+    node: &H::Value,
+) -> Result<Uuid, H::Error> {
+    let ticks = u64_arg(h, ticks, "ticks")?;
+    let seq = bounded_arg(h, clock_seq, "clockSeq", u64::from(u16::MAX))? as u16;
+    Ok(uuids::v6(
+        ticks,
+        seq,
+        crate::convert::bytes_arg(h, node, "node")?,
+    ))
+}
+
+/// `uuid8FromFields(customA, customB, customC)`; a value past its field throws the core's
+/// `ERR_OUT_OF_RANGE`.
+pub fn uuid8_from_fields<H: Host>(
+    h: &H,
+    a: &H::Value,
+    b: &H::Value,
+    c: &H::Value,
+) -> Result<Uuid, H::Error> {
+    let a = u64_arg(h, a, "customA")?;
+    let b = u64_arg(h, b, "customB")?;
+    let c = u64_arg(h, c, "customC")?;
+    // custom_b is 12 bits: a value past 16 goes to the core as one it refuses with the same
+    // error, except that the message would then name the clamped value; name the real one.
+    let b16 = match u16::try_from(b) {
+        Ok(b16) => b16,
+        Err(_) => {
+            return Err(crate::error::core(
+                h,
+                idmint::Error::FieldOverflow {
+                    field: idmint::Name::lossy("custom_b"),
+                    value: b,
+                    max: 0xfff,
+                },
+            ))
+        }
+    };
+    uuids::v8_from_fields(a, b16, c).or_throw(h)
+}
+
+/// `uuid8Fields(uuid)`: `{customA, customB, customC}` (bigint, number, bigint) or `null` for a
+/// UUID that is not version 8.
+pub fn uuid8_fields<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
+    let u = uuid_arg(h, v, "uuid")?;
+    match uuids::v8_fields(&u) {
+        None => h.value(Out::Null),
+        Some((a, b, c)) => h.object(&[
+            ("customA", Out::Big(a)),
+            ("customB", Out::Num(f64::from(b))),
+            ("customC", Out::Big(c)),
+        ]),
+    }
+}
+
+/// `uuid1ToUuid6(text)`.
+pub fn uuid1_to_uuid6<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
+    uuids::v1_to_v6(&uuid_arg(h, v, "uuid")?).or_throw(h)
+}
+
+/// `uuid6ToUuid1(text)`.
+pub fn uuid6_to_uuid1<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
+    uuids::v6_to_v1(&uuid_arg(h, v, "uuid")?).or_throw(h)
+}
+
+/// The v7 method argument: `'counter'` (default), `'random_increment'`, `'sub_millisecond'`.
+pub fn v7_method<H: Host>(h: &H, v: Option<&H::Value>) -> Result<uuids::V7Method, H::Error> {
+    match opt_string_arg(h, v, "method")? {
+        None => Ok(uuids::V7Method::Counter),
+        Some(name) => uuids::V7Method::parse(&name).or_throw(h),
+    }
+}
+
+/// The sub-millisecond argument of `Uuid7Generator.nextAt` (0 when missing; ns, clamped by the
+/// core to 999 999).
+pub fn sub_ms_nanos<H: Host>(h: &H, v: Option<&H::Value>) -> Result<u32, H::Error> {
+    match v.filter(|v| !is_nullish(h, v)) {
+        None => Ok(0),
+        Some(v) => Ok(bounded_arg(h, v, "subMsNanos", u64::from(u32::MAX))? as u32),
+    }
+}
+
+/// `typeidFromUuid(prefix, uuid)`: the text of the TypeID of `uuid` under `prefix`.
+pub fn typeid_from_uuid<H: Host>(
+    h: &H,
+    prefix: &H::Value,
+    uuid: &H::Value,
+) -> Result<String, H::Error> {
+    let prefix = string_arg(h, prefix, "prefix")?;
+    let u = uuid_arg(h, uuid, "uuid")?;
+    Ok(TypeId::new(&prefix, u).or_throw(h)?.to_string())
+}
+
+/// A checked TypeID prefix argument (the core's rule: `[a-z]([a-z_]*[a-z])?`, at most 63).
+pub fn typeid_prefix<H: Host>(h: &H, prefix: &H::Value) -> Result<TypeId, H::Error> {
+    let prefix = string_arg(h, prefix, "prefix")?;
+    TypeId::new(&prefix, Uuid::nil()).or_throw(h)
+}
+
+/// `parseTypeId(text)`: `{prefix, suffix, uuid}`.
+pub fn parse_typeid<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
+    let t = TypeId::parse(&string_arg(h, v, "text")?).or_throw(h)?;
+    let suffix = t.suffix();
+    h.object(&[
+        ("prefix", Out::Str(t.prefix())),
+        (
+            "suffix",
+            Out::Str(core::str::from_utf8(&suffix).unwrap_or("")),
+        ),
+        ("uuid", Out::Str(&uuid_text(&t.uuid()))),
+    ])
+}
+
+/// `ulidAt(timestampMs, random)`: the ULID of a time and 10 random bytes (the core refuses a
+/// time past 48 bits).
+pub fn ulid_at<H: Host>(h: &H, ms: &H::Value, random: &H::Value) -> Result<Ulid, H::Error> {
+    let ms = u64_arg(h, ms, "timestampMs")?;
+    let r: [u8; 10] = crate::convert::bytes_arg(h, random, "random")?;
+    let mut wide = [0u8; 16];
+    if let Some(tail) = wide.get_mut(6..) {
+        tail.copy_from_slice(&r);
+    }
+    Ulid::from_parts(ms, u128::from_be_bytes(wide)).or_throw(h)
+}
+
+/// `ulidFromUuid(uuid)`: the ULID with the same 128 bits.
+pub fn ulid_from_uuid<H: Host>(h: &H, v: &H::Value) -> Result<String, H::Error> {
+    Ok(Ulid::from_uuid(&uuid_arg(h, v, "uuid")?).to_string())
+}
+
+/// `parseUlid(text)`: `{ulid, timestampMs, random, uuid}` (`ulid` in canonical upper case,
+/// `timestampMs` a bigint, `random` the 80-bit part as 20 lower-case hex digits).
+pub fn parse_ulid<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
+    let u = Ulid::parse(&string_arg(h, v, "text")?).or_throw(h)?;
+    ulid_record(h, &u)
+}
+
+/// A ULID's record (see [`parse_ulid`]).
+pub fn ulid_record<H: Host>(h: &H, u: &Ulid) -> Result<H::Value, H::Error> {
+    let random = format!("{:020x}", u.random());
+    h.object(&[
+        ("ulid", Out::Str(&u.to_string())),
+        ("timestampMs", Out::Big(u.timestamp_ms())),
+        ("random", Out::Str(&random)),
+        ("uuid", Out::Str(&uuid_text(&u.to_uuid()))),
+    ])
 }

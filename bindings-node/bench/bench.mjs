@@ -17,6 +17,8 @@ import { Snowflake as SapphireSnowflake } from '@sapphire/snowflake'
 import { nanoid } from 'nanoid'
 import nodejsSnowflake from 'nodejs-snowflake'
 import { Bench } from 'tinybench'
+import { typeid as typeidJs } from 'typeid-js'
+import { monotonicFactory, ulid as ulidPkg } from 'ulid'
 import { v7 as uuidV7 } from 'uuid'
 import { uuidv7 } from 'uuidv7'
 
@@ -49,6 +51,9 @@ const layout = new m.Layout('twitter')
 const sapphire = new SapphireSnowflake(new Date('2010-11-04T01:42:54.657Z'))
 const nodejsSf = new nodejsSnowflake.Snowflake({ custom_epoch: 1288834974657, instance_id: 1 })
 
+const ulidMonotonic = monotonicFactory()
+const UUID7S = 1000
+
 let sink // keeps results alive so no call is optimised away
 const rows = [
   ['floor: _benchFloor() (empty Node-API call returning a bigint)', () => floor0._benchFloor()],
@@ -59,15 +64,25 @@ const rows = [
   ['idmint AtomicSnowflake.nextIdAt(now) (napi-rs generated method)', () => atomic.nextIdAt(1_700_000_000_000)],
   ['idmint Layout.width getter (napi-rs generated, no work)', () => layout.width],
   ['idmint uuid7()', () => m.uuid7()],
+  [`idmint uuid7s(${UUID7S}), per ID`, () => m.uuid7s(UUID7S), UUID7S],
+  ["idmint typeid('user')", () => m.typeid('user')],
+  ['idmint ulid()', () => m.ulid()],
   ['@sapphire/snowflake generate()', () => sapphire.generate()],
   ['nodejs-snowflake getUniqueID()', () => nodejsSf.getUniqueID()],
   ['uuid v7()', () => uuidV7()],
   ['uuidv7 uuidv7()', () => uuidv7()],
   ['crypto.randomUUID()', () => randomUUID()],
+  ["typeid-js typeid('user').toString()", () => typeidJs('user').toString()],
+  ['ulid monotonicFactory()()', () => ulidMonotonic()],
+  ['ulid ulid()', () => ulidPkg()],
   ['nanoid()', () => nanoid()],
 ]
 
-function task(name, f) {
+function task(name, f, ids) {
+  if (ids) {
+    // One call of `ids` IDs per sample; reported per ID.
+    return [name, () => { sink = f() }, ids]
+  }
   if (f === null) {
     // One nextIds(100000) call per sample; reported per ID.
     return [name, () => { sink = ours.nextIds(BULK) }, BULK]
@@ -85,8 +100,8 @@ const results = new Map(rows.map(([name]) => [name, []]))
 for (let round = 0; round < ROUNDS; round++) {
   const bench = new Bench({ time: TIME, warmupTime: 100 })
   const per = new Map()
-  for (const [name, f] of rows) {
-    const [n, fn, count] = task(name, f)
+  for (const [name, f, ids] of rows) {
+    const [n, fn, count] = task(name, f, ids)
     bench.add(n, fn, { beforeAll: () => globalThis.gc?.() })
     per.set(n, count)
   }
@@ -155,6 +170,8 @@ const callsOf = (f) => () => timeCalls(f, CALLS)
 const pairNextFloor = paired(callsOf(() => floor0._benchFloor()), callsOf(() => ours.nextId()))
 const pairSapNext = paired(callsOf(() => ours.nextId()), callsOf(() => sapphire.generate()))
 const pairSapBulk = paired(() => perIdBulk(2), callsOf(() => sapphire.generate()))
+const pairUuid7 = paired(callsOf(() => m.uuid7()), callsOf(() => randomUUID()))
+const pairUuid7s = paired(() => timeCalls(() => m.uuid7s(UUID7S), CALLS / UUID7S) / UUID7S, callsOf(() => randomUUID()))
 
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
 const lines = []
@@ -177,6 +194,11 @@ const tBulk = ns.get('idmint Snowflake.nextIds(100000), per ID')
 lines.push(`| \`nextId()\` ≤ 1.3 × floor | ${pairNextFloor.toFixed(2)} × | ${pairNextFloor <= 1.3 ? 'yes' : 'no'} | ${(tNext / floor).toFixed(2)} × |`)
 lines.push(`| \`nextId()\` ≥ 1.7 × faster than @sapphire/snowflake | ${pairSapNext.toFixed(2)} × | ${pairSapNext >= 1.7 ? 'yes' : 'no'} | ${(sap / tNext).toFixed(2)} × |`)
 lines.push(`| \`nextIds(100000)\` per ID ≥ 10 × faster than @sapphire/snowflake | ${pairSapBulk.toFixed(1)} × | ${pairSapBulk >= 10 ? 'yes' : 'no'} | ${(sap / tBulk).toFixed(1)} × |`)
+const tU7 = ns.get('idmint uuid7()')
+const tU7s = ns.get(`idmint uuid7s(${UUID7S}), per ID`)
+const tRand = ns.get('crypto.randomUUID()')
+lines.push(`| \`uuid7()\` faster than \`crypto.randomUUID()\` | ${pairUuid7.toFixed(2)} × | ${pairUuid7 > 1 ? 'yes' : 'no'} | ${(tRand / tU7).toFixed(2)} × |`)
+lines.push(`| \`uuid7s(${UUID7S})\` per ID faster than \`crypto.randomUUID()\` | ${pairUuid7s.toFixed(2)} × | ${pairUuid7s > 1 ? 'yes' : 'no'} | ${(tRand / tU7s).toFixed(2)} × |`)
 lines.push('')
 lines.push('Duplicates among 1,000,000 IDs minted flat out by one generator:')
 lines.push('')

@@ -1,5 +1,5 @@
 //! Hand-registered Node-API callbacks for the per-ID methods of `Snowflake` (`nextId`,
-//! `nextIdString`, `nextIdNumber`, `tryNextId`) and the benchmark floor `_benchFloor`.
+//! `nextIdString`, `nextIdNumber`, `tryNextId`), `uuid7()` and the benchmark floor `_benchFloor`.
 //!
 //! A method napi-rs generates for `&self` costs about 400 ns per call here (ten times the ID):
 //! it unwraps `this` (a private-property lookup), checks its type tag and records a borrow
@@ -282,6 +282,54 @@ pub(crate) fn adopt(env: &Env, obj: sys::napi_value, gen: &Arc<CoreSnowflake>) -
         .try_for_each(|(name, cb)| define_own(env, obj, name, cb, gen))
 }
 
+/// A UUID's lower-case hyphenated text as a new JavaScript string, spelled into a stack buffer
+/// (Latin-1: no UTF-8 validation, no allocation in Rust).
+fn uuid_string(env: &Env, u: &idmint::uuids::Uuid) -> napi::Result<sys::napi_value> {
+    let mut buf = [0u8; 36];
+    let s = u.hyphenated().encode_lower(&mut buf);
+    let mut out = ptr::null_mut();
+    // SAFETY: `s` is ASCII (so Latin-1) of the given length; `out` an out pointer.
+    let st = unsafe {
+        sys::napi_create_string_latin1(
+            env.raw(),
+            s.as_ptr().cast::<c_char>(),
+            s.len() as _,
+            &mut out,
+        )
+    };
+    ok(st, "create a string").map(|()| out)
+}
+
+/// The texts of `uuids` back to back, as one new JavaScript string.
+pub(crate) fn uuid_texts(
+    env: &Env,
+    uuids: &[idmint::uuids::Uuid],
+) -> napi::Result<sys::napi_value> {
+    let mut buf = vec![0u8; uuids.len() * 36];
+    for (u, chunk) in uuids.iter().zip(buf.chunks_exact_mut(36)) {
+        u.hyphenated().encode_lower(chunk);
+    }
+    let mut out = ptr::null_mut();
+    // SAFETY: `buf` is ASCII (so Latin-1) of the given length; `out` an out pointer.
+    let st = unsafe {
+        sys::napi_create_string_latin1(
+            env.raw(),
+            buf.as_ptr().cast::<c_char>(),
+            buf.len() as _,
+            &mut out,
+        )
+    };
+    ok(st, "create a string").map(|()| out)
+}
+
+/// `uuid7()`: the process-wide monotonic v7 (the core's `uuid_clock::uuid7`), as text.
+unsafe extern "C" fn uuid7(env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, |e| {
+        let u = idmint::uuid_clock::uuid7().map_err(|err| core(&Js(e), err))?;
+        uuid_string(e, &u)
+    })
+}
+
 /// `_benchFloor()`: the cheapest Node-API call that returns a `bigint` (benchmark only).
 unsafe extern "C" fn bench_floor(
     env: sys::napi_env,
@@ -298,7 +346,8 @@ fn set(env: &Env, obj: sys::napi_value, name: &CStr, f: sys::napi_value) -> napi
     )
 }
 
-/// Puts the per-ID methods on `class.prototype` (a `T`'s) and `_benchFloor` on `exports`, and
+/// Puts the per-ID methods on `class.prototype` (a `T`'s), `uuid7` and `_benchFloor` on
+/// `exports`, and
 /// remembers the prototype for [`adopt`].
 pub(crate) fn install<T: TypeTag + AsRef<CoreSnowflake>>(
     env: &Env,
@@ -327,6 +376,12 @@ pub(crate) fn install<T: TypeTag + AsRef<CoreSnowflake>>(
             function(env, name, cb, ptr::null_mut())?,
         )?;
     }
+    set(
+        env,
+        exports,
+        c"uuid7",
+        function(env, c"uuid7", uuid7, ptr::null_mut())?,
+    )?;
     set(
         env,
         exports,

@@ -549,3 +549,90 @@ test('errors are Error objects with a stable code', () => {
 test('version', () => {
   assert.match(m.version(), /^\d+\.\d+\.\d+/)
 })
+
+describe('formats: v6, v7 batches, v8, TypeID, ULID', () => {
+  test('uuid6() increases; UuidGenerator(6)', () => {
+    const a = m.uuid6()
+    const b = m.uuid6()
+    assert.ok(b > a)
+    assert.equal(m.uuidInfo(a).version, 6)
+    assert.equal(m.uuid1ToUuid6(m.uuid6ToUuid1(a)), a)
+    const g = new m.UuidGenerator(6)
+    const x = g.next()
+    assert.ok(g.next() > x)
+    assert.equal(g.version, 6)
+    assert.equal(g.config, 'type=uuid6')
+    assert.equal(typeof g.lastUnixMs, 'bigint')
+  })
+
+  test('uuid7s(n): increasing, after and before uuid7()', () => {
+    const before = m.uuid7()
+    const batch = m.uuid7s(1000)
+    assert.equal(batch.length, 1000)
+    assert.ok(batch[0] > before)
+    for (let i = 1; i < batch.length; i++) assert.ok(batch[i] > batch[i - 1])
+    assert.ok(m.uuid7() > batch[999])
+    assert.deepEqual(m.uuid7s(0), [])
+    assert.equal(m.uuid7s(3n).length, 3)
+    // Past 2^20 (the Node package's chunk, one string each): still one increasing array.
+    const big = m.uuid7s((1 << 20) + 3)
+    assert.equal(big.length, (1 << 20) + 3)
+    for (const i of [1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (1 << 20) + 2]) assert.ok(big[i] > big[i - 1], `at ${i}`)
+    assert.equal(new Set(big).size, big.length)
+    throwsCode(() => m.uuid7s(-1), RangeError, 'ERR_OUT_OF_RANGE')
+    assert.throws(() => m.uuid7s(2 ** 24 + 1), { code: 'ERR_LIMIT_EXCEEDED' })
+  })
+
+  test('Uuid7Generator: every method increases; bad method names throw', () => {
+    for (const method of ['counter', 'random_increment', 'sub_millisecond']) {
+      const g = new m.Uuid7Generator(method)
+      let last = g.next()
+      for (let i = 0; i < 500; i++) {
+        const u = g.next()
+        assert.ok(u > last, method)
+        last = u
+      }
+      assert.equal(m.uuidInfo(last).version, 7)
+      assert.equal(typeof g.lastUnixMs, 'bigint')
+    }
+    assert.equal(new m.Uuid7Generator().method, 'counter')
+    assert.throws(() => new m.Uuid7Generator('fast'), { code: 'ERR_INVALID_CONFIG' })
+    assert.throws(() => new m.Uuid7Generator().nextAt(1, new Uint8Array(9)), RangeError)
+  })
+
+  test('uuid8 and its fields', () => {
+    const u = m.uuid8(new Uint8Array(16).fill(0xff))
+    assert.equal(u, 'ffffffff-ffff-8fff-bfff-ffffffffffff')
+    assert.deepEqual(m.uuid8Fields(u), { customA: 0xffffffffffffn, customB: 0xfff, customC: (1n << 62n) - 1n })
+    assert.throws(() => m.uuid8FromFields(0, 70000, 0), { code: 'ERR_OUT_OF_RANGE', field: 'custom_b', value: 70000n })
+    assert.throws(() => m.uuid8(new Uint8Array(15)), RangeError)
+  })
+
+  test('typeid(prefix) round-trips and increases; bad prefixes throw', () => {
+    const a = m.typeid('user')
+    const b = m.typeid('user')
+    assert.match(a, /^user_[0-7][0-9a-hjkmnp-tv-z]{25}$/)
+    assert.ok(b > a)
+    const p = m.parseTypeId(a)
+    assert.equal(p.prefix, 'user')
+    assert.equal(m.uuidInfo(p.uuid).version, 7)
+    assert.equal(m.typeidFromUuid('user', p.uuid), a)
+    assert.equal(m.typeid('').length, 26)
+    assert.throws(() => m.typeid('User'), { code: 'ERR_INVALID_ENCODING', codec: 'typeid', at: 0 })
+    assert.throws(() => m.typeid(5), TypeError)
+  })
+
+  test('ulid() round-trips and increases', () => {
+    const a = m.ulid()
+    const b = m.ulid()
+    assert.match(a, /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/)
+    assert.ok(b > a)
+    const p = m.parseUlid(a)
+    assert.equal(p.ulid, a)
+    assert.ok(p.timestampMs > 1_700_000_000_000n)
+    assert.equal(m.ulidFromUuid(p.uuid), a)
+    assert.equal(m.ulidAt(p.timestampMs, new Uint8Array(10)).slice(0, 10), a.slice(0, 10))
+    assert.throws(() => m.ulidAt(2n ** 48n, new Uint8Array(10)), { code: 'ERR_OUT_OF_RANGE' })
+    assert.throws(() => m.parseUlid('x'), { code: 'ERR_INVALID_ENCODING', codec: 'ulid' })
+  })
+})

@@ -9,6 +9,7 @@ import { vector, vectorFiles } from './support/vectors.mjs'
 
 const REPLAYED = [
   'codecs.json',
+  'formats.json',
   'generators.json',
   'layouts.json',
   'named.json',
@@ -406,6 +407,140 @@ describe('named.json', () => {
         assert.fail('fromConfig accepted an invalid config')
       } catch (e) {
         assert.equal(e.code, c.expect.error)
+      }
+    }
+  })
+})
+
+describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)', () => {
+  const v = vector('formats.json')
+
+  test('rfc9562: appendix A and B examples', () => {
+    const calls = {
+      v1: (c) => m.uuid1At(BigInt(c.ticks), c.clock_seq, bytes(c.node)),
+      v6: (c) => m.uuid6At(BigInt(c.ticks), c.clock_seq, bytes(c.node)),
+      v3: (c) => m.uuid3(c.namespace, c.name),
+      v5: (c) => m.uuid5(c.namespace, c.name),
+      v4: (c) => m.uuid4(bytes(c.random)),
+      v7: (c) => m.uuid7At(BigInt(c.unix_ms), bytes(c.random)),
+      v8_fields: (c) => m.uuid8FromFields(BigInt(c.custom_a), BigInt(c.custom_b), BigInt(c.custom_c)),
+      v8: (c) => m.uuid8(bytes(c.bytes)),
+      v1_to_v6: (c) => m.uuid1ToUuid6(c.uuid),
+      v6_to_v1: (c) => m.uuid6ToUuid1(c.uuid),
+    }
+    assert.equal(v.rfc9562.length, 10)
+    for (const c of v.rfc9562) {
+      const u = calls[c.method](c)
+      assert.equal(u, c.expect.uuid, `${c.appendix} ${c.method}`)
+      assert.equal(m.uuidInfo(u).version, c.expect.version, `${c.appendix} version`)
+      if (c.method === 'v8_fields') {
+        assert.deepEqual(m.uuid8Fields(u), {
+          customA: BigInt(c.custom_a),
+          customB: Number(c.custom_b),
+          customC: BigInt(c.custom_c),
+        })
+      }
+    }
+    assert.equal(m.uuid8Fields(v.rfc9562[0].expect.uuid), null)
+  })
+
+  test('special: the Nil and Max UUIDs', () => {
+    assert.equal(m.NIL_UUID, v.special.nil)
+    assert.equal(m.MAX_UUID, v.special.max)
+  })
+
+  test('convert_errors and v8_field_errors', () => {
+    for (const c of v.convert_errors) {
+      const f = c.method === 'v1_to_v6' ? m.uuid1ToUuid6 : m.uuid6ToUuid1
+      throwsVector(() => f(c.uuid), c.expect, `${c.method} ${c.uuid}`)
+    }
+    for (const c of v.v8_field_errors) {
+      throwsVector(
+        () => m.uuid8FromFields(BigInt(c.custom_a), BigInt(c.custom_b), BigInt(c.custom_c)),
+        c.expect,
+        `v8 fields ${c.expect.field}`
+      )
+    }
+  })
+
+  test('v6_generator: UuidGenerator(6).nextAt', () => {
+    for (const c of v.v6_generator) {
+      const g = new m.UuidGenerator(6)
+      assert.equal(g.version, 6)
+      assert.equal(g.kind, 'uuid6')
+      let draws = 0
+      const random = (n) => {
+        draws++
+        assert.equal(n, c.random.length / 2)
+        return bytes(c.random)
+      }
+      for (const [i, s] of c.steps.entries()) {
+        assert.equal(g.nextAt(BigInt(s.unix_ms), random), s.expect.uuid, `v6 step ${i}`)
+      }
+      assert.equal(draws, 1)
+    }
+  })
+
+  test('v7_methods: Uuid7Generator(method).nextAt with sub-millisecond time', () => {
+    assert.deepEqual(v.v7_methods.map((c) => c.method), ['counter', 'random_increment', 'sub_millisecond'])
+    for (const c of v.v7_methods) {
+      const g = new m.Uuid7Generator(c.method)
+      assert.equal(g.method, c.method)
+      assert.equal(g.lastUnixMs, null)
+      for (const [i, s] of c.steps.entries()) {
+        const u = g.nextAt(BigInt(s.unix_ms), bytes(s.random), s.sub_ms_nanos)
+        assert.equal(u, s.expect.uuid, `${c.method} step ${i}`)
+      }
+    }
+  })
+
+  test('typeid_valid and typeid_invalid: the TypeID spec cases', () => {
+    for (const c of v.typeid_valid) {
+      const t = m.parseTypeId(c.typeid)
+      assert.deepEqual({ prefix: t.prefix, uuid: t.uuid }, c.expect, c.name)
+      assert.equal(m.typeidFromUuid(t.prefix, t.uuid), c.typeid, `${c.name} round trip`)
+      assert.equal(t.suffix, c.typeid.slice(-26))
+    }
+    for (const c of v.typeid_invalid) throwsVector(() => m.parseTypeId(c.typeid), c.expect, c.name)
+  })
+
+  test('typeid_encode and typeid_generator', () => {
+    for (const c of v.typeid_encode) {
+      outcome(() => m.typeidFromUuid(c.prefix, c.uuid), c.expect, `typeid ${c.prefix}`, (t) =>
+        assert.equal(t, c.expect.typeid)
+      )
+    }
+    // A TypeIdGenerator is a counter-method v7 generator under a prefix.
+    for (const c of v.typeid_generator) {
+      const g = new m.Uuid7Generator('counter')
+      for (const [i, s] of c.steps.entries()) {
+        const u = g.nextAt(BigInt(s.unix_ms), bytes(s.random))
+        assert.equal(m.typeidFromUuid(c.prefix, u), s.expect.typeid, `typeid step ${i}`)
+      }
+    }
+  })
+
+  test('ulid_decode, ulid_encode and ulid_generator: the ULID reference cases', () => {
+    for (const c of v.ulid_decode) {
+      outcome(() => m.parseUlid(c.text), c.expect, `ulid ${c.text}`, (u) => {
+        assert.deepEqual(u, {
+          ulid: c.expect.ulid,
+          timestampMs: BigInt(c.expect.timestamp_ms),
+          random: c.expect.random_hex,
+          uuid: c.expect.uuid,
+        })
+        assert.equal(m.ulidFromUuid(u.uuid), c.expect.ulid)
+      })
+    }
+    for (const c of v.ulid_encode) {
+      assert.equal(m.ulidAt(BigInt(c.timestamp_ms), bytes(c.random)), c.expect.ulid)
+    }
+    for (const c of v.ulid_generator) {
+      const g = new m.UlidGenerator()
+      for (const [i, s] of c.steps.entries()) {
+        outcome(() => g.nextAt(BigInt(s.unix_ms), bytes(s.random)), s.expect, `ulid step ${i}`, (u) =>
+          assert.equal(u, s.expect.ulid, `ulid step ${i}`)
+        )
       }
     }
   })

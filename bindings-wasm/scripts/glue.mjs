@@ -29,6 +29,9 @@
 //    are for this repository; pages without a bundler load the glue as it is), with the export
 //    its flavour needs (the bundler flavour's entry module lists its exports: it gets one more).
 //
+// 6. The constants `NIL_UUID` and `MAX_UUID` (wasm-bindgen exports no constants), with the export
+//    its flavour needs, as for `LeasedSnowflake`.
+//
 // The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
 // than emit a file with unchecked methods.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -138,12 +141,18 @@ if (!/^(?:export )?class __idmintLeaseWindow \{$/m.test(text)) throw new Error(`
 const leased = readFileSync(new URL('../src/leased.js', import.meta.url), 'utf8')
   .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/gm, '')
   .replace(/^\s*\/\/.*\n/gm, '')
+const CONSTANTS = [
+  ['NIL_UUID', '00000000-0000-0000-0000-000000000000'],
+  ['MAX_UUID', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
+]
+const constants = CONSTANTS.map(([k, v]) => (esm ? `export const ${k} = '${v}';\n` : `exports.${k} = '${v}';\n`)).join('')
 const exported = esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
-writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + '\n' + leased + exported)
+writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + '\n' + leased + exported + constants)
 if (file.endsWith('_bg.js')) {
   const entry = file.replace(/_bg\.js$/, '.js')
   const from = `"./${basename(file)}"`
   const js = readFileSync(entry, 'utf8')
   if (!js.includes(`} from ${from};`)) throw new Error(`${entry}: no export list from ${from}`)
-  writeFileSync(entry, js.replace(/\n*$/, '\n') + `export { LeasedSnowflake } from ${from};\n`)
+  const names = ['LeasedSnowflake', ...CONSTANTS.map(([k]) => k)].join(', ')
+  writeFileSync(entry, js.replace(/\n*$/, '\n') + `export { ${names} } from ${from};\n`)
 }

@@ -7,9 +7,12 @@
 use std::cell::RefCell;
 
 use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
-use idmint::uuids::{self, Uuid, V7Generator};
+use idmint::typeid::TypeId;
+use idmint::ulid::UlidGenerator as CoreUlidGenerator;
+use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator};
 use idmint_js::convert::{
-    bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg, u64_arg,
+    batch_arg, bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg,
+    u64_arg,
 };
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
@@ -21,6 +24,8 @@ use crate::random;
 thread_local! {
     static V7: RefCell<V7Generator> = const { RefCell::new(V7Generator::new()) };
     static V1: RefCell<Uuid1Generator> = const { RefCell::new(Uuid1Generator::new()) };
+    static V6: RefCell<Uuid6Generator> = const { RefCell::new(Uuid6Generator::new()) };
+    static ULID: RefCell<CoreUlidGenerator> = const { RefCell::new(CoreUlidGenerator::new()) };
 }
 
 #[wasm_bindgen]
@@ -88,10 +93,119 @@ pub fn uuid4(random: JsValue) -> Result<JsValue, JsValue> {
 
 #[wasm_bindgen]
 pub fn uuid7() -> Result<JsValue, JsValue> {
+    next_v7().map(|u| text(&u))
+}
+
+/// The next v7 UUID of the module's generator (the one `uuid7()` uses).
+fn next_v7() -> Result<Uuid, JsValue> {
     let mut r = [0u8; 10];
     random::fill(&mut r).or_throw(&Web)?;
     let now = now_ms();
-    Ok(text(&V7.with(|g| g.borrow_mut().next_at(now, r))))
+    Ok(V7.with(|g| g.borrow_mut().next_at(now, r)))
+}
+
+#[wasm_bindgen]
+pub fn uuid7s(n: JsValue) -> Result<JsValue, JsValue> {
+    let n = batch_arg(&Web, &n)?;
+    let now = now_ms();
+    let mut r = vec![0u8; n.saturating_mul(10)];
+    random::fill(&mut r).or_throw(&Web)?;
+    let out = js_sys::Array::new_with_length(n as u32);
+    V7.with(|g| {
+        let mut g = g.borrow_mut();
+        for (i, c) in (0u32..).zip(r.chunks_exact(10)) {
+            let mut b = [0u8; 10];
+            b.copy_from_slice(c);
+            out.set(i, text(&g.next_at(now, b)));
+        }
+    });
+    Ok(out.into())
+}
+
+#[wasm_bindgen]
+pub fn uuid6() -> Result<JsValue, JsValue> {
+    let now = now_ms();
+    V6.with(|g| g.borrow_mut().next_at(now, random::fill))
+        .or_throw(&Web)
+        .map(|u| text(&u))
+}
+
+#[wasm_bindgen(js_name = uuid6At)]
+pub fn uuid6_at(ticks: JsValue, clock_seq: JsValue, node: JsValue) -> Result<JsValue, JsValue> {
+    values::uuid6_at(&Web, &ticks, &clock_seq, &node).map(|u| text(&u))
+}
+
+#[wasm_bindgen]
+pub fn uuid8(bytes: JsValue) -> Result<JsValue, JsValue> {
+    Ok(text(&uuids::v8(bytes_arg(&Web, &bytes, "bytes")?)))
+}
+
+#[wasm_bindgen(js_name = uuid8FromFields)]
+pub fn uuid8_from_fields(a: JsValue, b: JsValue, c: JsValue) -> Result<JsValue, JsValue> {
+    values::uuid8_from_fields(&Web, &a, &b, &c).map(|u| text(&u))
+}
+
+#[wasm_bindgen(js_name = uuid8Fields)]
+pub fn uuid8_fields(uuid: JsValue) -> Result<JsValue, JsValue> {
+    values::uuid8_fields(&Web, &uuid)
+}
+
+#[wasm_bindgen(js_name = uuid1ToUuid6)]
+pub fn uuid1_to_uuid6(uuid: JsValue) -> Result<JsValue, JsValue> {
+    values::uuid1_to_uuid6(&Web, &uuid).map(|u| text(&u))
+}
+
+#[wasm_bindgen(js_name = uuid6ToUuid1)]
+pub fn uuid6_to_uuid1(uuid: JsValue) -> Result<JsValue, JsValue> {
+    values::uuid6_to_uuid1(&Web, &uuid).map(|u| text(&u))
+}
+
+/// `typeid(prefix)`: the prefix on the module's next v7 UUID, as the core's std `typeid` does
+/// on the process-wide one.
+#[wasm_bindgen]
+pub fn typeid(prefix: JsValue) -> Result<String, JsValue> {
+    let p = values::typeid_prefix(&Web, &prefix)?;
+    TypeId::new(p.prefix(), next_v7()?)
+        .or_throw(&Web)
+        .map(|t| t.to_string())
+}
+
+#[wasm_bindgen(js_name = typeidFromUuid)]
+pub fn typeid_from_uuid(prefix: JsValue, uuid: JsValue) -> Result<String, JsValue> {
+    values::typeid_from_uuid(&Web, &prefix, &uuid)
+}
+
+#[wasm_bindgen(js_name = parseTypeId)]
+pub fn parse_typeid(text: JsValue) -> Result<JsValue, JsValue> {
+    values::parse_typeid(&Web, &text)
+}
+
+/// `ulid()`: the module's monotonic ULID generator on the page clock. Should its 80-bit part
+/// run out within one millisecond (2^80 ULIDs), this throws `ERR_WOULD_BLOCK` (a page cannot
+/// sleep) where the Node package waits.
+#[wasm_bindgen]
+pub fn ulid() -> Result<String, JsValue> {
+    let mut r = [0u8; 10];
+    random::fill(&mut r).or_throw(&Web)?;
+    let now = now_ms();
+    ULID.with(|g| g.borrow_mut().next_at(now, r))
+        .or_throw(&Web)
+        .map(|u| u.to_string())
+}
+
+#[wasm_bindgen(js_name = ulidAt)]
+pub fn ulid_at(timestamp_ms: JsValue, random: JsValue) -> Result<String, JsValue> {
+    values::ulid_at(&Web, &timestamp_ms, &random).map(|u| u.to_string())
+}
+
+#[wasm_bindgen(js_name = ulidFromUuid)]
+pub fn ulid_from_uuid(uuid: JsValue) -> Result<String, JsValue> {
+    values::ulid_from_uuid(&Web, &uuid)
+}
+
+#[wasm_bindgen(js_name = parseUlid)]
+pub fn parse_ulid(text: JsValue) -> Result<JsValue, JsValue> {
+    values::parse_ulid(&Web, &text)
 }
 
 #[wasm_bindgen(js_name = uuid7At)]
@@ -236,8 +350,90 @@ impl UuidGenerator {
         let ms = match &self.inner {
             NamedGenerator::Uuid7(g) => g.last_unix_ms(),
             NamedGenerator::Uuid1(g) => g.last_unix_ms(),
+            NamedGenerator::Uuid6(g) => g.last_unix_ms(),
             _ => None,
         };
         values::opt_big(&Web, ms)
+    }
+}
+
+/// Version 7 UUIDs of one RFC 9562 method (`counter`, `random_increment`, `sub_millisecond`):
+/// the core's `V7Generator` on the module's clock and `crypto.getRandomValues`, or at a given
+/// time and random bytes. The page clock gives whole milliseconds: `next()` passes no
+/// sub-millisecond fraction (`nextAt` takes one).
+#[wasm_bindgen]
+pub struct Uuid7Generator {
+    inner: V7Generator,
+}
+
+#[wasm_bindgen]
+impl Uuid7Generator {
+    #[wasm_bindgen(constructor)]
+    pub fn new(method: JsValue) -> Result<Uuid7Generator, JsValue> {
+        Ok(Uuid7Generator {
+            inner: V7Generator::with_method(values::v7_method(&Web, Some(&method))?),
+        })
+    }
+
+    pub fn next(&mut self) -> Result<JsValue, JsValue> {
+        let mut r = [0u8; 10];
+        random::fill(&mut r).or_throw(&Web)?;
+        Ok(text(&self.inner.next_at(now_ms(), r)))
+    }
+
+    #[wasm_bindgen(js_name = nextAt)]
+    pub fn next_at(
+        &mut self,
+        now_ms: JsValue,
+        random: JsValue,
+        sub_ms_nanos: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = u64_arg(&Web, &now_ms, "nowMs")?;
+        let r = bytes_arg(&Web, &random, "random")?;
+        let nanos = values::sub_ms_nanos(&Web, Some(&sub_ms_nanos))?;
+        Ok(text(&self.inner.next_at_precise(now, nanos, r)))
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn method(&self) -> String {
+        self.inner.method().name().to_string()
+    }
+
+    #[wasm_bindgen(getter, js_name = lastUnixMs)]
+    pub fn last_unix_ms(&self) -> Result<JsValue, JsValue> {
+        values::opt_big(&Web, self.inner.last_unix_ms())
+    }
+}
+
+/// Monotonic ULIDs at given times and random bytes (the core's `UlidGenerator`); `ulid()` is
+/// the module's clocked one.
+#[wasm_bindgen]
+pub struct UlidGenerator {
+    inner: CoreUlidGenerator,
+}
+
+impl Default for UlidGenerator {
+    fn default() -> Self {
+        UlidGenerator::new()
+    }
+}
+
+#[wasm_bindgen]
+impl UlidGenerator {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> UlidGenerator {
+        UlidGenerator {
+            inner: CoreUlidGenerator::new(),
+        }
+    }
+
+    #[wasm_bindgen(js_name = nextAt)]
+    pub fn next_at(&mut self, unix_ms: JsValue, random: JsValue) -> Result<String, JsValue> {
+        let ms = u64_arg(&Web, &unix_ms, "unixMs")?;
+        let r = bytes_arg(&Web, &random, "random")?;
+        self.inner
+            .next_at(ms, r)
+            .or_throw(&Web)
+            .map(|u| u.to_string())
     }
 }

@@ -19,6 +19,21 @@ import {
   uuid7,
   uuidInfo,
   version,
+  uuid6,
+  uuid7s,
+  uuid8,
+  uuid8FromFields,
+  uuid8Fields,
+  uuid1ToUuid6,
+  NIL_UUID,
+  Uuid7Generator,
+  typeid,
+  parseTypeId,
+  ulid,
+  parseUlid,
+  UlidGenerator,
+  type TypeIdParts,
+  type UlidParts,
   type LeaseInfo,
   type LeaseStats,
   type Parts,
@@ -112,5 +127,22 @@ const wrong: number = gen.nextId()
 new Snowflake({ nodes: 1 })
 // @ts-expect-error: IDs are not booleans
 layout.decompose(true)
+
+const u6: string = uuid6()
+const batch7: string[] = uuid7s(100)
+const u8: string = uuid8FromFields(1n, 2, 3n)
+const f8 = uuid8Fields(uuid8(new Uint8Array(16)))
+const c8: bigint | undefined = f8?.customA
+const v6: string = uuid1ToUuid6(NIL_UUID)
+const m7 = new Uuid7Generator('sub_millisecond')
+const at7: string = m7.nextAt(1_700_000_000_000, new Uint8Array(10), 250_000)
+const tid: TypeIdParts = parseTypeId(typeid('user'))
+const ul: UlidParts = parseUlid(ulid())
+const ulMs: bigint = ul.timestampMs
+const ug: string = new UlidGenerator().nextAt(1n, new Uint8Array(10))
+// @ts-expect-error: no such v7 method
+new Uuid7Generator('fast')
+
+export const formatsUsed = [u6, batch7, u8, c8, v6, at7, tid, ulMs, ug]
 
 export const used = [leasedId, fence, renewals, orderId, orderIds, keyStats, id, text, first, node, seq, sub, when, waited, count, js53, end, maxId, safe, back, at, some, rollbackDepth, any, next, u4, ms, canon, last, decoded, hidden, lowBits, v, wrong]

@@ -161,7 +161,7 @@ describe('examples/browser', { timeout: 120_000 }, () => {
     }
   })
 
-  test('with idmint serve, the page leases from it and the monitor of the service shows the lease', async () => {
+  test("with idmint serve, the page leases from it and the service's monitor shows the lease", async () => {
     const url = process.env.IDMINT_TEST_SERVICE_URL
     assert.ok(url, 'IDMINT_TEST_SERVICE_URL names a running idmint serve (test.sh starts one)')
     const leased = await browser.context.newPage()

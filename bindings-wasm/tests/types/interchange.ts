@@ -20,6 +20,8 @@ same<Node.NamedGenerator, Web.NamedGenerator>(true)
 same<Node.UuidGenerator, Web.UuidGenerator>(true)
 same<Node.Obfuscator, Web.Obfuscator>(true)
 same<Node.SortableObfuscator, Web.SortableObfuscator>(true)
+same<Node.Uuid7Generator, Web.Uuid7Generator>(true)
+same<Node.UlidGenerator, Web.UlidGenerator>(true)
 
 // Plain-object shapes.
 same<Node.Parts, Web.Parts>(true)
@@ -29,6 +31,9 @@ same<Node.Stats, Web.Stats>(true)
 same<Node.Run, Web.Run>(true)
 same<Node.SnowflakeOptions, Web.SnowflakeOptions>(true)
 same<Node.UuidInfo, Web.UuidInfo>(true)
+same<Node.Uuid8Fields, Web.Uuid8Fields>(true)
+same<Node.TypeIdParts, Web.TypeIdParts>(true)
+same<Node.UlidParts, Web.UlidParts>(true)
 
 // The modules' values: constructors (with their static methods) and functions. The browser
 // package adds `randomNode` (random node values for anonymous clients); the Node package adds
