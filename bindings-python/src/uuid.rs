@@ -10,12 +10,14 @@
 
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
-use idmint::uuids::{self, Uuid};
+use std::sync::Mutex;
+
+use idmint::uuids::{self, Uuid, V7Generator, V7Method};
 use idmint::{Error, UuidGenerator};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyType};
 use pyo3::{ffi, intern};
 
 use crate::error::IntoPyResult;
@@ -31,7 +33,7 @@ fn uuid_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 /// A UUID result: becomes a stdlib `uuid.UUID`, built the way CPython's own `UUID._from_int`
 /// does: a bare instance plus its two slots (`int`, `is_safe`), skipping `UUID.__init__`'s
 /// argument parsing.
-pub struct PyUuid(Uuid);
+pub struct PyUuid(pub Uuid);
 
 impl<'py> IntoPyObject<'py> for PyUuid {
     type Target = PyAny;
@@ -80,7 +82,7 @@ fn bare_instance<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// A UUID argument: a `uuid.UUID` or its text in any usual form.
-pub struct UuidArg(Uuid);
+pub struct UuidArg(pub Uuid);
 
 impl<'a, 'py> FromPyObject<'a, 'py> for UuidArg {
     type Error = PyErr;
@@ -124,7 +126,7 @@ fn fixed<const N: usize>(b: &[u8], what: &str) -> PyResult<[u8; N]> {
     })
 }
 
-/// A clocked UUID generator (`version` 1, 4 or 7) with a sans-IO `next_at` for replays: the
+/// A clocked UUID generator (`version` 1, 4, 6 or 7) with a sans-IO `next_at` for replays: the
 /// core's `idmint::UuidGenerator` (thread-safe, pooled OS randomness, restarted after fork).
 /// v7 UUIDs of one generator are strictly increasing (RFC 9562 method 1, 42-bit counter).
 #[pyclass(frozen, module = "idmint", name = "UuidGenerator")]
@@ -207,13 +209,13 @@ impl PyUuidGenerator {
         }
     }
 
-    /// The type name: `uuid1`, `uuid4` or `uuid7`.
+    /// The type name: `uuid1`, `uuid4`, `uuid6` or `uuid7`.
     #[getter]
     fn kind(&self) -> &'static str {
         self.inner.config().kind().name()
     }
 
-    /// The UUID version (1, 4 or 7).
+    /// The UUID version (1, 4, 6 or 7).
     #[getter]
     fn version(&self) -> u8 {
         self.inner.config().kind().uuid_version().unwrap_or(7)
@@ -330,4 +332,120 @@ py_record!(
 #[pyfunction]
 pub fn uuid_info(u: UuidArg) -> PyUuidInfo {
     PyUuidInfo(uuids::inspect(&u.0))
+}
+
+/// A version 6 UUID (v1's fields reordered so they sort by time) from the process-wide
+/// generator: increasing within the process, random node and clock sequence.
+#[pyfunction]
+pub fn uuid6() -> PyResult<PyUuid> {
+    uuid_clock::uuid6().py().map(PyUuid)
+}
+
+/// Sans-IO version 6 UUID from 100 ns ticks since 1582-10-15, a clock sequence (14 bits
+/// used) and a 6-byte random node (its multicast bit is forced on).
+#[pyfunction]
+pub fn uuid6_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
+    Ok(PyUuid(uuids::v6(ticks, clock_seq, fixed::<6>(node, "node")?)))
+}
+
+/// A version 8 (custom) UUID from 16 bytes; the version and variant bits are overwritten.
+#[pyfunction]
+pub fn uuid8(data: &[u8]) -> PyResult<PyUuid> {
+    Ok(PyUuid(uuids::v8(fixed::<16>(data, "data")?)))
+}
+
+/// A version 8 UUID from its custom fields `custom_a` (48 bits), `custom_b` (12 bits) and
+/// `custom_c` (62 bits), as in RFC 9562 appendix B.1; OutOfRange if one does not fit.
+#[pyfunction]
+pub fn uuid8_from_fields(custom_a: u64, custom_b: u16, custom_c: u64) -> PyResult<PyUuid> {
+    uuids::v8_from_fields(custom_a, custom_b, custom_c)
+        .py()
+        .map(PyUuid)
+}
+
+/// The custom fields `(custom_a, custom_b, custom_c)` of a version 8 UUID, or None for a UUID
+/// of another version.
+#[pyfunction]
+pub fn uuid8_fields(u: UuidArg) -> Option<(u64, u16, u64)> {
+    uuids::v8_fields(&u.0)
+}
+
+/// The version 6 UUID with the same time, clock sequence and node as a version 1 UUID;
+/// InvalidArgument for a UUID of another version.
+#[pyfunction]
+pub fn uuid1_to_uuid6(u: UuidArg) -> PyResult<PyUuid> {
+    uuids::v1_to_v6(&u.0).py().map(PyUuid)
+}
+
+/// The version 1 UUID with the same time, clock sequence and node as a version 6 UUID;
+/// InvalidArgument for a UUID of another version.
+#[pyfunction]
+pub fn uuid6_to_uuid1(u: UuidArg) -> PyResult<PyUuid> {
+    uuids::v6_to_v1(&u.0).py().map(PyUuid)
+}
+
+/// `n` version 7 UUIDs from the process-wide generator, increasing (and above every UUID it
+/// issued before), made under one lock and one clock reading: the batch form of `uuid7()`.
+#[pyfunction]
+pub fn uuid7s(py: Python<'_>, n: u64) -> PyResult<Bound<'_, PyList>> {
+    let n = idmint::limits::batch_len(n).py()?;
+    let mut out = vec![Uuid::nil(); n];
+    if n > 64 {
+        py.detach(|| uuid_clock::uuid7_fill(&mut out)).py()?;
+    } else {
+        uuid_clock::uuid7_fill(&mut out).py()?;
+    }
+    PyList::new(py, out.into_iter().map(PyUuid))
+}
+
+/// A sans-IO version 7 generator using one of RFC 9562's three monotonic methods
+/// (`counter`, `random_increment`, `sub_millisecond`): the core's `V7Generator`, fed the time
+/// and 10 random bytes per call.
+#[pyclass(frozen, module = "idmint", name = "V7Generator")]
+pub struct PyV7Generator {
+    inner: Mutex<V7Generator>,
+}
+
+#[pymethods]
+impl PyV7Generator {
+    #[new]
+    #[pyo3(signature = (method = "counter"))]
+    fn new(method: &str) -> PyResult<Self> {
+        let m = V7Method::parse(method).py()?;
+        Ok(PyV7Generator {
+            inner: Mutex::new(V7Generator::with_method(m)),
+        })
+    }
+
+    /// The next UUID at `unix_ms` plus `sub_ms_nanos` (0-999999, used by `sub_millisecond`)
+    /// from 10 `random` bytes; strictly greater than the one before.
+    #[pyo3(signature = (unix_ms, random, sub_ms_nanos = 0))]
+    fn next_at(&self, unix_ms: u64, random: &[u8], sub_ms_nanos: u32) -> PyResult<PyUuid> {
+        let r = fixed::<10>(random, "random")?;
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(PyUuid(g.next_at_precise(unix_ms, sub_ms_nanos, r)))
+    }
+
+    /// The method name.
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .method()
+            .name()
+    }
+
+    /// The timestamp (ms) of the last UUID issued, None before the first.
+    #[getter]
+    fn last_unix_ms(&self) -> Option<u64> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last_unix_ms()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<V7Generator {}>", self.method())
+    }
 }
