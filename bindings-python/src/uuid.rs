@@ -10,7 +10,7 @@
 
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use idmint::uuids::{self, Uuid, V7Generator, V7Method};
 use idmint::{Error, UuidGenerator};
@@ -24,7 +24,6 @@ use crate::error::IntoPyResult;
 use crate::methods::{py_methods, py_record};
 
 static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static SAFE_UNKNOWN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn uuid_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     UUID_TYPE.import(py, "uuid", "UUID")
@@ -41,18 +40,48 @@ impl<'py> IntoPyObject<'py> for PyUuid {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let obj = bare_instance(uuid_type(py)?)?;
-        let int = self.0.as_u128().into_pyobject(py)?;
-        let safe = SAFE_UNKNOWN.get_or_try_init(py, || {
-            let safe = py.import("uuid")?.getattr("SafeUUID")?;
-            safe.getattr("unknown").map(Bound::unbind)
-        })?;
-        for (name, value) in [
-            (intern!(py, "int"), int.as_any()),
-            (intern!(py, "is_safe"), safe.bind(py)),
-        ] {
-            // SAFETY: all three are valid, live objects; PyObject_GenericSetAttr (stable ABI)
-            // stores a slot the way `object.__setattr__` does, past UUID's read-only __setattr__.
+        let maker = UUID_MAKER.get_or_try_init(py, || UuidMaker::new(py))?;
+        let int = u128_to_int(py, self.0.as_u128())?;
+        maker.make(py, int)
+    }
+}
+
+/// What building a `uuid.UUID` needs, found once: the class, its `SafeUUID.unknown`, and where
+/// in an instance its two slots live.
+struct UuidMaker {
+    cls: Py<PyType>,
+    safe: Py<PyAny>,
+    /// Byte offsets of the `int` and `is_safe` slots in an instance, when found (see
+    /// [`UuidMaker::find_offsets`]); else the slots are set through `object.__setattr__`.
+    offsets: Option<(usize, usize)>,
+}
+
+static UUID_MAKER: PyOnceLock<UuidMaker> = PyOnceLock::new();
+
+impl UuidMaker {
+    fn new(py: Python<'_>) -> PyResult<UuidMaker> {
+        let cls = uuid_type(py)?.clone();
+        let safe = py.import("uuid")?.getattr("SafeUUID")?.getattr("unknown")?;
+        let mut m = UuidMaker {
+            cls: cls.unbind(),
+            safe: safe.unbind(),
+            offsets: None,
+        };
+        m.offsets = m.find_offsets(py)?;
+        Ok(m)
+    }
+
+    /// A bare instance with its slots set the portable way (`PyObject_GenericSetAttr`, which
+    /// `object.__setattr__` is, past UUID's read-only `__setattr__`).
+    fn make_generic<'py>(
+        &self,
+        py: Python<'py>,
+        int: &Bound<'py, PyAny>,
+        safe: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let obj = bare_instance(self.cls.bind(py))?;
+        for (name, value) in [(intern!(py, "int"), int), (intern!(py, "is_safe"), safe)] {
+            // SAFETY: all three are valid, live objects.
             if unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) }
                 != 0
             {
@@ -61,6 +90,116 @@ impl<'py> IntoPyObject<'py> for PyUuid {
         }
         Ok(obj)
     }
+
+    /// Where the two slots (`__slots__` members, stored as object pointers inside the
+    /// instance) are: one instance is given two fresh marker objects through the portable
+    /// path, and the instance's `__basicsize__` bytes are searched for them. Each marker must be
+    /// found exactly once and be read back by `getattr`, else None (the portable path is used).
+    fn find_offsets(&self, py: Python<'_>) -> PyResult<Option<(usize, usize)>> {
+        let cls = self.cls.bind(py);
+        let size: usize = cls.getattr(intern!(py, "__basicsize__"))?.extract()?;
+        let word = std::mem::size_of::<*mut ffi::PyObject>();
+        let (a, b) = (PyList::empty(py).into_any(), PyList::empty(py).into_any());
+        let obj = self.make_generic(py, &a, &b)?;
+        let (mut at_a, mut at_b) = (Vec::new(), Vec::new());
+        let mut off = std::mem::size_of::<ffi::PyObject>();
+        while off + word <= size {
+            // SAFETY: `off + word <= __basicsize__`, so the word lies inside the instance,
+            // which is word-aligned; it is only read.
+            let p = unsafe {
+                obj.as_ptr()
+                    .cast::<u8>()
+                    .add(off)
+                    .cast::<*mut ffi::PyObject>()
+                    .read()
+            };
+            if p == a.as_ptr() {
+                at_a.push(off);
+            } else if p == b.as_ptr() {
+                at_b.push(off);
+            }
+            off += word;
+        }
+        let (&[ia], &[ib]) = (at_a.as_slice(), at_b.as_slice()) else {
+            return Ok(None);
+        };
+        let found =
+            obj.getattr(intern!(py, "int"))?.is(&a) && obj.getattr(intern!(py, "is_safe"))?.is(&b);
+        Ok(found.then_some((ia, ib)))
+    }
+
+    fn make<'py>(&self, py: Python<'py>, int: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let safe = self.safe.bind(py);
+        let Some((ia, ib)) = self.offsets else {
+            return self.make_generic(py, &int, safe);
+        };
+        let obj = bare_instance(self.cls.bind(py))?;
+        // SAFETY: a fresh instance from tp_alloc has its slots zeroed (NULL); the offsets are
+        // those `find_offsets` saw `object.__setattr__` write. Each slot takes a strong
+        // reference, as the member descriptor's setter would (nothing is released: they were
+        // NULL). The GIL is held.
+        unsafe {
+            let base = obj.as_ptr().cast::<u8>();
+            base.add(ia)
+                .cast::<*mut ffi::PyObject>()
+                .write(int.into_ptr());
+            base.add(ib)
+                .cast::<*mut ffi::PyObject>()
+                .write(safe.clone().into_ptr());
+        }
+        Ok(obj)
+    }
+}
+
+/// `_PyLong_FromByteArray(bytes, n, little_endian, is_signed)`: CPython's own conversion of a
+/// byte string to an int (what `int.from_bytes` and CPython's `UUID._from_int` path use), in
+/// every CPython from 3.9 to 3.14 but outside the stable ABI.
+type FromByteArray = unsafe extern "C" fn(*const u8, usize, i32, i32) -> *mut ffi::PyObject;
+
+/// The interpreter's `_PyLong_FromByteArray`, looked up once at run time (an abi3 wheel cannot
+/// link to it), or None (another interpreter — PyPy's names differ — or a CPython without it).
+fn from_byte_array() -> Option<FromByteArray> {
+    static F: OnceLock<Option<FromByteArray>> = OnceLock::new();
+    *F.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            extern "C" {
+                fn dlsym(
+                    handle: *mut std::ffi::c_void,
+                    symbol: *const std::ffi::c_char,
+                ) -> *mut std::ffi::c_void;
+            }
+            // RTLD_DEFAULT: the global symbols of the process, the interpreter's among them.
+            #[cfg(target_vendor = "apple")]
+            let default = -2isize as *mut std::ffi::c_void;
+            #[cfg(not(target_vendor = "apple"))]
+            let default = std::ptr::null_mut();
+            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name; the symbol, when
+            // present, has this signature in every CPython version the wheel supports.
+            let p = unsafe { dlsym(default, c"_PyLong_FromByteArray".as_ptr()) };
+            if p.is_null() {
+                None
+            } else {
+                Some(unsafe { std::mem::transmute::<*mut std::ffi::c_void, FromByteArray>(p) })
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    })
+}
+
+/// A 128-bit value as a Python int: one call to CPython's byte-array conversion where there is
+/// one, else pyo3's (which, in the stable ABI, takes two ints, a shift and an or).
+fn u128_to_int(py: Python<'_>, v: u128) -> PyResult<Bound<'_, PyAny>> {
+    if let Some(f) = from_byte_array() {
+        let b = v.to_le_bytes();
+        // SAFETY: 16 readable bytes, little-endian, unsigned; returns a new reference or NULL
+        // with an exception set.
+        return unsafe { Bound::from_owned_ptr_or_err(py, f(b.as_ptr(), 16, 1, 0)) };
+    }
+    Ok(v.into_pyobject(py)?.into_any())
 }
 
 /// `object.__new__(cls)` for the pure-Python class `uuid.UUID`: its `tp_alloc` (a heap type's
@@ -345,7 +484,11 @@ pub fn uuid6() -> PyResult<PyUuid> {
 /// used) and a 6-byte random node (its multicast bit is forced on).
 #[pyfunction]
 pub fn uuid6_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
-    Ok(PyUuid(uuids::v6(ticks, clock_seq, fixed::<6>(node, "node")?)))
+    Ok(PyUuid(uuids::v6(
+        ticks,
+        clock_seq,
+        fixed::<6>(node, "node")?,
+    )))
 }
 
 /// A version 8 (custom) UUID from 16 bytes; the version and variant bits are overwritten.

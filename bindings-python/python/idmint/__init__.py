@@ -1,6 +1,5 @@
 """Unique, roughly time-ordered 64-bit IDs (the Snowflake family done carefully), UUIDs (v1-v8),
-TypeIDs, ULIDs,
-sortable string codecs and keyed obfuscation, from the idmint Rust core.
+TypeIDs, ULIDs, sortable string codecs and keyed obfuscation, from the idmint Rust core.
 
 >>> import idmint
 >>> gen = idmint.Snowflake("twitter", node=42)
