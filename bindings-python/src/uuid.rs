@@ -1,17 +1,21 @@
 //! UUIDs (`idmint::uuids`, `idmint::named`) as stdlib `uuid.UUID` objects: module-level
-//! `uuid1/3/4/5/7`, the sans-IO constructors (`uuid4(random)`, `uuid7_at`, `uuid1_at`, ...),
-//! `parse_uuid`, `uuid_info`, and `UuidGenerator` (clocked, with a sans-IO `next_at`).
+//! `uuid1/3/4/5/6/7`, `uuid7s(n)`, v8 and the v1/v6 conversions, the sans-IO constructors
+//! (`uuid4(random)`, `uuid7_at`, `uuid1_at`, `uuid6_at`, ...), `parse_uuid`, `uuid_info`,
+//! `NIL`/`MAX`, `UuidGenerator` (clocked, with a sans-IO `next_at`) and the sans-IO
+//! `V7Generator` (RFC 9562's three methods).
 //!
-//! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v7 generators,
+//! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v6/v7 generators,
 //! `UuidGenerator`, and OS randomness drawn through a pool (`random_fill`), all restarted in a
 //! forked child by the core's `pthread_atfork` handler (which `os.fork()` runs too), so a child
 //! never repeats its parent's UUIDs or random bytes. This module converts types, and keeps
-//! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock.
+//! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock. A result
+//! becomes a `uuid.UUID` without `UUID.__init__` (see [`PyUuid`]): that conversion is most of
+//! what a `uuid7()` call costs.
+
+use std::sync::{Mutex, OnceLock};
 
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
-use std::sync::{Mutex, OnceLock};
-
 use idmint::uuids::{self, Uuid, V7Generator, V7Method};
 use idmint::{Error, UuidGenerator};
 use pyo3::exceptions::{PyTypeError, PyValueError};
