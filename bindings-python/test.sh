@@ -2,7 +2,9 @@
 # Python binding: builds the abi3 wheel, installs it into a venv, and runs pytest (vectors,
 # stdlib parity, threads, fork, bad inputs, versions), mypy --strict on the example,
 # mypy.stubtest of the stubs against the built module, and the example itself.
-# Installs what it needs (idempotently): a venv with pinned maturin, pytest and mypy.
+# Installs what it needs (idempotently): a venv with pinned maturin, pytest and mypy, and the
+# pinned ecosystem packages the cross-checks read and write (uuid6, uuid-utils, typeid-python,
+# python-ulid).
 # The coordination tests (tests/test_coord.py) run against Redis and PostgreSQL: the servers
 # named by IDMINT_TEST_REDIS_URL / IDMINT_TEST_POSTGRES_URL, or else private ones started here
 # with scripts/services.sh (installed by scripts/setup.sh) and stopped on exit.
@@ -20,16 +22,18 @@ python="${PYTHON:-python3}"
 MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
 MYPY_VERSION=2.4.1
+# The ecosystem's own packages, cross-checked in tests/test_ecosystem.py (and benchmarked).
+ECOSYSTEM=(uuid6==2025.0.1 uuid-utils==1.2.0 typeid-python==0.3.11 python-ulid==4.1.0)
 
 step() { printf '\n==> python: %s\n' "$*"; }
 
-step "venv ($venv) with maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, mypy $MYPY_VERSION"
+step "venv ($venv) with maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, mypy $MYPY_VERSION, ${ECOSYSTEM[*]}"
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 py="$venv/bin/python"
 "$py" -m pip install -q --disable-pip-version-check \
-  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "mypy==$MYPY_VERSION"
+  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "mypy==$MYPY_VERSION" "${ECOSYSTEM[@]}"
 
 step "build the abi3 wheel (release, Cargo.lock must be up to date)"
 # A module left in the source tree by `maturin develop` must not shadow or enter the wheel.

@@ -5,7 +5,8 @@ one run (this machine is shared and noisy: only the ratios of one run mean anyth
     python bindings-python/bench/bench.py --quick    # fewer rounds
 
 Needs the package installed, plus the peers: pip install uuid-utils==1.2.0 snowflake-id==1.0.2
-sonyflake-turbo==1.0.1 (missing peers are reported and skipped).
+sonyflake-turbo==1.0.1 uuid6==2025.0.1 typeid-python==0.3.11 python-ulid==4.1.0 (missing peers
+are reported and skipped; test.sh installs the last four, and uuid-utils).
 
 Method: every candidate is a prebound zero-argument callable run `n` times in a plain for loop
 (the loop's own cost is in every row, the floor's included); 21 rounds are interleaved across
@@ -32,6 +33,7 @@ import idmint
 from idmint import _native
 
 WIDE = "time=41@1ms,worker=2,seq=20,epoch=2020-01-01"  # 2**20 IDs per ms: no cap in play
+RANDOM10 = bytes(range(10))
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Row:
     note: str = ""
     idle_ms: float = 0.0  # pause before each round (lets a borrowing generator catch up)
     per: str = "call"
+    ids_per_call: int = 1  # a batch row reports ns per ID
     samples: list[float] = field(default_factory=list)
 
 
@@ -56,7 +59,7 @@ def timed_round(row: Row) -> float:
         f()
     t1 = time.perf_counter_ns()
     gc.enable()
-    return (t1 - t0) / row.n
+    return (t1 - t0) / row.n / row.ids_per_call
 
 
 def peers(rows: list[Row], missing: list[str]) -> None:
@@ -65,8 +68,28 @@ def peers(rows: list[Row], missing: list[str]) -> None:
 
         rows.append(Row("uuid_utils.uuid7() (own UUID type)", uuid_utils.uuid7, 100_000))
         rows.append(Row("uuid_utils.uuid4() (own UUID type)", uuid_utils.uuid4, 100_000))
+        rows.append(Row("uuid_utils.uuid6() (own UUID type)", uuid_utils.uuid6, 100_000))
     except ImportError:
         missing.append("uuid-utils")
+    try:
+        import uuid6
+
+        rows.append(Row("uuid6.uuid7() (pure Python, uuid.UUID subclass)", uuid6.uuid7, 20_000))
+    except ImportError:
+        missing.append("uuid6")
+    try:
+        from typeid import TypeID
+
+        rows.append(Row('typeid-python str(TypeID("user")) (text, on uuid_utils.uuid7)', lambda: str(TypeID("user")), 20_000))
+    except ImportError:
+        missing.append("typeid-python")
+    try:
+        from ulid import ULID
+
+        rows.append(Row("python-ulid str(ULID()) (text)", lambda: str(ULID()), 20_000))
+        rows.append(Row("python-ulid ULID() (object)", ULID, 20_000))
+    except ImportError:
+        missing.append("python-ulid")
     try:
         from snowflake import SnowflakeGenerator  # type: ignore[import-untyped]
 
@@ -111,6 +134,11 @@ def build_rows() -> tuple[list[Row], list[str]]:
         Row("idmint Snowflake.next_id() (sonyflake, borrow:16, rounds within the budget)", sony.next_id, 2_000, idle_ms=100),
         Row("idmint.uuid7() (stdlib uuid.UUID, monotonic)", idmint.uuid7, 100_000),
         Row("idmint.uuid4() (stdlib uuid.UUID)", idmint.uuid4, 100_000),
+        Row("idmint.uuid6() (stdlib uuid.UUID, monotonic)", idmint.uuid6, 100_000),
+        Row("idmint.uuid7s(1000), per UUID (list of stdlib uuid.UUID)", lambda: idmint.uuid7s(1000), 100, ids_per_call=1000),
+        Row("idmint.uuid7_at(ms, random) (sans-IO: the conversion alone, no clock or randomness)", lambda: idmint.uuid7_at(1_700_000_000_000, RANDOM10), 100_000),
+        Row('idmint.typeid("user") (text)', lambda: idmint.typeid("user"), 100_000),
+        Row("idmint.ulid() (text)", idmint.ulid, 100_000),
         Row("uuid.uuid4() (standard library)", uuid.uuid4, 100_000),
     ]
     peers(rows, missing)
@@ -229,6 +257,24 @@ def main() -> None:
     ratio_row("next_id() <= 1.3x the floor (time / floor)", ours, floor, lambda r: r <= 1.3)
     ratio_row("next_id() >= 1.5x faster than uuid_utils.uuid7()", uu7, ours, lambda r: r >= 1.5)
     ratio_row("next_id() (twitter, borrow) >= 3x faster than snowflake-id", sfid, ours_tw, lambda r: r >= 3)
+    ours7 = pick("idmint.uuid7() ")
+    ratio_row("uuid7() >= 1.5x faster than uuid_utils.uuid7() (uuid_utils / ours)", uu7, ours7, lambda r: r >= 1.5)
+    print()
+    print("| comparison (theirs / ours: above 1 means idmint is faster) | ratio of medians | ratio of best rounds |")
+    print("|---|---:|---:|")
+
+    def compare(label: str, theirs: str | None, ours_: str | None) -> None:
+        if theirs is None or ours_ is None:
+            return
+        print(f"| {label} | {med[theirs] / med[ours_]:.2f}x | {best[theirs] / best[ours_]:.2f}x |")
+
+    compare("uuid_utils.uuid7() / idmint.uuid7()", uu7, ours7)
+    compare("uuid_utils.uuid7() / idmint.uuid7s(1000) per UUID", uu7, pick("idmint.uuid7s(1000)"))
+    compare("uuid_utils.uuid6() / idmint.uuid6()", pick("uuid_utils.uuid6"), pick("idmint.uuid6()"))
+    compare("uuid6.uuid7() / idmint.uuid7()", pick("uuid6.uuid7"), ours7)
+    compare('typeid-python str(TypeID("user")) / idmint.typeid("user")', pick("typeid-python"), pick("idmint.typeid"))
+    compare("python-ulid str(ULID()) / idmint.ulid()", pick("python-ulid str"), pick("idmint.ulid"))
+    compare("python-ulid ULID() / idmint.ulid()", pick("python-ulid ULID()"), pick("idmint.ulid"))
     print()
     print("| target | median | best round | met (median / best) |")
     print("|---|---:|---:|:---:|")

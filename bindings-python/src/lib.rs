@@ -11,7 +11,8 @@
 //! | `clock`        | `Clock`                       | (the system clock, waiting without the GIL)          |
 //! | `codec`        | `codec`                       | `encode`, `decode_str`                               |
 //! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
-//! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/7`, `UuidGenerator`, `uuid_info`, ...   |
+//! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
+//! | `formats`      | `typeid`, `ulid`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators |
 //! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
 //! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
 //!
@@ -28,6 +29,7 @@ mod clock;
 mod codec;
 mod convert;
 mod error;
+mod formats;
 mod layout;
 mod leased;
 mod obfuscate;
@@ -40,7 +42,7 @@ mod uuid;
 use error::IntoPyResult;
 
 /// The clocked generator a named config describes: a `Snowflake` for `type=snowflake`, a
-/// `UuidGenerator` for `type=uuid1|uuid4|uuid7`. Both iterate (`next(gen)`).
+/// `UuidGenerator` for `type=uuid1|uuid4|uuid6|uuid7`. Both iterate (`next(gen)`).
 #[pyfunction]
 fn from_config(py: Python<'_>, config: &str) -> PyResult<Py<PyAny>> {
     let named = NamedConfig::parse(config).py()?;
@@ -97,6 +99,23 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuid::uuid1_random_node, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::parse_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid_info, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid6, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid6_at, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid8, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid8_from_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid8_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid1_to_uuid6, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid6_to_uuid1, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid7s, m)?)?;
+    m.add_class::<uuid::PyV7Generator>()?;
+    m.add("NIL", uuid::PyUuid(idmint::uuids::NIL))?;
+    m.add("MAX", uuid::PyUuid(idmint::uuids::MAX))?;
+    m.add_function(wrap_pyfunction!(formats::typeid, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::ulid, m)?)?;
+    m.add_class::<formats::PyTypeId>()?;
+    m.add_class::<formats::PyUlid>()?;
+    m.add_class::<formats::PyTypeIdGenerator>()?;
+    m.add_class::<formats::PyUlidGenerator>()?;
     m.add_class::<leased::PyLeasedSnowflake>()?;
     m.add_class::<leased::PyLeaseInfo>()?;
     m.add_class::<leased::PyLeaseStats>()?;

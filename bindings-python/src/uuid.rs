@@ -1,28 +1,33 @@
 //! UUIDs (`idmint::uuids`, `idmint::named`) as stdlib `uuid.UUID` objects: module-level
-//! `uuid1/3/4/5/7`, the sans-IO constructors (`uuid4(random)`, `uuid7_at`, `uuid1_at`, ...),
-//! `parse_uuid`, `uuid_info`, and `UuidGenerator` (clocked, with a sans-IO `next_at`).
+//! `uuid1/3/4/5/6/7`, `uuid7s(n)`, v8 and the v1/v6 conversions, the sans-IO constructors
+//! (`uuid4(random)`, `uuid7_at`, `uuid1_at`, `uuid6_at`, ...), `parse_uuid`, `uuid_info`,
+//! `NIL`/`MAX`, `UuidGenerator` (clocked, with a sans-IO `next_at`) and the sans-IO
+//! `V7Generator` (RFC 9562's three methods).
 //!
-//! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v7 generators,
+//! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v6/v7 generators,
 //! `UuidGenerator`, and OS randomness drawn through a pool (`random_fill`), all restarted in a
 //! forked child by the core's `pthread_atfork` handler (which `os.fork()` runs too), so a child
 //! never repeats its parent's UUIDs or random bytes. This module converts types, and keeps
-//! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock.
+//! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock. A result
+//! becomes a `uuid.UUID` without `UUID.__init__` (see [`PyUuid`]): that conversion is most of
+//! what a `uuid7()` call costs.
+
+use std::sync::{Mutex, OnceLock};
 
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
-use idmint::uuids::{self, Uuid};
+use idmint::uuids::{self, Uuid, V7Generator, V7Method};
 use idmint::{Error, UuidGenerator};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyType};
 use pyo3::{ffi, intern};
 
 use crate::error::IntoPyResult;
 use crate::methods::{py_methods, py_record};
 
 static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static SAFE_UNKNOWN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn uuid_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     UUID_TYPE.import(py, "uuid", "UUID")
@@ -31,7 +36,7 @@ fn uuid_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 /// A UUID result: becomes a stdlib `uuid.UUID`, built the way CPython's own `UUID._from_int`
 /// does: a bare instance plus its two slots (`int`, `is_safe`), skipping `UUID.__init__`'s
 /// argument parsing.
-pub struct PyUuid(Uuid);
+pub struct PyUuid(pub Uuid);
 
 impl<'py> IntoPyObject<'py> for PyUuid {
     type Target = PyAny;
@@ -39,18 +44,48 @@ impl<'py> IntoPyObject<'py> for PyUuid {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let obj = bare_instance(uuid_type(py)?)?;
-        let int = self.0.as_u128().into_pyobject(py)?;
-        let safe = SAFE_UNKNOWN.get_or_try_init(py, || {
-            let safe = py.import("uuid")?.getattr("SafeUUID")?;
-            safe.getattr("unknown").map(Bound::unbind)
-        })?;
-        for (name, value) in [
-            (intern!(py, "int"), int.as_any()),
-            (intern!(py, "is_safe"), safe.bind(py)),
-        ] {
-            // SAFETY: all three are valid, live objects; PyObject_GenericSetAttr (stable ABI)
-            // stores a slot the way `object.__setattr__` does, past UUID's read-only __setattr__.
+        let maker = UUID_MAKER.get_or_try_init(py, || UuidMaker::new(py))?;
+        let int = u128_to_int(py, self.0.as_u128())?;
+        maker.make(py, int)
+    }
+}
+
+/// What building a `uuid.UUID` needs, found once: the class, its `SafeUUID.unknown`, and where
+/// in an instance its two slots live.
+struct UuidMaker {
+    cls: Py<PyType>,
+    safe: Py<PyAny>,
+    /// Byte offsets of the `int` and `is_safe` slots in an instance, when found (see
+    /// [`UuidMaker::find_offsets`]); else the slots are set through `object.__setattr__`.
+    offsets: Option<(usize, usize)>,
+}
+
+static UUID_MAKER: PyOnceLock<UuidMaker> = PyOnceLock::new();
+
+impl UuidMaker {
+    fn new(py: Python<'_>) -> PyResult<UuidMaker> {
+        let cls = uuid_type(py)?.clone();
+        let safe = py.import("uuid")?.getattr("SafeUUID")?.getattr("unknown")?;
+        let mut m = UuidMaker {
+            cls: cls.unbind(),
+            safe: safe.unbind(),
+            offsets: None,
+        };
+        m.offsets = m.find_offsets(py)?;
+        Ok(m)
+    }
+
+    /// A bare instance with its slots set the portable way (`PyObject_GenericSetAttr`, which
+    /// `object.__setattr__` is, past UUID's read-only `__setattr__`).
+    fn make_generic<'py>(
+        &self,
+        py: Python<'py>,
+        int: &Bound<'py, PyAny>,
+        safe: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let obj = bare_instance(self.cls.bind(py))?;
+        for (name, value) in [(intern!(py, "int"), int), (intern!(py, "is_safe"), safe)] {
+            // SAFETY: all three are valid, live objects.
             if unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) }
                 != 0
             {
@@ -59,6 +94,116 @@ impl<'py> IntoPyObject<'py> for PyUuid {
         }
         Ok(obj)
     }
+
+    /// Where the two slots (`__slots__` members, stored as object pointers inside the
+    /// instance) are: one instance is given two fresh marker objects through the portable
+    /// path, and the instance's `__basicsize__` bytes are searched for them. Each marker must be
+    /// found exactly once and be read back by `getattr`, else None (the portable path is used).
+    fn find_offsets(&self, py: Python<'_>) -> PyResult<Option<(usize, usize)>> {
+        let cls = self.cls.bind(py);
+        let size: usize = cls.getattr(intern!(py, "__basicsize__"))?.extract()?;
+        let word = std::mem::size_of::<*mut ffi::PyObject>();
+        let (a, b) = (PyList::empty(py).into_any(), PyList::empty(py).into_any());
+        let obj = self.make_generic(py, &a, &b)?;
+        let (mut at_a, mut at_b) = (Vec::new(), Vec::new());
+        let mut off = std::mem::size_of::<ffi::PyObject>();
+        while off + word <= size {
+            // SAFETY: `off + word <= __basicsize__`, so the word lies inside the instance,
+            // which is word-aligned; it is only read.
+            let p = unsafe {
+                obj.as_ptr()
+                    .cast::<u8>()
+                    .add(off)
+                    .cast::<*mut ffi::PyObject>()
+                    .read()
+            };
+            if p == a.as_ptr() {
+                at_a.push(off);
+            } else if p == b.as_ptr() {
+                at_b.push(off);
+            }
+            off += word;
+        }
+        let (&[ia], &[ib]) = (at_a.as_slice(), at_b.as_slice()) else {
+            return Ok(None);
+        };
+        let found =
+            obj.getattr(intern!(py, "int"))?.is(&a) && obj.getattr(intern!(py, "is_safe"))?.is(&b);
+        Ok(found.then_some((ia, ib)))
+    }
+
+    fn make<'py>(&self, py: Python<'py>, int: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let safe = self.safe.bind(py);
+        let Some((ia, ib)) = self.offsets else {
+            return self.make_generic(py, &int, safe);
+        };
+        let obj = bare_instance(self.cls.bind(py))?;
+        // SAFETY: a fresh instance from tp_alloc has its slots zeroed (NULL); the offsets are
+        // those `find_offsets` saw `object.__setattr__` write. Each slot takes a strong
+        // reference, as the member descriptor's setter would (nothing is released: they were
+        // NULL). The GIL is held.
+        unsafe {
+            let base = obj.as_ptr().cast::<u8>();
+            base.add(ia)
+                .cast::<*mut ffi::PyObject>()
+                .write(int.into_ptr());
+            base.add(ib)
+                .cast::<*mut ffi::PyObject>()
+                .write(safe.clone().into_ptr());
+        }
+        Ok(obj)
+    }
+}
+
+/// `_PyLong_FromByteArray(bytes, n, little_endian, is_signed)`: CPython's own conversion of a
+/// byte string to an int (what `int.from_bytes` and CPython's `UUID._from_int` path use), in
+/// every CPython from 3.9 to 3.14 but outside the stable ABI.
+type FromByteArray = unsafe extern "C" fn(*const u8, usize, i32, i32) -> *mut ffi::PyObject;
+
+/// The interpreter's `_PyLong_FromByteArray`, looked up once at run time (an abi3 wheel cannot
+/// link to it), or None (another interpreter — PyPy's names differ — or a CPython without it).
+fn from_byte_array() -> Option<FromByteArray> {
+    static F: OnceLock<Option<FromByteArray>> = OnceLock::new();
+    *F.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            extern "C" {
+                fn dlsym(
+                    handle: *mut std::ffi::c_void,
+                    symbol: *const std::ffi::c_char,
+                ) -> *mut std::ffi::c_void;
+            }
+            // RTLD_DEFAULT: the global symbols of the process, the interpreter's among them.
+            #[cfg(target_vendor = "apple")]
+            let default = -2isize as *mut std::ffi::c_void;
+            #[cfg(not(target_vendor = "apple"))]
+            let default = std::ptr::null_mut();
+            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name; the symbol, when
+            // present, has this signature in every CPython version the wheel supports.
+            let p = unsafe { dlsym(default, c"_PyLong_FromByteArray".as_ptr()) };
+            if p.is_null() {
+                None
+            } else {
+                Some(unsafe { std::mem::transmute::<*mut std::ffi::c_void, FromByteArray>(p) })
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    })
+}
+
+/// A 128-bit value as a Python int: one call to CPython's byte-array conversion where there is
+/// one, else pyo3's (which, in the stable ABI, takes two ints, a shift and an or).
+fn u128_to_int(py: Python<'_>, v: u128) -> PyResult<Bound<'_, PyAny>> {
+    if let Some(f) = from_byte_array() {
+        let b = v.to_le_bytes();
+        // SAFETY: 16 readable bytes, little-endian, unsigned; returns a new reference or NULL
+        // with an exception set.
+        return unsafe { Bound::from_owned_ptr_or_err(py, f(b.as_ptr(), 16, 1, 0)) };
+    }
+    Ok(v.into_pyobject(py)?.into_any())
 }
 
 /// `object.__new__(cls)` for the pure-Python class `uuid.UUID`: its `tp_alloc` (a heap type's
@@ -80,7 +225,7 @@ fn bare_instance<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// A UUID argument: a `uuid.UUID` or its text in any usual form.
-pub struct UuidArg(Uuid);
+pub struct UuidArg(pub Uuid);
 
 impl<'a, 'py> FromPyObject<'a, 'py> for UuidArg {
     type Error = PyErr;
@@ -124,7 +269,7 @@ fn fixed<const N: usize>(b: &[u8], what: &str) -> PyResult<[u8; N]> {
     })
 }
 
-/// A clocked UUID generator (`version` 1, 4 or 7) with a sans-IO `next_at` for replays: the
+/// A clocked UUID generator (`version` 1, 4, 6 or 7) with a sans-IO `next_at` for replays: the
 /// core's `idmint::UuidGenerator` (thread-safe, pooled OS randomness, restarted after fork).
 /// v7 UUIDs of one generator are strictly increasing (RFC 9562 method 1, 42-bit counter).
 #[pyclass(frozen, module = "idmint", name = "UuidGenerator")]
@@ -207,13 +352,13 @@ impl PyUuidGenerator {
         }
     }
 
-    /// The type name: `uuid1`, `uuid4` or `uuid7`.
+    /// The type name: `uuid1`, `uuid4`, `uuid6` or `uuid7`.
     #[getter]
     fn kind(&self) -> &'static str {
         self.inner.config().kind().name()
     }
 
-    /// The UUID version (1, 4 or 7).
+    /// The UUID version (1, 4, 6 or 7).
     #[getter]
     fn version(&self) -> u8 {
         self.inner.config().kind().uuid_version().unwrap_or(7)
@@ -330,4 +475,124 @@ py_record!(
 #[pyfunction]
 pub fn uuid_info(u: UuidArg) -> PyUuidInfo {
     PyUuidInfo(uuids::inspect(&u.0))
+}
+
+/// A version 6 UUID (v1's fields reordered so they sort by time) from the process-wide
+/// generator: increasing within the process, random node and clock sequence.
+#[pyfunction]
+pub fn uuid6() -> PyResult<PyUuid> {
+    uuid_clock::uuid6().py().map(PyUuid)
+}
+
+/// Sans-IO version 6 UUID from 100 ns ticks since 1582-10-15, a clock sequence (14 bits
+/// used) and a 6-byte random node (its multicast bit is forced on).
+#[pyfunction]
+pub fn uuid6_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
+    Ok(PyUuid(uuids::v6(
+        ticks,
+        clock_seq,
+        fixed::<6>(node, "node")?,
+    )))
+}
+
+/// A version 8 (custom) UUID from 16 bytes; the version and variant bits are overwritten.
+#[pyfunction]
+pub fn uuid8(data: &[u8]) -> PyResult<PyUuid> {
+    Ok(PyUuid(uuids::v8(fixed::<16>(data, "data")?)))
+}
+
+/// A version 8 UUID from its custom fields `custom_a` (48 bits), `custom_b` (12 bits) and
+/// `custom_c` (62 bits), as in RFC 9562 appendix B.1; OutOfRange if one does not fit.
+#[pyfunction]
+pub fn uuid8_from_fields(custom_a: u64, custom_b: u16, custom_c: u64) -> PyResult<PyUuid> {
+    uuids::v8_from_fields(custom_a, custom_b, custom_c)
+        .py()
+        .map(PyUuid)
+}
+
+/// The custom fields `(custom_a, custom_b, custom_c)` of a version 8 UUID, or None for a UUID
+/// of another version.
+#[pyfunction]
+pub fn uuid8_fields(u: UuidArg) -> Option<(u64, u16, u64)> {
+    uuids::v8_fields(&u.0)
+}
+
+/// The version 6 UUID with the same time, clock sequence and node as a version 1 UUID;
+/// InvalidArgument for a UUID of another version.
+#[pyfunction]
+pub fn uuid1_to_uuid6(u: UuidArg) -> PyResult<PyUuid> {
+    uuids::v1_to_v6(&u.0).py().map(PyUuid)
+}
+
+/// The version 1 UUID with the same time, clock sequence and node as a version 6 UUID;
+/// InvalidArgument for a UUID of another version.
+#[pyfunction]
+pub fn uuid6_to_uuid1(u: UuidArg) -> PyResult<PyUuid> {
+    uuids::v6_to_v1(&u.0).py().map(PyUuid)
+}
+
+/// `n` version 7 UUIDs from the process-wide generator, increasing (and above every UUID it
+/// issued before), made under one lock and one clock reading: the batch form of `uuid7()`.
+#[pyfunction]
+pub fn uuid7s(py: Python<'_>, n: u64) -> PyResult<Bound<'_, PyList>> {
+    let n = idmint::limits::batch_len(n).py()?;
+    let mut out = vec![Uuid::nil(); n];
+    if n > 64 {
+        py.detach(|| uuid_clock::uuid7_fill(&mut out)).py()?;
+    } else {
+        uuid_clock::uuid7_fill(&mut out).py()?;
+    }
+    PyList::new(py, out.into_iter().map(PyUuid))
+}
+
+/// A sans-IO version 7 generator using one of RFC 9562's three monotonic methods
+/// (`counter`, `random_increment`, `sub_millisecond`): the core's `V7Generator`, fed the time
+/// and 10 random bytes per call.
+#[pyclass(frozen, module = "idmint", name = "V7Generator")]
+pub struct PyV7Generator {
+    inner: Mutex<V7Generator>,
+}
+
+#[pymethods]
+impl PyV7Generator {
+    #[new]
+    #[pyo3(signature = (method = "counter"))]
+    fn new(method: &str) -> PyResult<Self> {
+        let m = V7Method::parse(method).py()?;
+        Ok(PyV7Generator {
+            inner: Mutex::new(V7Generator::with_method(m)),
+        })
+    }
+
+    /// The next UUID at `unix_ms` plus `sub_ms_nanos` (0-999999, used by `sub_millisecond`)
+    /// from 10 `random` bytes; strictly greater than the one before.
+    #[pyo3(signature = (unix_ms, random, sub_ms_nanos = 0))]
+    fn next_at(&self, unix_ms: u64, random: &[u8], sub_ms_nanos: u32) -> PyResult<PyUuid> {
+        let r = fixed::<10>(random, "random")?;
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(PyUuid(g.next_at_precise(unix_ms, sub_ms_nanos, r)))
+    }
+
+    /// The method name.
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .method()
+            .name()
+    }
+
+    /// The timestamp (ms) of the last UUID issued, None before the first.
+    #[getter]
+    fn last_unix_ms(&self) -> Option<u64> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last_unix_ms()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<V7Generator {}>", self.method())
+    }
 }

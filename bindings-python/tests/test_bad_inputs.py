@@ -206,3 +206,51 @@ def test_uuid_arguments() -> None:
         raises(TypeError, lambda v=v: idmint.UuidGenerator.from_config(v))
         raises(TypeError, lambda v=v: idmint.from_config(v))
     raises(idmint.InvalidLayout, lambda: idmint.from_config("type=uuid9"))
+
+
+def test_format_arguments() -> None:
+    u1 = idmint.uuid1()
+    bad_u64(lambda v: idmint.uuid6_at(v, 0, bytes(6)))
+    bad_u64(lambda v: idmint.uuid8_from_fields(v, 0, 0))
+    bad_u64(lambda v: idmint.uuid8_from_fields(0, 0, v))
+    bad_u64(lambda v: idmint.uuid7s(v))
+    bad_u64(lambda v: idmint.V7Generator().next_at(v, bytes(10)))
+    bad_u64(lambda v: idmint.TypeIdGenerator("a").next_at(v, bytes(10)))
+    bad_u64(lambda v: idmint.UlidGenerator().next_at(v, bytes(10)))
+    bad_u64(lambda v: idmint.Ulid.from_parts(v, 0))
+    for v in [-1, 1 << 16]:
+        raises(OverflowError, lambda v=v: idmint.uuid8_from_fields(0, v, 0))
+        raises(OverflowError, lambda v=v: idmint.uuid6_at(0, v, bytes(6)))
+    for v in [-1, 1 << 32]:
+        raises(OverflowError, lambda v=v: idmint.V7Generator().next_at(0, bytes(10), v))
+    for v in [-1, 1 << 128]:
+        raises(OverflowError, lambda v=v: idmint.Ulid.from_parts(0, v))
+    for n in (0, 9, 11, 17):
+        raises(ValueError, lambda n=n: idmint.uuid8(bytes(n)))
+        raises(ValueError, lambda n=n: idmint.uuid6_at(0, 0, bytes(n)))
+        raises(ValueError, lambda n=n: idmint.V7Generator().next_at(0, bytes(n)))
+        raises(ValueError, lambda n=n: idmint.TypeIdGenerator("a").next_at(0, bytes(n)))
+        raises(ValueError, lambda n=n: idmint.UlidGenerator().next_at(0, bytes(n)))
+    for v in [1, 1.5, None, [1], object()]:
+        raises(TypeError, lambda v=v: idmint.uuid8(v))
+        raises(TypeError, lambda v=v: idmint.typeid(v))
+        raises(TypeError, lambda v=v: idmint.TypeId.parse(v))
+        raises(TypeError, lambda v=v: idmint.TypeId(v, u1))
+        raises(TypeError, lambda v=v: idmint.TypeId("a", v))
+        raises(TypeError, lambda v=v: idmint.Ulid.parse(v))
+        raises(TypeError, lambda v=v: idmint.Ulid.from_uuid(v))
+        raises(TypeError, lambda v=v: idmint.uuid1_to_uuid6(v))
+        raises(TypeError, lambda v=v: idmint.uuid6_to_uuid1(v))
+        raises(TypeError, lambda v=v: idmint.uuid8_fields(v))
+        raises(TypeError, lambda v=v: idmint.V7Generator(v))
+        raises(TypeError, lambda v=v: idmint.TypeIdGenerator(v))
+    for text in ["", "x", "\x00", "é" * 30, "a__" + "0" * 26, "_" + "0" * 26, "8" + "0" * 25, "a" * 64 + "_" + "0" * 26]:
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.TypeId.parse(text))
+    for text in ["", "\x00" * 26, "é" * 26, "U" * 26, "8" + "0" * 25, "0" * 27]:
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.Ulid.parse(text))
+    for prefix in ["A", "a" * 64, "_a", "a_", "é", "a-b", "a\x00"]:
+        raises(idmint.InvalidEncoding, lambda prefix=prefix: idmint.typeid(prefix))
+        raises(idmint.InvalidEncoding, lambda prefix=prefix: idmint.TypeIdGenerator(prefix))
+    raises(idmint.InvalidConfig, lambda: idmint.TypeIdGenerator("a", "nope"))
+    raises(idmint.InvalidArgument, lambda: idmint.uuid6_to_uuid1(u1))
+    raises(idmint.InvalidEncoding, lambda: idmint.uuid1_to_uuid6("not a uuid"))

@@ -185,6 +185,7 @@ def test_uuid_generators_restart_after_fork() -> None:
     owned = idmint.UuidGenerator(1)
     owned_v1 = owned.next()
     parent_v7 = idmint.uuid7()
+    parent_v6 = idmint.uuid6()
     idmint.uuid4()  # fills the process's pool of OS random bytes
     r, w = os.pipe()
     pid = os.fork()
@@ -192,7 +193,7 @@ def test_uuid_generators_restart_after_fork() -> None:
         status = 1
         try:
             os.close(r)
-            out = [idmint.uuid1(), owned.next(), idmint.uuid7(), idmint.uuid4()]
+            out = [idmint.uuid1(), owned.next(), idmint.uuid7(), idmint.uuid4(), idmint.uuid6()]
             os.write(w, b"".join(u.bytes for u in out))
             status = 0
         finally:
@@ -203,15 +204,17 @@ def test_uuid_generators_restart_after_fork() -> None:
     os.close(r)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
-    c1, c_owned, c7, c4 = (uuid.UUID(bytes=data[i : i + 16]) for i in (0, 16, 32, 48))
+    c1, c_owned, c7, c4, c6 = (uuid.UUID(bytes=data[i : i + 16]) for i in (0, 16, 32, 48, 64))
     # A child reusing the parent's pool of random bytes would repeat the parent's next uuid4.
     assert c4 != idmint.uuid4()
     # A child continuing the parent's v1 state would reuse its node and clock sequence.
     assert c1.node != parent_v1.node
     assert c_owned.node != owned_v1.node
     assert c7 != parent_v7 and c7.version == 7
+    assert c6.node != parent_v6.node and c6.version == 6
     # The parent's generators carry on with their own state.
     assert idmint.uuid1().node == parent_v1.node
+    assert idmint.uuid6().node == parent_v6.node
     assert owned.next().node == owned_v1.node
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ CODECS = load("codecs.json")
 OBFUSCATION = load("obfuscation.json")
 UUIDS = load("uuids.json")
 NAMED = load("named.json")
+FORMATS = load("formats.json")
 
 
 def test_every_vector_file_is_replayed() -> None:
@@ -29,6 +31,7 @@ def test_every_vector_file_is_replayed() -> None:
         "obfuscation.json",
         "uuids.json",
         "named.json",
+        "formats.json",
     }, "a new vector file needs a replay here"
 
 
@@ -455,3 +458,196 @@ def test_named_invalid(case: dict[str, Any]) -> None:
         with pytest.raises(idmint.IdmintError) as info:
             fn(case["config"])
         check_error(info.value, case["expect"])
+
+
+# ---------------------------------------------------------------------------------------------
+# formats.json (RFC 9562 appendices A and B, the TypeID spec's cases, ULID reference cases)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_formats_sections_are_all_replayed() -> None:
+    assert set(FORMATS) - {"_comment", "_sources"} == {
+        "rfc9562",
+        "special",
+        "convert_errors",
+        "v8_field_errors",
+        "v6_generator",
+        "v7_methods",
+        "typeid_valid",
+        "typeid_invalid",
+        "typeid_encode",
+        "typeid_generator",
+        "ulid_decode",
+        "ulid_encode",
+        "ulid_generator",
+    }, "a new formats.json section needs a replay here"
+
+
+def _rfc_uuid(case: dict[str, Any]) -> uuid.UUID:
+    m = case["method"]
+    if m in ("v1", "v6"):
+        fn = idmint.uuid1_at if m == "v1" else idmint.uuid6_at
+        return fn(int(case["ticks"]), case["clock_seq"], bytes.fromhex(case["node"]))
+    if m in ("v3", "v5"):
+        fn3 = idmint.uuid3 if m == "v3" else idmint.uuid5
+        return fn3(uuid.UUID(case["namespace"]), case["name"])
+    if m == "v4":
+        return idmint.uuid4(bytes.fromhex(case["random"]))
+    if m == "v7":
+        return idmint.uuid7_at(int(case["unix_ms"]), bytes.fromhex(case["random"]))
+    if m == "v8_fields":
+        a, b, c = int(case["custom_a"]), int(case["custom_b"]), int(case["custom_c"])
+        u = idmint.uuid8_from_fields(a, b, c)
+        assert idmint.uuid8_fields(u) == (a, b, c)
+        return u
+    if m == "v8":
+        return idmint.uuid8(bytes.fromhex(case["bytes"]))
+    if m == "v1_to_v6":
+        return idmint.uuid1_to_uuid6(uuid.UUID(case["uuid"]))
+    assert m == "v6_to_v1", m
+    return idmint.uuid6_to_uuid1(case["uuid"])
+
+
+@pytest.mark.parametrize("case", FORMATS["rfc9562"], ids=lambda c: f"{c['appendix']}-{c['method']}")
+def test_formats_rfc9562(case: dict[str, Any]) -> None:
+    u = _rfc_uuid(case)
+    assert isinstance(u, uuid.UUID)
+    assert str(u) == case["expect"]["uuid"]
+    assert u.version == case["expect"]["version"]
+    assert idmint.uuid_info(u).version == case["expect"]["version"]
+    assert idmint.uuid_info(u).variant == "rfc9562"
+    if case["method"] in ("v3", "v5"):
+        std = uuid.uuid3 if case["method"] == "v3" else uuid.uuid5
+        assert std(uuid.UUID(case["namespace"]), case["name"]) == u
+    if "sha256_name" in case:
+        # B.2: the bytes are the first 16 of SHA-256(namespace bytes ++ name).
+        ns = uuid.UUID(case["sha256_namespace"]).bytes
+        digest = hashlib.sha256(ns + case["sha256_name"].encode()).digest()
+        assert digest[:16].hex() == case["bytes"]
+        assert idmint.uuid8(digest[:16]) == u
+    if case["method"] in ("v1", "v6", "v1_to_v6", "v6_to_v1"):
+        # The time survives the conversion both ways, and the stdlib reads v1/v6 time.
+        back = idmint.uuid6_to_uuid1(u) if u.version == 6 else idmint.uuid1_to_uuid6(u)
+        assert idmint.uuid_info(back).unix_ms == idmint.uuid_info(u).unix_ms
+        if u.version == 1:
+            assert u.time == 138648505420000000
+
+
+def test_formats_special() -> None:
+    assert isinstance(idmint.NIL, uuid.UUID) and isinstance(idmint.MAX, uuid.UUID)
+    assert str(idmint.NIL) == FORMATS["special"]["nil"]
+    assert str(idmint.MAX) == FORMATS["special"]["max"]
+    assert idmint.NIL == uuid.UUID(int=0)
+    assert idmint.MAX == uuid.UUID(int=(1 << 128) - 1)
+    for name in ("NIL", "MAX"):  # the constants Python 3.14 added to the uuid module
+        if hasattr(uuid, name):
+            assert getattr(idmint, name) == getattr(uuid, name)
+
+
+@pytest.mark.parametrize("case", FORMATS["convert_errors"], ids=lambda c: c["method"])
+def test_formats_convert_errors(case: dict[str, Any]) -> None:
+    fn = idmint.uuid1_to_uuid6 if case["method"] == "v1_to_v6" else idmint.uuid6_to_uuid1
+    assert expect_call(lambda: fn(uuid.UUID(case["uuid"])), case["expect"]) is None
+
+
+@pytest.mark.parametrize("case", FORMATS["v8_field_errors"], ids=lambda c: c["expect"]["field"])
+def test_formats_v8_field_errors(case: dict[str, Any]) -> None:
+    a, b, c = int(case["custom_a"]), int(case["custom_b"]), int(case["custom_c"])
+    assert expect_call(lambda: idmint.uuid8_from_fields(a, b, c), case["expect"]) is None
+
+
+@pytest.mark.parametrize("case", FORMATS["v6_generator"], ids=lambda c: c["random"])
+def test_formats_v6_generator(case: dict[str, Any]) -> None:
+    gen = idmint.UuidGenerator(6)
+    assert gen.kind == "uuid6" and gen.version == 6
+    calls = []
+
+    def random(n: int) -> bytes:
+        calls.append(n)
+        return bytes.fromhex(case["random"])
+
+    for step in case["steps"]:
+        u = gen.next_at(int(step["unix_ms"]), random)
+        assert str(u) == step["expect"]["uuid"]
+        assert u.version == 6
+    assert calls == [8]
+
+
+@pytest.mark.parametrize("case", FORMATS["v7_methods"], ids=lambda c: c["method"])
+def test_formats_v7_methods(case: dict[str, Any]) -> None:
+    gen = idmint.V7Generator(case["method"])
+    assert gen.method == case["method"] and gen.last_unix_ms is None
+    for step in case["steps"]:
+        u = gen.next_at(int(step["unix_ms"]), bytes.fromhex(step["random"]), step["sub_ms_nanos"])
+        assert str(u) == step["expect"]["uuid"]
+        assert gen.last_unix_ms == idmint.uuid_info(u).unix_ms
+
+
+@pytest.mark.parametrize("case", FORMATS["typeid_valid"], ids=lambda c: c["name"])
+def test_formats_typeid_valid(case: dict[str, Any]) -> None:
+    t = idmint.TypeId.parse(case["typeid"])
+    assert t.prefix == case["expect"]["prefix"]
+    assert isinstance(t.uuid, uuid.UUID)
+    assert str(t.uuid) == case["expect"]["uuid"]
+    assert str(t) == case["typeid"]
+    assert t.suffix == case["typeid"][-26:]
+    assert idmint.TypeId(t.prefix, t.uuid) == t
+    assert idmint.TypeId(t.prefix, str(t.uuid)) == t
+    assert hash(idmint.TypeId.parse(str(t))) == hash(t)
+
+
+@pytest.mark.parametrize("case", FORMATS["typeid_invalid"], ids=lambda c: c["name"])
+def test_formats_typeid_invalid(case: dict[str, Any]) -> None:
+    assert expect_call(lambda: idmint.TypeId.parse(case["typeid"]), case["expect"]) is None
+
+
+@pytest.mark.parametrize("case", FORMATS["typeid_encode"], ids=lambda c: repr(c["prefix"]))
+def test_formats_typeid_encode(case: dict[str, Any]) -> None:
+    got = expect_call(lambda: idmint.TypeId(case["prefix"], uuid.UUID(case["uuid"])), case["expect"])
+    if got is not None:
+        assert str(got) == case["expect"]["typeid"]
+    else:
+        # The clocked front door refuses the same prefixes, with the same error.
+        assert expect_call(lambda: idmint.typeid(case["prefix"]), case["expect"]) is None
+
+
+@pytest.mark.parametrize("case", FORMATS["typeid_generator"], ids=lambda c: c["prefix"])
+def test_formats_typeid_generator(case: dict[str, Any]) -> None:
+    gen = idmint.TypeIdGenerator(case["prefix"])
+    assert gen.prefix == case["prefix"]
+    for step in case["steps"]:
+        t = gen.next_at(int(step["unix_ms"]), bytes.fromhex(step["random"]))
+        assert str(t) == step["expect"]["typeid"]
+
+
+@pytest.mark.parametrize("case", FORMATS["ulid_decode"], ids=lambda c: repr(c["text"]))
+def test_formats_ulid_decode(case: dict[str, Any]) -> None:
+    e = case["expect"]
+    u = expect_call(lambda: idmint.Ulid.parse(case["text"]), e)
+    if u is None:
+        return
+    assert str(u) == e["ulid"]
+    assert u.timestamp_ms == int(e["timestamp_ms"])
+    assert u.random == int(e["random_hex"], 16)
+    assert isinstance(u.uuid, uuid.UUID) and str(u.uuid) == e["uuid"]
+    assert u.int == u.uuid.int
+    assert idmint.Ulid.from_uuid(u.uuid) == u == idmint.Ulid.from_uuid(e["uuid"])
+    assert idmint.Ulid.from_parts(u.timestamp_ms, u.random) == u
+
+
+@pytest.mark.parametrize("case", FORMATS["ulid_encode"], ids=lambda c: c["expect"]["ulid"])
+def test_formats_ulid_encode(case: dict[str, Any]) -> None:
+    u = idmint.Ulid.from_parts(int(case["timestamp_ms"]), int(case["random"], 16))
+    assert str(u) == case["expect"]["ulid"]
+
+
+@pytest.mark.parametrize("case", FORMATS["ulid_generator"], ids=lambda c: c["steps"][0]["expect"]["ulid"])
+def test_formats_ulid_generator(case: dict[str, Any]) -> None:
+    gen = idmint.UlidGenerator()
+    assert gen.last is None
+    for step in case["steps"]:
+        ms, rnd = int(step["unix_ms"]), bytes.fromhex(step["random"])
+        u = expect_call(lambda: gen.next_at(ms, rnd), step["expect"])
+        if u is not None:
+            assert str(u) == step["expect"]["ulid"]
+            assert gen.last == u

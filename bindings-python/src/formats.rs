@@ -1,0 +1,235 @@
+//! TypeIDs and ULIDs (`idmint::typeid`, `idmint::ulid`): `typeid(prefix)` and `ulid()` as text
+//! from the core's process-wide generators (`idmint::uuid_clock`), the value classes `TypeId`
+//! and `Ulid` (parse, fields, the UUID as a stdlib `uuid.UUID`), and the sans-IO generators
+//! `TypeIdGenerator` and `UlidGenerator` for replays. Conversions only.
+
+use std::sync::Mutex;
+
+use idmint::typeid::MAX_LEN;
+use idmint::uuid_clock;
+use idmint::uuids::V7Method;
+use idmint::{TypeId, TypeIdGenerator, Ulid, UlidGenerator};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::error::IntoPyResult;
+use crate::uuid::{PyUuid, UuidArg};
+
+fn random10(b: &[u8]) -> PyResult<[u8; 10]> {
+    <[u8; 10]>::try_from(b).map_err(|_| {
+        PyValueError::new_err(format!("random must be exactly 10 bytes, got {}", b.len()))
+    })
+}
+
+/// The core's text forms are ASCII (a-z, `_` and Crockford base32).
+fn ascii(b: &[u8]) -> PyResult<&str> {
+    std::str::from_utf8(b).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn typeid_str<'py>(py: Python<'py>, t: &TypeId) -> PyResult<Bound<'py, PyString>> {
+    let mut buf = [0u8; MAX_LEN];
+    let n = t.encode_into(&mut buf).py()?;
+    Ok(PyString::new(py, ascii(&buf[..n])?))
+}
+
+fn ulid_str<'py>(py: Python<'py>, u: &Ulid) -> PyResult<Bound<'py, PyString>> {
+    let b = u.encode();
+    Ok(PyString::new(py, ascii(&b)?))
+}
+
+/// A new TypeID (`prefix_` + 26 base32 characters) on a version 7 UUID from the process-wide
+/// generator, as text; InvalidEncoding for a bad prefix (lower-case a-z and `_`, at most 63,
+/// not starting or ending with `_`; "" for none).
+#[pyfunction]
+pub fn typeid<'py>(py: Python<'py>, prefix: &str) -> PyResult<Bound<'py, PyString>> {
+    typeid_str(py, &uuid_clock::typeid(prefix).py()?)
+}
+
+/// A new ULID (26 upper-case Crockford base32 characters) from the process-wide monotonic
+/// generator, as text.
+#[pyfunction]
+pub fn ulid(py: Python<'_>) -> PyResult<Bound<'_, PyString>> {
+    ulid_str(py, &uuid_clock::ulid().py()?)
+}
+
+/// A TypeID: a type prefix and a UUID. `TypeId(prefix, uuid)` or `TypeId.parse(text)`;
+/// `str()` is the text form. Compares and hashes by (prefix, uuid).
+#[pyclass(frozen, eq, ord, hash, module = "idmint", name = "TypeId")]
+#[derive(PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PyTypeId(TypeId);
+
+#[pymethods]
+impl PyTypeId {
+    #[new]
+    fn new(prefix: &str, uuid: UuidArg) -> PyResult<Self> {
+        TypeId::new(prefix, uuid.0).py().map(PyTypeId)
+    }
+
+    /// Reads a TypeID; InvalidEncoding (with `at`, the character index) if it is not one.
+    #[staticmethod]
+    fn parse(text: &str) -> PyResult<Self> {
+        TypeId::parse(text).py().map(PyTypeId)
+    }
+
+    /// The type prefix ("" for none).
+    #[getter]
+    fn prefix(&self) -> &str {
+        self.0.prefix()
+    }
+
+    /// The UUID, a `uuid.UUID`.
+    #[getter]
+    fn uuid(&self) -> PyUuid {
+        PyUuid(self.0.uuid())
+    }
+
+    /// The 26-character base32 suffix.
+    #[getter]
+    fn suffix(&self) -> PyResult<String> {
+        Ok(ascii(&self.0.suffix())?.to_owned())
+    }
+
+    fn __str__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        typeid_str(py, &self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("TypeId('{}')", self.0)
+    }
+}
+
+/// A ULID: a 48-bit millisecond timestamp and 80 random bits. `Ulid.parse(text)` (either
+/// case), `Ulid.from_parts(timestamp_ms, random)`, `Ulid.from_uuid(u)`; `str()` is the
+/// canonical upper-case text. Compares and hashes by value.
+#[pyclass(frozen, eq, ord, hash, module = "idmint", name = "Ulid")]
+#[derive(PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PyUlid(Ulid);
+
+#[pymethods]
+impl PyUlid {
+    /// Reads the 26-character text form; InvalidEncoding (with `at`) if it is not one.
+    #[staticmethod]
+    fn parse(text: &str) -> PyResult<Self> {
+        Ulid::parse(text).py().map(PyUlid)
+    }
+
+    /// The ULID of `timestamp_ms` (48 bits, else OutOfRange) and an 80-bit `random` int (else
+    /// InvalidArgument).
+    #[staticmethod]
+    fn from_parts(timestamp_ms: u64, random: u128) -> PyResult<Self> {
+        Ulid::from_parts(timestamp_ms, random).py().map(PyUlid)
+    }
+
+    /// The ULID with the same 128 bits as a UUID (`uuid.UUID` or text).
+    #[staticmethod]
+    fn from_uuid(u: UuidArg) -> Self {
+        PyUlid(Ulid::from_uuid(&u.0))
+    }
+
+    /// The time, ms since the Unix epoch.
+    #[getter]
+    fn timestamp_ms(&self) -> u64 {
+        self.0.timestamp_ms()
+    }
+
+    /// The 80-bit random part, an int.
+    #[getter]
+    fn random(&self) -> u128 {
+        self.0.random()
+    }
+
+    /// The 128 bits as an int.
+    #[getter]
+    fn int(&self) -> u128 {
+        self.0 .0
+    }
+
+    /// The same 128 bits as a `uuid.UUID` (not an RFC 9562 version: ULIDs have none).
+    #[getter]
+    fn uuid(&self) -> PyUuid {
+        PyUuid(self.0.to_uuid())
+    }
+
+    fn __str__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        ulid_str(py, &self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Ulid('{}')", self.0)
+    }
+}
+
+/// Sans-IO TypeIDs of one prefix on monotonic version 7 UUIDs (`method` as for V7Generator):
+/// the core's `TypeIdGenerator`, fed the time and 10 random bytes per call.
+#[pyclass(frozen, module = "idmint", name = "TypeIdGenerator")]
+pub struct PyTypeIdGenerator {
+    inner: Mutex<TypeIdGenerator>,
+}
+
+#[pymethods]
+impl PyTypeIdGenerator {
+    #[new]
+    #[pyo3(signature = (prefix, method = "counter"))]
+    fn new(prefix: &str, method: &str) -> PyResult<Self> {
+        let m = V7Method::parse(method).py()?;
+        let inner = TypeIdGenerator::with_method(prefix, m).py()?;
+        Ok(PyTypeIdGenerator {
+            inner: Mutex::new(inner),
+        })
+    }
+
+    /// The next TypeID at `unix_ms` from 10 `random` bytes.
+    fn next_at(&self, unix_ms: u64, random: &[u8]) -> PyResult<PyTypeId> {
+        let r = random10(random)?;
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(PyTypeId(g.next_at(unix_ms, r)))
+    }
+
+    /// The prefix.
+    #[getter]
+    fn prefix(&self) -> String {
+        let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.prefix().to_owned()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<TypeIdGenerator {:?}>", self.prefix())
+    }
+}
+
+/// Sans-IO monotonic ULIDs: the core's `UlidGenerator`, fed the time and 10 random bytes per
+/// call. Within a millisecond (or when the clock steps back) each is the last plus one;
+/// WouldBlock (`until_ms`) when the 80-bit part cannot grow within the millisecond.
+#[pyclass(frozen, module = "idmint", name = "UlidGenerator")]
+pub struct PyUlidGenerator {
+    inner: Mutex<UlidGenerator>,
+}
+
+#[pymethods]
+impl PyUlidGenerator {
+    #[new]
+    fn new() -> Self {
+        PyUlidGenerator {
+            inner: Mutex::new(UlidGenerator::new()),
+        }
+    }
+
+    /// The next ULID at `unix_ms` from 10 `random` bytes.
+    fn next_at(&self, unix_ms: u64, random: &[u8]) -> PyResult<PyUlid> {
+        let r = random10(random)?;
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.next_at(unix_ms, r).py().map(PyUlid)
+    }
+
+    /// The last ULID issued, None before the first.
+    #[getter]
+    fn last(&self) -> Option<PyUlid> {
+        let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.last().map(PyUlid)
+    }
+
+    fn __repr__(&self) -> String {
+        "<UlidGenerator>".to_owned()
+    }
+}
