@@ -41,7 +41,7 @@ mod field_name;
 mod fork;
 mod generator;
 pub mod layout;
-mod lease_window;
+pub mod lease_window;
 pub mod limits;
 mod local;
 #[cfg(feature = "alloc")]
