@@ -371,7 +371,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_from_fields(
     // SAFETY: the caller's contract.
     unsafe {
         put(out_uuid, "out_uuid", || {
-            uuids::v8_from_fields(custom_a, custom_b, custom_c)
+            uuids::v8_from_fields(custom_a, u64::from(custom_b), custom_c)
         })
     }
 }

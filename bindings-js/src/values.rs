@@ -231,22 +231,7 @@ pub fn uuid8_from_fields<H: Host>(
     let a = u64_arg(h, a, "customA")?;
     let b = u64_arg(h, b, "customB")?;
     let c = u64_arg(h, c, "customC")?;
-    // custom_b is 12 bits: a value past 16 goes to the core as one it refuses with the same
-    // error, except that the message would then name the clamped value; name the real one.
-    let b16 = match u16::try_from(b) {
-        Ok(b16) => b16,
-        Err(_) => {
-            return Err(crate::error::core(
-                h,
-                idmint::Error::FieldOverflow {
-                    field: idmint::Name::lossy("custom_b"),
-                    value: b,
-                    max: 0xfff,
-                },
-            ))
-        }
-    };
-    uuids::v8_from_fields(a, b16, c).or_throw(h)
+    uuids::v8_from_fields(a, b, c).or_throw(h)
 }
 
 /// `uuid8Fields(uuid)`: `{customA, customB, customC}` (bigint, number, bigint) or `null` for a

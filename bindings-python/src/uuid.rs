@@ -504,7 +504,7 @@ pub fn uuid8(data: &[u8]) -> PyResult<PyUuid> {
 /// A version 8 UUID from its custom fields `custom_a` (48 bits), `custom_b` (12 bits) and
 /// `custom_c` (62 bits), as in RFC 9562 appendix B.1; OutOfRange if one does not fit.
 #[pyfunction]
-pub fn uuid8_from_fields(custom_a: u64, custom_b: u16, custom_c: u64) -> PyResult<PyUuid> {
+pub fn uuid8_from_fields(custom_a: u64, custom_b: u64, custom_c: u64) -> PyResult<PyUuid> {
     uuids::v8_from_fields(custom_a, custom_b, custom_c)
         .py()
         .map(PyUuid)

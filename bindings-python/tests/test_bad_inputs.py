@@ -213,13 +213,16 @@ def test_format_arguments() -> None:
     bad_u64(lambda v: idmint.uuid6_at(v, 0, bytes(6)))
     bad_u64(lambda v: idmint.uuid8_from_fields(v, 0, 0))
     bad_u64(lambda v: idmint.uuid8_from_fields(0, 0, v))
+    bad_u64(lambda v: idmint.uuid8_from_fields(0, v, 0))
+    # custom_b is 12 bits: anything past it, however large, is the core's OutOfRange.
+    for v in [1 << 12, 1 << 16, (1 << 64) - 1]:
+        raises(idmint.OutOfRange, lambda v=v: idmint.uuid8_from_fields(0, v, 0))
     bad_u64(lambda v: idmint.uuid7s(v))
     bad_u64(lambda v: idmint.V7Generator().next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.TypeIdGenerator("a").next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.UlidGenerator().next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.Ulid.from_parts(v, 0))
     for v in [-1, 1 << 16]:
-        raises(OverflowError, lambda v=v: idmint.uuid8_from_fields(0, v, 0))
         raises(OverflowError, lambda v=v: idmint.uuid6_at(0, v, bytes(6)))
     for v in [-1, 1 << 32]:
         raises(OverflowError, lambda v=v: idmint.V7Generator().next_at(0, bytes(10), v))

@@ -527,7 +527,7 @@ pub(crate) fn generate() -> Value {
                 .map(|&(a, b, c)| {
                     case(
                         [("custom_a", s(a)), ("custom_b", s(b)), ("custom_c", s(c))],
-                        outcome(uuids::v8_from_fields(a, b as u16, c), |u| uuid_out(&u)),
+                        outcome(uuids::v8_from_fields(a, b, c), |u| uuid_out(&u)),
                     )
                 })
                 .collect::<Vec<_>>()

@@ -33,7 +33,7 @@ pub const fn v8(bytes: [u8; 16]) -> Uuid {
 /// assert_eq!(u.to_string(), "2489e9ad-2ee2-8e00-8ec9-32d5f69181c0");
 /// # Ok::<(), idmint::Error>(())
 /// ```
-pub fn v8_from_fields(custom_a: u64, custom_b: u16, custom_c: u64) -> Result<Uuid> {
+pub fn v8_from_fields(custom_a: u64, custom_b: u64, custom_c: u64) -> Result<Uuid> {
     let check = |name: &str, value: u64, bits: u32| {
         let max = (1u64 << bits) - 1;
         if value > max {
@@ -47,9 +47,9 @@ pub fn v8_from_fields(custom_a: u64, custom_b: u16, custom_c: u64) -> Result<Uui
         }
     };
     check("custom_a", custom_a, 48)?;
-    check("custom_b", u64::from(custom_b), 12)?;
+    check("custom_b", custom_b, 12)?;
     check("custom_c", custom_c, 62)?;
-    let hi = (custom_a << 16) | u64::from(custom_b);
+    let hi = (custom_a << 16) | custom_b;
     let mut bytes = [0u8; 16];
     bytes[..8].copy_from_slice(&hi.to_be_bytes());
     bytes[8..].copy_from_slice(&custom_c.to_be_bytes());
