@@ -284,3 +284,56 @@ fn three_instances_on_shared_stores_never_repeat_even_when_one_is_killed() {
         }
     }
 }
+
+#[test]
+fn a_service_paused_past_its_lease_never_repeats_the_ids_of_the_next_holder() {
+    let redis = Server::start(Kind::Redis);
+    let flags = [
+        "--lease".to_owned(),
+        redis.url(),
+        "--lease-ttl-ms".to_owned(),
+        "1000".to_owned(),
+        "--layout".to_owned(),
+        // One node bit: the second service can only take the paused one's node or the other.
+        "time=41@1ms,worker=1,seq=12,epoch=2020-01-01".to_owned(),
+    ];
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (pa, pb) = (free_port(), free_port());
+    let (da, db) = (temp_dir("serve-pause-a"), temp_dir("serve-pause-b"));
+    let mut a = serve(pa, &da, &flags);
+    wait_until("a ready", Duration::from_secs(60), || ready(pa));
+    let mut ids_all: Vec<u64> = Vec::new();
+    let (_, body) = call(pa, "GET", "/v1/snowflake?count=100").unwrap();
+    ids_all.extend(ids(&body));
+
+    // Paused well past its TTL: its lease expires and another service may take its node.
+    signal(&a, libc::SIGSTOP);
+    thread::sleep(Duration::from_millis(3000));
+    let mut b = serve(pb, &db, &flags);
+    wait_until("b ready", Duration::from_secs(60), || ready(pb));
+    signal(&a, libc::SIGCONT);
+    // Both answer at once after the pause: A must refuse or move on, never repeat B's IDs.
+    let t = Instant::now();
+    let mut a_refusals = 0;
+    while t.elapsed() < Duration::from_secs(3) {
+        for p in [pa, pb] {
+            match call(p, "GET", "/v1/snowflake?count=50") {
+                Some((200, body)) => ids_all.extend(ids(&body)),
+                Some((503, _)) if p == pa => a_refusals += 1,
+                other => panic!("port {p}: {other:?}"),
+            }
+        }
+    }
+    let n = ids_all.len();
+    ids_all.sort_unstable();
+    ids_all.dedup();
+    assert_eq!(
+        ids_all.len(),
+        n,
+        "a duplicate after the pause ({a_refusals} refusals)"
+    );
+    for c in [&mut a, &mut b] {
+        signal(c, libc::SIGTERM);
+        let _ = c.wait();
+    }
+}
