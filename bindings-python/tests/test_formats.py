@@ -48,7 +48,7 @@ def test_uuid8_and_conversions_bad_inputs() -> None:
         idmint.uuid6_at(0, 0, b"12345")
     with pytest.raises(idmint.OutOfRange):
         idmint.uuid8_from_fields(1 << 48, 0, 0)
-    with pytest.raises(OverflowError):
+    with pytest.raises(idmint.OutOfRange):
         idmint.uuid8_from_fields(0, 1 << 16, 0)
     assert idmint.uuid8_fields(idmint.uuid4()) is None
     with pytest.raises(idmint.InvalidArgument):
