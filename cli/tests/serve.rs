@@ -312,18 +312,34 @@ fn a_service_paused_past_its_lease_never_repeats_the_ids_of_the_next_holder() {
     let mut b = serve(pb, &db, &flags);
     wait_until("b ready", Duration::from_secs(60), || ready(pb));
     signal(&a, libc::SIGCONT);
-    // Both answer at once after the pause: A must refuse or move on, never repeat B's IDs.
+    // Both answer at once after the pause: A must refuse (503, its lease lost) until its
+    // renewer has leased the other node, never repeat B's IDs.
     let t = Instant::now();
-    let mut a_refusals = 0;
-    while t.elapsed() < Duration::from_secs(3) {
+    let (mut a_refusals, mut a_served) = (0, 0);
+    while t.elapsed() < Duration::from_secs(3)
+        || (a_served == 0 && t.elapsed() < Duration::from_secs(30))
+    {
         for p in [pa, pb] {
             match call(p, "GET", "/v1/snowflake?count=50") {
-                Some((200, body)) => ids_all.extend(ids(&body)),
-                Some((503, _)) if p == pa => a_refusals += 1,
+                Some((200, body)) => {
+                    ids_all.extend(ids(&body));
+                    a_served += usize::from(p == pa);
+                }
+                Some((503, body)) if p == pa => {
+                    assert!(
+                        body.contains("ERR_LEASE_LOST") || body.contains("ERR_NO_FREE_NODE"),
+                        "{body}"
+                    );
+                    a_refusals += 1;
+                }
                 other => panic!("port {p}: {other:?}"),
             }
         }
     }
+    assert!(
+        a_served > 0,
+        "the paused service never leased a node again ({a_refusals} refusals)"
+    );
     let n = ids_all.len();
     ids_all.sort_unstable();
     ids_all.dedup();

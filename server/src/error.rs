@@ -60,6 +60,20 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// An error of the service's own generator: a lost or unobtainable node lease is a
+    /// passing state of this instance (its renewer is already acquiring a new node), so it is
+    /// a 503 with a retry hint, not the 409 a client's own superseded lease gets.
+    pub fn own(e: Error) -> ApiError {
+        match e.kind() {
+            ErrorKind::LeaseLost | ErrorKind::NoFreeNode => {
+                ApiError::unavailable(e.code(), e.to_string())
+            }
+            _ => ApiError::from(e),
+        }
+    }
+}
+
 impl From<Error> for ApiError {
     fn from(e: Error) -> ApiError {
         use ErrorKind::*;

@@ -101,7 +101,7 @@ async fn snowflake_ids(svc: &Shared, n: u64) -> ApiResult<Vec<u64>> {
         match svc.snowflake.try_next_id() {
             Err(Error::WouldBlock { .. }) => {}
             r => {
-                let id = r?;
+                let id = r.map_err(ApiError::own)?;
                 svc.metrics.issued("snowflake", "", 1);
                 return Ok(vec![id]);
             }
@@ -109,7 +109,7 @@ async fn snowflake_ids(svc: &Shared, n: u64) -> ApiResult<Vec<u64>> {
     }
     let ids = blocking(svc, move |s| {
         let mut v = vec![0u64; n as usize];
-        s.snowflakes(&mut v).map(|()| v)
+        s.snowflakes(&mut v).map(|()| v).map_err(ApiError::own)
     })
     .await?;
     svc.metrics.issued("snowflake", "", n);
