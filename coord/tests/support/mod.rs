@@ -3,6 +3,7 @@
 //! its server mid-run and start it again on the same port and data.
 #![allow(dead_code)]
 
+pub mod kit;
 pub mod minter;
 pub mod tls;
 

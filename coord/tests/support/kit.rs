@@ -1,0 +1,453 @@
+//! The store conformance kit: one suite that every lease store and every segment store runs,
+//! through the [`Backend`] fixture of its server. A new store is done when it passes the kit
+//! (`tests/conformance.rs` plays it on every store).
+//!
+//! Lease stores:
+//! - [`lease_concurrent_holders`]: 32 threads each take a node of 64, all distinct; then four
+//!   processes mint on a four-node space at once, no ID twice.
+//! - [`lease_expiry_and_takeover`]: a holder that stops renewing loses its node to the next
+//!   (stores whose leases expire), who is fenced past the first one's recorded bound, under a
+//!   higher token; the first one's renewal and release are `LeaseLost`. On the file store,
+//!   whose locks live as long as the holder, the node stays taken until release.
+//! - [`lease_fence_after_restart_with_the_clock_back`]: a holder process is killed (no
+//!   release) and the next one starts with its wall clock 5 s back: every ID it mints is above
+//!   the dead one's maximum.
+//! - [`lease_store_killed_mid_run`]: two processes mint, the store is killed: both stop with
+//!   `ERR_LEASE_LOST` (before the lease could expire), resume when it is back, no ID twice.
+//! - [`lease_data_loss`]: the store loses its data while one process mints on the only node
+//!   and another waits for it: no ID twice across both, whatever the store grants.
+//!
+//! Segment stores:
+//! - [`segment_eight_allocators`]: eight allocators, each on its own handle, draw from one key
+//!   at once: no value twice.
+//! - [`segment_store_killed_mid_run`]: four allocators draw while the store is killed and
+//!   resumed: typed errors in between, no value twice.
+//! - [`segment_data_loss`]: a journal written before the store lost its data is refused
+//!   (`ERR_STORE_MISMATCH`), and an allocator that lives through the loss never serves a value
+//!   twice.
+//! - [`segment_restart`]: an allocator closed into its journal and reopened resumes with
+//!   values never served before.
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+use idmint::segment::SegmentConfig;
+use idmint::{Error, Layout};
+use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
+use idmint_coord::segment::{open_store, SegmentAllocator, SegmentStore};
+
+use super::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
+use super::temp_dir;
+
+/// A store under test and what can be done to its server.
+pub trait Backend: Send + Sync {
+    /// Its name in messages.
+    fn name(&self) -> &str;
+    /// Its URL as a lease store, if it is one.
+    fn lease_url(&self) -> Option<String>;
+    /// Its URL as a segment store, if it is one.
+    fn segment_url(&self) -> Option<String>;
+    /// Whether a lease ends when its live holder stops renewing (network stores). The file
+    /// store's locks are held by the kernel for as long as the holder lives.
+    fn leases_expire(&self) -> bool {
+        true
+    }
+    /// Kills the store as a crash would (SIGKILL); `false` when there is no server to kill
+    /// (the file and SQLite stores live in the caller's file system).
+    fn kill(&self) -> bool;
+    /// Starts a killed store again on the same data.
+    fn resume(&self);
+    /// The store loses all its data (`FLUSHALL`, `TRUNCATE`, a wiped data directory, a
+    /// deleted file), while holders may be live.
+    fn wipe(&self);
+}
+
+fn unique(tag: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "kit-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn lease_url(b: &dyn Backend) -> String {
+    b.lease_url()
+        .unwrap_or_else(|| panic!("{} is not a lease store", b.name()))
+}
+
+fn segment_url(b: &dyn Backend) -> String {
+    b.segment_url()
+        .unwrap_or_else(|| panic!("{} is not a segment store", b.name()))
+}
+
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+const TTL: Duration = Duration::from_millis(1000);
+
+fn minter(url: &str, ns: &str, nodes: u64, out: &std::path::Path) -> Minter {
+    Minter::start(
+        &MinterSpec::new(url, ns, nodes, TTL.as_millis() as u64),
+        out,
+    )
+}
+
+/// 32 threads take a node each of a 64-node space at once: all distinct. Then four processes
+/// mint on a four-node space at once: no ID twice.
+pub fn lease_concurrent_holders(b: &dyn Backend) {
+    let url = lease_url(b);
+    let ns = unique("holders");
+    let start = Arc::new(Barrier::new(32));
+    let held = Arc::new(Mutex::new(Vec::new()));
+    std::thread::scope(|s| {
+        for _ in 0..32 {
+            let (url, ns, start, held) = (&url, &ns, start.clone(), held.clone());
+            s.spawn(move || {
+                let store = lease::open(url).unwrap();
+                let spec = LeaseSpec::new(ns, 64, Duration::from_secs(10));
+                start.wait();
+                let l = store.acquire(&spec, wall_ms(), None).unwrap();
+                held.lock().unwrap().push((l.node, l.token));
+                start.wait();
+                store.release(&l, wall_ms()).unwrap();
+            });
+        }
+    });
+    let held = held.lock().unwrap();
+    let nodes: HashSet<u64> = held.iter().map(|h| h.0).collect();
+    assert_eq!(
+        nodes.len(),
+        32,
+        "{}: a node granted twice: {held:?}",
+        b.name()
+    );
+    assert!(nodes.iter().all(|&n| n < 64), "{}: {held:?}", b.name());
+
+    let outs = temp_dir("kit-holders-out");
+    let ns = unique("procs");
+    let mut ms: Vec<Minter> = (0..4)
+        .map(|i| minter(&url, &ns, 4, &outs.join(i.to_string())))
+        .collect();
+    for m in &mut ms {
+        m.wait_for("HOLD");
+    }
+    for m in &ms {
+        m.wait_minted(20_000);
+    }
+    let ids: Vec<Vec<u64>> = ms.into_iter().map(|m| m.finish().0).collect();
+    let sets: Vec<&[u64]> = ids.iter().map(Vec::as_slice).collect();
+    assert!(assert_no_duplicates(&sets) >= 80_000);
+    let _ = std::fs::remove_dir_all(outs);
+}
+
+/// A holder renews with a bound and then stops renewing; the next holder takes the node once
+/// the lease ran out, fenced past that bound and under a higher token, and the first one's
+/// renewal and release are refused. (File store: the node stays taken until release.)
+pub fn lease_expiry_and_takeover(b: &dyn Backend) {
+    let url = lease_url(b);
+    let store = lease::open(&url).unwrap();
+    let spec = LeaseSpec::new(&unique("expiry"), 1, TTL);
+    let first = store.acquire(&spec, wall_ms(), None).unwrap();
+    let bound = wall_ms() + 5_000;
+    store.renew(&first, bound).unwrap();
+    let other = lease::open(&url).unwrap();
+    if !b.leases_expire() {
+        assert!(matches!(
+            other.acquire(&spec, wall_ms(), None),
+            Err(Error::NoFreeNode { .. })
+        ));
+        store.release(&first, bound + 1).unwrap();
+        let next = other.acquire(&spec, wall_ms(), None).unwrap();
+        assert!(next.fence_ms.unwrap() > bound, "{}: {next:?}", b.name());
+        other.release(&next, next.fence_ms.unwrap()).unwrap();
+        return;
+    }
+    // A store may round the TTL up (etcd counts whole seconds): wait on what it granted.
+    let t = Instant::now();
+    let next = loop {
+        match other.acquire(&spec, wall_ms(), None) {
+            Ok(l) => break l,
+            Err(Error::NoFreeNode { .. }) => {
+                assert!(
+                    t.elapsed() < first.ttl * 3 + Duration::from_secs(10),
+                    "{}: the lapsed lease never freed its node",
+                    b.name()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => panic!("{}: {e}", b.name()),
+        }
+    };
+    assert!(
+        t.elapsed() >= first.ttl.saturating_sub(Duration::from_millis(200)),
+        "{}: the node was granted again before the lease could have run out",
+        b.name()
+    );
+    assert_eq!(next.node, first.node);
+    assert!(next.token > first.token, "{}: {first:?} {next:?}", b.name());
+    assert!(next.fence_ms.unwrap() >= bound, "{}: {next:?}", b.name());
+    assert!(matches!(
+        store.renew(&first, bound + 10),
+        Err(Error::LeaseLost { .. })
+    ));
+    assert!(matches!(
+        store.release(&first, bound + 10),
+        Err(Error::LeaseLost { .. })
+    ));
+    other.renew(&next, wall_ms() + 10).unwrap();
+    other.release(&next, next.fence_ms.unwrap()).unwrap();
+}
+
+/// A holder process is killed mid-run (no release); the next one starts with its wall clock
+/// 5 s back and a `logical` policy: all its IDs lie above the dead one's. (Longer steps back
+/// are each store's own tests; on a namespace younger than its lock delay, a clock that far
+/// back waits the delay out on its own clock, which a kit run need not sit through.)
+pub fn lease_fence_after_restart_with_the_clock_back(b: &dyn Backend) {
+    let url = lease_url(b);
+    let ns = unique("fence");
+    let outs = temp_dir("kit-fence-out");
+    let mut a = minter(&url, &ns, 1, &outs.join("a"));
+    a.wait_for("HOLD");
+    a.wait_minted(50_000);
+    let ids_a = a.kill();
+    let spec = MinterSpec::new(&url, &ns, 1, TTL.as_millis() as u64)
+        .policy("logical:10000")
+        .faketime(Faketime::Offset("-5s".into()));
+    let mut next = Minter::start(&spec, &outs.join("b"));
+    let behind = wall_ms() as i64 - next.clock() as i64;
+    assert!(
+        (4_000..15_000).contains(&behind),
+        "faketime did not set the clock back ({behind} ms)"
+    );
+    next.wait_for("HOLD");
+    next.wait_minted(50_000);
+    let (ids_b, _) = next.finish();
+    let max_a = ids_a.iter().max().unwrap();
+    let min_b = ids_b.iter().min().unwrap();
+    assert!(
+        min_b > max_a,
+        "{}: the next holder minted at or below the killed one's maximum",
+        b.name()
+    );
+    let layout = Layout::preset("twitter").unwrap();
+    assert!(layout.timestamp_ms(*min_b) > layout.timestamp_ms(*max_a));
+    let _ = std::fs::remove_dir_all(outs);
+}
+
+/// Two processes mint; the store is killed: both stop (`ERR_LEASE_LOST`) before their leases
+/// could have run out, and mint again once it is back. No ID twice.
+pub fn lease_store_killed_mid_run(b: &dyn Backend) {
+    let url = lease_url(b);
+    let ns = unique("killed");
+    let outs = temp_dir("kit-killed-out");
+    let mut a = minter(&url, &ns, 2, &outs.join("a"));
+    let mut c = minter(&url, &ns, 2, &outs.join("b"));
+    a.wait_for("HOLD");
+    c.wait_for("HOLD");
+    a.wait_minted(20_000);
+    c.wait_minted(20_000);
+    a.forget("HOLD");
+    c.forget("HOLD");
+    assert!(b.kill(), "{} has no server to kill", b.name());
+    for m in [&mut a, &mut c] {
+        m.wait_for("ERROR ERR_LEASE_LOST");
+    }
+    b.resume();
+    for m in [&mut a, &mut c] {
+        m.wait_for("HOLD");
+        m.wait_minted(20_000);
+    }
+    let (ids_a, _) = a.finish();
+    let (ids_c, _) = c.finish();
+    assert_no_duplicates(&[&ids_a, &ids_c]);
+    let _ = std::fs::remove_dir_all(outs);
+}
+
+/// The store loses its data while A mints on the only node (paused meanwhile, the worst
+/// moment) and B waits for the node. A is resumed; after a while A stops and B goes on.
+/// Whoever the store granted the node to, no ID is minted twice.
+pub fn lease_data_loss(b: &dyn Backend) {
+    let url = lease_url(b);
+    let ns = unique("loss");
+    let outs = temp_dir("kit-loss-out");
+    let mut a = minter(&url, &ns, 1, &outs.join("a"));
+    a.wait_for("HOLD");
+    a.wait_minted(50_000);
+    let mut waiting = minter(&url, &ns, 1, &outs.join("b"));
+    assert_eq!(waiting.wait_for("ERROR"), "ERROR ERR_NO_FREE_NODE");
+    a.signal(libc::SIGSTOP);
+    b.wipe();
+    // Long enough for B to be granted the node if the store lets it.
+    std::thread::sleep(TTL * 2);
+    a.signal(libc::SIGCONT);
+    std::thread::sleep(TTL * 2);
+    let (ids_a, _) = a.finish();
+    waiting.wait_for("HOLD");
+    waiting.wait_minted(100_000);
+    let (ids_b, _) = waiting.finish();
+    assert_no_duplicates(&[&ids_a, &ids_b]);
+    let _ = std::fs::remove_dir_all(outs);
+}
+
+fn allocator(
+    url: &str,
+    journal: Option<&std::path::Path>,
+) -> SegmentAllocator<Box<dyn SegmentStore>> {
+    let mut builder = SegmentAllocator::builder(
+        open_store(url).unwrap(),
+        SegmentConfig::new().fixed_step(500),
+    );
+    if let Some(j) = journal {
+        builder = builder.journal(j);
+    }
+    builder.build().unwrap()
+}
+
+fn assert_unique(b: &dyn Backend, ids: &[u64]) {
+    let mut v = ids.to_vec();
+    v.sort_unstable();
+    let n = v.len();
+    v.dedup();
+    assert_eq!(v.len(), n, "{}: a value was served twice", b.name());
+}
+
+/// Eight allocators, each on its own store handle, draw 20,000 values of one key at once:
+/// all distinct.
+pub fn segment_eight_allocators(b: &dyn Backend) {
+    let url = segment_url(b);
+    let key = unique("eight");
+    let start = Barrier::new(8);
+    let all = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| {
+                let alloc = allocator(&url, None);
+                start.wait();
+                let mut ids = vec![0u64; 20_000];
+                for chunk in ids.chunks_mut(100) {
+                    alloc.next_ids(&key, chunk).unwrap();
+                }
+                all.lock().unwrap().extend(ids);
+            });
+        }
+    });
+    let all = all.into_inner().unwrap();
+    assert_eq!(all.len(), 160_000);
+    assert_unique(b, &all);
+}
+
+/// Four allocators draw while the store is killed and comes back: calls fail with a typed
+/// error in between (never hang past the wait timeout), and no value is served twice.
+pub fn segment_store_killed_mid_run(b: &dyn Backend) {
+    let url = segment_url(b);
+    let key = unique("killed");
+    let stop = AtomicBool::new(false);
+    let all = Mutex::new(Vec::new());
+    let errors = Mutex::new(HashSet::new());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                let alloc = allocator(&url, None);
+                let mut mine = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    match alloc.next_id(&key) {
+                        Ok(v) => mine.push(v),
+                        Err(e) => {
+                            errors.lock().unwrap().insert(e.code());
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                    }
+                }
+                all.lock().unwrap().extend(mine);
+            });
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(b.kill(), "{} has no server to kill", b.name());
+        std::thread::sleep(Duration::from_millis(1500));
+        b.resume();
+        std::thread::sleep(Duration::from_millis(1500));
+        stop.store(true, Ordering::Relaxed);
+    });
+    let all = all.into_inner().unwrap();
+    assert_unique(b, &all);
+    let errors = errors.into_inner().unwrap();
+    assert!(
+        errors
+            .iter()
+            .all(|c| ["ERR_STORE_UNAVAILABLE", "ERR_WOULD_BLOCK"].contains(c)),
+        "{}: {errors:?}",
+        b.name()
+    );
+    // It serves again once the store is back.
+    let alloc = allocator(&url, None);
+    let after = alloc.next_id(&key).unwrap();
+    assert!(!all.contains(&after));
+}
+
+/// The store loses its data. A journal written before is refused; an allocator that lived
+/// through the loss serves nothing twice (it refuses a range that goes back).
+pub fn segment_data_loss(b: &dyn Backend) {
+    let url = segment_url(b);
+    let key = unique("loss");
+    let dir = temp_dir("kit-journal");
+    let journal = dir.join("journal");
+    let alloc = allocator(&url, Some(&journal));
+    let mut before = vec![0u64; 1_200];
+    alloc.next_ids(&key, &mut before).unwrap();
+    alloc.close().unwrap();
+    let live = allocator(&url, None);
+    let mut served = vec![0u64; 700];
+    live.next_ids(&key, &mut served).unwrap();
+    served.extend(before);
+
+    b.wipe();
+
+    match SegmentAllocator::builder(open_store(&url).unwrap(), SegmentConfig::new())
+        .journal(&journal)
+        .build()
+    {
+        Err(Error::StoreMismatch { .. }) => {}
+        Err(e) => panic!("{}: the journal was refused with {e}", b.name()),
+        Ok(_) => panic!("{}: a journal from before the loss was resumed", b.name()),
+    }
+    for _ in 0..3_000 {
+        match live.next_id(&key) {
+            Ok(v) => served.push(v),
+            Err(_) => break,
+        }
+    }
+    assert_unique(b, &served);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// An allocator closed into its journal and reopened (a restart) resumes its remainder; with
+/// a second allocator on the store meanwhile, no value is served twice.
+pub fn segment_restart(b: &dyn Backend) {
+    let url = segment_url(b);
+    let key = unique("restart");
+    let dir = temp_dir("kit-restart");
+    let journal = dir.join("journal");
+    let mut served = Vec::new();
+    for round in 0..3 {
+        let alloc = allocator(&url, Some(&journal));
+        let other = allocator(&url, None);
+        let mut ids = vec![0u64; 300 + round * 100];
+        alloc.next_ids(&key, &mut ids).unwrap();
+        served.extend_from_slice(&ids);
+        let mut theirs = vec![0u64; 200];
+        other.next_ids(&key, &mut theirs).unwrap();
+        served.extend(theirs);
+        alloc.close().unwrap();
+        other.close().unwrap();
+    }
+    assert_unique(b, &served);
+    let _ = std::fs::remove_dir_all(dir);
+}
