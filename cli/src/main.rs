@@ -6,6 +6,7 @@
 
 mod bench;
 mod common;
+mod completions;
 mod decode;
 mod error;
 mod gen;
@@ -62,6 +63,10 @@ enum Command {
     /// Quick throughput check of the generator; not a rigorous benchmark (no warm-up, no
     /// statistics, and the layout's sequence capacity caps the rate).
     Bench(bench::BenchArgs),
+    /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), for `man -l -` or share/man/man1/idmint.1.
+    Man,
 }
 
 fn run(cli: &Cli) -> CliResult {
@@ -78,6 +83,8 @@ fn run(cli: &Cli) -> CliResult {
         Command::Segment(args) => segment::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out, &mut io::stderr())?,
         Command::Serve(cfg) => idmint_server::run((**cfg).clone()).map_err(CliError::serve)?,
+        Command::Completions(args) => completions::run_completions::<Cli>(args, &mut out)?,
+        Command::Man => completions::run_man::<Cli>(&mut out)?,
     }
     out.flush()?;
     Ok(())

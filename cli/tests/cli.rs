@@ -523,3 +523,55 @@ fn help_mentions_every_command() {
     let bench = ok(&["bench", "--help"]);
     assert!(bench.contains("not a rigorous benchmark"), "{bench}");
 }
+
+#[test]
+fn completions_for_every_shell_name_every_subcommand() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = idmint(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for sub in [
+            "gen",
+            "decode",
+            "uuid",
+            "typeid",
+            "ulid",
+            "serve",
+            "completions",
+        ] {
+            assert!(text.contains(sub), "{shell} completions lack {sub}");
+        }
+    }
+    let out = idmint(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn man_page_is_roff_with_a_section_per_subcommand() {
+    let out = idmint(&["man"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(".TH idmint 1"), "not a man page");
+    for section in [
+        "IDMINT GEN",
+        "IDMINT DECODE",
+        "IDMINT SERVE",
+        "\\-\\-layout",
+    ] {
+        assert!(text.contains(section), "the man page lacks {section}");
+    }
+    // Rendered by man(1) when it is installed, without warnings.
+    if std::path::Path::new("/usr/bin/man").exists() {
+        let path = std::env::temp_dir().join(format!("idmint-{}.1", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let r = std::process::Command::new("man")
+            .args(["--warnings", "-l"])
+            .arg(&path)
+            .env("MANWIDTH", "80")
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(r.status.success());
+        assert!(String::from_utf8_lossy(&r.stdout).contains("Mint IDs with the system clock"));
+    }
+}
