@@ -52,6 +52,13 @@ for f in libidmint.a libidmint.so; do
   [ -f "$target/release/$f" ] || { echo "missing $target/release/$f" >&2; exit 1; }
 done
 ls -l "$target/release/libidmint.a" "$target/release/libidmint.so"
+# Programs linked with -lidmint load it by its soname (bindings-c/build.rs): link that name to
+# the library in place, as an installation does.
+soname=$(readelf -d "$target/release/libidmint.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libidmint.so.0.1" ] || [ "${soname#libidmint.so.}" != "$soname" ] \
+  || { echo "libidmint.so has no soname (bindings-c/build.rs)" >&2; exit 1; }
+ln -sf libidmint.so "$target/release/$soname"
+echo "soname: $soname"
 
 step "include/idmint.h is up to date"
 bash bindings-c/gen-header.sh "$out/idmint.h" >/dev/null

@@ -5,7 +5,7 @@
 
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
-const { candidates } = require('./platform.js')
+const { candidates, installedPackage, packages } = require('./platform.js')
 
 function load() {
   const tried = []
@@ -14,8 +14,11 @@ function load() {
     tried.push(path)
     if (existsSync(path)) return require(path)
   }
+  const prebuilt = installedPackage(__dirname)
+  if (prebuilt) return require(prebuilt.path)
   throw new Error(
-    `idmint: no native addon for ${process.platform}-${process.arch} (looked for ${tried.join(', ')}). ` +
+    `idmint: no native addon for ${process.platform}-${process.arch} (looked for ${tried.join(', ')} ` +
+      `and the packages ${packages().join(', ')}). ` +
       `Build it with \`npm run build\` (or \`node scripts/install.js\`) in ${__dirname}; ` +
       'that needs a Rust toolchain (cargo 1.88 or later, from https://rustup.rs).'
   )

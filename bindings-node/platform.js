@@ -1,23 +1,42 @@
 'use strict'
-// The file names the native addon may have on this platform, most likely first:
-// idmint.<platform>-<arch>[-<abi>].node, as `napi build --platform` names them.
-// Shared by index.js (which loads the first that exists) and scripts/install.js (which builds
-// the first when none exists).
+// Where the native addon may be on this platform, most likely first: a file in this package,
+// idmint.<platform>-<arch>[-<abi>].node as `napi build --platform` names them (a source build),
+// or the prebuilt package idmint-<platform>-<arch>[-<abi>] that npm installs through
+// optionalDependencies. Shared by index.js (which loads the first that exists) and
+// scripts/install.js (which builds only when none exists).
 
-function candidates() {
+function triples() {
   const { platform, arch } = process
   const base = `${platform}-${arch}`
   if (platform === 'linux') {
     const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null
     const glibc = report?.header?.glibcVersionRuntime !== undefined
-    return (glibc ? [`${base}-gnu`, `${base}-musl`] : [`${base}-musl`, `${base}-gnu`]).map(file)
+    return glibc ? [`${base}-gnu`, `${base}-musl`] : [`${base}-musl`, `${base}-gnu`]
   }
-  if (platform === 'win32') return [`${base}-msvc`, `${base}-gnu`].map(file)
-  return [file(base)]
+  if (platform === 'win32') return [`${base}-msvc`, `${base}-gnu`]
+  return [base]
 }
 
-function file(triple) {
-  return `idmint.${triple}.node`
+/** The addon's file names in this package. */
+function candidates() {
+  return triples().map((t) => `idmint.${t}.node`)
 }
 
-module.exports = { candidates }
+/** The prebuilt packages that may hold the addon. */
+function packages() {
+  return triples().map((t) => `idmint-${t}`)
+}
+
+/** The first prebuilt package that is installed, resolved from `dir`, or undefined. */
+function installedPackage(dir) {
+  for (const name of packages()) {
+    try {
+      return { name, path: require.resolve(name, { paths: [dir] }) }
+    } catch {
+      // not installed (other platforms' packages never are)
+    }
+  }
+  return undefined
+}
+
+module.exports = { candidates, packages, installedPackage }

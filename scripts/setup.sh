@@ -14,6 +14,9 @@ ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v faketime >/dev/null || need_apt+=(faketime)
 # openssl makes the throwaway certificates of the TLS store tests.
 command -v openssl >/dev/null || need_apt+=(openssl)
+# The release smoke test (scripts/dist-smoke.sh) builds a C program with CMake and pkg-config.
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"

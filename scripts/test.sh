@@ -50,6 +50,10 @@ CARGO_TARGET_DIR="$root/target/ext" bash bindings-node/test.sh
 step "Browser package (bindings-wasm/test.sh)"
 bash bindings-wasm/test.sh
 
+step "release artifacts: scripts/dist.sh builds dist/, scripts/dist-smoke.sh installs each without a Rust toolchain"
+bash scripts/dist.sh
+bash scripts/dist-smoke.sh
+
 step "examples/rust runs"
 cargo run --locked -q -p idmint-example-rust
 

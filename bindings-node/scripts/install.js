@@ -1,6 +1,7 @@
 'use strict'
-// npm's "install" step: build the native addon, unless one for this platform is already here
-// (a prebuilt binary shipped in the package, or an earlier build).
+// npm's "install" step: build the native addon, unless one for this platform is already here:
+// the prebuilt package npm installed through optionalDependencies (idmint-linux-x64-gnu, ...),
+// or an earlier build.
 //
 // With @napi-rs/cli available (a development checkout after `npm install`), it runs
 // `napi build --platform --release --no-js`; otherwise it runs cargo directly and copies the
@@ -12,7 +13,7 @@
 const { execFileSync } = require('node:child_process')
 const { copyFileSync, existsSync } = require('node:fs')
 const { join } = require('node:path')
-const { candidates } = require('../platform.js')
+const { candidates, installedPackage } = require('../platform.js')
 
 const root = join(__dirname, '..')
 
@@ -25,6 +26,11 @@ function main() {
   const found = names.find((n) => existsSync(join(root, n)))
   if (found) {
     console.log(`idmint: using the native addon ${found}`)
+    return
+  }
+  const prebuilt = installedPackage(root)
+  if (prebuilt) {
+    console.log(`idmint: using the prebuilt native addon of ${prebuilt.name}`)
     return
   }
   try {

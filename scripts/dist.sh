@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Builds every release artifact into dist/ (or $IDMINT_DIST), each carrying the one workspace
+# version:
+#   idmint-VERSION-cp39-abi3-manylinux_*.whl   Python wheel (abi3, manylinux tag checked with
+#                                              auditwheel) and idmint-VERSION.tar.gz (its sdist)
+#   idmint-VERSION.tgz                         npm package `idmint` (JavaScript, types, and the
+#                                              crate sources for platforms without a prebuilt addon)
+#   idmint-linux-x64-gnu-VERSION.tgz           npm package holding the prebuilt linux-x64 addon
+#   idmint-web-VERSION.tgz                     npm package `idmint-web` (web, bundler, node flavours)
+#   idmint-VERSION-linux-x86_64.tar.gz         C: include/, lib/ (libidmint.a, libidmint.so with
+#                                              its soname), lib/pkgconfig, lib/cmake/idmint
+#   idmint-cli-VERSION-linux-x86_64.tar.gz     the `idmint` binary, completions, man page
+#   SHA256SUMS
+# Builds reuse the target directories of the test suite (scripts/test.sh), so after a test run
+# only packing is left. Needs what the test suite installs (scripts/setup.sh, the bindings'
+# test.sh for maturin, napi-rs and wasm-bindgen).
+#
+#   bash scripts/dist.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+dist=${IDMINT_DIST:-$root/dist}
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+rm -rf "$dist"
+mkdir -p "$dist"
+
+step() { printf '\n==> dist: %s\n' "$*"; }
+
+# --- Python -----------------------------------------------------------------------------------
+step "Python wheel (abi3, manylinux) and sdist"
+venv=${IDMINT_PY_VENV:-$root/target/py-venv}
+MATURIN_VERSION=$(sed -n 's/^MATURIN_VERSION=//p' bindings-python/test.sh)
+AUDITWHEEL_VERSION=6.8.2
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  "maturin==$MATURIN_VERSION" "auditwheel==$AUDITWHEEL_VERSION"
+CARGO_TARGET_DIR="$root/target/ext" "$venv/bin/maturin" build --release --locked --quiet \
+  --manifest-path bindings-python/Cargo.toml --interpreter "$venv/bin/python" --out "$dist"
+"$venv/bin/maturin" sdist --manifest-path bindings-python/Cargo.toml --out "$dist" >/dev/null
+wheel=$(ls "$dist"/idmint-"$version"-*.whl)
+# The platform tag maturin gave it must be a manylinux one, and auditwheel must agree.
+case "$wheel" in
+  *manylinux*) ;;
+  *) echo "dist: the wheel is not tagged manylinux: $wheel" >&2; exit 1 ;;
+esac
+"$venv/bin/auditwheel" show "$wheel" | tee "$stage/auditwheel.txt"
+# (auditwheel wraps its lines: read them as one.)
+said=$(tr -s '\n ' '  ' <"$stage/auditwheel.txt")
+tag=$(sed -n 's/.*is consistent with the following platform tag: "\([^"]*\)".*/\1/p' <<<"$said")
+[ -n "$tag" ] || { echo "dist: auditwheel found no manylinux tag" >&2; exit 1; }
+case "$wheel" in
+  *"$tag"*) ;;
+  *) echo "dist: wheel tagged differently from what auditwheel finds ($tag)" >&2; exit 1 ;;
+esac
+[ -f "$dist/idmint-$version.tar.gz" ] || { echo "dist: no sdist" >&2; exit 1; }
+# The sdist builds by itself: maturin's own build of it, into a wheel that is then discarded
+# (its dependencies come from the shared target directory, so only idmint's crates compile).
+mkdir -p "$stage/sdist"
+tar -C "$stage/sdist" -xzf "$dist/idmint-$version.tar.gz"
+(cd "$stage/sdist/idmint-$version" && CARGO_TARGET_DIR="$root/target/ext" "$venv/bin/maturin" build \
+  --release --quiet --interpreter "$venv/bin/python" --out "$stage/sdist-wheel" 2>&1 \
+  | grep -v '^ *Compiling' || true)
+ls "$stage/sdist-wheel"/idmint-"$version"-*.whl >/dev/null
+
+# --- Node.js ----------------------------------------------------------------------------------
+step "npm: idmint and idmint-linux-x64-gnu"
+(cd bindings-node && { [ -x node_modules/.bin/napi ] || npm ci --ignore-scripts --no-audit --no-fund >/dev/null; } \
+  && CARGO_TARGET_DIR="$root/target/ext" node_modules/.bin/napi build --platform --release --no-js \
+    --output-dir "$stage/addon" -- --locked >/dev/null)
+addon=$stage/addon/idmint.linux-x64-gnu.node
+[ -f "$addon" ] || { echo "dist: napi built no $addon" >&2; exit 1; }
+plat=$stage/npm-platform
+mkdir -p "$plat"
+cp "$addon" "$plat/"
+cp LICENSE* "$plat/" 2>/dev/null || true
+cat >"$plat/package.json" <<EOF
+{
+  "name": "idmint-linux-x64-gnu",
+  "version": "$version",
+  "description": "The prebuilt linux-x64 (glibc) native addon of the idmint package",
+  "license": "MIT OR Apache-2.0",
+  "repository": { "type": "git", "url": "https://github.com/idmint/idmint", "directory": "bindings-node" },
+  "os": ["linux"],
+  "cpu": ["x64"],
+  "libc": ["glibc"],
+  "main": "idmint.linux-x64-gnu.node",
+  "files": ["idmint.linux-x64-gnu.node"],
+  "engines": { "node": ">=20" }
+}
+EOF
+printf '# idmint-linux-x64-gnu\n\nThe prebuilt native addon of [idmint](https://www.npmjs.com/package/idmint) for Linux x64 with glibc. Install `idmint`; npm picks this package for you.\n' >"$plat/README.md"
+(cd "$plat" && npm pack --silent --pack-destination "$dist" >/dev/null)
+
+# The main package: the JavaScript and types, the optional prebuilt packages, and the crate
+# with its sources (core, coord, the shared JS glue) for a source build elsewhere.
+main=$stage/npm-main
+mkdir -p "$main"
+node -e '
+  const fs = require("fs")
+  const [src, out, version] = process.argv.slice(1)
+  const pkg = JSON.parse(fs.readFileSync(src, "utf8"))
+  delete pkg.devDependencies
+  pkg.scripts = { install: pkg.scripts.install }
+  pkg.optionalDependencies = { "idmint-linux-x64-gnu": version }
+  pkg.files = pkg.files.filter((f) => f !== "*.node").concat(["rust/"])
+  if (pkg.version !== version) throw new Error(`package.json says ${pkg.version}, Cargo.toml ${version}`)
+  fs.writeFileSync(out, JSON.stringify(pkg, null, 2) + "\n")
+' bindings-node/package.json "$main/package.json" "$version"
+for f in index.js index.mjs index.d.ts platform.js README.md Cargo.lock build.rs; do
+  cp "bindings-node/$f" "$main/"
+done
+mkdir -p "$main/scripts" && cp bindings-node/scripts/install.js "$main/scripts/"
+cp -r bindings-node/src "$main/src"
+# The crate's path dependencies, next to it under rust/, as a workspace of their own (the
+# repository's root manifest, narrowed to them), so `cargo build` works inside the package.
+mkdir -p "$main/rust"
+for d in core coord bindings-js; do
+  mkdir -p "$main/rust/$d"
+  cp -r "$d/src" "$d/Cargo.toml" "$main/rust/$d/"
+  [ -f "$d/build.rs" ] && cp "$d/build.rs" "$main/rust/$d/"
+done
+sed -e 's|^members = .*|members = ["core", "coord"]|' -e 's|^exclude = .*|exclude = ["bindings-js"]|' \
+  Cargo.toml >"$main/rust/Cargo.toml"
+sed -e 's|path = "\.\./core"|path = "rust/core"|' -e 's|path = "\.\./coord"|path = "rust/coord"|' \
+  -e 's|path = "\.\./bindings-js"|path = "rust/bindings-js"|' bindings-node/Cargo.toml >"$main/Cargo.toml"
+if grep -q 'path = "\.\./' "$main/Cargo.toml"; then
+  echo "dist: bindings-node/Cargo.toml has a path dependency dist.sh does not vendor" >&2; exit 1
+fi
+# The vendored tree resolves with the committed lock file (no network, nothing changed).
+(cd "$main" && cargo metadata --locked --offline --format-version 1 >/dev/null)
+(cd "$main" && npm pack --silent --pack-destination "$dist" >/dev/null)
+
+# --- Browser ----------------------------------------------------------------------------------
+step "npm: idmint-web"
+for f in web bundler node; do
+  [ -f "bindings-wasm/pkg/$f/idmint_bg.wasm" ] || { (cd bindings-wasm && bash scripts/build.sh); break; }
+done
+(cd bindings-wasm && npm pack --silent --pack-destination "$dist" >/dev/null)
+
+# --- C ----------------------------------------------------------------------------------------
+step "C: headers, libraries, pkg-config and CMake package"
+cname=idmint-$version-linux-x86_64
+bash bindings-c/install.sh "$stage/$cname" >/dev/null
+cp bindings-c/README.md "$stage/$cname/README.md"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$cname.tar.gz" "$cname"
+
+# --- CLI --------------------------------------------------------------------------------------
+step "CLI: idmint, completions, man page"
+cargo build --locked -q --release -p idmint-cli
+cli=$stage/idmint-cli-$version-linux-x86_64
+bin=${CARGO_TARGET_DIR:-$root/target}/release/idmint
+install -d "$cli/bin" "$cli/share/man/man1" "$cli/share/bash-completion/completions" \
+  "$cli/share/zsh/site-functions" "$cli/share/fish/vendor_completions.d"
+install -m 755 "$bin" "$cli/bin/idmint"
+"$bin" man >"$cli/share/man/man1/idmint.1"
+"$bin" completions bash >"$cli/share/bash-completion/completions/idmint"
+"$bin" completions zsh >"$cli/share/zsh/site-functions/_idmint"
+"$bin" completions fish >"$cli/share/fish/vendor_completions.d/idmint.fish"
+cp README.md "$cli/README.md"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$(basename "$cli").tar.gz" "$(basename "$cli")"
+
+# --- Versions and checksums -------------------------------------------------------------------
+step "every artifact carries version $version; SHA256SUMS"
+expected=(
+  "idmint-$version-cp39-abi3-$tag.whl" "idmint-$version.tar.gz" "idmint-$version.tgz"
+  "idmint-linux-x64-gnu-$version.tgz" "idmint-web-$version.tgz" "$cname.tar.gz"
+  "idmint-cli-$version-linux-x86_64.tar.gz"
+)
+for f in "${expected[@]}"; do
+  [ -f "$dist/$f" ] || { echo "dist: missing $f (have: $(ls "$dist"))" >&2; exit 1; }
+done
+[ "$(ls "$dist" | wc -l)" = "${#expected[@]}" ] || { echo "dist: unexpected files: $(ls "$dist")" >&2; exit 1; }
+for f in idmint-"$version".tgz idmint-linux-x64-gnu-"$version".tgz idmint-web-"$version".tgz; do
+  v=$(tar -xzOf "$dist/$f" package/package.json | node -pe 'JSON.parse(require("fs").readFileSync(0)).version')
+  [ "$v" = "$version" ] || { echo "dist: $f says $v" >&2; exit 1; }
+done
+[ "$("$cli/bin/idmint" --version)" = "idmint $version" ]
+grep -q "#define IDMINT_VERSION \"$version\"" "$stage/$cname/include/idmint.h"
+(cd "$dist" && sha256sum -- * >SHA256SUMS)
+ls -l "$dist"
