@@ -62,6 +62,8 @@ pub mod lease;
 pub mod leased {
     pub use crate::lease::snowflake::*;
 }
+#[cfg(feature = "mysql")]
+mod mysql_conn;
 pub mod node_source;
 pub mod options;
 #[cfg(feature = "postgres")]
