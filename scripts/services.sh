@@ -45,6 +45,13 @@ as_pg() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Whether process $1 still runs: a zombie does not (nothing may reap a server whose starting
+# shell has exited, and a zombie still answers `kill -0`).
+running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
+
 maria_bin() {
   local b
   for b in mariadbd mysqld /usr/sbin/mariadbd /usr/sbin/mysqld; do
@@ -53,12 +60,13 @@ maria_bin() {
   echo "services: mariadbd not found (run scripts/setup.sh)" >&2; exit 1
 }
 
-# The server's settings, the same at initialisation and at every start. A transaction's log
+# The server's settings, the same at initialisation and at every start (DIR/tmp for its temporary
+# files). A transaction's log
 # reaches the OS at its commit (flushed to disk once a second): a killed server process loses
 # nothing it acknowledged; only a crash of the whole machine could.
 maria_opts() {
-  echo --no-defaults --datadir="$1/data" --innodb-log-file-size=8M --innodb-buffer-pool-size=32M \
-    --innodb-flush-log-at-trx-commit=2
+  echo --no-defaults --datadir="$1/data" --tmpdir="$1/tmp" --innodb-log-file-size=8M \
+    --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=2
 }
 
 wait_port() {
@@ -138,8 +146,9 @@ case "$action/$kind" in
   start/mariadb)
     : "${port:?port}"
     bin=$(maria_bin)
-    mkdir -p "$dir"
-    if [ -f "$dir/mariadbd.pid" ] && kill -0 "$(cat "$dir/mariadbd.pid")" 2>/dev/null; then exit 0; fi
+    # A private tmpdir: servers initialised side by side collide on temporary file names in /tmp.
+    mkdir -p "$dir/tmp"
+    if [ -f "$dir/mariadbd.pid" ] && running "$(cat "$dir/mariadbd.pid")"; then exit 0; fi
     user=(); [ "$(id -u)" = 0 ] && user=(--user=root)
     fresh=no
     if [ ! -d "$dir/data/mysql" ]; then
@@ -158,7 +167,7 @@ case "$action/$kind" in
     up=no
     for _ in $(seq 1 600); do
       if "${admin[@]}" ping >/dev/null 2>&1; then up=yes; break; fi
-      kill -0 "$(cat "$dir/mariadbd.pid")" 2>/dev/null || break
+      running "$(cat "$dir/mariadbd.pid")" || break
       sleep 0.05
     done
     [ $up = yes ] || { echo "services: mariadbd did not start" >&2; tail -20 "$dir/mariadb.log" >&2; exit 1; }
@@ -177,7 +186,7 @@ case "$action/$kind" in
     kill -s "$sig" "$pid" 2>/dev/null || true
     # A server a test paused (SIGSTOP) acts on the signal only once it runs again.
     kill -s CONT "$pid" 2>/dev/null || true
-    for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    for _ in $(seq 1 600); do running "$pid" || break; sleep 0.05; done
     rm -f "$dir/mariadbd.pid"
     ;;
   signal/mariadb)

@@ -249,7 +249,7 @@ impl CallError {
     }
 
     /// Whether the server answered (the connection is alive).
-    fn from_server(&self) -> bool {
+    fn server_answered(&self) -> bool {
         matches!(self, CallError::Driver(mysql::Error::MySqlError(_)))
     }
 }
@@ -357,10 +357,11 @@ impl My {
     }
 
     /// Runs `f` on a pooled connection or a new one, under the call's deadline. Any failure
-    /// drops the connection and becomes `StoreUnavailable { op }`. With `retry`, a pooled
-    /// connection that fails with anything but a server-reported error (it went stale: the
-    /// server restarted, or closed it while idle) is dropped with its idle siblings and `f`
-    /// runs once more on a new connection; only for calls that are safe to repeat.
+    /// drops the connection and becomes `StoreUnavailable { op }`; one the server did not
+    /// answer drops the idle connections too. With `retry`, a pooled connection that fails
+    /// with anything but a server-reported error or a time-out (it went stale: the server
+    /// restarted, or closed it while idle) is dropped with its idle siblings and `f` runs once
+    /// more on a new connection; only for calls that are safe to repeat.
     pub fn call<T>(
         &self,
         op: &'static str,
@@ -376,7 +377,12 @@ impl My {
                     self.give_back(c);
                     return Ok(v);
                 }
-                Err(e) if !retry || e.from_server() || matches!(e, CallError::TimedOut) => {
+                // A server that did not answer in time will not on a new connection either.
+                Err(e) if !retry || e.server_answered() || e.reason() == TIMED_OUT => {
+                    if !e.server_answered() {
+                        // Its idle siblings are likely as dead: the next call connects anew.
+                        self.idle().clear();
+                    }
                     return Err(self.unavailable(op, &e));
                 }
                 Err(_) => self.idle().clear(),

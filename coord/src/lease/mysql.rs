@@ -111,7 +111,8 @@
 //!
 //! # Calls and deadlines
 //!
-//! See [`mysql_conn`](crate::mysql_conn): `timeout_ms` bounds the TCP connect, every socket
+//! See the crate's `mysql_conn` module (`coord/src/mysql_conn.rs`) and its README's
+//! MySQL/MariaDB section: `timeout_ms` bounds the TCP connect, every socket
 //! read and write, and each call as a whole (checked before each statement), so a call against
 //! a stopped server fails within about two timeouts. A failed call drops its connection; the
 //! server rolls back what it had not committed. Acquires and renewals on a pooled connection
@@ -715,7 +716,7 @@ fn refill(c: &mut MyConn, d: Deadline, ns: &str, next: i64) -> CallResult<()> {
 impl MysqlStore {
     /// Opens a store for `mysql://…` or `mariadb://…`, with `mode=boot` for Baidu's
     /// new-row-per-boot mode, `timeout_ms=N` for the call timeout and the TLS options of
-    /// [`mysql_conn`](crate::mysql_conn) (no connection yet).
+    /// the crate's `mysql_conn` module (`coord/src/mysql_conn.rs`; no connection yet).
     pub fn open(url: &str) -> Result<MysqlStore> {
         let target = mysql_conn::parse(url)?;
         let boot = match target.mode.as_deref() {

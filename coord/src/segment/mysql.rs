@@ -65,7 +65,8 @@
 //! Emptying `leaf_alloc` alone is not seen by the identity; an allocator already running
 //! refuses the ranges that go back ([`SegmentStore::ascending`]).
 //!
-//! Calls run under the deadline of the [URL's `timeout_ms`](crate::mysql_conn) (default
+//! Calls run under the deadline of the URL's `timeout_ms` (the crate's `mysql_conn` module,
+//! `coord/src/mysql_conn.rs`, describes it and the TLS options `ssl-mode` and `ca_file`; default
 //! [`DEFAULT_STORE_TIMEOUT`](crate::lease::DEFAULT_STORE_TIMEOUT)). A take whose pooled
 //! connection turns out dead runs once more on a new connection; when the first attempt had
 //! reached the server its range is skipped, never handed out twice.
@@ -140,8 +141,8 @@ enum Took {
 }
 
 impl MysqlStore {
-    /// A store for a `mysql://` or `mariadb://` URL (see [`mysql_conn`](crate::mysql_conn) for
-    /// the options). Does not connect: the first call does.
+    /// A store for a `mysql://` or `mariadb://` URL (options `timeout_ms`, `ssl-mode`,
+    /// `ca_file`; see the crate's README). Does not connect: the first call does.
     pub fn new(url: &str) -> Result<MysqlStore> {
         let target = mysql_conn::parse(url)?;
         if target.mode.is_some() {
