@@ -288,12 +288,12 @@ fn mysql_leaf_sql_interleaved_with_idmint_never_overlaps() {
 #[test]
 fn mysql_segment_server_killed_mid_run_resumes_without_duplicate() {
     let m = MariaDb::start();
-    let url = format!("{}?timeout_ms=300", m.url());
+    let url = format!("{}?timeout_ms=500", m.url());
     let alloc = SegmentAllocator::builder(
         open_store(&url).unwrap(),
         SegmentConfig::new().fixed_step(20),
     )
-    .wait_timeout(Duration::from_millis(200))
+    .wait_timeout(Duration::from_millis(1_000))
     .build()
     .unwrap();
     let mut ids: Vec<u64> = (0..500).map(|_| alloc.next_id("k").unwrap()).collect();
