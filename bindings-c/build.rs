@@ -5,7 +5,11 @@
 fn main() {
     let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap_or_default();
     let minor = std::env::var("CARGO_PKG_VERSION_MINOR").unwrap_or_default();
-    let abi = if major == "0" { format!("0.{minor}") } else { major };
+    let abi = if major == "0" {
+        format!("0.{minor}")
+    } else {
+        major
+    };
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libidmint.so.{abi}");
     }

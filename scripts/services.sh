@@ -10,19 +10,22 @@
 #   scripts/services.sh start postgres-tls DIR PORT CERTDIR
 #                                                 # the same with ssl=on (CERTDIR/server.crt and
 #                                                 # server.key) and TCP only through TLS (hostssl)
+#   scripts/services.sh start mariadb DIR PORT    # mariadb-install-db into DIR/data on first start,
+#                                                 # then mariadbd on 127.0.0.1:PORT (socket in DIR),
+#                                                 # user idmint (no password) owning database idmint
 #   scripts/services.sh start idmint DIR PORT [FLAGS...]
 #                                                 # the idmint service (`idmint serve`, the binary
 #                                                 # $IDMINT_BIN, else target/debug/idmint, built if
 #                                                 # missing) with its data in DIR, extra flags after
-#   scripts/services.sh stop redis|postgres|idmint DIR   # stops it (the directory stays, for a restart)
-#   scripts/services.sh kill redis|postgres DIR   # SIGKILL, as a crash would
-#   scripts/services.sh signal redis|postgres DIR SIG  # sends SIG (STOP, CONT) to the server; for
+#   scripts/services.sh stop redis|postgres|mariadb|idmint DIR   # stops it (the directory stays, for a restart)
+#   scripts/services.sh kill redis|postgres|mariadb DIR   # SIGKILL, as a crash would
+#   scripts/services.sh signal redis|postgres|mariadb DIR SIG  # sends SIG (STOP, CONT) to the server; for
 #                                                 # PostgreSQL to the postmaster and
 #                                                 # every process it started (each has its own
 #                                                 # process group, so one group signal is not enough)
 #
-# URLs: idmint+http://127.0.0.1:PORT/ (idmint), redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls) and
-# postgres://idmint@127.0.0.1:PORT/postgres.
+# URLs: idmint+http://127.0.0.1:PORT/ (idmint), redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls),
+# postgres://idmint@127.0.0.1:PORT/postgres and mysql://idmint@127.0.0.1:PORT/idmint (mariadb).
 # Tests use it to run private servers they can stop mid-run; scripts/test.sh uses it for the
 # servers the bindings' tests share. The servers are installed by scripts/setup.sh.
 set -euo pipefail
@@ -40,6 +43,30 @@ pg_bin() {
 # PostgreSQL refuses to run as root: run its tools as the `postgres` user then.
 as_pg() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Whether process $1 still runs: a zombie does not (nothing may reap a server whose starting
+# shell has exited, and a zombie still answers `kill -0`).
+running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
+
+maria_bin() {
+  local b
+  for b in mariadbd mysqld /usr/sbin/mariadbd /usr/sbin/mysqld; do
+    command -v "$b" >/dev/null 2>&1 && { command -v "$b"; return; }
+  done
+  echo "services: mariadbd not found (run scripts/setup.sh)" >&2; exit 1
+}
+
+# The server's settings, the same at initialisation and at every start (DIR/tmp for its temporary
+# files). A transaction's log
+# reaches the OS at its commit (flushed to disk once a second): a killed server process loses
+# nothing it acknowledged; only a crash of the whole machine could.
+maria_opts() {
+  echo --no-defaults --datadir="$1/data" --tmpdir="$1/tmp" --innodb-log-file-size=8M \
+    --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=2
 }
 
 wait_port() {
@@ -116,6 +143,57 @@ case "$action/$kind" in
       -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300 $extra" \
       start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
     ;;
+  start/mariadb)
+    : "${port:?port}"
+    bin=$(maria_bin)
+    # A private tmpdir: servers initialised side by side collide on temporary file names in /tmp.
+    mkdir -p "$dir/tmp"
+    if [ -f "$dir/mariadbd.pid" ] && running "$(cat "$dir/mariadbd.pid")"; then exit 0; fi
+    user=(); [ "$(id -u)" = 0 ] && user=(--user=root)
+    fresh=no
+    if [ ! -d "$dir/data/mysql" ]; then
+      rm -rf "$dir/data"
+      # shellcheck disable=SC2046
+      mariadb-install-db $(maria_opts "$dir") "${user[@]}" --auth-root-authentication-method=normal \
+        --skip-test-db >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
+      fresh=yes
+    fi
+    # shellcheck disable=SC2046
+    setsid "$bin" $(maria_opts "$dir") "${user[@]}" --socket="$dir/mysqld.sock" --port="$port" \
+      --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$dir/mariadbd.pid" \
+      --log-error="$dir/mariadb.log" --max-connections=300 </dev/null >/dev/null 2>&1 &
+    echo $! >"$dir/mariadbd.pid"
+    admin=(mariadb-admin --no-defaults --socket="$dir/mysqld.sock" -uroot)
+    up=no
+    for _ in $(seq 1 600); do
+      if "${admin[@]}" ping >/dev/null 2>&1; then up=yes; break; fi
+      running "$(cat "$dir/mariadbd.pid")" || break
+      sleep 0.05
+    done
+    [ $up = yes ] || { echo "services: mariadbd did not start" >&2; tail -20 "$dir/mariadb.log" >&2; exit 1; }
+    if [ $fresh = yes ]; then
+      mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e "
+        CREATE DATABASE IF NOT EXISTS idmint;
+        CREATE USER IF NOT EXISTS 'idmint'@'%';
+        GRANT ALL ON idmint.* TO 'idmint'@'%';" || exit 1
+    fi
+    wait_port "$port"
+    ;;
+  stop/mariadb|kill/mariadb)
+    [ -f "$dir/mariadbd.pid" ] || exit 0
+    pid=$(cat "$dir/mariadbd.pid")
+    sig=TERM; [ "$action" = kill ] && sig=KILL
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    # A server a test paused (SIGSTOP) acts on the signal only once it runs again.
+    kill -s CONT "$pid" 2>/dev/null || true
+    for _ in $(seq 1 600); do running "$pid" || break; sleep 0.05; done
+    rm -f "$dir/mariadbd.pid"
+    ;;
+  signal/mariadb)
+    sig=${4:?signal}
+    [ -f "$dir/mariadbd.pid" ] || { echo "services: no server in $dir" >&2; exit 1; }
+    kill -s "$sig" "$(cat "$dir/mariadbd.pid")"
+    ;;
   start/idmint)
     : "${port:?port}"
     root=$(cd "$(dirname "$0")/.." && pwd)
@@ -181,5 +259,5 @@ case "$action/$kind" in
     for child in $(pgrep -P "$pid"); do kill -s "$sig" "$child" 2>/dev/null || true; done
     ;;
   *)
-    echo "usage: $0 start|stop|kill|signal redis|redis-tls|postgres|postgres-tls|idmint DIR [PORT [MODE|CERTDIR]|SIG]" >&2; exit 2 ;;
+    echo "usage: $0 start|stop|kill|signal redis|redis-tls|postgres|postgres-tls|mariadb|idmint DIR [PORT [MODE|CERTDIR]|SIG]" >&2; exit 2 ;;
 esac

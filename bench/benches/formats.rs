@@ -28,13 +28,18 @@ mod ours {
     /// `uuid7()` and its hyphenated text.
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn uuid7_string() -> String {
-        idmint::uuid_clock::uuid7().unwrap().hyphenated().to_string()
+        idmint::uuid_clock::uuid7()
+            .unwrap()
+            .hyphenated()
+            .to_string()
     }
 
     /// `uuid_clock::typeid("user")` and its text (`user_01h455vb4pex5vsknk084sn02q`).
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn typeid_string() -> String {
-        idmint::uuid_clock::typeid(black_box("user")).unwrap().to_string()
+        idmint::uuid_clock::typeid(black_box("user"))
+            .unwrap()
+            .to_string()
     }
 
     /// `uuid_clock::ulid()`: monotonic within a millisecond, across threads.

@@ -1,5 +1,5 @@
 //! The store conformance kit (`support/kit.rs`) played on every store: the file lease, SQLite
-//! segments, Redis and PostgreSQL (both). Each store runs its checks at once: the ones that
+//! segments, and Redis, PostgreSQL and MariaDB (both kinds). Each store runs its checks at once: the ones that
 //! leave the store as they found it share one server, and each check that kills or wipes the
 //! store gets a server of its own.
 
@@ -139,6 +139,9 @@ fn sqlite_segment_store() {
 struct ServerBackend(Server, &'static str);
 
 impl Backend for ServerBackend {
+    fn patient_lease_url(&self) -> Option<String> {
+        Some(format!("{}?timeout_ms=10000", self.0.url()))
+    }
     fn name(&self) -> &str {
         self.1
     }
@@ -212,6 +215,42 @@ fn redis_stores() {
 fn postgres_stores() {
     play(
         &|| Box::new(ServerBackend(Server::start(Kind::Postgres), "postgres")),
+        &server_groups(),
+    );
+}
+
+struct MariaBackend(support::mariadb::MariaDb);
+
+impl Backend for MariaBackend {
+    fn patient_lease_url(&self) -> Option<String> {
+        Some(format!("{}?timeout_ms=10000", self.0.url()))
+    }
+    fn name(&self) -> &str {
+        "mariadb"
+    }
+    fn lease_url(&self) -> Option<String> {
+        Some(self.0.url())
+    }
+    fn segment_url(&self) -> Option<String> {
+        Some(self.0.url())
+    }
+    fn kill(&self) -> bool {
+        self.0.kill();
+        true
+    }
+    fn resume(&self) {
+        self.0.resume();
+    }
+    /// Every table of the database truncated.
+    fn wipe(&self) {
+        self.0.wipe();
+    }
+}
+
+#[test]
+fn mariadb_stores() {
+    play(
+        &|| Box::new(MariaBackend(support::mariadb::MariaDb::start())),
         &server_groups(),
     );
 }

@@ -902,3 +902,84 @@ fn a_forked_child_refuses_to_serve() {
     next.close().unwrap();
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A store whose keys carry their own step, larger than what the allocator asks (Leaf's
+/// `leaf_alloc` rows on MySQL): every range is `own` values whatever `step` asks.
+struct OwnStep {
+    next: Mutex<u64>,
+    own: u64,
+    asked: Mutex<Vec<u64>>,
+}
+
+impl SegmentStore for OwnStep {
+    fn kind(&self) -> &'static str {
+        "own-step"
+    }
+    fn take(&self, _key: &str, step: u64) -> idmint::Result<Range> {
+        self.asked.lock().unwrap().push(step);
+        let mut next = self.next.lock().unwrap();
+        let len = step.max(self.own);
+        let r = Range {
+            start: *next,
+            end: *next + len,
+        };
+        *next = r.end;
+        Ok(r)
+    }
+    fn identity(&self) -> idmint::Result<u64> {
+        Ok(7)
+    }
+}
+
+/// Ranges larger than asked are served whole, in order, with nothing skipped or repeated —
+/// single calls, batches larger than one range, and across a journal restart.
+#[test]
+fn ranges_larger_than_asked_are_served_whole() {
+    let dir = temp_dir("segment-own-step");
+    let path = dir.join("segments.journal");
+    let store = Arc::new(OwnStep {
+        next: Mutex::new(1),
+        own: 250,
+        asked: Mutex::new(Vec::new()),
+    });
+    let cfg = SegmentConfig::new().fixed_step(100);
+    let first = SegmentAllocator::builder(Arc::clone(&store), cfg)
+        .journal(&path)
+        .build()
+        .unwrap();
+    let mut served: Vec<u64> = (0..300).map(|_| first.next_id("k").unwrap()).collect();
+    let mut batch = vec![0u64; 1_000];
+    first.next_ids("k", &mut batch).unwrap();
+    served.extend_from_slice(&batch);
+    assert!(
+        served.iter().copied().eq(1..=1_300),
+        "every value of every range, in order"
+    );
+    settle(&first, "k");
+    first.close().unwrap();
+    let left: u64 = Journal::read(&path).unwrap()[0]
+        .ranges
+        .iter()
+        .map(Range::len)
+        .sum();
+    assert!(
+        left > 0,
+        "the unserved rest of the large ranges is recorded"
+    );
+
+    let second = SegmentAllocator::builder(Arc::clone(&store), cfg)
+        .journal(&path)
+        .build()
+        .unwrap();
+    let mut rest = vec![0u64; left as usize + 500];
+    second.next_ids("k", &mut rest).unwrap();
+    assert!(
+        rest.iter().copied().eq(1_301..1_301 + left + 500),
+        "the journal's rest, then the store's next ranges"
+    );
+    served.extend_from_slice(&rest);
+    assert_unique(&served);
+    assert!(store.asked.lock().unwrap().iter().all(|&s| s >= 100));
+    second.close().unwrap();
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -10,8 +10,10 @@
 //! | `redis://HOST:PORT/[DB]`, `rediss://...` | [`RedisStore`] (feature `redis`): expiring lease keys with epoch, fencing token and random owner; a store epoch and lock delay, so a Redis that loses data (`FLUSHALL`, restart, failover) never lets two holders mint on one node | the lease key expires after the TTL |
 //! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table (rows created on grant, `FOR UPDATE SKIP LOCKED`) and a per-namespace epoch that fences grants after a truncate or restore; TLS by libpq's `sslmode`/`sslrootcert` | the row's `expires_at` passes |
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
+//! | `mysql://USER[:PASS]@HOST:PORT/DB`, `mariadb://...` | [`MysqlStore`] (feature `mysql`): the lease table and per-namespace epoch of the PostgreSQL store, on MySQL 8.0+ or MariaDB 10.6+; TLS by `ssl-mode`/`ca_file` | the row's `expires_at` passes |
+//! | `mysql://...?mode=boot` | [`MysqlStore`] on Baidu UidGenerator's own `WORKER_NODE` table: a new row per boot | never: every boot takes a new node |
 //!
-//! Redis and PostgreSQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
+//! Redis, PostgreSQL and MySQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
 //! statement timeout of every store call, so a dead store fails a call instead of hanging it.
 //! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
 //! (see [`redis`] for when a restart may be trusted).
@@ -44,6 +46,8 @@ pub mod file;
 mod inherited;
 pub mod local;
 pub(crate) mod mono;
+#[cfg(feature = "mysql")]
+pub mod mysql;
 mod name_lock;
 #[cfg(feature = "postgres")]
 pub mod postgres;
@@ -54,13 +58,15 @@ mod url;
 
 pub use file::FileStore;
 pub use local::local_dir;
+#[cfg(feature = "mysql")]
+pub use mysql::MysqlStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
 
-/// Default timeout of one Redis or PostgreSQL call (connect, read, statement).
+/// Default timeout of one Redis, PostgreSQL or MySQL call (connect, read, statement).
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// What a holder asks a store for: a node of a namespace's node space, for a time.
@@ -133,7 +139,10 @@ impl LeaseSpec {
         Ok(())
     }
 
-    #[cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "redis", feature = "postgres", feature = "mysql")),
+        allow(dead_code)
+    )]
     pub(crate) fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
@@ -221,7 +230,7 @@ impl Lease {
 ///   [`release`](Self::release), which records the exact final value;
 /// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
 pub trait LeaseStore: Send + Sync {
-    /// The store's name in errors: `file`, `redis`, `postgres`.
+    /// The store's name in errors: `file`, `redis`, `postgres`, `mysql`.
     fn kind(&self) -> &'static str;
 
     /// Grants a node no live holder has, other than `avoid` (the node a holder swaps away
@@ -313,8 +322,16 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
             reason: "this build has no PostgreSQL support (feature `postgres`)",
         });
     }
+    if url.starts_with("mysql://") || url.starts_with("mariadb://") {
+        #[cfg(feature = "mysql")]
+        return Ok(Box::new(MysqlStore::open(url)?));
+        #[cfg(not(feature = "mysql"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no MySQL support (feature `mysql`)",
+        });
+    }
     Err(Error::InvalidConfig {
-        reason: "lease store URL must be local, or start with file:, redis://, postgres:// or postgresql://",
+        reason: "lease store URL must be local, or start with file:, redis://, postgres://, postgresql://, mysql:// or mariadb://",
     })
 }
 

@@ -8,6 +8,8 @@ mod counter;
 pub mod http;
 pub mod journal;
 pub mod memory;
+#[cfg(feature = "mysql")]
+pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "redis")]
@@ -30,16 +32,20 @@ pub const MAX_KEYS: usize = 100_000;
 
 /// A store that hands out ranges of values per key (`biz_tag`).
 ///
-/// Implementations: SQLite (embedded default), PostgreSQL, Redis, the idmint service over
-/// HTTP, and the in-memory store for tests. Ranges handed out for one key never overlap — across threads, processes and
+/// Implementations: SQLite (embedded default), PostgreSQL, MySQL/MariaDB (on Leaf's own
+/// table), Redis, the idmint service over HTTP, and the in-memory store for tests. Ranges handed out for one key never overlap — across threads, processes and
 /// restarts — which is what makes every ID served from them unique.
 pub trait SegmentStore: Send + Sync {
     /// The store's name in errors: `sqlite`, `postgres`, `redis`, `memory`, ...
     fn kind(&self) -> &'static str;
 
     /// Takes the next `step` values for `key` in one round trip, creating the key on first use.
-    /// May return fewer values than asked (never more, never none on success). A store failure
-    /// is [`idmint::Error::StoreUnavailable`].
+    /// Never none on success. Usually exactly `step`, but a store may return fewer (a service
+    /// that caps its ranges) or more (a store whose keys carry their own step, such as Leaf's
+    /// `leaf_alloc` rows on MySQL, where the row's step is the least a take hands out): callers
+    /// serve whatever range they get, and one that needs at most `step` trims the rest away —
+    /// values skipped are never a duplicate. A store failure is
+    /// [`idmint::Error::StoreUnavailable`].
     fn take(&self, key: &str, step: u64) -> idmint::Result<Range>;
 
     /// Whether every range this store hands out for a key starts above all earlier ones — true

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `sqlite:PATH` (also `sqlite://PATH`) | [`SqliteStore`](super::sqlite::SqliteStore) on the file `PATH` |
 //! | `postgres://…`, `postgresql://…` | [`PostgresStore`](super::postgres::PostgresStore); the URL's own parameters (`connect_timeout=…`) pass through |
+//! | `mysql://USER[:PASS]@HOST:PORT/DB`, `mariadb://…` | [`MysqlStore`](super::mysql::MysqlStore): Meituan Leaf's own `leaf_alloc` table; options `timeout_ms`, `ssl-mode`, `ca_file` (see the crate's `mysql_conn` module) |
 //! | `redis://…`, `rediss://…`, `redis+unix://…` | [`RedisStore`](super::redis::RedisStore) |
 //! | `idmint+http://HOST:PORT[/PREFIX]`, `idmint+https://…` | [`HttpStore`](super::http::HttpStore): ranges from an idmint service (`idmint serve`) |
 //! | `memory:` | [`MemoryStore`](super::memory::MemoryStore): this process only, for tests |
@@ -108,6 +109,12 @@ pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
     if base.starts_with("postgres://") || base.starts_with("postgresql://") {
         return postgres(&with_rest, &opts);
     }
+    if base.starts_with("mysql://") || base.starts_with("mariadb://") {
+        if opts.shards.is_some() {
+            return bad("`shards=` needs sqlite: or postgres:// (MySQL keeps Leaf's own table)");
+        }
+        return mysql(&with_rest);
+    }
     if base.starts_with("redis://")
         || base.starts_with("rediss://")
         || base.starts_with("redis+unix://")
@@ -129,7 +136,7 @@ pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
         }
         return Ok(Box::new(super::memory::MemoryStore::new()));
     }
-    bad("unknown segment store URL (sqlite:PATH, postgres://..., postgresql://..., redis://..., idmint+http://..., memory:)")
+    bad("unknown segment store URL (sqlite:PATH, postgres://..., postgresql://..., mysql://..., mariadb://..., redis://..., idmint+http://..., memory:)")
 }
 
 #[derive(Debug, Default)]
@@ -199,6 +206,16 @@ fn postgres(_: &str, _: &Options) -> Result<Box<dyn SegmentStore>> {
     bad("idmint-coord was built without the `postgres` feature")
 }
 
+#[cfg(feature = "mysql")]
+fn mysql(url: &str) -> Result<Box<dyn SegmentStore>> {
+    Ok(Box::new(super::mysql::MysqlStore::new(url)?))
+}
+
+#[cfg(not(feature = "mysql"))]
+fn mysql(_: &str) -> Result<Box<dyn SegmentStore>> {
+    bad("idmint-coord was built without the `mysql` feature")
+}
+
 #[cfg(feature = "redis")]
 fn redis(url: &str) -> Result<Box<dyn SegmentStore>> {
     Ok(Box::new(super::redis::RedisStore::new(url)?))
@@ -229,7 +246,10 @@ mod tests {
 
     #[test]
     fn malformed_urls_are_config_errors() {
-        assert!(config_error("mysql://localhost/db"));
+        assert!(config_error("mysql:/localhost/db"));
+        assert!(config_error("mysql://localhost/db?shards=2"));
+        assert!(config_error("mariadb://localhost/db?frobnicate=1"));
+        assert!(config_error("mysql://localhost/"));
         assert!(config_error("sqlite:"));
         assert!(config_error("sqlite:/tmp/x.db?frobnicate=1"));
         assert!(config_error("sqlite:/tmp/x.db?shards=x"));
@@ -285,6 +305,19 @@ mod tests {
         assert_eq!(pg.kind(), "postgres");
         let sharded = open_store("postgres://u@127.0.0.1:1/db?shards=4&block=10").unwrap();
         assert_eq!(sharded.kind(), "sharded");
+        #[cfg(feature = "mysql")]
+        {
+            let my = open_store("mariadb://u@127.0.0.1:1/db?timeout_ms=500").unwrap();
+            assert_eq!(my.kind(), "mysql");
+            assert!(matches!(
+                my.take("k", 1),
+                Err(Error::StoreUnavailable {
+                    store: "mysql",
+                    op: "take",
+                    reason: "connection refused"
+                })
+            ));
+        }
         let r = open_store("redis://127.0.0.1:1/").unwrap();
         assert_eq!(r.kind(), "redis");
         assert!(matches!(
