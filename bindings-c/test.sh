@@ -91,7 +91,7 @@ cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I"$out")
 src=bindings-c/tests/test_idmint.c
 static_libs=("$target/release/libidmint.a" -lpthread -ldl -lm)
 
-# Runs one build of the C tests (or, with suite=stores, the store tests) and checks its closing
+# Runs one build of the C tests (or, with suite=store, the store tests) and checks its closing
 # line.
 run_c_tests() {
   local label=$1 suite=${suite:-}
