@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Every test of the C binding: lint, Rust unit tests, the libraries, header staleness and version
-# macros, the C tests (plain static and shared, under valgrind, with ASan/UBSan), the header as
-# C99 and C++, examples/c, and an install with pkg-config. Installs what it needs first.
+# macros, the C tests (plain static and shared, under valgrind, with ASan/UBSan), the store tests
+# (tests/test_stores.c: leases and segments on Redis, PostgreSQL and SQLite, the same four ways),
+# the header as C99 and C++, examples/c, and an install with pkg-config. Installs what it needs
+# first. The store tests run against the servers named by IDMINT_TEST_REDIS_URL /
+# IDMINT_TEST_POSTGRES_URL, or else private ones started here with scripts/services.sh (installed
+# by scripts/setup.sh) and stopped on exit.
 #   bash bindings-c/test.sh
 # The last line is "C tests: N passed, M failed" (N counts the checks of one run of test_idmint.c).
 set -euo pipefail
@@ -94,19 +98,22 @@ cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I"$out")
 src=bindings-c/tests/test_idmint.c
 static_libs=("$target/release/libidmint.a" -lpthread -ldl -lm)
 
-# Runs one build of the C tests and checks its closing line.
+# Runs one build of the C tests (or, with suite=store, the store tests) and checks its closing
+# line.
 run_c_tests() {
-  local label=$1
+  local label=$1 suite=${suite:-}
   shift
-  step "C tests: $label"
-  local log="$out/test-$label.log"
+  step "C ${suite:+$suite }tests: $label"
+  local log="$out/test-$suite$label.log"
   if ! "$@" >"$log" 2>&1; then
     tail -n 60 "$log"
-    echo "C tests ($label) failed" >&2
+    echo "C ${suite:+$suite }tests ($label) failed" >&2
     exit 1
   fi
   tail -n 1 "$log"
-  grep -qE '^C tests: [0-9]+ passed, 0 failed$' "$log" || { echo "no closing line" >&2; exit 1; }
+  local want='^C tests: [0-9]+ passed, 0 failed$'
+  [ -n "$suite" ] && want='^C store tests: [0-9]+ passed, 0 failed$'
+  grep -qE "$want" "$log" || { echo "no closing line" >&2; exit 1; }
 }
 
 gcc "${cflags[@]}" "$src" "${static_libs[@]}" -o "$out/test_idmint"
@@ -125,6 +132,48 @@ gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined 
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   run_c_tests asan-ubsan "$out/test_idmint_asan"
 
+step "Redis and PostgreSQL for the store tests"
+services=$root/scripts/services.sh
+svc_dir=$(mktemp -d)
+started=()
+stop_services() {
+  local kind
+  for kind in "${started[@]}"; do bash "$services" stop "$kind" "$svc_dir/$kind" || true; done
+  rm -rf "$svc_dir"
+}
+trap stop_services EXIT
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if [ -z "${IDMINT_TEST_REDIS_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start redis "$svc_dir/redis" "$port"
+  started+=(redis)
+  export IDMINT_TEST_REDIS_URL="redis://127.0.0.1:$port/"
+fi
+if [ -z "${IDMINT_TEST_POSTGRES_URL:-}" ]; then
+  port=$(free_port)
+  bash "$services" start postgres "$svc_dir/postgres" "$port"
+  started+=(postgres)
+  export IDMINT_TEST_POSTGRES_URL="postgres://idmint@127.0.0.1:$port/postgres"
+fi
+# The tests must not quietly leave the servers out.
+export IDMINT_TEST_REQUIRE_SERVERS=1
+echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
+
+stores=bindings-c/tests/test_stores.c
+gcc "${cflags[@]}" "$stores" "${static_libs[@]}" -o "$out/test_stores"
+suite=store run_c_tests static "$out/test_stores"
+gcc "${cflags[@]}" "$stores" -L"$target/release" -Wl,-rpath,"$target/release" -lidmint -lpthread \
+  -o "$out/test_stores_shared"
+suite=store run_c_tests shared "$out/test_stores_shared"
+suite=store run_c_tests valgrind valgrind -q --error-exitcode=1 --leak-check=full \
+  --suppressions=bindings-c/tests/valgrind.supp \
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+  "$out/test_stores"
+gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer "$stores" "${static_libs[@]}" -o "$out/test_stores_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  suite=store run_c_tests asan-ubsan "$out/test_stores_asan"
+
 step "examples/c (static and shared)"
 make -s -C examples/c clean
 make -s -C examples/c run LIBDIR="$target/release"
@@ -133,7 +182,7 @@ make -s -C examples/c clean
 
 step "install into a temporary prefix and build with pkg-config"
 prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
+trap 'rm -rf "$prefix"; stop_services' EXIT
 bash bindings-c/install.sh "$prefix"
 pc=(env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config)
 [ "$("${pc[@]}" --modversion idmint)" = "$version" ]

@@ -255,22 +255,69 @@ export declare class LeasedSnowflake {
 }
 // @end
 
+// @node
+/**
+ * The generator of a named config, of any type, the same config on every idmint surface: the
+ * core's types (`type=snowflake,layout=twitter,node=5`, `type=uuid7`, ...), segment IDs of one
+ * key (`type=segment,store=sqlite:ids.db,key=orders[,step=N,journal=PATH,...]`) or a Snowflake
+ * generator on a leased node (`type=snowflake,layout=twitter,lease=redis://...[,namespace=NS,
+ * ttl_ms=MS]`); config keys are snake_case. `nextId()` mints on the clock (and the store);
+ * `nextAt(nowMs, random?)` is the sans-IO call of the core's types and replays the shared
+ * vectors. Config errors throw `ERR_INVALID_LAYOUT` with `at`, the byte offset of the problem;
+ * a closed generator throws `ERR_CLOSED`.
+ */
+// @web
 /**
  * The sans-IO generator of a named config, of any type: `nextAt(nowMs, random?)` gives a
  * `bigint` for `type=snowflake` and a UUID string otherwise. Replays the shared vectors.
  */
+// @end
 export declare class NamedGenerator {
   /** Parses and builds the config (compact `key=value,...` or JSON form). */
   constructor(config: string)
+// @node
+  /** The type name: `snowflake` (leased or not), `uuid4`, `uuid7`, `uuid1`, `uuid6` or `segment`. */
+// @web
   /** The type name: `snowflake`, `uuid4`, `uuid7`, `uuid1` or `uuid6`. */
+// @end
   get kind(): string
+// @node
+  /**
+   * The config: the canonical compact form for the core's types; the keys as given, with
+   * passwords in store URLs hidden, for the store-backed ones.
+   */
+// @web
   /** The canonical compact form of the config. */
+// @end
   get config(): string
   /**
    * The next ID at `nowMs`: a `bigint` (snowflake) or a UUID string. `random(n)` must return
    * a `Uint8Array` of `n` bytes (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser); snowflakes never call it.
+// @node
+   * A store-backed type has no sans-IO call: `ERR_INVALID_CONFIG`.
+// @end
    */
   nextAt(nowMs: bigint | number, random?: (n: number) => Uint8Array): bigint | string
+// @node
+  /**
+   * The next ID on the clock and OS randomness (and the store): a `bigint`, or a UUID string
+   * for UUID types. Blocks where the type waits (a Snowflake's next tick, a segment store's
+   * next range, up to its `wait_timeout_ms`).
+   */
+  nextId(): bigint | string
+  /**
+   * The next `n` IDs of a 64-bit type, in order, in a `BigUint64Array` (`n` at most 2^24);
+   * a UUID type throws `ERR_INVALID_CONFIG`.
+   */
+  nextIds(n: number): BigUint64Array
+  /** Whether `close()` was called. */
+  get closed(): boolean
+  /**
+   * Releases what the generator holds: a leased node, with its exact last issued time; a
+   * segment allocator's journal. Later calls do nothing.
+   */
+  close(): void
+// @end
 }
 
 // @node
@@ -531,12 +578,23 @@ export interface Field {
   max: bigint
 }
 
+// @node
+/**
+ * The clocked generator a named config describes: a `Snowflake` for `type=snowflake` with
+ * `node`, a `UuidGenerator` for `type=uuid1`, `uuid4`, `uuid6` or `uuid7`, and a
+ * `NamedGenerator` for the store-backed types (`type=segment,store=URL,key=KEY`,
+ * `type=snowflake,...,lease=URL`). Config errors throw `ERR_INVALID_LAYOUT` with `at`, the byte
+ * offset of the problem.
+ */
+export declare function fromConfig(config: string): Snowflake | UuidGenerator | NamedGenerator
+// @web
 /**
  * The clocked generator a named config describes: a `Snowflake` for `type=snowflake`, a
  * `UuidGenerator` for `type=uuid1`, `uuid4`, `uuid6` or `uuid7`. Config errors throw
  * `ERR_INVALID_LAYOUT` with `at`, the byte offset of the problem.
  */
 export declare function fromConfig(config: string): Snowflake | UuidGenerator
+// @end
 
 // @node
 /**

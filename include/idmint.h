@@ -276,6 +276,10 @@ typedef enum {
      * call only).
      */
     IDMINT_NAMED_UUID6 = 4,
+    /**
+     * `type=segment`: 64-bit IDs of one key from ranges of a segment store.
+     */
+    IDMINT_NAMED_SEGMENT = 5,
 } idmint_named_type;
 
 /**
@@ -295,22 +299,30 @@ typedef struct idmint_atomic_snowflake idmint_atomic_snowflake;
 typedef struct idmint_layout idmint_layout;
 
 /**
- * @brief A Snowflake generator on a node leased from a directory of lock files (opaque).
+ * @brief A Snowflake generator on a node leased from a store (opaque): a directory of lock
+ * files, Redis, PostgreSQL, ...
  *
  * Thread-safe like #idmint_snowflake. A background thread renews the lease; the node's
- * last issued time is recorded in the directory, and the next holder of the node starts after
- * it. The lock is the kernel's (`flock`), so a crashed process's node frees itself. In a child
+ * last issued time is recorded in the store, and the next holder of the node starts after
+ * it. In a directory the lock is the kernel's (`flock`), so a crashed process's node frees
+ * itself; in a network store the lease expires after its TTL. In a child
  * process after `fork()` every minting call returns `IDMINT_FORKED`: make a new generator
  * there. Freed (and its node released) by #idmint_leased_snowflake_free.
  */
 typedef struct idmint_leased_snowflake idmint_leased_snowflake;
 
 /**
- * @brief A generator built from a named config (opaque), sans-IO: every call takes the time
- * and the random bytes, so the same config, times and bytes give the same IDs on every idmint
- * surface. Thread-safe (calls are serialised by a lock). No fork detection: in a child process
- * after `fork()` make a new one (and for `type=snowflake` give it its own node). Freed by
- * #idmint_named_generator_free.
+ * @brief A generator built from a named config (opaque). Thread-safe.
+ *
+ * #idmint_named_generator_next mints on the system clock and OS randomness (and the store, for
+ * the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
+ * #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
+ * bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
+ * calls share one state, serialised by a lock. The core's types have no fork detection: in a
+ * child process after `fork()` make a new one (and for `type=snowflake` give it its own node);
+ * the store-backed types return `IDMINT_FORKED` there. Close it with
+ * #idmint_named_generator_close (to release a lease or record a journal and see whether that
+ * worked) and free it with #idmint_named_generator_free.
  */
 typedef struct idmint_named_generator idmint_named_generator;
 
@@ -320,6 +332,19 @@ typedef struct idmint_named_generator idmint_named_generator;
  * #idmint_obfuscator_free.
  */
 typedef struct idmint_obfuscator idmint_obfuscator;
+
+/**
+ * @brief IDs per key from ranges of a segment store (opaque).
+ *
+ * Thread-safe: any number of threads may call #idmint_segments_next and #idmint_segments_fill
+ * at once, on one key or many. Values of one key increase and are never served twice, across
+ * threads, processes and restarts. A call waits only when both buffers of its key are empty
+ * (the first call for a key, or a store outage longer than the buffers last). In a child
+ * process after `fork()` every call returns `IDMINT_FORKED`: make a new allocator there.
+ * Close it with #idmint_segments_close (to record the journal and see whether that worked),
+ * then free it with #idmint_segments_free.
+ */
+typedef struct idmint_segments idmint_segments;
 
 /**
  * @brief A thread-safe Snowflake generator on the system clock (opaque).
@@ -658,6 +683,10 @@ typedef struct {
  * (`idmint_lease_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
  *
  * Strings are NUL-terminated UTF-8, read only during #idmint_leased_snowflake_new.
+ *
+ * ABI: `url`, the last field, is newer than the other fields: a program compiled against a
+ * header without it passes a shorter struct, so rebuild it against this header before linking
+ * this library. Fields are only ever added at the end.
  */
 typedef struct {
     /**
@@ -687,6 +716,14 @@ typedef struct {
      * The holder name written into the lease record, for humans. NULL: `host:pid:random`.
      */
     const char *holder;
+    /**
+     * The lease store, as a URL: `local` (this host's lock directory), `file:DIR`,
+     * `redis://HOST:PORT/[DB]`, `rediss://…`, `postgres://…` — any URL the coordination
+     * crate's `lease::open` takes, with its parameters (`timeout_ms=N`, the deadline of every
+     * call to a network store, default 1000), or `@env:NAME` / `@PATH` holding one. NULL: the
+     * `dir` argument of #idmint_leased_snowflake_new decides (give one or the other).
+     */
+    const char *url;
 } idmint_lease_options;
 
 /**
@@ -719,6 +756,36 @@ typedef struct {
      */
     uint64_t ttl_ms;
 } idmint_lease_info;
+
+/**
+ * @brief How an #idmint_segments allocator takes and keeps its ranges. Zero-initialise it
+ * (`idmint_segment_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
+ *
+ * Strings are NUL-terminated UTF-8, read only during #idmint_segments_new.
+ */
+typedef struct {
+    /**
+     * Values per range asked of the store at first; the step then adapts to the load (up to a
+     * million). 0: 1000.
+     */
+    uint64_t step;
+    /**
+     * A journal file: #idmint_segments_close records the unserved values of every key there,
+     * and the next allocator on the same store serves them first instead of skipping them.
+     * NULL: no journal (a restart skips what was taken and not served; never repeats it).
+     */
+    const char *journal;
+    /**
+     * How long a call waits for a range when both of its key's buffers are empty, in ms,
+     * before failing with the store's error. 0: 2000.
+     */
+    uint64_t wait_timeout_ms;
+    /**
+     * With `journal`: also write a checkpoint this often (ms), so a process that is killed
+     * resumes from it too. 0: only at #idmint_segments_close.
+     */
+    uint64_t checkpoint_every_ms;
+} idmint_segment_options;
 
 /**
  * Base 10 without leading zeros (1 to 20 characters).
@@ -1702,41 +1769,69 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
  * @brief Parses a named config and builds its generator.
  *
  * The config is the compact form, comma-separated `key=value` pairs such as
- * `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a layout spec in
+ * `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a value with commas in
  * parentheses: `layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01)`), or one flat JSON
- * object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid6`, `uuid1`) and,
- * for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
- * `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
+ * object such as `{"type":"uuid7"}`. Types and their keys:
+ * - `type=snowflake`: `layout`, `node` (required), `on_backwards`, `on_exhausted`,
+ *   `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config;
+ * - `type=snowflake` with `lease=URL` instead of `node`: a node leased from a store (as
+ *   `options->url` of #idmint_leased_snowflake_new), with the lease options `namespace`,
+ *   `ttl_ms`, `renew_every_ms`, `retry_every_ms`, `safety_margin_ms`, `reserve_ms`,
+ *   `swap_after_ms`, `nodes`, `holder`;
+ * - `type=uuid4`, `uuid7`, `uuid6`, `uuid1`: no other key;
+ * - `type=segment`: `store` (a store URL, as #idmint_segments_new takes) and `key` (both
+ *   required), and the options `step`, `max_step`, `refill_at_percent`, `max_gap`, `gap_seed`,
+ *   `journal`, `checkpoint_every_ms`, `wait_timeout_ms`.
+ *
+ * A store-backed type opens its store here (and a leased one acquires its node).
  *
  * @param config NUL-terminated UTF-8.
  * @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
  *        failure.
- * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
- *         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
- *         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
- *         `node`); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_INVALID_ARGUMENT` (not
- *         UTF-8); `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown, repeated or missing keys
+ *         and bad layouts (the message names the byte offset into `config`);
+ *         `IDMINT_INVALID_CONFIG` (bad policy text or combination, a URL of no known store);
+ *         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
+ *         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
+ *         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
+ *         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_INVALID_ARGUMENT`
+ *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_named_generator_new(const char *config,
-                                         idmint_named_generator **out_gen);
+idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
 
 /**
- * @brief Frees a named generator (NULL is ignored); it must not be used afterwards.
+ * @brief Releases what the generator holds and says how that went: a leased node is released
+ * with its exact last issued time, a segment allocator records its journal (the core's types
+ * hold nothing). Waits for calls in progress; later calls return `IDMINT_INVALID_ARGUMENT`;
+ * closing again does nothing. The handle stays allocated until #idmint_named_generator_free.
+ *
+ * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` (the store or the journal could not be
+ *         written); `IDMINT_LEASE_LOST` (the lease had been taken over: its record is the new
+ *         holder's); `IDMINT_FORKED` in a child process; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_named_generator_close(const idmint_named_generator *gen);
+
+/**
+ * @brief Frees a named generator (NULL is ignored), closing it first if
+ * #idmint_named_generator_close was not called (without reporting a failure); it must not be
+ * used afterwards.
  */
 void idmint_named_generator_free(idmint_named_generator *gen);
 
 /**
- * @brief The type of generator (`type=...` of its config).
+ * @brief The type of generator (`type=...` of its config; a leased Snowflake is
+ * `IDMINT_NAMED_SNOWFLAKE`).
  *
- * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_kind(const idmint_named_generator *gen,
                                           idmint_named_type *out_kind);
 
 /**
- * @brief Writes the canonical compact form of the generator's config (keys in a fixed order,
- * policies in canonical text, defaults filled in), which builds an equal generator. Buffer
- * rules as #idmint_layout_spec.
+ * @brief Writes the generator's config in the compact form, which builds an equal generator:
+ * for the core's types the canonical form (keys in a fixed order, policies in canonical text,
+ * defaults filled in); for the store-backed types the keys as given, with any password in a
+ * store URL replaced by `***`. Buffer rules as #idmint_layout_spec.
  */
 idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
                                             char *buf,
@@ -1744,7 +1839,35 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
                                             size_t *out_len);
 
 /**
- * @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS.
+ * @brief The next ID, on the system clock and OS randomness (and the store, for the
+ * store-backed types), waiting where the type's policy asks.
+ *
+ * @param out_id Receives the ID.
+ * @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
+ *         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
+ *         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_INVALID_ARGUMENT` (a
+ *         closed generator); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_named_generator_next(const idmint_named_generator *gen,
+                                          idmint_generated_id *out_id);
+
+/**
+ * @brief Fills `out_ids` with the next `n` IDs, in the order minted (as
+ * #idmint_named_generator_next; a segment or leased type takes them in one batch).
+ *
+ * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+ * @param n How many IDs: at most #IDMINT_MAX_BATCH.
+ * @return As #idmint_named_generator_next; `IDMINT_LIMIT_EXCEEDED` for more than
+ *         #IDMINT_MAX_BATCH IDs. On failure the array's contents are unspecified.
+ */
+idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
+                                            idmint_generated_id *out_ids,
+                                            size_t n);
+
+/**
+ * @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS:
+ * the core's types only (a store-backed type returns `IDMINT_INVALID_CONFIG`; use
+ * #idmint_named_generator_next).
  *
  * UUID types draw their randomness from the front of `random`: 16 bytes per call for
  * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
@@ -1762,8 +1885,9 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
  *         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
  *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
- *         `random` holds fewer bytes than the call draws (the generator is left as it was);
- *         `IDMINT_RANDOM_SOURCE` (OS randomness); `IDMINT_NULL_POINTER`.
+ *         `random` holds fewer bytes than the call draws (the generator is left as it was), or
+ *         the generator is closed; `IDMINT_RANDOM_SOURCE` (OS randomness);
+ *         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
  *
  */
 idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
@@ -1830,24 +1954,28 @@ idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
                                        uint64_t *out_id);
 
 /**
- * @brief Leases a node from the lock files in `dir` (created if missing) and builds a
- * generator on it: the way to give every process of a host a node of its own.
+ * @brief Leases a node from a store and builds a generator on it: by default from the lock
+ * files in `dir` (created if missing), the way to give every process of a host a node of its
+ * own; with `options->url`, from any lease store (Redis, PostgreSQL, ...) for many hosts.
  *
  * @param dir The lease directory, shared by every process that must get distinct nodes; NULL
- *        for the per-user local one (`$IDMINT_LEASE_DIR`, else `$XDG_STATE_HOME/idmint/leases`,
- *        else `$HOME/.local/state/idmint/leases`, else `/tmp/idmint-UID/leases`), the same
+ *        for `options->url`, or without one for the per-user local directory
+ *        (`$IDMINT_LEASE_DIR`, else `$XDG_STATE_HOME/idmint/leases`, else
+ *        `$HOME/.local/state/idmint/leases`, else `/tmp/idmint-UID/leases`), the same
  *        directory the CLI and the `local` source of the other packages use.
  * @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
  *        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
  *        recorded one.
- * @param options NULL for the defaults.
+ * @param options NULL for the defaults (and the `dir` store).
  * @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
  *        on failure.
- * @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
+ * @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live holder;
  *         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
- *         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
- *         than the layout's node space, bad policy text); `IDMINT_INVALID_LAYOUT`;
- *         `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8); `IDMINT_NULL_POINTER`.
+ *         written, or a network store does not answer within its timeout (or answers with an
+ *         error); `IDMINT_INVALID_CONFIG` (a URL of no known store, bad namespace, TTL too
+ *         short, node count larger than the layout's node space, bad policy text);
+ *         `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8, an
+ *         empty `dir` or URL, both `dir` and `options->url`); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_leased_snowflake_new(const char *dir,
                                           const idmint_config *config,
@@ -1867,7 +1995,7 @@ void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
  *
  * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
- *         generator recovers by itself once the directory is writable again);
+ *         generator recovers by itself once the store answers again);
  *         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
  */
@@ -1899,6 +2027,78 @@ idmint_status idmint_leased_snowflake_node(const idmint_leased_snowflake *gen, u
  */
 idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
                                             idmint_lease_info *out_info);
+
+/**
+ * @brief Opens a segment store and starts an allocator on it (resuming its journal, if any).
+ *
+ * @param store_url The store: `sqlite:PATH`, `postgres://…`, `redis://…`,
+ *        `idmint+http://HOST:PORT/` (an idmint service) — any URL the coordination crate's
+ *        `segment::open_store` takes, with its parameters (`shards=N`, `timeout_ms=N`, ...), or
+ *        `@env:NAME` / `@PATH` holding one.
+ * @param options NULL for the defaults.
+ * @param out_segments Receives the allocator (close it with #idmint_segments_close and free it
+ *        with #idmint_segments_free), or NULL on failure.
+ * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` (a URL of no known store, a malformed URL
+ *         option); `IDMINT_STORE_UNAVAILABLE` (the store or the journal cannot be opened, or
+ *         the store does not answer within its timeout); `IDMINT_STORE_MISMATCH` (the journal
+ *         was recorded on another store, or on this one before it lost its data: resuming it
+ *         could repeat values); `IDMINT_LIMIT_EXCEEDED` (a count or timeout of the URL above
+ *         its limit); `IDMINT_INVALID_ARGUMENT` (not UTF-8, an empty journal path);
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_segments_new(const char *store_url,
+                                  const idmint_segment_options *options,
+                                  idmint_segments **out_segments);
+
+/**
+ * @brief The next ID for `key`.
+ *
+ * @param key The key the IDs are counted under (Leaf's `biz_tag`): 1 to 200 bytes of UTF-8.
+ * @param out_id Receives the ID.
+ * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` when both of the key's buffers are empty and
+ *         the store did not hand out a range within `wait_timeout_ms`;
+ *         `IDMINT_STORE_MISMATCH` when the store handed out a range below one it handed out
+ *         before (a counter that went back: a store restored or restarted without its data);
+ *         `IDMINT_INVALID_CONFIG` (an empty or too long key); `IDMINT_LIMIT_EXCEEDED` (more
+ *         keys than one allocator serves, 100,000); `IDMINT_FORKED` in a child process;
+ *         `IDMINT_INVALID_ARGUMENT` (not UTF-8, a closed allocator); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_segments_next(const idmint_segments *segments,
+                                   const char *key,
+                                   uint64_t *out_id);
+
+/**
+ * @brief Fills `out_ids` with the next `n` IDs for `key`, increasing. A batch larger than the
+ * buffers hold asks the store for the shortfall at once.
+ *
+ * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+ * @param n How many IDs: at most #IDMINT_MAX_BATCH.
+ * @return As #idmint_segments_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+ *         IDs. On failure the array's contents are unspecified, and the values already
+ *         taken are skipped, never served again.
+ */
+idmint_status idmint_segments_fill(const idmint_segments *segments,
+                                   const char *key,
+                                   uint64_t *out_ids,
+                                   size_t n);
+
+/**
+ * @brief Stops the allocator's background threads (after a fetch in progress lands) and records
+ * every key's unserved values in the journal, if there is one. Waits for calls in progress;
+ * later calls return `IDMINT_INVALID_ARGUMENT`; closing again does nothing. The handle stays
+ * allocated until #idmint_segments_free.
+ *
+ * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` when the journal could not be written (its
+ *         values are then skipped by the next start, never repeated); `IDMINT_FORKED` in a
+ *         child process (the journal is the parent's); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_segments_close(const idmint_segments *segments);
+
+/**
+ * @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segments_close was
+ * not called (without reporting a failed journal write). No thread may use it afterwards.
+ */
+void idmint_segments_free(idmint_segments *segments);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,17 +1,15 @@
-//! `idmint_leased_snowflake`: a Snowflake generator whose node is leased from the embedded
-//! file store (`idmint-coord`'s `FileStore` and `LeasedSnowflake`), so processes on one host
-//! get distinct nodes without configuration, and a node's next holder never mints at or before
-//! the last time its previous holder used (the time fence). Its options go through
-//! `idmint_coord::options::LeasedOptions`, by key, like every other surface's.
-//!
-//! Only the file lease is in the C library: Redis and PostgreSQL leases need their clients
-//! (and an async runtime) linked into every C program, which the Python and Node packages
-//! carry instead.
+//! `idmint_leased_snowflake`: a Snowflake generator whose node is leased from a store
+//! (`idmint-coord`'s `LeasedSnowflake`): a directory of lock files by default, so processes on
+//! one host get distinct nodes without configuration, or any lease store URL
+//! (`idmint_coord::lease::open`: `redis://…`, `postgres://…`, …) for many hosts. A node's next
+//! holder never mints at or before the last time its previous holder used (the time fence).
+//! Its options go through `idmint_coord::options::LeasedOptions`, by key, like every other
+//! surface's.
 
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use idmint_coord::lease::{local_dir, FileStore};
+use idmint_coord::lease::{self, local_dir, FileStore, LeaseStore};
 use idmint_coord::leased::LeasedSnowflake;
 use idmint_coord::options::LeasedOptions;
 use idmint_core::OptionValue;
@@ -24,6 +22,10 @@ use crate::snowflake::{idmint_config, set_config};
 /// (`idmint_lease_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
 ///
 /// Strings are NUL-terminated UTF-8, read only during #idmint_leased_snowflake_new.
+///
+/// ABI: `url`, the last field, is newer than the other fields: a program compiled against a
+/// header without it passes a shorter struct, so rebuild it against this header before linking
+/// this library. Fields are only ever added at the end.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct idmint_lease_options {
@@ -42,27 +44,36 @@ pub struct idmint_lease_options {
     pub has_swap_after: u8,
     /// The holder name written into the lease record, for humans. NULL: `host:pid:random`.
     pub holder: *const c_char,
+    /// The lease store, as a URL: `local` (this host's lock directory), `file:DIR`,
+    /// `redis://HOST:PORT/[DB]`, `rediss://…`, `postgres://…` — any URL the coordination
+    /// crate's `lease::open` takes, with its parameters (`timeout_ms=N`, the deadline of every
+    /// call to a network store, default 1000), or `@env:NAME` / `@PATH` holding one. NULL: the
+    /// `dir` argument of #idmint_leased_snowflake_new decides (give one or the other).
+    pub url: *const c_char,
 }
 
-/// @brief A Snowflake generator on a node leased from a directory of lock files (opaque).
+/// @brief A Snowflake generator on a node leased from a store (opaque): a directory of lock
+/// files, Redis, PostgreSQL, ...
 ///
 /// Thread-safe like #idmint_snowflake. A background thread renews the lease; the node's
-/// last issued time is recorded in the directory, and the next holder of the node starts after
-/// it. The lock is the kernel's (`flock`), so a crashed process's node frees itself. In a child
+/// last issued time is recorded in the store, and the next holder of the node starts after
+/// it. In a directory the lock is the kernel's (`flock`), so a crashed process's node frees
+/// itself; in a network store the lease expires after its TTL. In a child
 /// process after `fork()` every minting call returns `IDMINT_FORKED`: make a new generator
 /// there. Freed (and its node released) by #idmint_leased_snowflake_free.
 pub struct idmint_leased_snowflake(LeasedSnowflake);
 
-/// The generator and lease options by key (a zero or NULL field keeps the default).
-unsafe fn options(
+/// The generator and lease options by key (a zero or NULL field keeps the default), and the
+/// store URL if the options give one.
+unsafe fn options<'a>(
     c: *const idmint_config,
     o: *const idmint_lease_options,
-) -> Result<LeasedOptions, Fail> {
+) -> Result<(LeasedOptions, Option<&'a str>), Fail> {
     let mut opts = LeasedOptions::new();
     // SAFETY: the caller's contract (here and below).
     unsafe { set_config(c, false, |k, v| opts.set(k, v)) }?;
     if o.is_null() {
-        return Ok(opts);
+        return Ok((opts, None));
     }
     // SAFETY: as above.
     let o = unsafe { arg(o, "options") }?;
@@ -83,27 +94,49 @@ unsafe fn options(
     if let Some(h) = unsafe { opt_c_str(o.holder, "options->holder") }? {
         opts.set("holder", OptionValue::Text(h))?;
     }
-    Ok(opts)
+    // SAFETY: as above.
+    let url = unsafe { opt_c_str(o.url, "options->url") }?;
+    Ok((opts, url))
 }
 
-/// @brief Leases a node from the lock files in `dir` (created if missing) and builds a
-/// generator on it: the way to give every process of a host a node of its own.
+/// The store `dir` or `url` names (at most one of them), else the local lock directory.
+fn open_store(dir: Option<&str>, url: Option<&str>) -> Result<Arc<dyn LeaseStore>, Fail> {
+    Ok(match (dir, url) {
+        (Some(_), Some(_)) => {
+            return Err(Fail::Arg(
+                "give the lease directory (dir) or a store URL (options->url), not both",
+            ))
+        }
+        (Some(""), None) => return Err(Fail::Arg("dir must not be empty")),
+        (None, Some("")) => return Err(Fail::Arg("options->url must not be empty")),
+        (Some(dir), None) => Arc::new(FileStore::open(dir)?),
+        (None, Some(url)) => Arc::from(lease::open(url)?),
+        (None, None) => Arc::new(FileStore::open(local_dir()?)?),
+    })
+}
+
+/// @brief Leases a node from a store and builds a generator on it: by default from the lock
+/// files in `dir` (created if missing), the way to give every process of a host a node of its
+/// own; with `options->url`, from any lease store (Redis, PostgreSQL, ...) for many hosts.
 ///
 /// @param dir The lease directory, shared by every process that must get distinct nodes; NULL
-///        for the per-user local one (`$IDMINT_LEASE_DIR`, else `$XDG_STATE_HOME/idmint/leases`,
-///        else `$HOME/.local/state/idmint/leases`, else `/tmp/idmint-UID/leases`), the same
+///        for `options->url`, or without one for the per-user local directory
+///        (`$IDMINT_LEASE_DIR`, else `$XDG_STATE_HOME/idmint/leases`, else
+///        `$HOME/.local/state/idmint/leases`, else `/tmp/idmint-UID/leases`), the same
 ///        directory the CLI and the `local` source of the other packages use.
 /// @param config The generator config, as for #idmint_snowflake_new; its `has_node` and `node`
 ///        are ignored (the lease decides) and its `fence_ms`, if any, adds to the node's
 ///        recorded one.
-/// @param options NULL for the defaults.
+/// @param options NULL for the defaults (and the `dir` store).
 /// @param out_gen Receives the generator (free it with #idmint_leased_snowflake_free), or NULL
 ///        on failure.
-/// @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live process;
+/// @return `IDMINT_OK`; `IDMINT_NO_FREE_NODE` when every node is held by a live holder;
 ///         `IDMINT_STORE_UNAVAILABLE` when the directory or its files cannot be created or
-///         written; `IDMINT_INVALID_CONFIG` (bad namespace, TTL too short, node count larger
-///         than the layout's node space, bad policy text); `IDMINT_INVALID_LAYOUT`;
-///         `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8); `IDMINT_NULL_POINTER`.
+///         written, or a network store does not answer within its timeout (or answers with an
+///         error); `IDMINT_INVALID_CONFIG` (a URL of no known store, bad namespace, TTL too
+///         short, node count larger than the layout's node space, bad policy text);
+///         `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8, an
+///         empty `dir` or URL, both `dir` and `options->url`); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_new(
     dir: *const c_char,
@@ -114,13 +147,11 @@ pub unsafe extern "C" fn idmint_leased_snowflake_new(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         create(out_gen, "out_gen", || {
-            let (dir, opts) = (opt_c_str(dir, "dir")?, self::options(config, options)?);
-            let store = match dir {
-                Some("") => return Err(Fail::Arg("dir must not be empty")),
-                Some(dir) => FileStore::open(dir)?,
-                None => FileStore::open(local_dir()?)?,
-            };
-            let gen = LeasedSnowflake::new(Arc::new(store), opts.config()?, opts.lease().clone());
+            let dir = opt_c_str(dir, "dir")?;
+            let (opts, url) = self::options(config, options)?;
+            let cfg = opts.config()?;
+            let store = open_store(dir, url)?;
+            let gen = LeasedSnowflake::new(store, cfg, opts.lease().clone());
             Ok(idmint_leased_snowflake(gen?))
         })
     }
@@ -140,7 +171,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_sn
 ///
 /// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
-///         generator recovers by itself once the directory is writable again);
+///         generator recovers by itself once the store answers again);
 ///         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
 ///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
 #[no_mangle]

@@ -5,7 +5,8 @@
 //! checked (NULL, alignment, UTF-8, lengths) in [`ffi`], core errors become an
 //! [`idmint_status`](error::idmint_status) with the same numbers as `idmint::ErrorKind`, and
 //! every entry point runs inside [`guard`](error::guard), which catches panics so none unwinds
-//! into C. All ID logic lives in the `idmint` core (and the file lease in `idmint-coord`).
+//! into C. All ID logic lives in the `idmint` core, and leases, segments and the named
+//! generators' store-backed types in `idmint-coord`.
 //!
 //! Conventions of every function:
 //! - Fallible functions return `idmint_status`; results go through out-pointers.
@@ -54,6 +55,8 @@ mod obfuscate;
 
 mod leased;
 
+mod segments;
+
 mod ffi;
 
 pub use codec::*;
@@ -62,6 +65,7 @@ pub use layout::*;
 pub use leased::*;
 pub use named::*;
 pub use obfuscate::*;
+pub use segments::*;
 pub use snowflake::*;
 pub use typeid::*;
 pub use ulid::*;

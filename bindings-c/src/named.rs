@@ -1,15 +1,19 @@
 //! Generators by name: one config string (`type=snowflake,layout=twitter,node=5`, `type=uuid7`,
-//! or the same as a JSON object) that builds the same generator on every idmint surface. Here
-//! it is the core's sans-IO `idmint::named::NamedGenerator`, behind a lock.
+//! `type=segment,store=…,key=…`, `type=snowflake,…,lease=…`, or the same as a JSON object) that
+//! builds the same generator on every idmint surface. Here it is whatever
+//! `idmint_coord::named::build` builds: the core's sans-IO generator behind a lock for the
+//! core's types, a segment allocator or a leased generator for the store-backed ones.
 
 use std::ffi::c_char;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{PoisonError, RwLock};
 
-use idmint_core::named::{GeneratedId, NamedConfig, NamedGenerator, NamedType};
+use idmint_coord::named::{self, NamedSource};
+use idmint_core::named::{GeneratedId, NamedType};
 use idmint_core::{uuid_clock, Error};
 
 use crate::error::{guard, idmint_status, Fail};
-use crate::ffi::{arg, c_str, call, create, free, opt_out, out, report_until, slice, text};
+use crate::ffi::write_text;
+use crate::ffi::{arg, array_out, batch, c_str, create, free, opt_out, out, report_until, slice};
 use crate::uuid::idmint_uuid;
 
 /// @brief The type of generator a named config builds (`type=...`).
@@ -27,6 +31,8 @@ pub enum idmint_named_type {
     /// `type=uuid6`: increasing version 6 UUIDs with a random node (8 random bytes on the first
     /// call only).
     IDMINT_NAMED_UUID6 = 4,
+    /// `type=segment`: 64-bit IDs of one key from ranges of a segment store.
+    IDMINT_NAMED_SEGMENT = 5,
 }
 
 /// @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
@@ -52,14 +58,29 @@ impl From<GeneratedId> for idmint_generated_id {
     }
 }
 
-/// @brief A generator built from a named config (opaque), sans-IO: every call takes the time
-/// and the random bytes, so the same config, times and bytes give the same IDs on every idmint
-/// surface. Thread-safe (calls are serialised by a lock). No fork detection: in a child process
-/// after `fork()` make a new one (and for `type=snowflake` give it its own node). Freed by
-/// #idmint_named_generator_free.
-pub struct idmint_named_generator {
-    config: NamedConfig,
-    gen: Mutex<NamedGenerator>,
+/// @brief A generator built from a named config (opaque). Thread-safe.
+///
+/// #idmint_named_generator_next mints on the system clock and OS randomness (and the store, for
+/// the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
+/// #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
+/// bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
+/// calls share one state, serialised by a lock. The core's types have no fork detection: in a
+/// child process after `fork()` make a new one (and for `type=snowflake` give it its own node);
+/// the store-backed types return `IDMINT_FORKED` there. Close it with
+/// #idmint_named_generator_close (to release a lease or record a journal and see whether that
+/// worked) and free it with #idmint_named_generator_free.
+pub struct idmint_named_generator(RwLock<Option<Box<dyn NamedSource>>>);
+
+impl idmint_named_generator {
+    /// Runs `f` on the source, unless it was closed. Calls hold the read lock, so a close waits
+    /// for them.
+    fn with<R>(&self, f: impl FnOnce(&dyn NamedSource) -> Result<R, Fail>) -> Result<R, Fail> {
+        let s = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        match s.as_deref() {
+            Some(s) => f(s),
+            None => Err(Fail::Arg("the named generator is closed")),
+        }
+    }
 }
 
 const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
@@ -68,20 +89,33 @@ const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
 /// @brief Parses a named config and builds its generator.
 ///
 /// The config is the compact form, comma-separated `key=value` pairs such as
-/// `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a layout spec in
+/// `"type=snowflake,layout=twitter,node=5,on_backwards=wait:1000"` (a value with commas in
 /// parentheses: `layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01)`), or one flat JSON
-/// object such as `{"type":"uuid7"}`. Keys: `type` (`snowflake`, `uuid4`, `uuid7`, `uuid6`, `uuid1`) and,
-/// for snowflake only, `layout`, `node` (required), `on_backwards`, `on_exhausted`,
-/// `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config.
+/// object such as `{"type":"uuid7"}`. Types and their keys:
+/// - `type=snowflake`: `layout`, `node` (required), `on_backwards`, `on_exhausted`,
+///   `sequence_start`, `seed`, `fence_ms`, in the text forms of #idmint_config;
+/// - `type=snowflake` with `lease=URL` instead of `node`: a node leased from a store (as
+///   `options->url` of #idmint_leased_snowflake_new), with the lease options `namespace`,
+///   `ttl_ms`, `renew_every_ms`, `retry_every_ms`, `safety_margin_ms`, `reserve_ms`,
+///   `swap_after_ms`, `nodes`, `holder`;
+/// - `type=uuid4`, `uuid7`, `uuid6`, `uuid1`: no other key;
+/// - `type=segment`: `store` (a store URL, as #idmint_segments_new takes) and `key` (both
+///   required), and the options `step`, `max_step`, `refill_at_percent`, `max_gap`, `gap_seed`,
+///   `journal`, `checkpoint_every_ms`, `wait_timeout_ms`.
+///
+/// A store-backed type opens its store here (and a leased one acquires its node).
 ///
 /// @param config NUL-terminated UTF-8.
 /// @param out_gen Receives the generator (free it with #idmint_named_generator_free), or NULL on
 ///        failure.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown or repeated keys and bad
-///         layouts (the message names the byte offset into `config`); `IDMINT_INVALID_CONFIG`
-///         (bad policy text or combination); `IDMINT_NODE_REQUIRED` (a snowflake config without
-///         `node`); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_INVALID_ARGUMENT` (not
-///         UTF-8); `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for syntax, unknown, repeated or missing keys
+///         and bad layouts (the message names the byte offset into `config`);
+///         `IDMINT_INVALID_CONFIG` (bad policy text or combination, a URL of no known store);
+///         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
+///         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
+///         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
+///         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_INVALID_ARGUMENT`
+///         (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_new(
     config: *const c_char,
@@ -90,47 +124,75 @@ pub unsafe extern "C" fn idmint_named_generator_new(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         create(out_gen, "out_gen", || {
-            let config = NamedConfig::parse(c_str(config, "config")?)?;
-            let gen = Mutex::new(config.build()?);
-            Ok(idmint_named_generator { config, gen })
+            let source = named::build(c_str(config, "config")?)?;
+            Ok(idmint_named_generator(RwLock::new(Some(source))))
         })
     }
 }
 
-/// @brief Frees a named generator (NULL is ignored); it must not be used afterwards.
+/// @brief Releases what the generator holds and says how that went: a leased node is released
+/// with its exact last issued time, a segment allocator records its journal (the core's types
+/// hold nothing). Waits for calls in progress; later calls return `IDMINT_INVALID_ARGUMENT`;
+/// closing again does nothing. The handle stays allocated until #idmint_named_generator_free.
+///
+/// @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` (the store or the journal could not be
+///         written); `IDMINT_LEASE_LOST` (the lease had been taken over: its record is the new
+///         holder's); `IDMINT_FORKED` in a child process; `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_named_generator_close(
+    gen: *const idmint_named_generator,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let g = unsafe { arg(gen, "gen") }?;
+        let taken = g.0.write().unwrap_or_else(PoisonError::into_inner).take();
+        taken.map_or(Ok(()), |s| s.close())?;
+        Ok(())
+    })
+}
+
+/// @brief Frees a named generator (NULL is ignored), closing it first if
+/// #idmint_named_generator_close was not called (without reporting a failure); it must not be
+/// used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_free(gen: *mut idmint_named_generator) {
     // SAFETY: the caller's contract.
     unsafe { free(gen) }
 }
 
-/// @brief The type of generator (`type=...` of its config).
+/// @brief The type of generator (`type=...` of its config; a leased Snowflake is
+/// `IDMINT_NAMED_SNOWFLAKE`).
 ///
-/// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_kind(
     gen: *const idmint_named_generator,
     out_kind: *mut idmint_named_type,
 ) -> idmint_status {
     use idmint_named_type::*;
-    // SAFETY: the caller's contract.
-    unsafe {
-        call(gen, "gen", out_kind, "out_kind", |g| {
-            match g.config.kind() {
-                NamedType::Snowflake => Ok(IDMINT_NAMED_SNOWFLAKE),
-                NamedType::Uuid4 => Ok(IDMINT_NAMED_UUID4),
-                NamedType::Uuid7 => Ok(IDMINT_NAMED_UUID7),
-                NamedType::Uuid1 => Ok(IDMINT_NAMED_UUID1),
-                NamedType::Uuid6 => Ok(IDMINT_NAMED_UUID6),
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_kind, "out_kind")?) };
+        let kind = g.with(|s| match s.kind() {
+            "segment" => Ok(IDMINT_NAMED_SEGMENT),
+            name => match NamedType::from_name(name) {
+                Some(NamedType::Snowflake) => Ok(IDMINT_NAMED_SNOWFLAKE),
+                Some(NamedType::Uuid4) => Ok(IDMINT_NAMED_UUID4),
+                Some(NamedType::Uuid7) => Ok(IDMINT_NAMED_UUID7),
+                Some(NamedType::Uuid1) => Ok(IDMINT_NAMED_UUID1),
+                Some(NamedType::Uuid6) => Ok(IDMINT_NAMED_UUID6),
                 _ => Err(Fail::Arg("a generator type newer than this library")),
-            }
-        })
-    }
+            },
+        })?;
+        dst.write(kind);
+        Ok(())
+    })
 }
 
-/// @brief Writes the canonical compact form of the generator's config (keys in a fixed order,
-/// policies in canonical text, defaults filled in), which builds an equal generator. Buffer
-/// rules as #idmint_layout_spec.
+/// @brief Writes the generator's config in the compact form, which builds an equal generator:
+/// for the core's types the canonical form (keys in a fixed order, policies in canonical text,
+/// defaults filled in); for the store-backed types the keys as given, with any password in a
+/// store URL replaced by `***`. Buffer rules as #idmint_layout_spec.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_config(
     gen: *const idmint_named_generator,
@@ -138,11 +200,68 @@ pub unsafe extern "C" fn idmint_named_generator_config(
     buf_len: usize,
     out_len: *mut usize,
 ) -> idmint_status {
-    // SAFETY: the caller's contract.
-    unsafe { text(gen, "gen", buf, buf_len, out_len, |g| g.config.to_string()) }
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let g = unsafe { arg(gen, "gen") }?;
+        let config = g.with(|s| Ok(s.config()))?;
+        // SAFETY: the caller's contract.
+        unsafe { write_text(&config, buf, buf_len, out_len) }
+    })
 }
 
-/// @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS.
+/// @brief The next ID, on the system clock and OS randomness (and the store, for the
+/// store-backed types), waiting where the type's policy asks.
+///
+/// @param out_id Receives the ID.
+/// @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
+///         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
+///         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_INVALID_ARGUMENT` (a
+///         closed generator); `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_named_generator_next(
+    gen: *const idmint_named_generator,
+    out_id: *mut idmint_generated_id,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_id, "out_id")?) };
+        dst.write(g.with(|s| Ok(s.next_id()?))?.into());
+        Ok(())
+    })
+}
+
+/// @brief Fills `out_ids` with the next `n` IDs, in the order minted (as
+/// #idmint_named_generator_next; a segment or leased type takes them in one batch).
+///
+/// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
+/// @param n How many IDs: at most #IDMINT_MAX_BATCH.
+/// @return As #idmint_named_generator_next; `IDMINT_LIMIT_EXCEEDED` for more than
+///         #IDMINT_MAX_BATCH IDs. On failure the array's contents are unspecified.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_named_generator_next_n(
+    gen: *const idmint_named_generator,
+    out_ids: *mut idmint_generated_id,
+    n: usize,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let g = unsafe { arg(gen, "gen") }?;
+        batch(n)?;
+        let zero = idmint_generated_id::from(GeneratedId::U64(0));
+        // SAFETY: the caller's contract.
+        let dst = unsafe { array_out(out_ids, n, "out_ids", zero) }?;
+        let mut ids = vec![GeneratedId::U64(0); n];
+        g.with(|s| Ok(s.fill(&mut ids)?))?;
+        for (d, id) in dst.iter_mut().zip(ids) {
+            *d = id.into();
+        }
+        Ok(())
+    })
+}
+
+/// @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS:
+/// the core's types only (a store-backed type returns `IDMINT_INVALID_CONFIG`; use
+/// #idmint_named_generator_next).
 ///
 /// UUID types draw their randomness from the front of `random`: 16 bytes per call for
 /// `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
@@ -160,8 +279,9 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
 ///         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
 ///         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
-///         `random` holds fewer bytes than the call draws (the generator is left as it was);
-///         `IDMINT_RANDOM_SOURCE` (OS randomness); `IDMINT_NULL_POINTER`.
+///         `random` holds fewer bytes than the call draws (the generator is left as it was), or
+///         the generator is closed; `IDMINT_RANDOM_SOURCE` (OS randomness);
+///         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
 ///
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_next_at(
@@ -190,7 +310,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_at(
             Some(unsafe { slice(random, random_len, "random") }?)
         };
         let (mut taken, mut short) = (0, false);
-        let fill = |buf: &mut [u8]| match given {
+        let mut fill = |buf: &mut [u8]| match given {
             None => uuid_clock::random_fill(buf),
             Some(b) => match b.get(taken..taken + buf.len()) {
                 Some(src) => {
@@ -204,13 +324,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_at(
                 }
             },
         };
-        // A panic inside the lock would be a bug, reported as IDMINT_PANIC by the call that hit
-        // it; the generator is plain data, so later calls carry on with it.
-        let r = g
-            .gen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .next_at(now_ms, fill);
+        let r = g.with(|s| Ok(s.next_at(now_ms, &mut fill)))?;
         if let Some(u) = used {
             u.write(if r.is_ok() { taken } else { 0 });
         }

@@ -1,37 +1,56 @@
-//! Generators by name: `fromConfig("type=snowflake,layout=twitter,node=5")` (or the JSON form)
-//! builds the same generator on every surface, and `NamedGenerator` is its sans-IO form.
+//! Generators by name (`idmint_coord::named`): `fromConfig(config)` builds the core's types as
+//! this package's own `Snowflake` or `UuidGenerator`, and everything else — the store-backed
+//! types (`type=segment,store=…,key=…`, `type=snowflake,…,lease=…`) — as a `NamedGenerator`,
+//! which also takes any config itself: `nextId()` on the clock and the store, `nextAt()` (the
+//! sans-IO call of the core's types, which replays the shared vectors), `close()`. A closed
+//! generator throws `ERR_CLOSED`.
 
-use idmint::named::{NamedConfig, NamedGenerator as CoreNamedGenerator};
-use idmint_js::convert::{string_arg, u64_arg};
-use napi::bindgen_prelude::{Either, Unknown};
+use idmint_coord::named::{self, Named, NamedSource};
+use idmint_js::convert::{batch_arg, string_arg, u64_arg};
+use napi::bindgen_prelude::{Either3, Unknown};
 use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{Js, OrThrow};
-use crate::snowflake::Snowflake;
+use crate::leased::closed;
+use crate::snowflake::{biguint64_array, Snowflake};
 use crate::uuid::{generated, with_random, UuidGenerator};
-
-fn parse(h: &Js<'_>, config: &Unknown<'_>) -> napi::Result<NamedConfig> {
-    NamedConfig::parse(&string_arg(h, &config.raw(), "config")?).or_throw(h)
-}
 
 #[napi(catch_unwind)]
 pub fn from_config<'e>(
     env: &'e Env,
     config: Unknown<'_>,
-) -> napi::Result<Either<Unknown<'e>, UuidGenerator>> {
+) -> napi::Result<Either3<Unknown<'e>, UuidGenerator, NamedGenerator>> {
     let h = Js(env);
-    let named = parse(&h, &config)?;
-    match named.snowflake_config() {
-        Some(cfg) => Snowflake::instance(env, *cfg).map(Either::A),
-        None => UuidGenerator::from_named(&h, named).map(Either::B),
+    let config = string_arg(&h, &config.raw(), "config")?;
+    match named::resolve(&config).or_throw(&h)? {
+        Named::Core(named) => match named.snowflake_config() {
+            Some(cfg) => Snowflake::instance(env, *cfg).map(Either3::A),
+            None => UuidGenerator::from_named(&h, named).map(Either3::B),
+        },
+        Named::Source(source) => Ok(Either3::C(NamedGenerator::wrap(source))),
     }
 }
 
 #[napi]
 pub struct NamedGenerator {
-    inner: CoreNamedGenerator,
-    config: NamedConfig,
+    inner: Option<Box<dyn NamedSource>>,
+    kind: String,
+}
+
+impl NamedGenerator {
+    fn wrap(source: Box<dyn NamedSource>) -> Self {
+        NamedGenerator {
+            kind: source.kind().to_owned(),
+            inner: Some(source),
+        }
+    }
+
+    fn source(&self, h: &Js<'_>) -> napi::Result<&dyn NamedSource> {
+        self.inner
+            .as_deref()
+            .ok_or_else(|| closed(h, "NamedGenerator"))
+    }
 }
 
 #[napi]
@@ -39,35 +58,58 @@ impl NamedGenerator {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: &Env, config: Unknown<'_>) -> napi::Result<Self> {
         let h = Js(env);
-        let config = parse(&h, &config)?;
-        Ok(NamedGenerator {
-            inner: config.build().or_throw(&h)?,
-            config,
-        })
+        let config = string_arg(&h, &config.raw(), "config")?;
+        Ok(NamedGenerator::wrap(named::build(&config).or_throw(&h)?))
     }
 
     #[napi(getter, catch_unwind)]
     pub fn kind(&self) -> String {
-        self.config.kind().to_string()
+        self.kind.clone()
     }
 
     #[napi(getter, catch_unwind)]
-    pub fn config(&self) -> String {
-        self.config.to_string()
+    pub fn config(&self, env: &Env) -> napi::Result<String> {
+        Ok(self.source(&Js(env))?.config())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn next_id<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
+        let h = Js(env);
+        generated(env, self.source(&h)?.next_id().or_throw(&h)?)
+    }
+
+    #[napi(catch_unwind)]
+    pub fn next_ids<'e>(&self, env: &'e Env, n: Unknown<'_>) -> napi::Result<Unknown<'e>> {
+        let h = Js(env);
+        let n = batch_arg(&h, &n.raw())?;
+        let s = self.source(&h)?;
+        biguint64_array(env, n, |out| {
+            s.fill_u64(out).or_throw(&h).map(|()| out.len())
+        })
     }
 
     #[napi(catch_unwind)]
     pub fn next_at<'e>(
-        &mut self,
+        &self,
         env: &'e Env,
         now_ms: Unknown<'_>,
         random: Option<Unknown<'_>>,
     ) -> napi::Result<Unknown<'e>> {
         let h = Js(env);
         let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
-        generated(
-            env,
-            with_random(&h, random, |fill| self.inner.next_at(now, fill))?,
-        )
+        let s = self.source(&h)?;
+        generated(env, with_random(&h, random, |fill| s.next_at(now, fill))?)
+    }
+
+    #[napi(getter, catch_unwind)]
+    pub fn closed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    #[napi(catch_unwind)]
+    pub fn close(&mut self, env: &Env) -> napi::Result<()> {
+        self.inner
+            .take()
+            .map_or(Ok(()), |s| s.close().or_throw(&Js(env)))
     }
 }

@@ -386,3 +386,64 @@ describe('SegmentAllocator', () => {
     }
   })
 })
+
+describe('named generators of the store-backed types', () => {
+  test('type=segment and a leased snowflake build by name and mint distinct IDs', () => {
+    const dir = freshDir()
+    const segConfig = `type=segment,store=sqlite:${join(dir, 'named.db')},key=orders`
+    const seg = m.fromConfig(segConfig)
+    assert.ok(seg instanceof m.NamedGenerator)
+    assert.deepEqual([seg.kind, seg.config], ['segment', segConfig])
+    assert.equal(seg.nextId(), 1n)
+    assert.deepEqual([...seg.nextIds(3)], [2n, 3n, 4n])
+    throwsCode(() => seg.nextAt(1700000000000), Error, 'ERR_INVALID_CONFIG')
+    seg.close()
+
+    const leased = `type=snowflake,layout=twitter,lease=file:${join(dir, 'leases')},namespace=named`
+    const a = new m.NamedGenerator(leased)
+    const b = m.fromConfig(leased)
+    assert.ok(b instanceof m.NamedGenerator)
+    assert.equal(a.kind, 'snowflake')
+    assert.ok(!a.config.includes('node='))
+    const ids = [a.nextId(), a.nextId(), ...b.nextIds(100)]
+    assert.equal(new Set(ids).size, ids.length)
+    assert.notEqual(twNode(ids[0]), twNode(ids[2]))
+    a.close()
+    a.close()
+    assert.equal(a.closed, true)
+    const e = throwsCode(() => a.nextId(), Error, 'ERR_CLOSED')
+    assert.equal(e.message, 'NamedGenerator is closed')
+    b.close()
+  })
+
+  test('the core types keep their classes; NamedGenerator takes them too', () => {
+    assert.ok(m.fromConfig('type=uuid7') instanceof m.UuidGenerator)
+    assert.ok(m.fromConfig('type=snowflake,layout=twitter,node=1') instanceof m.Snowflake)
+    const u = new m.NamedGenerator('type=uuid7')
+    assert.match(u.nextId(), /^[0-9a-f]{8}-[0-9a-f]{4}-7/)
+    throwsCode(() => u.nextIds(2), Error, 'ERR_INVALID_CONFIG')
+    assert.equal(typeof new m.NamedGenerator('type=snowflake,layout=twitter,node=2').nextId(), 'bigint')
+  })
+
+  test('errors point into the config', () => {
+    const e = throwsCode(() => new m.NamedGenerator('type=segment,key=orders'), Error, 'ERR_INVALID_LAYOUT')
+    assert.equal(e.at, 'type=segment,key=orders'.length)
+    const f = throwsCode(() => m.fromConfig('type=snowflake,layout=twitter,lease=local,node=1'), Error, 'ERR_INVALID_LAYOUT')
+    assert.equal(f.at, 42)
+    throwsCode(() => m.fromConfig('type=segment,store=nope:x,key=a'), Error, 'ERR_INVALID_CONFIG')
+    throwsCode(() => m.fromConfig(`type=snowflake,layout=twitter,lease=${DEAD.redis}`), Error, 'ERR_STORE_UNAVAILABLE')
+  })
+
+  if (REDIS) {
+    test('on Redis', () => {
+      const seg = new m.NamedGenerator(`type=segment,store=${REDIS},key=${unique('node-named')},step=50`)
+      const ids = [...seg.nextIds(120)]
+      assert.deepEqual(ids, [...ids].sort((x, y) => (x < y ? -1 : 1)))
+      seg.close()
+      const g = new m.NamedGenerator(JSON.stringify({ type: 'snowflake', layout: 'twitter', lease: REDIS, namespace: unique('node-named'), ttl_ms: 600 }))
+      const [x, y] = [g.nextId(), g.nextId()]
+      assert.ok(y > x && twNode(x) === twNode(y))
+      g.close()
+    })
+  }
+})

@@ -15,12 +15,12 @@
 //! | `formats`      | `typeid`, `ulid`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators |
 //! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
 //! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
+//! | `named`        | `idmint_coord::named`         | `from_config`, `NamedGenerator`                      |
 //!
 //! The module supports free-threaded Python (`gil_used = false`): every class is `frozen`,
 //! generators are lock-free (Snowflake) or hold a short internal lock (UUIDs). `methods` writes
 //! the method sets classes share once; `convert` holds pure value conversions.
 
-use idmint::named::NamedConfig;
 use pyo3::prelude::*;
 
 mod methods;
@@ -32,29 +32,13 @@ mod error;
 mod formats;
 mod layout;
 mod leased;
+mod named;
 mod obfuscate;
 mod options;
 mod segment;
 mod snowflake;
 mod stats;
 mod uuid;
-
-use error::IntoPyResult;
-
-/// The clocked generator a named config describes: a `Snowflake` for `type=snowflake`, a
-/// `UuidGenerator` for `type=uuid1|uuid4|uuid6|uuid7`. Both iterate (`next(gen)`).
-#[pyfunction]
-fn from_config(py: Python<'_>, config: &str) -> PyResult<Py<PyAny>> {
-    let named = NamedConfig::parse(config).py()?;
-    Ok(match named.snowflake_config() {
-        Some(cfg) => Bound::new(py, snowflake::PySnowflake::build(*cfg)?)?
-            .into_any()
-            .unbind(),
-        None => Bound::new(py, uuid::PyUuidGenerator::from_named(named)?)?
-            .into_any()
-            .unbind(),
-    })
-}
 
 /// Benchmark only: an empty function returning a large int, the floor a `next_id()` call
 /// cannot beat (argument-free call plus one int object). Not part of the API.
@@ -121,7 +105,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<leased::PyLeaseStats>()?;
     m.add_class::<segment::PySegmentAllocator>()?;
     m.add_class::<segment::PySegmentKeyStats>()?;
-    m.add_function(wrap_pyfunction!(from_config, m)?)?;
+    m.add_class::<named::PyNamedGenerator>()?;
+    m.add_function(wrap_pyfunction!(named::from_config, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_floor, m)?)?;
     // Fork needs no hook here: the core's `pthread_atfork` handler (run by `os.fork()`)
     // restarts the UUID generators and the random pool in the child, and Snowflake

@@ -8,6 +8,9 @@
 //! - **Segments** ([`segment`]): ranges of consecutive values taken from a store (SQLite,
 //!   PostgreSQL, MySQL/MariaDB on Leaf's own table, Redis, or an idmint service over HTTP) one round trip per range, served from
 //!   a double buffer.
+//! - **Generators by name** ([`named`]): one config string (`type=segment,store=…,key=…`,
+//!   `type=snowflake,layout=…,lease=…`, the core's types, or a type the program registers)
+//!   builds a thread-safe generator, the same on every surface.
 //!
 //! Stores are named by URL, so one string configures a service: `file:DIR`, `redis://…`,
 //! `postgres://…`, `mysql://…` for leases ([`lease::open`]), plus `static:N`, `env:VAR`, `ip` and
@@ -64,6 +67,7 @@ pub mod leased {
 }
 #[cfg(feature = "mysql")]
 mod mysql_conn;
+pub mod named;
 pub mod node_source;
 pub mod options;
 #[cfg(feature = "postgres")]

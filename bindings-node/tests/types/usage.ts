@@ -83,9 +83,13 @@ try {
   }
 }
 
-const any: Snowflake | UuidGenerator = fromConfig('type=uuid7')
+const any: Snowflake | UuidGenerator | NamedGenerator = fromConfig('type=uuid7')
 const named = new NamedGenerator('type=uuid4')
 const next: bigint | string = named.nextAt(Date.now(), (n: number) => new Uint8Array(n))
+const orders = new NamedGenerator('type=segment,store=sqlite:ids.db,key=orders')
+const oneNamed: bigint | string = orders.nextId()
+const namedBatch: BigUint64Array = orders.nextIds(100)
+if (!orders.closed) orders.close()
 const u7: string = uuid7()
 const u4: string = uuid4(new Uint8Array(16))
 const u5: string = uuid5('dns', 'example.com')
@@ -143,6 +147,6 @@ const ug: string = new UlidGenerator().nextAt(1n, new Uint8Array(10))
 // @ts-expect-error: no such v7 method
 new Uuid7Generator('fast')
 
-export const formatsUsed = [u6, batch7, u8, c8, v6, at7, tid, ulMs, ug]
+export const formatsUsed = [u6, batch7, u8, c8, v6, at7, tid, ulMs, ug, oneNamed, namedBatch]
 
 export const used = [leasedId, fence, renewals, orderId, orderIds, keyStats, id, text, first, node, seq, sub, when, waited, count, js53, end, maxId, safe, back, at, some, rollbackDepth, any, next, u4, ms, canon, last, decoded, hidden, lowBits, v, wrong]

@@ -79,6 +79,7 @@ __all__ = [
     "TypeIdGenerator",
     "UlidGenerator",
     "from_config",
+    "NamedGenerator",
     "LeasedSnowflake",
     "LeaseInfo",
     "LeaseStats",
@@ -475,8 +476,38 @@ class AtomicSnowflake:
     @property
     def max_rollback_ticks(self) -> int | None: ...
 
-def from_config(config: str) -> Snowflake | UuidGenerator:
-    """The clocked generator a named config describes (`type=snowflake,...`, `type=uuid7`, JSON)."""
+def from_config(config: str) -> Snowflake | UuidGenerator | NamedGenerator:
+    """The clocked generator a named config describes (`type=snowflake,...`, `type=uuid7`, JSON):
+    a `Snowflake` or `UuidGenerator` for the core's types, a `NamedGenerator` for the
+    store-backed ones (`type=segment,store=URL,key=KEY`, `type=snowflake,...,lease=URL`)."""
+
+@final
+class NamedGenerator:
+    """Any generator by name, the same config on every idmint surface: the core's types,
+    `type=segment,store=URL,key=KEY[,step=N,journal=PATH,...]` (a segment allocator serving one
+    key) or `type=snowflake,layout=...,lease=URL[,namespace=...,ttl_ms=...]` (a leased node).
+
+    Thread-safe. `close()` (or leaving a `with` block) releases a leased node and records a
+    segment journal.
+    """
+
+    def __new__(cls, config: str) -> Self: ...
+    def next_id(self) -> int | _uuid.UUID:
+        """An `int` for 64-bit types, a `uuid.UUID` for UUID types."""
+    def next_ids(self, n: int) -> array.array[int]:
+        """The next `n` IDs of a 64-bit type; a UUID type raises InvalidConfig."""
+    @property
+    def kind(self) -> str: ...
+    @property
+    def config(self) -> str: ...
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> int | _uuid.UUID: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None:
+        """Releases the lease or records the journal. Idempotent."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
 
 # ----------------------------------------------------------------------------------------------
 # Codecs and obfuscation

@@ -16,7 +16,6 @@ function same<A, B>(ok: Mutual<A, B>): void {
 same<Node.Layout, Web.Layout>(true)
 same<Node.Snowflake, Web.Snowflake>(true)
 same<Node.AtomicSnowflake, Web.AtomicSnowflake>(true)
-same<Node.NamedGenerator, Web.NamedGenerator>(true)
 same<Node.UuidGenerator, Web.UuidGenerator>(true)
 same<Node.Obfuscator, Web.Obfuscator>(true)
 same<Node.SortableObfuscator, Web.SortableObfuscator>(true)
@@ -40,13 +39,25 @@ same<Node.UlidParts, Web.UlidParts>(true)
 // the segment allocator, which needs stores (SQLite, PostgreSQL, Redis) a browser cannot reach.
 // Both have a `LeasedSnowflake`, built differently: Node's leases from a store
 // (`new LeasedSnowflake('redis://...')`, closed at once), the browser's from a lease service
-// (`await LeasedSnowflake.lease(url)`, closed with a request). Nothing else differs.
+// (`await LeasedSnowflake.lease(url)`, closed with a request). Node's named generators also
+// build the store-backed types (`type=segment,...`, `type=snowflake,...,lease=...`): its
+// `fromConfig` may return a `NamedGenerator`, which mints on the clock and the store too
+// (`nextId`, `nextIds`, `close`); the browser's is sans-IO only. Nothing else differs.
 type WebOnly = 'randomNode'
 type NodeOnly = 'SegmentAllocator'
-type Differ = 'LeasedSnowflake'
+type Differ = 'LeasedSnowflake' | 'NamedGenerator' | 'fromConfig'
 same<Omit<typeof Node, NodeOnly | Differ>, Omit<typeof Web, WebOnly | Differ>>(true)
 same<Exclude<keyof typeof Web, keyof typeof Node>, WebOnly>(true)
 same<Exclude<keyof typeof Node, keyof typeof Web>, NodeOnly>(true)
+
+// The named generators share their sans-IO side; what the browser's fromConfig returns, Node's
+// may return too.
+type SansIo = 'kind' | 'config' | 'nextAt'
+same<Pick<Node.NamedGenerator, SansIo>, Pick<Web.NamedGenerator, SansIo>>(true)
+function built(config: string): Node.Snowflake | Node.UuidGenerator | Node.NamedGenerator {
+  return web.fromConfig(config)
+}
+void built
 
 // The leased generators mint, decode and describe themselves alike.
 type Minting = 'nextId' | 'nextIdString' | 'tryNextId' | 'nextIds' | 'decode' | 'node' | 'layout' | 'fenceMs' | 'closed'

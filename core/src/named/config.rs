@@ -4,9 +4,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use super::compact::parse_compact;
-use super::entry::{spec_err, Entry, Val};
-use super::json::parse_json;
+use super::entry::{parse_entries, spec_err, Entry, NamedEntry, Val};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
@@ -120,12 +118,40 @@ impl NamedConfig {
     /// assert!(matches!(e, Error::InvalidSpec { at: 39, .. })); // offsets count from the config's start
     /// ```
     pub fn parse(s: &str) -> Result<NamedConfig> {
-        let entries = if s.trim_start().starts_with('{') {
-            parse_json(s)?
-        } else {
-            parse_compact(s)?
-        };
-        interpret(s, &entries)
+        NamedConfig::from_entries(s, &parse_entries(s)?)
+    }
+
+    /// Interprets the entries [`parse_entries`] read from `input` (errors point into `input`,
+    /// and a missing key is reported at its end): what [`parse`](Self::parse) does after the
+    /// syntax, for a layer that looked at the entries first (`idmint-coord` picks out its
+    /// store-backed types and hands every other config here, so each keeps the core's errors).
+    pub fn from_entries(input: &str, entries: &[NamedEntry]) -> Result<NamedConfig> {
+        interpret(input, entries, Node::Given)
+    }
+
+    /// The Snowflake config of `type=snowflake` entries whose node is chosen elsewhere (a
+    /// lease, in `idmint-coord`): validated like [`from_entries`](Self::from_entries) but
+    /// without a node, which the returned config leaves unset. A `node` key is
+    /// [`Error::InvalidSpec`] at the key, and any other type [`Error::InvalidConfig`].
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::{named::{parse_entries, NamedConfig}, Error};
+    /// let text = "type=snowflake,layout=leaf,on_exhausted=borrow";
+    /// let cfg = NamedConfig::snowflake_without_node(text, &parse_entries(text)?)?;
+    /// assert_eq!(cfg.node_value(), None);
+    /// let text = "type=snowflake,layout=leaf,node=3";
+    /// let e = NamedConfig::snowflake_without_node(text, &parse_entries(text)?).unwrap_err();
+    /// assert!(matches!(e, Error::InvalidSpec { at: 27, .. }));
+    /// # Ok::<(), idmint::Error>(())
+    /// ```
+    pub fn snowflake_without_node(input: &str, entries: &[NamedEntry]) -> Result<Config> {
+        match interpret(input, entries, Node::Elsewhere)? {
+            NamedConfig::Snowflake(c) => Ok(c),
+            _ => Err(Error::InvalidConfig {
+                reason: "only type snowflake takes its node from elsewhere",
+            }),
+        }
     }
 
     /// The type of generator this config builds.
@@ -223,31 +249,16 @@ impl fmt::Display for NamedConfig {
 pub(super) const KEYS_REASON: &str =
     "unknown key (type, layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms)";
 
-/// Text of a string-valued key.
-fn text_of(e: &Entry) -> Result<&str> {
-    match &e.val {
-        Val::Str { text, .. } => Ok(text),
-        _ => Err(spec_err(e.val_at, "expected a string value")),
-    }
+/// Where a Snowflake config's node comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Node {
+    /// The `node` key (required).
+    Given,
+    /// Another layer (a lease): no `node` key.
+    Elsewhere,
 }
 
-/// An integer-valued key: a JSON integer, or decimal digits as text.
-fn u64_of(e: &Entry) -> Result<u64> {
-    const R: &str = "expected a non-negative integer";
-    match &e.val {
-        Val::Num(n) => Ok(*n),
-        Val::Str { text, .. } => {
-            if text.is_empty() || !text.bytes().all(|c| c.is_ascii_digit()) {
-                return Err(spec_err(e.val_at, R));
-            }
-            text.parse()
-                .map_err(|_| spec_err(e.val_at, "number does not fit 64 bits"))
-        }
-        Val::Bool => Err(spec_err(e.val_at, R)),
-    }
-}
-
-fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
+fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> {
     const KNOWN: [&str; 8] = [
         "type",
         "layout",
@@ -277,11 +288,14 @@ fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
             "missing type (snowflake, uuid4, uuid7, uuid6, uuid1)",
         ));
     };
-    let name = text_of(t)?;
+    let name = t.text()?;
     let kind = match NamedType::from_name(name) {
         Some(k) => k,
         None if name == "segment" => {
-            return Err(spec_err(t.val_at, "type segment is not available yet"))
+            return Err(spec_err(
+                t.val_at,
+                "type segment takes its IDs from a store: build it with idmint-coord",
+            ))
         }
         None => {
             return Err(spec_err(
@@ -314,16 +328,26 @@ fn interpret(input: &str, entries: &[Entry]) -> Result<NamedConfig> {
     let mut cfg = Config::new(parse_layout(l)?);
     for e in entries {
         match e.key.as_str() {
-            "node" => cfg.node = Some(u64_of(e)?),
-            "on_backwards" => cfg.on_backwards = text_of(e)?.parse::<OnBackwards>()?,
-            "on_exhausted" => cfg.on_exhausted = text_of(e)?.parse::<OnExhausted>()?,
-            "sequence_start" => cfg.sequence_start = text_of(e)?.parse::<SequenceStart>()?,
-            "seed" => cfg.seed = u64_of(e)?,
-            "fence_ms" => cfg.fence_ms = Some(u64_of(e)?),
+            "node" if node == Node::Elsewhere => {
+                return Err(spec_err(
+                    e.key_at,
+                    "this config's node is chosen elsewhere (a lease): leave node out",
+                ))
+            }
+            "node" => cfg.node = Some(e.u64()?),
+            "on_backwards" => cfg.on_backwards = e.text()?.parse::<OnBackwards>()?,
+            "on_exhausted" => cfg.on_exhausted = e.text()?.parse::<OnExhausted>()?,
+            "sequence_start" => cfg.sequence_start = e.text()?.parse::<SequenceStart>()?,
+            "seed" => cfg.seed = e.u64()?,
+            "fence_ms" => cfg.fence_ms = Some(e.u64()?),
             _ => {}
         }
     }
-    Packing::new(&cfg)?;
+    match node {
+        Node::Given => Packing::new(&cfg)?,
+        // Node 0 fits every layout: the rest of the config is checked as it will be used.
+        Node::Elsewhere => Packing::new(&cfg.node(0))?,
+    };
     Ok(NamedConfig::Snowflake(cfg))
 }
 
@@ -338,7 +362,7 @@ fn check_wrapped(e: &Entry) -> Result<()> {
 }
 
 fn parse_layout(e: &Entry) -> Result<Layout> {
-    let text = text_of(e)?;
+    let text = e.text()?;
     let raw_at = match &e.val {
         Val::Str { raw_at, .. } => *raw_at,
         _ => None,

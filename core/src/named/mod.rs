@@ -39,6 +39,19 @@
 //! | `seed`           | snowflake | seed of random sequence starts ([`Config::seed`]), an integer  | `0`        |
 //! | `fence_ms`       | snowflake | time fence ([`Config::fence_ms`]), Unix ms                     | none       |
 //!
+//! Types backed by a store are not sans-IO, so they live in `idmint-coord` (`idmint_coord::named`),
+//! which reads the same two text forms ([`parse_entries`]), hands every config above to
+//! [`NamedConfig::from_entries`] (same errors, same offsets) and adds:
+//!
+//! | config                                                   | generator                                              |
+//! |----------------------------------------------------------|--------------------------------------------------------|
+//! | `type=segment,store=URL,key=KEY[,step=N,journal=PATH,…]` | IDs of `KEY` from ranges of a segment store (`sqlite:PATH`, `postgres://…`, `redis://…`, `idmint+http://…`) |
+//! | `type=snowflake,layout=…,lease=URL[,namespace=…,ttl_ms=…]` | a Snowflake generator on a node leased from `URL` (`local`, `file:DIR`, `redis://…`, `postgres://…`) instead of `node=` |
+//! | a type registered by the program (`idmint_coord::named::register`) | whatever its factory builds                 |
+//!
+//! Here, in the core, `type=segment` is [`Error::InvalidSpec`] at its value and `lease` an
+//! unknown key.
+//!
 //! `Display` prints the canonical compact form: keys in the order of this table, policies in
 //! their canonical text (`wait` → `wait:1000`), a preset layout by name and any other layout as
 //! its canonical spec in parentheses, `seed` only when not 0 and `fence_ms` only when set.
@@ -102,4 +115,5 @@ mod tests;
 /// [`crate::uuids`].
 pub use crate::uuids::Uuid1Generator;
 pub use config::{NamedConfig, NamedType};
+pub use entry::{parse_entries, NamedEntry};
 pub use generator::{GeneratedId, NamedGenerator};

@@ -114,7 +114,10 @@ fn compact_errors_point_at_the_problem() {
     assert_eq!(spec_at("type=uuid9").0, 5);
     assert_eq!(
         spec_at("type=segment"),
-        (5, "type segment is not available yet")
+        (
+            5,
+            "type segment takes its IDs from a store: build it with idmint-coord"
+        )
     );
     assert_eq!(
         spec_at("type=uuid4,node=1"),
@@ -366,5 +369,74 @@ fn type_checks_of_the_single_type_front_doors() {
             e.to_string(),
             "invalid config: UUID generators are version 1, 4, 6 or 7"
         );
+    }
+}
+
+#[test]
+fn entries_are_what_the_core_interprets() {
+    for s in [
+        "type=snowflake, layout=(time=41@1ms,worker=10,seq=12,epoch=2020-01-01), node=5",
+        r#"{"type":"snowflake","layout":"leaf","node":"7","seed":3}"#,
+        "type=uuid7",
+        "type=snowflake,layout=twitter,nod=5",
+        "type=segment",
+    ] {
+        let entries = parse_entries(s).unwrap();
+        assert_eq!(
+            NamedConfig::from_entries(s, &entries),
+            NamedConfig::parse(s)
+        );
+    }
+    // Syntax errors come from the entries already.
+    assert_eq!(
+        parse_entries("type=uuid4,").map(|_| ()),
+        NamedConfig::parse("type=uuid4,").map(|_| ())
+    );
+    let s = r#"{"type":"segment","store":"sqlite:/x","step":1000,"ok":true}"#;
+    let e = parse_entries(s).unwrap();
+    assert_eq!(
+        (e[1].key(), e[1].key_at(), e[1].value_at()),
+        ("store", 18, 26)
+    );
+    assert_eq!(e[1].text(), Ok("sqlite:/x"));
+    assert_eq!(e[2].u64(), Ok(1000));
+    assert_eq!(
+        e[2].text(),
+        Err(Error::InvalidSpec {
+            at: 45,
+            reason: "expected a string value"
+        })
+    );
+    assert!(matches!(e[3].u64(), Err(Error::InvalidSpec { at: 55, .. })));
+}
+
+#[test]
+fn a_node_from_elsewhere_is_left_unset() {
+    let without = |s: &str| NamedConfig::snowflake_without_node(s, &parse_entries(s)?);
+    let cfg = without("type=snowflake,layout=twitter,on_exhausted=borrow,fence_ms=5").unwrap();
+    assert_eq!(cfg.node, None);
+    assert_eq!(cfg.fence_ms, Some(5));
+    let s = "type=snowflake,layout=twitter,node=1";
+    assert!(matches!(without(s), Err(Error::InvalidSpec { at: 30, .. })));
+    // The rest of the config is checked as with a node.
+    let e = without("type=snowflake,layout=twitter,on_backwards=ring:8,on_exhausted=borrow:2");
+    let n = NamedConfig::parse(
+        "type=snowflake,layout=twitter,on_backwards=ring:8,on_exhausted=borrow:2,node=0",
+    );
+    assert_eq!(e.map(|_| ()), n.map(|_| ()));
+    assert_eq!(
+        without("type=snowflake").map(|_| ()),
+        Err(spec_err_missing_layout())
+    );
+    assert!(matches!(
+        without("type=uuid7"),
+        Err(Error::InvalidConfig { .. })
+    ));
+}
+
+fn spec_err_missing_layout() -> Error {
+    match NamedConfig::parse("type=snowflake") {
+        Err(e) => e,
+        Ok(_) => panic!("a snowflake config needs a layout"),
     }
 }
