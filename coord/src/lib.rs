@@ -57,6 +57,8 @@
 
 #![deny(missing_docs)]
 
+#[cfg(any(feature = "postgres", feature = "etcd"))]
+mod blocking;
 pub mod lease;
 /// The leased generator under its former path: [`lease::snowflake`].
 pub mod leased {

@@ -40,6 +40,8 @@ use std::time::Duration;
 
 use idmint::{Error, Result};
 
+#[cfg(feature = "etcd")]
+pub mod etcd;
 pub mod file;
 mod inherited;
 pub mod local;
@@ -52,6 +54,8 @@ pub mod redis;
 pub mod snowflake;
 mod url;
 
+#[cfg(feature = "etcd")]
+pub use etcd::EtcdStore;
 pub use file::FileStore;
 pub use local::local_dir;
 #[cfg(feature = "postgres")]
@@ -133,7 +137,10 @@ impl LeaseSpec {
         Ok(())
     }
 
-    #[cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "redis", feature = "postgres", feature = "etcd")),
+        allow(dead_code)
+    )]
     pub(crate) fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
@@ -313,8 +320,16 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
             reason: "this build has no PostgreSQL support (feature `postgres`)",
         });
     }
+    if url.starts_with("etcd://") || url.starts_with("etcds://") {
+        #[cfg(feature = "etcd")]
+        return Ok(Box::new(EtcdStore::open(url)?));
+        #[cfg(not(feature = "etcd"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no etcd support (feature `etcd`)",
+        });
+    }
     Err(Error::InvalidConfig {
-        reason: "lease store URL must be local, or start with file:, redis://, postgres:// or postgresql://",
+        reason: "lease store URL must be local, or start with file:, redis://, postgres://, postgresql://, etcd:// or etcds://",
     })
 }
 

@@ -1,8 +1,10 @@
-//! Private Redis and PostgreSQL servers for tests, started on loopback in a temporary
+//! Private Redis and PostgreSQL servers for tests (etcd clusters: [`etcd`]), started on loopback in a temporary
 //! directory through `scripts/services.sh` and stopped when dropped. A test can stop or kill
 //! its server mid-run and start it again on the same port and data.
 #![allow(dead_code)]
 
+pub mod etcd;
+pub mod lease_checks;
 pub mod minter;
 pub mod tls;
 
