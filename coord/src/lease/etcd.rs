@@ -38,9 +38,12 @@
 //!   bound, a release): the front of that order is the node released, or last renewed before it
 //!   expired, longest ago. In a page of [`PAGE`] records (more while held nodes crowd the page)
 //!   the first free node whose bound is not ahead of the acquirer's clock wins, else the one
-//!   with the nearest bound. An acquire reads the keys of the nodes in use and such a page, so
-//!   its work grows with the nodes in use and ever used, never with the size of the node space
-//!   (a 32-bit node field is fine).
+//!   with the nearest bound. An acquirer that lost the race for a node tries again from the
+//!   losing transaction's answer, and may take one of the next few candidates instead, so that
+//!   racing acquirers spread out (never-used nodes it passes over get a record and join the
+//!   queue). An acquire reads the keys of the nodes in use and such a page, so its work grows
+//!   with the nodes in use and ever used, never with the size of the node space (a 32-bit node
+//!   field is fine).
 //!
 //! # TTL: whole seconds
 //!
@@ -902,16 +905,41 @@ impl EtcdStore {
         now_ms: u64,
         avoid: Option<u64>,
     ) -> Result<Lease> {
-        let k = Keys::new(&self.prefix, &spec.namespace);
-        let holder = spec.holder_clean();
         let owner = lease_id()?;
         let id = owner as i64;
         let mut ttl_s: Option<i64> = None;
+        let outcome = self
+            .grant_node(st, deadline, spec, now_ms, avoid, owner, &mut ttl_s)
+            .await;
+        if outcome.is_err() && ttl_s.is_some() {
+            // A grant that failed, or whose outcome is unknown: give up the etcd lease (with
+            // it, a node key the grant may have created).
+            self.revoke(st, deadline, id).await;
+        }
+        outcome
+    }
+
+    /// The body of [`acquire_in`](Self::acquire_in): grants the etcd lease (`ttl_s` is then
+    /// its TTL), starts a new epoch where the records may be lost, and grants a node.
+    #[allow(clippy::too_many_arguments)]
+    async fn grant_node(
+        &self,
+        st: &mut State,
+        deadline: Instant,
+        spec: &LeaseSpec,
+        now_ms: u64,
+        avoid: Option<u64>,
+        owner: u64,
+        ttl_s: &mut Option<i64>,
+    ) -> Result<Lease> {
+        let k = Keys::new(&self.prefix, &spec.namespace);
+        let holder = spec.holder_clean();
+        let id = owner as i64;
         // Grants lost to another acquirer so far.
         let mut races = 0u64;
         // What the last failed grant answered with: the next try starts from it.
         let mut fresh: Option<Snapshot> = None;
-        let outcome = loop {
+        loop {
             let mut snap = match fresh.take() {
                 Some(s) => s,
                 None => {
@@ -922,12 +950,12 @@ impl EtcdStore {
                 }
             };
             // The TTL etcd grants decides the horizon, so the lease comes first.
-            let granted = match ttl_s {
+            let granted = match *ttl_s {
                 Some(t) => t,
                 None => {
                     let asked = ttl_secs(spec.ttl);
                     let t = self.grant_lease(st, deadline, id, asked).await?.max(asked);
-                    ttl_s = Some(t);
+                    *ttl_s = Some(t);
                     t
                 }
             };
@@ -969,14 +997,11 @@ impl EtcdStore {
                 }
             }
             let Some(pick) = pick else {
-                break Err(Error::NoFreeNode { nodes: spec.nodes });
+                return Err(Error::NoFreeNode { nodes: spec.nodes });
             };
             let value = lease_value(epoch, owner, &holder);
             let (txn, node, bound) = grant_txn(&k, epoch, info_rev, &pick, &value, id);
-            let r = match self.txn(st, deadline, "acquire", Repeat::Once, txn).await {
-                Ok(r) => r,
-                Err(e) => break Err(e),
-            };
+            let r = self.txn(st, deadline, "acquire", Repeat::Once, txn).await?;
             if !r.succeeded() {
                 // Another acquirer was faster, or the epoch moved: try again from what the
                 // answer holds, after a pause that grows and differs between acquirers.
@@ -984,7 +1009,7 @@ impl EtcdStore {
                 races += 1;
                 let pause = Duration::from_micros(mix(seed) % 1000 * races.min(4));
                 if Instant::now() + pause >= deadline {
-                    break Err(unavailable("acquire", TIMED_OUT));
+                    return Err(unavailable("acquire", TIMED_OUT));
                 }
                 tokio::time::sleep(pause).await;
                 continue;
@@ -993,11 +1018,11 @@ impl EtcdStore {
                 TxnOpResponse::Get(g) => g.kvs().first().cloned(),
                 _ => None,
             }) else {
-                break Err(corrupt("acquire"));
+                return Err(corrupt("acquire"));
             };
             let not_before = (now_ms <= info.fence).then_some(info.fence);
             let fence = bound.into_iter().chain(not_before).max();
-            break Ok(Lease {
+            return Ok(Lease {
                 namespace: spec.namespace.clone(),
                 node,
                 token: u64::try_from(kv.create_revision()).map_err(|_| corrupt("acquire"))?,
@@ -1008,13 +1033,7 @@ impl EtcdStore {
                 epoch,
                 not_before_ms: not_before,
             });
-        };
-        if outcome.is_err() && ttl_s.is_some() {
-            // A grant that failed, or whose outcome is unknown: give up the etcd lease (with
-            // it, a node key the grant may have created).
-            self.revoke(st, deadline, id).await;
         }
-        outcome
     }
 
     /// The namespace's epoch, info and info mod revision if its records are whole; `None` if

@@ -10,8 +10,9 @@
 //! | `redis://HOST:PORT/[DB]`, `rediss://...` | [`RedisStore`] (feature `redis`): expiring lease keys with epoch, fencing token and random owner; a store epoch and lock delay, so a Redis that loses data (`FLUSHALL`, restart, failover) never lets two holders mint on one node | the lease key expires after the TTL |
 //! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table (rows created on grant, `FOR UPDATE SKIP LOCKED`) and a per-namespace epoch that fences grants after a truncate or restore; TLS by libpq's `sslmode`/`sslrootcert` | the row's `expires_at` passes |
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
+//! | `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`, `etcds://...` | [`EtcdStore`] (feature `etcd`): a node key per held node attached to an etcd lease, granted by a `create_revision == 0` transaction, the key's create revision as fencing token; a per-namespace epoch and lock delay after the prefix is deleted or the cluster restored | the etcd lease expires (TTL rounded up to whole seconds) |
 //!
-//! Redis and PostgreSQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
+//! Redis, PostgreSQL and etcd URLs accept `timeout_ms=N` (default 1000): the connect, read and
 //! statement timeout of every store call, so a dead store fails a call instead of hanging it.
 //! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
 //! (see [`redis`] for when a restart may be trusted).
@@ -24,6 +25,10 @@
 //! row counts); if they may have been, it starts a new epoch (old leases are lost) and fences
 //! every grant under it past the caller's now plus the longest horizon ever asked for. What it
 //! catches and what it cannot is listed in [`postgres`].
+//!
+//! On etcd, `timeout_ms` is the deadline of each whole call, whichever members its requests
+//! go to; `etcds://` URLs take `ca_file=PATH`. etcd leases live whole seconds: a lease's
+//! [`Lease::ttl`] is the TTL etcd granted, which may be longer than the spec's. See [`etcd`].
 //!
 //! # The protocol a holder follows
 //!
@@ -64,7 +69,7 @@ pub use postgres::PgStore;
 pub use redis::RedisStore;
 pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
 
-/// Default timeout of one Redis or PostgreSQL call (connect, read, statement).
+/// Default timeout of one Redis, PostgreSQL or etcd call (connect, read, statement).
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// What a holder asks a store for: a node of a namespace's node space, for a time.
@@ -191,7 +196,10 @@ pub struct Lease {
     /// The node's recorded last-issued bound (ms since the Unix epoch) when it was granted, or
     /// `None` for a node never used. Pass it to `idmint::Config::fence_ms`.
     pub fence_ms: Option<u64>,
-    /// The lease's time to live, as asked in the spec.
+    /// The lease's time to live: as asked in the spec, or longer where the store's leases
+    /// live longer (etcd grants whole seconds, and no less than its minimum). The store never
+    /// expires the lease sooner than this after a renewal was sent, so a window or deadline
+    /// computed from it is safe; one computed from the spec's (shorter) TTL is too.
     pub ttl: Duration,
     /// The holder name it was granted to.
     pub holder: String,
@@ -228,7 +236,7 @@ impl Lease {
 ///   [`release`](Self::release), which records the exact final value;
 /// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
 pub trait LeaseStore: Send + Sync {
-    /// The store's name in errors: `file`, `redis`, `postgres`.
+    /// The store's name in errors: `file`, `redis`, `postgres`, `etcd`.
     fn kind(&self) -> &'static str;
 
     /// Grants a node no live holder has, other than `avoid` (the node a holder swaps away
