@@ -17,15 +17,32 @@
 #                                                 # the idmint service (`idmint serve`, the binary
 #                                                 # $IDMINT_BIN, else target/debug/idmint, built if
 #                                                 # missing) with its data in DIR, extra flags after
-#   scripts/services.sh stop redis|postgres|mariadb|idmint DIR   # stops it (the directory stays, for a restart)
-#   scripts/services.sh kill redis|postgres|mariadb DIR   # SIGKILL, as a crash would
-#   scripts/services.sh signal redis|postgres|mariadb DIR SIG  # sends SIG (STOP, CONT) to the server; for
+#   scripts/services.sh start etcd DIR PORT [MEMBER]
+#                                                 # a 3-member etcd cluster on loopback: member I
+#                                                 # (0, 1, 2) serves clients on PORT+I and its peers
+#                                                 # on PORT+3+I, with its data in DIR/mI; the members
+#                                                 # start in parallel and the command returns once
+#                                                 # all are healthy. With MEMBER only that member
+#                                                 # starts (again), on its own data.
+#   scripts/services.sh start etcd-tls DIR PORT CERTDIR [MEMBER]
+#                                                 # the same, clients through TLS only (https, with
+#                                                 # CERTDIR/server.crt and server.key)
+#   scripts/services.sh stop redis|postgres|mariadb|etcd|idmint DIR [MEMBER]
+#                                                 # stops it (the directory stays, for a restart);
+#                                                 # etcd: every member, or only MEMBER
+#   scripts/services.sh kill redis|postgres|mariadb|etcd DIR [MEMBER]   # SIGKILL, as a crash would
+#   scripts/services.sh signal redis|postgres|mariadb|etcd DIR SIG [MEMBER]
+#                                                 # sends SIG (STOP, CONT) to the server; for
 #                                                 # PostgreSQL to the postmaster and
 #                                                 # every process it started (each has its own
 #                                                 # process group, so one group signal is not enough)
+#   scripts/services.sh leader etcd DIR           # prints the index (0, 1, 2) of the etcd
+#                                                 # cluster's current leader, waiting for one
+#   scripts/services.sh etcdctl etcd DIR ARGS...  # runs etcdctl against the cluster's members
 #
 # URLs: idmint+http://127.0.0.1:PORT/ (idmint), redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls),
-# postgres://idmint@127.0.0.1:PORT/postgres and mysql://idmint@127.0.0.1:PORT/idmint (mariadb).
+# postgres://idmint@127.0.0.1:PORT/postgres, mysql://idmint@127.0.0.1:PORT/idmint (mariadb) and
+# etcd://127.0.0.1:PORT,127.0.0.1:PORT+1,127.0.0.1:PORT+2/PREFIX (etcds://... with etcd-tls).
 # Tests use it to run private servers they can stop mid-run; scripts/test.sh uses it for the
 # servers the bindings' tests share. The servers are installed by scripts/setup.sh.
 set -euo pipefail
@@ -33,6 +50,7 @@ set -euo pipefail
 action=${1:?action}; kind=${2:?kind}; dir=${3:?dir}; port=${4:-}; extra=${5:-}
 # The TLS variant is the same server once started.
 [ "$action" != start ] && [ "$kind" = postgres-tls ] && kind=postgres
+[ "$action" != start ] && [ "$kind" = etcd-tls ] && kind=etcd
 
 pg_bin() {
   local d
@@ -67,6 +85,76 @@ maria_bin() {
 maria_opts() {
   echo --no-defaults --datadir="$1/data" --tmpdir="$1/tmp" --innodb-log-file-size=8M \
     --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=2
+}
+
+# etcd: the members' client and peer URLs, from the base port and the scheme of client URLs.
+etcd_members=3
+etcd_client() { echo "$1://127.0.0.1:$(( $2 + $3 ))"; }
+etcd_peer() { echo "http://127.0.0.1:$(( $1 + etcd_members + $2 ))"; }
+etcd_endpoints() {
+  local i eps=""
+  for i in $(seq 0 $(( etcd_members - 1 ))); do eps+="${eps:+,}$(etcd_client "$1" "$2" "$i")"; done
+  echo "$eps"
+}
+# etcdctl against the cluster in DIR (its port and TLS settings are recorded at start).
+etcd_ctl() {
+  local d=$1; shift
+  local base scheme=http tls=()
+  base=$(cat "$d/port")
+  if [ -f "$d/certdir" ]; then scheme=https; tls=(--cacert "$(cat "$d/certdir")/ca.crt"); fi
+  etcdctl --endpoints "$(etcd_endpoints "$scheme" "$base")" "${tls[@]}" \
+    --dial-timeout 1s --command-timeout 3s "$@"
+}
+# etcdctl against one member of the cluster in DIR.
+etcd_ctl_member() {
+  local d=$1 i=$2; shift 2
+  local base scheme=http tls=()
+  base=$(cat "$d/port")
+  if [ -f "$d/certdir" ]; then scheme=https; tls=(--cacert "$(cat "$d/certdir")/ca.crt"); fi
+  etcdctl --endpoints "$(etcd_client "$scheme" "$base" "$i")" "${tls[@]}" \
+    --dial-timeout 500ms --command-timeout 1s "$@"
+}
+# Which members a command is for: MEMBER, or all of them.
+etcd_which() {
+  if [ -n "${1:-}" ]; then echo "$1"; else seq 0 $(( etcd_members - 1 )); fi
+}
+etcd_start_member() {
+  local d=$1 base=$2 i=$3 scheme=$4 certs=$5 m="$1/m$3" cluster="" j tls=()
+  for j in $(seq 0 $(( etcd_members - 1 ))); do
+    cluster+="${cluster:+,}m$j=$(etcd_peer "$base" "$j")"
+  done
+  [ -n "$certs" ] && tls=(--cert-file "$certs/server.crt" --key-file "$certs/server.key")
+  mkdir -p "$m"
+  if [ -f "$m/etcd.pid" ] && kill -0 "$(cat "$m/etcd.pid")" 2>/dev/null; then return 0; fi
+  # A member that has data ignores the --initial-* flags and rejoins with what it has.
+  setsid etcd --name "m$i" --data-dir "$m/data" \
+    --listen-client-urls "$(etcd_client "$scheme" "$base" "$i")" \
+    --advertise-client-urls "$(etcd_client "$scheme" "$base" "$i")" \
+    --listen-peer-urls "$(etcd_peer "$base" "$i")" \
+    --initial-advertise-peer-urls "$(etcd_peer "$base" "$i")" \
+    --initial-cluster "$cluster" --initial-cluster-token "idmint-$base" \
+    --initial-cluster-state new "${tls[@]}" \
+    --logger zap --log-outputs stderr --log-level warn \
+    </dev/null >>"$m/etcd.log" 2>&1 &
+  echo $! >"$m/etcd.pid"
+}
+# Waits until the given members (by index) answer a health check, which needs a quorum.
+etcd_wait_healthy() {
+  local d=$1; shift
+  local base scheme=http tls=() i eps=""
+  base=$(cat "$d/port")
+  if [ -f "$d/certdir" ]; then scheme=https; tls=(--cacert "$(cat "$d/certdir")/ca.crt"); fi
+  for i in "$@"; do eps+="${eps:+,}$(etcd_client "$scheme" "$base" "$i")"; done
+  for _ in $(seq 1 600); do
+    etcdctl --endpoints "$eps" "${tls[@]}" --dial-timeout 1s --command-timeout 2s \
+      endpoint health >/dev/null 2>&1 && return 0
+    for i in "$@"; do
+      kill -0 "$(cat "$d/m$i/etcd.pid" 2>/dev/null || echo 0)" 2>/dev/null \
+        || { echo "services: etcd member $i died" >&2; tail -20 "$d/m$i/etcd.log" >&2; return 1; }
+    done
+    sleep 0.1
+  done
+  echo "services: etcd members $* not healthy" >&2; return 1
 }
 
 wait_port() {
@@ -213,6 +301,67 @@ case "$action/$kind" in
     done
     echo "services: idmint serve did not listen on $port" >&2; cat "$dir/idmint.log" >&2; exit 1
     ;;
+  start/etcd|start/etcd-tls)
+    : "${port:?port}"
+    command -v etcd >/dev/null && command -v etcdctl >/dev/null \
+      || { echo "services: etcd or etcdctl not found (run scripts/setup.sh)" >&2; exit 1; }
+    mkdir -p "$dir"
+    scheme=http certs="" member=$extra
+    if [ "$kind" = etcd-tls ]; then
+      scheme=https certs=${5:?certificate directory} member=${6:-}
+      echo "$certs" >"$dir/certdir"
+    else
+      rm -f "$dir/certdir"
+    fi
+    echo "$port" >"$dir/port"
+    members=$(etcd_which "$member")
+    # shellcheck disable=SC2086
+    for i in $members; do etcd_start_member "$dir" "$port" "$i" "$scheme" "$certs"; done
+    # shellcheck disable=SC2086
+    etcd_wait_healthy "$dir" $members
+    ;;
+  stop/etcd|kill/etcd|stop/etcd-tls|kill/etcd-tls)
+    sig=TERM; [ "$action" = kill ] && sig=KILL
+    pids=()
+    for i in $(etcd_which "$port"); do
+      f="$dir/m$i/etcd.pid"
+      [ -f "$f" ] || continue
+      pid=$(cat "$f")
+      kill -s "$sig" "$pid" 2>/dev/null || true
+      kill -s CONT "$pid" 2>/dev/null || true
+      pids+=("$pid")
+      rm -f "$f"
+    done
+    for pid in "${pids[@]}"; do
+      for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    done
+    ;;
+  signal/etcd|signal/etcd-tls)
+    sig=${4:?signal}
+    for i in $(etcd_which "$extra"); do
+      f="$dir/m$i/etcd.pid"
+      [ -f "$f" ] || { echo "services: no etcd member $i in $dir" >&2; exit 1; }
+      kill -s "$sig" "$(cat "$f")"
+    done
+    ;;
+  leader/etcd|leader/etcd-tls)
+    for _ in $(seq 1 300); do
+      # Ask each running member whether it is the leader (a killed one would only time out).
+      for i in $(etcd_which ""); do
+        [ -f "$dir/m$i/etcd.pid" ] || continue
+        # ENDPOINT, ID, VERSION, DB SIZE, IS LEADER, ...
+        is=$( (etcd_ctl_member "$dir" "$i" endpoint status -w simple 2>/dev/null || true) \
+          | awk -F', ' '{ print $5 }')
+        [ "$is" = true ] && { echo "$i"; exit 0; }
+      done
+      sleep 0.1
+    done
+    echo "services: the etcd cluster in $dir has no leader" >&2; exit 1
+    ;;
+  etcdctl/etcd|etcdctl/etcd-tls)
+    shift 3
+    etcd_ctl "$dir" "$@"
+    ;;
   stop/idmint|kill/idmint)
     [ -f "$dir/idmint.pid" ] || exit 0
     pid=$(cat "$dir/idmint.pid")
@@ -259,5 +408,5 @@ case "$action/$kind" in
     for child in $(pgrep -P "$pid"); do kill -s "$sig" "$child" 2>/dev/null || true; done
     ;;
   *)
-    echo "usage: $0 start|stop|kill|signal redis|redis-tls|postgres|postgres-tls|mariadb|idmint DIR [PORT [MODE|CERTDIR]|SIG]" >&2; exit 2 ;;
+    echo "usage: $0 start|stop|kill|signal|leader|etcdctl redis|redis-tls|postgres|postgres-tls|mariadb|etcd|etcd-tls|idmint DIR [PORT [MODE|CERTDIR|MEMBER]|SIG [MEMBER]]" >&2; exit 2 ;;
 esac

@@ -14,6 +14,11 @@ ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
 { command -v mariadbd || command -v mysqld || [ -x /usr/sbin/mariadbd ]; } >/dev/null 2>&1 \
   || need_apt+=(mariadb-server)
 command -v faketime >/dev/null || need_apt+=(faketime)
+# A 3-member etcd cluster for the etcd lease store's tests (etcd, and etcdctl to steer it).
+command -v etcd >/dev/null || need_apt+=(etcd-server)
+command -v etcdctl >/dev/null || need_apt+=(etcd-client)
+# The etcd client crate (etcd-client) compiles etcd's gRPC definitions with protoc when it builds.
+command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
 # openssl makes the throwaway certificates of the TLS store tests.
 command -v openssl >/dev/null || need_apt+=(openssl)
 # The release smoke test (scripts/dist-smoke.sh) builds a C program with CMake and pkg-config.

@@ -29,7 +29,7 @@ for features in "" "--features alloc"; do
     --target wasm32-unknown-unknown -Zbuild-std=core,alloc --release
 done
 
-step "Rust tests: core, coord (private Redis/PostgreSQL servers on loopback), vectors, CLI, service, examples"
+step "Rust tests: core, coord (private Redis/PostgreSQL servers and etcd clusters on loopback), vectors, CLI, service, examples"
 cargo test --workspace --locked
 
 step "loom model check of the lock-free generator"

@@ -8,7 +8,7 @@
 //! | `ip` / `ip:A.B.C.D` | the low node bits of the host's private IPv4 address (Sonyflake) | unique only while no two hosts share those bits |
 //! | `random` | OS randomness over the node space | collisions become likely near √(node space) generators (birthday bound) |
 //! | `local` | a lease from the per-user local lock directory ([`crate::lease::local`]) | distinct nodes for every process of the host; the CLI's default |
-//! | `file:DIR`, `redis://...`, `postgres://...`, `mysql://...` | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
+//! | `file:DIR`, `redis://...`, `postgres://...`, `mysql://...`, `etcd://...` | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
 //! | `@env:NAME`, `@PATH` | the source text from an environment variable or a file ([`crate::url_ref`]) | keeps passwords in store URLs off the command line |
 //!
 //! A value is checked against the layout's node field and rejected when it does not fit
@@ -66,7 +66,7 @@ impl NodeSource {
         if s == "local" {
             return Ok(NodeSource::Leased(s.to_string()));
         }
-        const LEASED: [&str; 8] = [
+        const LEASED: [&str; 10] = [
             "file:",
             "redis://",
             "rediss://",
@@ -75,6 +75,8 @@ impl NodeSource {
             "postgresql://",
             "mysql://",
             "mariadb://",
+            "etcd://",
+            "etcds://",
         ];
         if LEASED.iter().any(|p| s.starts_with(p)) {
             return Ok(NodeSource::Leased(s.to_string()));
@@ -102,7 +104,7 @@ impl NodeSource {
                 NodeSource::Static(parse_decimal(s, "static node must be a decimal number")?),
             ),
             _ => Err(invalid(
-                "node source is static:N, env:NAME, ip, ip:ADDR, random, local, file:DIR, redis://..., postgres://..., mysql://... or @env:NAME / @PATH holding one",
+                "node source is static:N, env:NAME, ip, ip:ADDR, random, local, file:DIR, redis://..., postgres://..., mysql://..., etcd://... or @env:NAME / @PATH holding one",
             )),
         }
     }

@@ -64,6 +64,7 @@ use tokio_postgres::config::SslMode as WireSslMode;
 use tokio_postgres::{Client, Config, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use crate::blocking::Blocking;
 use crate::reason::Reason;
 
 /// libpq's `sslmode` values supported here (see the [module docs](self)).
@@ -412,7 +413,7 @@ impl Drop for Conn {
 pub(crate) struct Pg {
     config: Config,
     tls: Option<MakeRustlsConnect>,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Blocking,
 }
 
 impl std::fmt::Debug for Pg {
@@ -426,31 +427,14 @@ impl std::fmt::Debug for Pg {
     }
 }
 
-impl Drop for Pg {
-    fn drop(&mut self) {
-        // Never wait here for a DNS look-up stuck in the blocking pool.
-        if let Some(rt) = self.runtime.take() {
-            rt.shutdown_background();
-        }
-    }
-}
-
 impl Pg {
     /// A server from a parsed target, with its TLS connector and runtime (no connection yet).
     pub fn new(target: Target) -> Result<Pg> {
         let tls = tls(target.ssl, target.root.as_deref())?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::StoreUnavailable {
-                store: "postgres",
-                op: "open",
-                reason: e.reason(),
-            })?;
         Ok(Pg {
             config: target.config,
             tls,
-            runtime: Some(runtime),
+            runtime: Blocking::new("postgres")?,
         })
     }
 
@@ -479,14 +463,7 @@ impl Pg {
         F: Future + Send,
         F::Output: Send,
     {
-        let rt = self.runtime.as_ref()?;
-        let drive = move || rt.block_on(async move { tokio::time::timeout(limit, fut).await.ok() });
-        if tokio::runtime::Handle::try_current().is_ok() {
-            // Inside some tokio runtime, which cannot drive another one: use a helper thread.
-            std::thread::scope(|s| s.spawn(drive).join().ok().flatten())
-        } else {
-            drive()
-        }
+        self.runtime.block(limit, fut)
     }
 }
 

@@ -31,8 +31,8 @@ impl Reason for std::io::Error {
     }
 }
 
-/// TLS failures of the clients that use rustls directly (Redis, the idmint service).
-#[cfg(any(feature = "redis", feature = "http"))]
+/// TLS failures of the clients that use rustls directly (Redis, etcd, the idmint service).
+#[cfg(any(feature = "redis", feature = "http", feature = "etcd"))]
 impl Reason for rustls::Error {
     fn reason(&self) -> &'static str {
         use rustls::CertificateError as C;
@@ -91,6 +91,117 @@ impl Reason for rusqlite::Error {
             Some(PermissionDenied) => "permission denied",
             Some(SystemIoFailure) => "I/O error",
             _ => "SQLite error",
+        }
+    }
+}
+
+/// The first I/O error kind among the causes of `e` (itself included).
+#[cfg(feature = "etcd")]
+pub(crate) fn io_kind_in(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        cur = err.source();
+    }
+    None
+}
+
+/// Whether the causes of `e` (itself included) hold a socket or TLS error: the member could
+/// not be reached, or the connection to it broke.
+#[cfg(feature = "etcd")]
+pub(crate) fn socket_error_in(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err.is::<std::io::Error>() || err.is::<rustls::Error>() {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// Whether the causes of `e` hold a TLS error.
+#[cfg(feature = "etcd")]
+pub(crate) fn tls_error_in(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        let inner_tls = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(|i| i.is::<rustls::Error>());
+        if err.is::<rustls::Error>() || inner_tls {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// The reason of the deepest cause we know among the causes of `e`: a TLS failure, else an
+/// I/O error.
+#[cfg(feature = "etcd")]
+fn cause_reason(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    let mut cur = Some(e);
+    let mut io = None;
+    while let Some(err) = cur {
+        if let Some(tls) = err.downcast_ref::<rustls::Error>() {
+            return Some(tls.reason());
+        }
+        if let Some(e) = err.downcast_ref::<std::io::Error>() {
+            if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                return Some(tls.reason());
+            }
+            io.get_or_insert(e.reason());
+        }
+        cur = err.source();
+    }
+    io
+}
+
+/// etcd's gRPC answers: its own error texts first (`etcdserver: ...`), then the gRPC code.
+#[cfg(feature = "etcd")]
+impl Reason for etcd_client::Error {
+    fn reason(&self) -> &'static str {
+        use etcd_client::Error as E;
+        let cause: Option<&(dyn std::error::Error + 'static)> = match self {
+            E::TransportError(t) => Some(t),
+            E::GRpcStatus(s) => std::error::Error::source(s),
+            E::IoError(e) => Some(e),
+            _ => None,
+        };
+        if let Some(r) = cause.and_then(cause_reason) {
+            return r;
+        }
+        match self {
+            E::GRpcStatus(s) => {
+                let m = s.message();
+                if m.contains("no leader") {
+                    "no leader"
+                } else if m.contains("leader changed") {
+                    "leader changed"
+                } else if m.contains("timed out") {
+                    "timed out"
+                } else if m.contains("database space exceeded") {
+                    "database space exceeded"
+                } else {
+                    // gRPC codes: etcd answers most failures of the cluster as Unavailable.
+                    match s.code() as i32 {
+                        1 => "cancelled",
+                        4 => "timed out",
+                        7 => "permission denied",
+                        8 => "resource exhausted",
+                        14 => "unavailable",
+                        16 => "authentication failed",
+                        _ => "server error",
+                    }
+                }
+            }
+            E::TransportError(_) => "connection failed",
+            E::InvalidArgs(_) | E::InvalidUri(_) => "invalid URL or client config",
+            E::LeaseKeepAliveError(_) => "lease keep-alive failed",
+            _ => "client error",
         }
     }
 }

@@ -12,8 +12,9 @@
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
 //! | `mysql://USER[:PASS]@HOST:PORT/DB`, `mariadb://...` | [`MysqlStore`] (feature `mysql`): the lease table and per-namespace epoch of the PostgreSQL store, on MySQL 8.0+ or MariaDB 10.6+; TLS by `ssl-mode`/`ca_file` | the row's `expires_at` passes |
 //! | `mysql://...?mode=boot` | [`MysqlStore`] on Baidu UidGenerator's own `WORKER_NODE` table: a new row per boot | never: every boot takes a new node |
+//! | `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`, `etcds://...` | [`EtcdStore`] (feature `etcd`): a node key per held node attached to an etcd lease, granted by a `create_revision == 0` transaction, the key's create revision as fencing token; a per-namespace epoch and lock delay after the prefix is deleted or the cluster restored | the etcd lease expires (TTL rounded up to whole seconds) |
 //!
-//! Redis, PostgreSQL and MySQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
+//! Redis, PostgreSQL, MySQL and etcd URLs accept `timeout_ms=N` (default 1000): the connect, read and
 //! statement timeout of every store call, so a dead store fails a call instead of hanging it.
 //! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
 //! (see [`redis`] for when a restart may be trusted).
@@ -26,6 +27,10 @@
 //! row counts); if they may have been, it starts a new epoch (old leases are lost) and fences
 //! every grant under it past the caller's now plus the longest horizon ever asked for. What it
 //! catches and what it cannot is listed in [`postgres`].
+//!
+//! On etcd, `timeout_ms` is the deadline of each whole call, whichever members its requests
+//! go to; `etcds://` URLs take `ca_file=PATH`. etcd leases live whole seconds: a lease's
+//! [`Lease::ttl`] is the TTL etcd granted, which may be longer than the spec's. See [`etcd`].
 //!
 //! # The protocol a holder follows
 //!
@@ -42,6 +47,8 @@ use std::time::Duration;
 
 use idmint::{Error, Result};
 
+#[cfg(feature = "etcd")]
+pub mod etcd;
 pub mod file;
 mod inherited;
 pub mod local;
@@ -56,6 +63,8 @@ pub mod redis;
 pub mod snowflake;
 mod url;
 
+#[cfg(feature = "etcd")]
+pub use etcd::EtcdStore;
 pub use file::FileStore;
 pub use local::local_dir;
 #[cfg(feature = "mysql")]
@@ -66,7 +75,7 @@ pub use postgres::PgStore;
 pub use redis::RedisStore;
 pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
 
-/// Default timeout of one Redis, PostgreSQL or MySQL call (connect, read, statement).
+/// Default timeout of one Redis, PostgreSQL, MySQL or etcd call (connect, read, statement).
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// What a holder asks a store for: a node of a namespace's node space, for a time.
@@ -140,7 +149,7 @@ impl LeaseSpec {
     }
 
     #[cfg_attr(
-        not(any(feature = "redis", feature = "postgres", feature = "mysql")),
+        not(any(feature = "redis", feature = "postgres", feature = "mysql", feature = "etcd")),
         allow(dead_code)
     )]
     pub(crate) fn ttl_ms(&self) -> u64 {
@@ -193,7 +202,10 @@ pub struct Lease {
     /// The node's recorded last-issued bound (ms since the Unix epoch) when it was granted, or
     /// `None` for a node never used. Pass it to `idmint::Config::fence_ms`.
     pub fence_ms: Option<u64>,
-    /// The lease's time to live, as asked in the spec.
+    /// The lease's time to live: as asked in the spec, or longer where the store's leases
+    /// live longer (etcd grants whole seconds, and no less than its minimum). The store never
+    /// expires the lease sooner than this after a renewal was sent, so a window or deadline
+    /// computed from it is safe; one computed from the spec's (shorter) TTL is too.
     pub ttl: Duration,
     /// The holder name it was granted to.
     pub holder: String,
@@ -230,7 +242,7 @@ impl Lease {
 ///   [`release`](Self::release), which records the exact final value;
 /// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
 pub trait LeaseStore: Send + Sync {
-    /// The store's name in errors: `file`, `redis`, `postgres`, `mysql`.
+    /// The store's name in errors: `file`, `redis`, `postgres`, `mysql`, `etcd`.
     fn kind(&self) -> &'static str;
 
     /// Grants a node no live holder has, other than `avoid` (the node a holder swaps away
@@ -330,8 +342,16 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
             reason: "this build has no MySQL support (feature `mysql`)",
         });
     }
+    if url.starts_with("etcd://") || url.starts_with("etcds://") {
+        #[cfg(feature = "etcd")]
+        return Ok(Box::new(EtcdStore::open(url)?));
+        #[cfg(not(feature = "etcd"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no etcd support (feature `etcd`)",
+        });
+    }
     Err(Error::InvalidConfig {
-        reason: "lease store URL must be local, or start with file:, redis://, postgres://, postgresql://, mysql:// or mariadb://",
+        reason: "lease store URL must be local, or start with file:, redis://, postgres://, postgresql://, mysql://, mariadb://, etcd:// or etcds://",
     })
 }
 

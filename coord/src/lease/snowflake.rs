@@ -275,7 +275,7 @@ struct Resolved {
 /// A snapshot of the lease a [`LeasedSnowflake`] mints under.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaseInfo {
-    /// The store (`file`, `redis`, `postgres`).
+    /// The store (`file`, `redis`, `postgres`, `etcd`).
     pub store: &'static str,
     /// The lease as granted (node, token, fence, ...).
     pub lease: Lease,

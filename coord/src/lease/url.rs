@@ -3,7 +3,10 @@
 //! client (which would reject or misread them).
 
 // Without Redis and PostgreSQL only the `file:` helper is used.
-#![cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
+#![cfg_attr(
+    not(any(feature = "redis", feature = "postgres", feature = "etcd")),
+    allow(dead_code)
+)]
 
 use std::path::PathBuf;
 use std::time::Duration;

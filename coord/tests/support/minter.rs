@@ -15,7 +15,6 @@
 //! which does nothing unless started by [`Minter::start`] (it reads its orders from the
 //! environment).
 
-use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -61,6 +60,8 @@ pub struct MinterSpec {
     pub batch: usize,
     /// Faked wall clock, if any (the monotonic clock always stays real).
     pub faketime: Option<Faketime>,
+    /// A pause after each batch (none: as fast as it can), to keep a long run's output small.
+    pub pause: Option<Duration>,
 }
 
 impl MinterSpec {
@@ -75,7 +76,14 @@ impl MinterSpec {
             layout: "twitter".to_string(),
             batch: 1000,
             faketime: None,
+            pause: None,
         }
+    }
+
+    /// Pauses after each batch.
+    pub fn pause(mut self, d: Duration) -> MinterSpec {
+        self.pause = Some(d);
+        self
     }
 
     /// Sets the `on_backwards` policy.
@@ -95,8 +103,9 @@ impl MinterSpec {
 ///
 /// Leases from `IDMINT_MINTER_URL`, retrying while that fails, and mints batches, appending
 /// every ID as 8 little-endian bytes to `IDMINT_MINTER_OUT`, until its stdin closes. Reports
-/// `CLOCK now_ms` once, `HOLD node` when it (re)starts minting on a node and `ERROR code` for
-/// each new error.
+/// `CLOCK now_ms` once, `HOLD node` when it (re)starts minting on a node, `LEASE node token
+/// owner` for each lease it mints under (seen after a batch) and `ERROR code` for each new
+/// error.
 pub fn child_main() {
     let Ok(url) = std::env::var("IDMINT_MINTER_URL") else {
         return;
@@ -105,6 +114,9 @@ pub fn child_main() {
     let nodes: u64 = var("IDMINT_MINTER_NODES").parse().unwrap();
     let ttl: u64 = var("IDMINT_MINTER_TTL_MS").parse().unwrap();
     let batch: usize = var("IDMINT_MINTER_BATCH").parse().unwrap();
+    let pause = std::env::var("IDMINT_MINTER_PAUSE_US")
+        .ok()
+        .map(|us| Duration::from_micros(us.parse().unwrap()));
     let (stop_tx, stop) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         let mut sink = Vec::new();
@@ -144,6 +156,7 @@ pub fn child_main() {
         }
     };
     let mut node = None;
+    let mut lease = None;
     last_error = None;
     let mut buf = vec![0u64; batch];
     while !stopped() {
@@ -153,9 +166,19 @@ pub fn child_main() {
                     node = Some(gen.node());
                     say(format!("HOLD {}", gen.node()));
                 }
+                if let Some(info) = gen.lease_info() {
+                    let l = info.lease;
+                    if lease != Some((l.node, l.token, l.owner)) {
+                        lease = Some((l.node, l.token, l.owner));
+                        say(format!("LEASE {} {} {}", l.node, l.token, l.owner));
+                    }
+                }
                 last_error = None;
                 let bytes: Vec<u8> = buf.iter().flat_map(|id| id.to_le_bytes()).collect();
                 out.write_all(&bytes).unwrap();
+                if let Some(p) = pause {
+                    std::thread::sleep(p);
+                }
             }
             Err(e) => {
                 if last_error != Some(e.code()) {
@@ -196,6 +219,9 @@ impl Minter {
             cmd.env("LD_PRELOAD", LIBFAKETIME)
                 .env("FAKETIME_TIMESTAMP_FILE", path)
                 .env("FAKETIME_NO_CACHE", "1");
+        }
+        if let Some(p) = spec.pause {
+            cmd.env("IDMINT_MINTER_PAUSE_US", p.as_micros().to_string());
         }
         if spec.faketime.is_some() {
             // Only the wall clock moves: lease deadlines run on the monotonic clock.
@@ -319,22 +345,21 @@ impl Minter {
 
 /// Asserts that no ID occurs twice across `sets`; returns how many there were.
 pub fn assert_no_duplicates(sets: &[&[u64]]) -> usize {
-    let mut all = HashSet::new();
-    let mut total = 0;
-    let mut dups = 0;
-    let mut first = None;
-    for ids in sets {
-        for &id in *ids {
-            if !all.insert(id) {
-                dups += 1;
-                first.get_or_insert(id);
-            }
-            total += 1;
-        }
-    }
+    // Sorted rather than hashed: millions of IDs, in a debug build, in a second or two.
+    let mut all: Vec<u64> = sets.iter().flat_map(|s| s.iter().copied()).collect();
+    let total = all.len();
+    all.sort_unstable();
+    let dups: Vec<u64> = all
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
     assert_eq!(
-        dups, 0,
-        "{dups} duplicate IDs of {total}, the first {first:?}"
+        dups.len(),
+        0,
+        "{} duplicate IDs of {total}, the first {:?}",
+        dups.len(),
+        dups.first()
     );
     total
 }

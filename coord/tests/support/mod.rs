@@ -1,9 +1,11 @@
-//! Private Redis, PostgreSQL (and, in [`mariadb`], MariaDB) servers for tests, started on loopback in a temporary
+//! Private Redis, PostgreSQL (and, in [`mariadb`], MariaDB; etcd clusters: [`etcd`]) servers for tests, started on loopback in a temporary
 //! directory through `scripts/services.sh` and stopped when dropped. A test can stop or kill
 //! its server mid-run and start it again on the same port and data.
 #![allow(dead_code)]
 
+pub mod etcd;
 pub mod kit;
+pub mod lease_checks;
 pub mod mariadb;
 pub mod minter;
 pub mod tls;
