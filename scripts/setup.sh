@@ -11,6 +11,8 @@ command -v valgrind >/dev/null || need_apt+=(valgrind)
 # libfaketime to set a real process's clock back.
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
+# Debian's ZooKeeper, on the JRE it pulls in (default-jre); services.sh starts it standalone.
+[ -f /usr/share/java/zookeeper.jar ] && [ -d /usr/share/zookeeper ] || need_apt+=(zookeeper)
 command -v faketime >/dev/null || need_apt+=(faketime)
 # openssl makes the throwaway certificates of the TLS store tests.
 command -v openssl >/dev/null || need_apt+=(openssl)

@@ -3,14 +3,14 @@
 //! Coordination for idmint generators across processes and hosts:
 //!
 //! - **Worker leases** ([`lease`]): a node value held under a lease in a store (file locks in a
-//!   directory, Redis, PostgreSQL), renewed in the background, carrying the node's last issued
+//!   directory, Redis, PostgreSQL, ZooKeeper), renewed in the background, carrying the node's last issued
 //!   time so the next holder never mints before it (the time fence).
 //! - **Segments** ([`segment`]): ranges of consecutive values taken from a store (SQLite,
 //!   PostgreSQL, Redis, or an idmint service over HTTP) one round trip per range, served from
 //!   a double buffer.
 //!
 //! Stores are named by URL, so one string configures a service: `file:DIR`, `redis://…`,
-//! `postgres://…` for leases ([`lease::open`]), plus `static:N`, `env:VAR`, `ip` and `random`
+//! `postgres://…`, `zk://…` for leases ([`lease::open`]), plus `static:N`, `env:VAR`, `ip` and `random`
 //! node sources ([`node_source`]); `sqlite:PATH`, `postgres://…`, `redis://…`,
 //! `idmint+http://HOST:PORT/` for segments ([`segment::open_store`]).
 //!

@@ -10,9 +10,12 @@
 //! | `redis://HOST:PORT/[DB]`, `rediss://...` | [`RedisStore`] (feature `redis`): expiring lease keys with epoch, fencing token and random owner; a store epoch and lock delay, so a Redis that loses data (`FLUSHALL`, restart, failover) never lets two holders mint on one node | the lease key expires after the TTL |
 //! | `postgres://...`, `postgresql://...` | [`PgStore`] (feature `postgres`): a lease table (rows created on grant, `FOR UPDATE SKIP LOCKED`) and a per-namespace epoch that fences grants after a truncate or restore; TLS by libpq's `sslmode`/`sslrootcert` | the row's `expires_at` passes |
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
+//! | `zk://HOST:PORT[,HOST:PORT...]/PATH` | [`ZkStore`] (feature `zookeeper`): Meituan Leaf's worker ids (a persistent sequential znode per holder identity gives it its node back after a restart), an ephemeral znode per held node whose `czxid` is the fencing token, a persistent bound record per node, and a per-namespace epoch with a lock delay after the data is lost | the lease's ZooKeeper session expires (its timeout is at least the TTL) |
 //!
-//! Redis and PostgreSQL URLs accept `timeout_ms=N` (default 1000): the connect, read and
-//! statement timeout of every store call, so a dead store fails a call instead of hanging it.
+//! Redis, PostgreSQL and ZooKeeper URLs accept `timeout_ms=N` (default 1000): the connect,
+//! read and statement timeout of every store call, so a dead store fails a call instead of
+//! hanging it. ZooKeeper URLs also take `session_timeout_ms=N` (default the lease's TTL) and
+//! `identity=NAME` (Leaf's `ip:port`; default the holder name): see [`zookeeper`].
 //! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
 //! (see [`redis`] for when a restart may be trusted).
 //!
@@ -51,6 +54,8 @@ pub mod postgres;
 pub mod redis;
 pub mod snowflake;
 mod url;
+#[cfg(feature = "zookeeper")]
+pub mod zookeeper;
 
 pub use file::FileStore;
 pub use local::local_dir;
@@ -59,8 +64,10 @@ pub use postgres::PgStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
+#[cfg(feature = "zookeeper")]
+pub use zookeeper::ZkStore;
 
-/// Default timeout of one Redis or PostgreSQL call (connect, read, statement).
+/// Default timeout of one Redis, PostgreSQL or ZooKeeper call (connect, read, statement).
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// What a holder asks a store for: a node of a namespace's node space, for a time.
@@ -133,7 +140,10 @@ impl LeaseSpec {
         Ok(())
     }
 
-    #[cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "redis", feature = "postgres", feature = "zookeeper")),
+        allow(dead_code)
+    )]
     pub(crate) fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
@@ -221,7 +231,7 @@ impl Lease {
 ///   [`release`](Self::release), which records the exact final value;
 /// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
 pub trait LeaseStore: Send + Sync {
-    /// The store's name in errors: `file`, `redis`, `postgres`.
+    /// The store's name in errors: `file`, `redis`, `postgres`, `zookeeper`.
     fn kind(&self) -> &'static str;
 
     /// Grants a node no live holder has, other than `avoid` (the node a holder swaps away
@@ -313,8 +323,16 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
             reason: "this build has no PostgreSQL support (feature `postgres`)",
         });
     }
+    if url.starts_with("zk://") {
+        #[cfg(feature = "zookeeper")]
+        return Ok(Box::new(ZkStore::open(url)?));
+        #[cfg(not(feature = "zookeeper"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no ZooKeeper support (feature `zookeeper`)",
+        });
+    }
     Err(Error::InvalidConfig {
-        reason: "lease store URL must be local, or start with file:, redis://, postgres:// or postgresql://",
+        reason: "lease store URL must be local, or start with file:, redis://, rediss://, redis+unix:, postgres://, postgresql:// or zk://",
     })
 }
 

@@ -1,9 +1,12 @@
 //! Small URL helpers shared by the stores: the `file:` path, and the idmint query parameters
-//! (`timeout_ms`, `mode`) that are taken out before a URL goes to the Redis or PostgreSQL
-//! client (which would reject or misread them).
+//! (`timeout_ms`, `mode`) that are taken out before a URL goes to the Redis, PostgreSQL or
+//! ZooKeeper client (which would reject or misread them).
 
-// Without Redis and PostgreSQL only the `file:` helper is used.
-#![cfg_attr(not(any(feature = "redis", feature = "postgres")), allow(dead_code))]
+// Without the network stores only the `file:` helper is used.
+#![cfg_attr(
+    not(any(feature = "redis", feature = "postgres", feature = "zookeeper")),
+    allow(dead_code)
+)]
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,10 +1,14 @@
 //! Private Redis and PostgreSQL servers for tests, started on loopback in a temporary
 //! directory through `scripts/services.sh` and stopped when dropped. A test can stop or kill
-//! its server mid-run and start it again on the same port and data.
+//! its server mid-run and start it again on the same port and data. ZooKeeper has its own
+//! fixture, [`zookeeper::ZooKeeper`].
 #![allow(dead_code)]
 
+pub mod holders;
 pub mod minter;
 pub mod tls;
+#[cfg(feature = "zookeeper")]
+pub mod zookeeper;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
