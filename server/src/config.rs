@@ -38,8 +38,8 @@ pub struct ServeConfig {
     pub segments: Option<String>,
 
     /// Where the service's own Snowflake node comes from, and where client node leases are
-    /// granted: `file:DIR`, `redis://…`, `postgres://…`, or a fixed source (`static:N`, …;
-    /// then no client leases) [default: file:DATA_DIR/leases].
+    /// granted: `file:DIR`, `redis://…`, `postgres://…`, `zk://…`, or a fixed source
+    /// (`static:N`, …; then no client leases) [default: file:DATA_DIR/leases].
     #[arg(long, env = "IDMINT_LEASE", value_name = "URL")]
     pub lease: Option<String>,
 

@@ -986,10 +986,12 @@ enum Hold {
 /// call's deadline. A release whose first attempt went through is recognised by its record.
 async fn hold_retrying(c: &Client, p: &Paths, lease: &Lease, what: Hold) -> Step<()> {
     let mut again = false;
+    let mut attempts = 0;
     loop {
+        attempts += 1;
         let r = hold_on(c, p, lease, what).await;
         match (r, what) {
-            (Err(Fail::Zk(e)), _) if connection_error(&e) => {
+            (Err(Fail::Zk(e)), _) if connection_error(&e) && attempts < 8 => {
                 let mut watcher = c.state_watcher();
                 loop {
                     let state = watcher.peek_state();
@@ -1228,8 +1230,11 @@ impl ZkStore {
     fn sweep(&self) {
         let now = Instant::now();
         let mut map = lock(&self.sessions);
-        map.retain(|_, s| {
-            let s = lock(s);
+        map.retain(|_, slot| {
+            // A session in use by a call right now is alive enough.
+            let Ok(s) = slot.try_lock() else {
+                return true;
+            };
             s.as_ref().is_some_and(|s| {
                 !s.client.state().is_terminated() && now < s.last_ok + s.negotiated * 2
             })
