@@ -20,6 +20,7 @@ use idmint_coord::lease::{self, Lease, LeaseSpec, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
 use support::zookeeper::ZooKeeper;
+use zookeeper_client::Client;
 
 const NOW: u64 = 1_750_000_000_000;
 
@@ -118,6 +119,102 @@ fn warm(z: &ZooKeeper, ns: &str, nodes: u64) {
     store.release(&l, 0).unwrap();
 }
 
+/// A client on `z` to look at its znodes.
+fn probe(z: &ZooKeeper) -> Probe {
+    Probe::connect(&z.hosts())
+}
+
+/// A blocking ZooKeeper client for tests: reads and deletes znodes behind the store's back.
+struct Probe {
+    rt: tokio::runtime::Runtime,
+    client: Client,
+}
+
+impl Probe {
+    /// Connects (retrying for up to a minute: a server just restarted may refuse at first).
+    fn connect(hosts: &str) -> Probe {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let client = loop {
+            let c = rt.block_on(async {
+                tokio::time::timeout(
+                    Duration::from_secs(5),
+                    Client::connector()
+                        .with_session_timeout(Duration::from_secs(30))
+                        .connect(hosts),
+                )
+                .await
+            });
+            match c {
+                Ok(Ok(c)) => break c,
+                _ if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
+                other => panic!("cannot connect to ZooKeeper at {hosts}: {other:?}"),
+            }
+        };
+        Probe { rt, client }
+    }
+
+    /// The data of `path`, or `None` if it does not exist.
+    fn get(&self, path: &str) -> Option<String> {
+        match self.rt.block_on(self.client.get_data(path)) {
+            Ok((data, _)) => Some(String::from_utf8_lossy(&data).into_owned()),
+            Err(zookeeper_client::Error::NoNode) => None,
+            Err(e) => panic!("get {path}: {e}"),
+        }
+    }
+
+    /// Whether `path` exists.
+    fn exists(&self, path: &str) -> bool {
+        self.rt
+            .block_on(self.client.check_stat(path))
+            .unwrap_or_else(|e| panic!("exists {path}: {e}"))
+            .is_some()
+    }
+
+    /// The session that owns ephemeral `path`, if it exists.
+    fn owner(&self, path: &str) -> Option<i64> {
+        self.rt
+            .block_on(self.client.check_stat(path))
+            .unwrap_or_else(|e| panic!("stat {path}: {e}"))
+            .map(|s| s.ephemeral_owner)
+    }
+
+    /// The children of `path`, sorted (empty if it does not exist).
+    fn children(&self, path: &str) -> Vec<String> {
+        match self.rt.block_on(self.client.list_children(path)) {
+            Ok(mut v) => {
+                v.sort();
+                v
+            }
+            Err(zookeeper_client::Error::NoNode) => Vec::new(),
+            Err(e) => panic!("children {path}: {e}"),
+        }
+    }
+
+    /// Sets the data of `path`.
+    fn set(&self, path: &str, data: &str) {
+        self.rt
+            .block_on(self.client.set_data(path, data.as_bytes(), None))
+            .unwrap_or_else(|e| panic!("set {path}: {e}"));
+    }
+
+    /// Deletes `path` and everything under it (ephemeral znodes of other sessions too).
+    fn delete_all(&self, path: &str) {
+        for c in self.children(path) {
+            self.delete_all(&format!("{path}/{c}"));
+        }
+        match self.rt.block_on(self.client.delete(path, None)) {
+            Ok(()) | Err(zookeeper_client::Error::NoNode) => {}
+            Err(e) => panic!("delete {path}: {e}"),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Grants, renewals, the time fence and the epoch
 
@@ -130,7 +227,7 @@ fn warm(z: &ZooKeeper, ns: &str, nodes: u64) {
 fn zk_grants_renewals_and_the_bound_record() {
     let z = ZooKeeper::start();
     let store = open(&z.url());
-    let probe = z.probe();
+    let probe = probe(&z);
     let ns = ns("basic");
     let spec = LeaseSpec::new(&ns, 4, Duration::from_secs(10)).horizon(Duration::from_secs(20));
     let a = store.acquire(&spec, NOW, None).unwrap();
@@ -202,7 +299,7 @@ fn zk_grants_renewals_and_the_bound_record() {
 fn zk_queue_order_and_bounds() {
     let z = ZooKeeper::start();
     let store = open(&z.url());
-    let probe = z.probe();
+    let probe = probe(&z);
     let ns = ns("queue");
     let n = AtomicU32::new(0);
     // A new identity per acquire; the first grant pays the namespace's lock delay, long ago.
@@ -303,7 +400,7 @@ fn zk_same_identity_gets_its_worker_id_back() {
     let c = as_id("10.0.0.4:8080");
     let lc = c.acquire(&spec, NOW + 1_000, None).unwrap();
     assert_eq!(lc.node, 1);
-    let probe = z.probe();
+    let probe = probe(&z);
     assert!(probe
         .children(&format!("/idmint/{ns}/forever"))
         .iter()
@@ -397,7 +494,7 @@ fn zk_expiry_and_takeover() {
 fn zk_renew_checks_the_session_and_the_znodes() {
     let z = ZooKeeper::start();
     let store = open(&z.url());
-    let probe = z.probe();
+    let probe = probe(&z);
     let ns = ns("checks");
     let spec = LeaseSpec::new(&ns, 2, Duration::from_secs(30));
     let a = store.acquire(&spec, NOW, None).unwrap();
@@ -480,7 +577,7 @@ fn zk_renew_checks_the_session_and_the_znodes() {
 fn zk_huge_node_spaces_are_not_scanned() {
     let z = ZooKeeper::start();
     let store = open(&z.url());
-    let probe = z.probe();
+    let probe = probe(&z);
     let ns = ns("huge");
     let spec = LeaseSpec::new(&ns, 1 << 40, Duration::from_secs(30));
     let t = Instant::now();
@@ -526,7 +623,7 @@ fn zk_holder_paused_past_its_session_timeout() {
     let outs = temp_dir("paused-out");
     let url = z.url();
     let ns = ns("paused");
-    let probe = z.probe();
+    let probe = probe(&z);
     warm(&z, &ns, 1);
     let mut a = minter(&url, &ns, 1, &outs.0.join("a"));
     a.wait_for("HOLD");
@@ -641,7 +738,7 @@ fn zk_server_data_wiped_while_two_holders_mint_gives_no_duplicate() {
     a.signal(libc::SIGSTOP);
     b.signal(libc::SIGSTOP);
     z.wipe();
-    let probe = z.probe();
+    let probe = probe(&z);
     let deadline = Instant::now() + Duration::from_secs(60);
     while probe.children(&format!("/idmint/{ns}/held")).is_empty() {
         assert!(Instant::now() < deadline, "nobody was granted a node");

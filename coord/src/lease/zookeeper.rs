@@ -44,11 +44,20 @@
 //! processes that start with the same identity at the same moment may both create an entry;
 //! the lower sequence number is the identity's id from then on, the other stays unused.
 //!
+//! Under contention the order loosens by design: each node in 2 or 3 that another acquirer
+//! creates `held/N` for first (the grant's multi fails) widens the choice to a random one of the
+//! next 2, 4, 8, … candidates in that order, so 64 acquirers starting at once each need a few
+//! attempts instead of queueing one behind another on the same lowest node. An acquirer alone
+//! always takes the first candidate. A snapshot whose free nodes were all won by others is read
+//! again (up to 64 times) before [`Error::NoFreeNode`]; a snapshot with none is `NoFreeNode` at
+//! once.
+//!
 //! # Sessions are the leases
 //!
 //! Every lease has its own ZooKeeper session, opened by the acquire and closed by the release,
-//! and its own current-thread tokio runtime that only that lease's calls drive. A session is
-//! therefore touched exactly when its lease is renewed: a holder that stops renewing (its
+//! and its own current-thread tokio runtime that only that lease's calls drive (the client
+//! library's pings and reconnects run only then too). A session is therefore touched exactly
+//! when its lease is renewed: a holder that stops renewing (its
 //! process killed, stopped with SIGSTOP, or its renewal thread stuck) lets the session expire,
 //! ZooKeeper deletes `held/N`, and the node is granted again — above the bound the holder
 //! recorded, since only a holder can raise its record. A lease can be renewed or released only
@@ -104,7 +113,11 @@
 //! call on the client: an acquire connects a new session within one timeout and does its
 //! requests within a second one; renew and release end within one timeout (release's closing
 //! of the session gets what is left of it). A stopped server (SIGSTOP), a dead host or a
-//! partition fails a call with [`Error::StoreUnavailable`] at the deadline. A request cut off by
+//! partition fails a call with [`Error::StoreUnavailable`] at the deadline. A renewal or release
+//! whose connection drops (a server restart, or a lease renewed less often than the client's
+//! connection timeout, 3/5 of the session's, whose idle connection is given up at the call's
+//! first poll) waits, within its deadline, for the client to reconnect to the same session and
+//! tries again — or finds the session expired: [`Error::LeaseLost`]. A request cut off by
 //! the deadline may still reach the server later: every write is version-checked, so a late
 //! renewal only raises a record that is still its lease's, and a late grant belongs to a
 //! session that the failed acquire closed.

@@ -7,7 +7,6 @@
 pub mod holders;
 pub mod minter;
 pub mod tls;
-#[cfg(feature = "zookeeper")]
 pub mod zookeeper;
 
 use std::net::TcpListener;
