@@ -630,10 +630,6 @@ fn zk_holder_paused_past_its_session_timeout() {
     a.wait_minted(50_000);
     a.signal(libc::SIGSTOP);
     let paused = Instant::now();
-    let bound: u64 = probe
-        .get(&format!("/idmint/{ns}/node/0"))
-        .and_then(|r| r.split(' ').next()?.strip_prefix("bound=")?.parse().ok())
-        .expect("A's recorded bound");
     let store = open(&url);
     let spec = LeaseSpec::new(&ns, 1, Duration::from_millis(TTL_MS));
     let taken = acquire_eventually(&*store, &spec, wall_ms());
@@ -644,7 +640,16 @@ fn zk_holder_paused_past_its_session_timeout() {
         "granted again {:?} after the pause, while A's session was surely alive",
         paused.elapsed()
     );
+    // The record A raised at each renewal is the new grant's fence.
+    let bound: u64 = probe
+        .get(&format!("/idmint/{ns}/node/0"))
+        .and_then(|r| r.split(' ').next()?.strip_prefix("bound=")?.parse().ok())
+        .expect("A's recorded bound");
     assert_eq!((taken.node, taken.fence_ms), (0, Some(bound)));
+    assert!(
+        bound > wall_ms() - 60_000,
+        "A renewed the bound while minting"
+    );
     store.release(&taken, bound).unwrap();
     let mut b = minter(&url, &ns, 1, &outs.0.join("b"));
     b.wait_for("HOLD");
