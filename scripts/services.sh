@@ -13,6 +13,11 @@
 #   scripts/services.sh start mariadb DIR PORT    # mariadb-install-db into DIR/data on first start,
 #                                                 # then mariadbd on 127.0.0.1:PORT (socket in DIR),
 #                                                 # user idmint (no password) owning database idmint
+#   scripts/services.sh start zookeeper DIR PORT  # a standalone ZooKeeper (Debian's package, on the
+#                                                 # JRE): DIR/zoo.cfg, data in DIR/data, tickTime
+#                                                 # 200 ms (sessions of 400 ms to 120 s), admin
+#                                                 # server off, four-letter `ruok`, `srvr`, `stat`
+#                                                 # and `mntr` allowed; waits until it serves
 #   scripts/services.sh start idmint DIR PORT [FLAGS...]
 #                                                 # the idmint service (`idmint serve`, the binary
 #                                                 # $IDMINT_BIN, else target/debug/idmint, built if
@@ -27,11 +32,11 @@
 #   scripts/services.sh start etcd-tls DIR PORT CERTDIR [MEMBER]
 #                                                 # the same, clients through TLS only (https, with
 #                                                 # CERTDIR/server.crt and server.key)
-#   scripts/services.sh stop redis|postgres|mariadb|etcd|idmint DIR [MEMBER]
+#   scripts/services.sh stop redis|postgres|mariadb|zookeeper|etcd|idmint DIR [MEMBER]
 #                                                 # stops it (the directory stays, for a restart);
 #                                                 # etcd: every member, or only MEMBER
-#   scripts/services.sh kill redis|postgres|mariadb|etcd DIR [MEMBER]   # SIGKILL, as a crash would
-#   scripts/services.sh signal redis|postgres|mariadb|etcd DIR SIG [MEMBER]
+#   scripts/services.sh kill redis|postgres|mariadb|zookeeper|etcd DIR [MEMBER]   # SIGKILL, as a crash would
+#   scripts/services.sh signal redis|postgres|mariadb|zookeeper|etcd DIR SIG [MEMBER]
 #                                                 # sends SIG (STOP, CONT) to the server; for
 #                                                 # PostgreSQL to the postmaster and
 #                                                 # every process it started (each has its own
@@ -42,7 +47,8 @@
 #
 # URLs: idmint+http://127.0.0.1:PORT/ (idmint), redis://127.0.0.1:PORT/, rediss://127.0.0.1:PORT/ (redis-tls),
 # postgres://idmint@127.0.0.1:PORT/postgres, mysql://idmint@127.0.0.1:PORT/idmint (mariadb) and
-# etcd://127.0.0.1:PORT,127.0.0.1:PORT+1,127.0.0.1:PORT+2/PREFIX (etcds://... with etcd-tls).
+# etcd://127.0.0.1:PORT,127.0.0.1:PORT+1,127.0.0.1:PORT+2/PREFIX (etcds://... with etcd-tls),
+# zk://127.0.0.1:PORT/PATH (zookeeper).
 # Tests use it to run private servers they can stop mid-run; scripts/test.sh uses it for the
 # servers the bindings' tests share. The servers are installed by scripts/setup.sh.
 set -euo pipefail
@@ -166,7 +172,66 @@ wait_port() {
   echo "services: nothing listens on 127.0.0.1:$1" >&2; return 1
 }
 
+# Whether the ZooKeeper on port $1 serves requests: it answers the four-letter `ruok` as soon
+# as it listens, but `srvr` names its mode only once its data is loaded.
+zk_ready() {
+  local answer
+  answer=$( (exec 3<>"/dev/tcp/127.0.0.1/$1" && printf srvr >&3 && timeout 2 cat <&3) 2>/dev/null) || true
+  [[ $answer == *"Mode: "* ]]
+}
+
 case "$action/$kind" in
+  start/zookeeper)
+    : "${port:?port}"
+    jar=/usr/share/java/zookeeper.jar
+    [ -f "$jar" ] || { echo "services: ZooKeeper not found at $jar (run scripts/setup.sh)" >&2; exit 1; }
+    command -v java >/dev/null || { echo "services: java not found (run scripts/setup.sh)" >&2; exit 1; }
+    mkdir -p "$dir/data"
+    if [ -f "$dir/zookeeper.pid" ] && kill -0 "$(cat "$dir/zookeeper.pid")" 2>/dev/null \
+      && zk_ready "$port"; then
+      exit 0
+    fi
+    # tickTime 200 ms: sessions may be as short as 400 ms and expire within a tick of their
+    # timeout, so session-expiry tests take seconds. forceSync=no: a write is in the page cache,
+    # not on the disk, when acknowledged; that survives a killed server (not a power cut).
+    # maxClientCnxns=0: tests open more than the default 60 connections from 127.0.0.1.
+    printf '%s\n' "tickTime=200" "minSessionTimeout=400" "maxSessionTimeout=120000" \
+      "dataDir=$dir/data" "clientPort=$port" "clientPortAddress=127.0.0.1" "maxClientCnxns=0" \
+      "forceSync=no" "admin.enableServer=false" "4lw.commands.whitelist=ruok,srvr,stat,mntr" \
+      >"$dir/zoo.cfg"
+    # The jar's manifest names its dependencies; slf4j-simple writes the log to stderr.
+    cp=$jar
+    [ -f /usr/share/java/slf4j-simple.jar ] && cp=$cp:/usr/share/java/slf4j-simple.jar
+    setsid java -Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+      -Dorg.slf4j.simpleLogger.defaultLogLevel="${IDMINT_ZK_LOG_LEVEL:-warn}" -Dorg.slf4j.simpleLogger.showDateTime=true \
+      -cp "$cp" org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zoo.cfg" \
+      </dev/null >>"$dir/zookeeper.log" 2>&1 &
+    echo $! >"$dir/zookeeper.pid"
+    for _ in $(seq 1 600); do
+      zk_ready "$port" && exit 0
+      kill -0 "$(cat "$dir/zookeeper.pid")" 2>/dev/null || { cat "$dir/zookeeper.log" >&2; exit 1; }
+      sleep 0.05
+    done
+    echo "services: ZooKeeper did not answer on $port" >&2; cat "$dir/zookeeper.log" >&2; exit 1
+    ;;
+  stop/zookeeper|kill/zookeeper)
+    [ -f "$dir/zookeeper.pid" ] || exit 0
+    pid=$(cat "$dir/zookeeper.pid")
+    sig=TERM; [ "$action" = kill ] && sig=KILL
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    # A server a test paused (SIGSTOP) acts on the signal only once it runs again.
+    kill -s CONT "$pid" 2>/dev/null || true
+    # Dead once gone or a zombie (nobody of ours reaps it: it was started by another shell).
+    zk_running() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]; }
+    for _ in $(seq 1 400); do zk_running "$pid" || break; sleep 0.02; done
+    kill -s KILL "$pid" 2>/dev/null || true
+    rm -f "$dir/zookeeper.pid"
+    ;;
+  signal/zookeeper)
+    sig=${4:?signal}
+    [ -f "$dir/zookeeper.pid" ] || { echo "services: no server in $dir" >&2; exit 1; }
+    kill -s "$sig" "$(cat "$dir/zookeeper.pid")"
+    ;;
   start/redis|start/redis-tls)
     : "${port:?port}"
     mkdir -p "$dir"
@@ -408,5 +473,5 @@ case "$action/$kind" in
     for child in $(pgrep -P "$pid"); do kill -s "$sig" "$child" 2>/dev/null || true; done
     ;;
   *)
-    echo "usage: $0 start|stop|kill|signal|leader|etcdctl redis|redis-tls|postgres|postgres-tls|mariadb|etcd|etcd-tls|idmint DIR [PORT [MODE|CERTDIR|MEMBER]|SIG [MEMBER]]" >&2; exit 2 ;;
+    echo "usage: $0 start|stop|kill|signal|leader|etcdctl redis|redis-tls|postgres|postgres-tls|mariadb|zookeeper|etcd|etcd-tls|idmint DIR [PORT [MODE|CERTDIR|MEMBER]|SIG [MEMBER]]" >&2; exit 2 ;;
 esac

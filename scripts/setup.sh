@@ -13,6 +13,8 @@ command -v redis-server >/dev/null || need_apt+=(redis-server)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
 { command -v mariadbd || command -v mysqld || [ -x /usr/sbin/mariadbd ]; } >/dev/null 2>&1 \
   || need_apt+=(mariadb-server)
+# Debian's ZooKeeper, on the JRE it pulls in (default-jre); services.sh starts it standalone.
+[ -f /usr/share/java/zookeeper.jar ] && [ -d /usr/share/zookeeper ] || need_apt+=(zookeeper)
 command -v faketime >/dev/null || need_apt+=(faketime)
 # A 3-member etcd cluster for the etcd lease store's tests (etcd, and etcdctl to steer it).
 command -v etcd >/dev/null || need_apt+=(etcd-server)

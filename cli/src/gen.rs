@@ -35,7 +35,8 @@ pub struct GenArgs {
 
     /// Take the node from a source instead of `--node`: a lease (`local`, the default: the
     /// per-user lock directory; `file:DIR`, `redis://...`, `postgres://...`,
-    /// `postgres://...?mode=boot`, `etcd://HOST:PORT,.../PREFIX`) held while minting and
+    /// `postgres://...?mode=boot`, `etcd://HOST:PORT,.../PREFIX`,
+    /// `zk://HOST:PORT/PATH`) held while minting and
     /// released at exit, whose recorded last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip`, `random`. A store
     /// URL can also come from a file or the environment (`@PATH`, `@env:NAME`), so that a
     /// password does not appear on the command line.

@@ -3,7 +3,7 @@
 //! Coordination for idmint generators across processes and hosts:
 //!
 //! - **Worker leases** ([`lease`]): a node value held under a lease in a store (file locks in a
-//!   directory, Redis, PostgreSQL, MySQL/MariaDB, etcd), renewed in the background, carrying the node's last issued
+//!   directory, Redis, PostgreSQL, MySQL/MariaDB, etcd, ZooKeeper), renewed in the background, carrying the node's last issued
 //!   time so the next holder never mints before it (the time fence).
 //! - **Segments** ([`segment`]): ranges of consecutive values taken from a store (SQLite,
 //!   PostgreSQL, MySQL/MariaDB on Leaf's own table, Redis, or an idmint service over HTTP) one round trip per range, served from
@@ -13,7 +13,7 @@
 //!   builds a thread-safe generator, the same on every surface.
 //!
 //! Stores are named by URL, so one string configures a service: `file:DIR`, `redis://…`,
-//! `postgres://…`, `mysql://…`, `etcd://…` for leases ([`lease::open`]), plus `static:N`, `env:VAR`, `ip` and
+//! `postgres://…`, `mysql://…`, `etcd://…`, `zk://…` for leases ([`lease::open`]), plus `static:N`, `env:VAR`, `ip` and
 //! `random` node sources ([`node_source`]); `sqlite:PATH`, `postgres://…`, `mysql://…`, `redis://…`,
 //! `idmint+http://HOST:PORT/` for segments ([`segment::open_store`]).
 //!

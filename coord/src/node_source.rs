@@ -8,7 +8,7 @@
 //! | `ip` / `ip:A.B.C.D` | the low node bits of the host's private IPv4 address (Sonyflake) | unique only while no two hosts share those bits |
 //! | `random` | OS randomness over the node space | collisions become likely near √(node space) generators (birthday bound) |
 //! | `local` | a lease from the per-user local lock directory ([`crate::lease::local`]) | distinct nodes for every process of the host; the CLI's default |
-//! | `file:DIR`, `redis://...`, `postgres://...`, `mysql://...`, `etcd://...` | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
+//! | `file:DIR`, `redis://...`, `postgres://...`, `mysql://...`, `etcd://...`, `zk://...` | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
 //! | `@env:NAME`, `@PATH` | the source text from an environment variable or a file ([`crate::url_ref`]) | keeps passwords in store URLs off the command line |
 //!
 //! A value is checked against the layout's node field and rejected when it does not fit
@@ -66,7 +66,7 @@ impl NodeSource {
         if s == "local" {
             return Ok(NodeSource::Leased(s.to_string()));
         }
-        const LEASED: [&str; 10] = [
+        const LEASED: [&str; 11] = [
             "file:",
             "redis://",
             "rediss://",
@@ -77,6 +77,7 @@ impl NodeSource {
             "mariadb://",
             "etcd://",
             "etcds://",
+            "zk://",
         ];
         if LEASED.iter().any(|p| s.starts_with(p)) {
             return Ok(NodeSource::Leased(s.to_string()));

@@ -155,7 +155,7 @@ impl LeasedOptions {
     }
 
     /// Leases a node from `source` (`local`, `file:DIR`, `redis://…`, `postgres://…`,
-    /// `etcd://…`, `static:N`, `random`, …) and builds the generator.
+    /// `etcd://…`, `zk://…`, `static:N`, `random`, …) and builds the generator.
     pub fn open(&self, source: &str) -> Result<LeasedSnowflake> {
         LeasedSnowflake::from_source(source, self.config()?, self.lease.clone())
     }

@@ -38,7 +38,7 @@ pub struct ServeConfig {
     pub segments: Option<String>,
 
     /// Where the service's own Snowflake node comes from, and where client node leases are
-    /// granted: `file:DIR`, `redis://…`, `postgres://…`, `etcd://…`, or a fixed source
+    /// granted: `file:DIR`, `redis://…`, `postgres://…`, `etcd://…`, `zk://…`, or a fixed source
     /// (`static:N`, …; then no client leases) [default: file:DATA_DIR/leases].
     #[arg(long, env = "IDMINT_LEASE", value_name = "URL")]
     pub lease: Option<String>,

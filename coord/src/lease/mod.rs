@@ -13,9 +13,12 @@
 //! | `mysql://USER[:PASS]@HOST:PORT/DB`, `mariadb://...` | [`MysqlStore`] (feature `mysql`): the lease table and per-namespace epoch of the PostgreSQL store, on MySQL 8.0+ or MariaDB 10.6+; TLS by `ssl-mode`/`ca_file` | the row's `expires_at` passes |
 //! | `mysql://...?mode=boot` | [`MysqlStore`] on Baidu UidGenerator's own `WORKER_NODE` table: a new row per boot | never: every boot takes a new node |
 //! | `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`, `etcds://...` | [`EtcdStore`] (feature `etcd`): a node key per held node attached to an etcd lease, granted by a `create_revision == 0` transaction, the key's create revision as fencing token; a per-namespace epoch and lock delay after the prefix is deleted or the cluster restored | the etcd lease expires (TTL rounded up to whole seconds) |
+//! | `zk://HOST:PORT[,HOST:PORT...]/PATH` | [`ZkStore`] (feature `zookeeper`): Meituan Leaf's worker ids (a persistent sequential znode per holder identity gives it its node back after a restart), an ephemeral znode per held node whose `czxid` is the fencing token, a persistent bound record per node, and a per-namespace epoch with a lock delay after the data is lost | the lease's ZooKeeper session expires (its timeout is at least the TTL) |
 //!
-//! Redis, PostgreSQL, MySQL and etcd URLs accept `timeout_ms=N` (default 1000): the connect, read and
-//! statement timeout of every store call, so a dead store fails a call instead of hanging it.
+//! Redis, PostgreSQL, MySQL, etcd and ZooKeeper URLs accept `timeout_ms=N` (default 1000): the
+//! connect, read and statement timeout of every store call, so a dead store fails a call instead
+//! of hanging it. ZooKeeper URLs also take `session_timeout_ms=N` (default the lease's TTL) and
+//! `identity=NAME` (Leaf's `ip:port`; default the holder name): see [`zookeeper`].
 //! Redis URLs also take `ca_file=PATH` (`rediss://` with a private CA) and `restart=durable`
 //! (see [`redis`] for when a restart may be trusted).
 //!
@@ -62,6 +65,8 @@ pub mod postgres;
 pub mod redis;
 pub mod snowflake;
 mod url;
+#[cfg(feature = "zookeeper")]
+pub mod zookeeper;
 
 #[cfg(feature = "etcd")]
 pub use etcd::EtcdStore;
@@ -74,8 +79,10 @@ pub use postgres::PgStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
+#[cfg(feature = "zookeeper")]
+pub use zookeeper::ZkStore;
 
-/// Default timeout of one Redis, PostgreSQL, MySQL or etcd call (connect, read, statement).
+/// Default timeout of one Redis, PostgreSQL, MySQL, etcd or ZooKeeper call (connect, read, statement).
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// What a holder asks a store for: a node of a namespace's node space, for a time.
@@ -149,7 +156,7 @@ impl LeaseSpec {
     }
 
     #[cfg_attr(
-        not(any(feature = "redis", feature = "postgres", feature = "mysql", feature = "etcd")),
+        not(any(feature = "redis", feature = "postgres", feature = "mysql", feature = "etcd", feature = "zookeeper")),
         allow(dead_code)
     )]
     pub(crate) fn ttl_ms(&self) -> u64 {
@@ -242,7 +249,7 @@ impl Lease {
 ///   [`release`](Self::release), which records the exact final value;
 /// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
 pub trait LeaseStore: Send + Sync {
-    /// The store's name in errors: `file`, `redis`, `postgres`, `mysql`, `etcd`.
+    /// The store's name in errors: `file`, `redis`, `postgres`, `mysql`, `etcd`, `zookeeper`.
     fn kind(&self) -> &'static str;
 
     /// Grants a node no live holder has, other than `avoid` (the node a holder swaps away
@@ -350,8 +357,16 @@ pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
             reason: "this build has no etcd support (feature `etcd`)",
         });
     }
+    if url.starts_with("zk://") {
+        #[cfg(feature = "zookeeper")]
+        return Ok(Box::new(ZkStore::open(url)?));
+        #[cfg(not(feature = "zookeeper"))]
+        return Err(Error::InvalidConfig {
+            reason: "this build has no ZooKeeper support (feature `zookeeper`)",
+        });
+    }
     Err(Error::InvalidConfig {
-        reason: "lease store URL must be local, or start with file:, redis://, postgres://, postgresql://, mysql://, mariadb://, etcd:// or etcds://",
+        reason: "lease store URL must be local, or start with file:, redis://, rediss://, redis+unix:, postgres://, postgresql://, mysql://, mariadb://, etcd://, etcds:// or zk://",
     })
 }
 

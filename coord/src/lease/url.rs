@@ -1,10 +1,10 @@
 //! Small URL helpers shared by the stores: the `file:` path, and the idmint query parameters
-//! (`timeout_ms`, `mode`) that are taken out before a URL goes to the Redis or PostgreSQL
-//! client (which would reject or misread them).
+//! (`timeout_ms`, `mode`) that are taken out before a URL goes to the Redis, PostgreSQL or
+//! ZooKeeper client (which would reject or misread them).
 
-// Without Redis and PostgreSQL only the `file:` helper is used.
+// Without the network stores only the `file:` helper is used.
 #![cfg_attr(
-    not(any(feature = "redis", feature = "postgres", feature = "etcd")),
+    not(any(feature = "redis", feature = "postgres", feature = "etcd", feature = "zookeeper")),
     allow(dead_code)
 )]
 

@@ -1,14 +1,17 @@
 //! Private Redis, PostgreSQL (and, in [`mariadb`], MariaDB; etcd clusters: [`etcd`]) servers for tests, started on loopback in a temporary
 //! directory through `scripts/services.sh` and stopped when dropped. A test can stop or kill
-//! its server mid-run and start it again on the same port and data.
+//! its server mid-run and start it again on the same port and data. ZooKeeper has its own
+//! fixture, [`zookeeper::ZooKeeper`].
 #![allow(dead_code)]
 
 pub mod etcd;
+pub mod holders;
 pub mod kit;
 pub mod lease_checks;
 pub mod mariadb;
 pub mod minter;
 pub mod tls;
+pub mod zookeeper;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
