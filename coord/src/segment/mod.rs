@@ -17,7 +17,7 @@ pub mod sharded;
 pub mod sqlite;
 pub mod url;
 
-pub use allocator::{KeyStats, SegmentAllocator, SegmentAllocatorBuilder, SegmentKey};
+pub use allocator::{KeyStats, SegmentAllocator, SegmentAllocatorBuilder, SegmentKey, CACHED_KEYS};
 pub use idmint::segment::{Range, SegmentConfig};
 pub use journal::{Journal, JournalEntry};
 pub use memory::MemoryStore;
