@@ -1,53 +1,5 @@
 //! [`SegmentCursor`]: serves a window of a [`SegmentBuffer`](super::SegmentBuffer)'s quiet run
 //! to any number of threads without a lock.
-//!
-//! A driver that shares one buffer between threads keeps it behind a lock, and every ID costs a
-//! lock and an unlock — and, with several threads on one key, the lock's cache line moving
-//! between cores. Most IDs need no decision, though: the buffer's
-//! [quiet run](super::SegmentBuffer::quiet_range) is the next values it would hand out as they
-//! are, without a fetch, a fence, a gap or an obfuscation. The driver *publishes* (a prefix of)
-//! that run in a cursor, and threads *claim* values from it with one compare-and-swap each. The
-//! lock is needed only when the window runs out: the lock holder *seals* the cursor (no claim
-//! succeeds after that), tells the buffer which values were claimed
-//! ([`consume_quiet`](super::SegmentBuffer::consume_quiet)), does whatever the buffer asks, and
-//! publishes the next window.
-//!
-//! # Why no value is served twice, and none is lost
-//!
-//! The cursor is one word — `generation | sealed | offset` — plus the window's `base` and
-//! `len`. A claim reads the word, then `base` and `len`, and swaps the word for `offset + 1`.
-//!
-//! * **Each offset once.** Claims move the word by compare-and-swap, so every successful claim
-//!   gets an offset no other claim got.
-//! * **Only from the window that was read.** The owner seals (a read-modify-write of the word)
-//!   *before* it writes a new `base` and `len`, and publishes the new window by storing a word
-//!   with the next generation *after* them. A claimant that read a new `base` or `len` (acquire)
-//!   therefore sees the seal in its swap, which fails; a swap that succeeds proves that `base`
-//!   and `len` belonged to the generation it read. The generation makes a word of an old window
-//!   differ from every word of a newer one (it takes 2^39 windows for a generation to come
-//!   back, which a thread would have to sleep through between two instructions).
-//! * **Exactly what was claimed.** The seal returns the word as it was: its offset is the number
-//!   of values claimed, each of them below `len`. The owner hands that count to the buffer,
-//!   which moves past exactly those values — the rest of the window stays unserved, for the
-//!   next window or the journal.
-//!
-//! The seal and the publish are the owner's: call them from one thread at a time (under the
-//! driver's lock), alternately, starting with a seal.
-//!
-//! # Examples
-//! ```
-//! use idmint::segment::{Range, SegmentCursor};
-//!
-//! let cursor = SegmentCursor::new();
-//! assert_eq!(cursor.claim(), None); // nothing published yet
-//! let sealed = cursor.seal();
-//! cursor.publish(sealed, Range { start: 100, end: 103 });
-//! assert_eq!(cursor.claim(), Some(100));
-//! assert_eq!(cursor.claim_run(5), Some(Range { start: 101, end: 103 }));
-//! assert_eq!(cursor.claim(), None); // used up: the owner's turn
-//! let sealed = cursor.seal();
-//! assert_eq!(sealed.claimed(), Range { start: 100, end: 103 });
-//! ```
 
 #[cfg(not(loom))]
 use core::sync::atomic::{
@@ -71,10 +23,58 @@ const GENERATION_MASK: u64 = u64::MAX >> GENERATION_SHIFT;
 /// The most values one window holds: a longer quiet run is published a window at a time.
 pub const MAX_CURSOR_WINDOW: u64 = OFFSET_MASK;
 
-/// Lock-free claims from a published window of values; see the [module docs](self).
+/// Lock-free claims from a published window of values.
+///
+/// A driver that shares one buffer between threads keeps it behind a lock, and every ID costs a
+/// lock and an unlock — and, with several threads on one key, the lock's cache line moving
+/// between cores. Most IDs need no decision, though: the buffer's
+/// [quiet run](super::SegmentBuffer::quiet_range) is the next values it would hand out as they
+/// are, without a fetch, a fence, a gap or an obfuscation. The driver *publishes* (a prefix of)
+/// that run in a cursor, and threads *claim* values from it with one compare-and-swap each. The
+/// lock is needed only when the window runs out: the lock holder *seals* the cursor (no claim
+/// succeeds after that), tells the buffer which values were claimed
+/// ([`consume_quiet`](super::SegmentBuffer::consume_quiet)), does whatever the buffer asks, and
+/// publishes the next window.
+///
+/// # Why no value is served twice, and none is lost
+///
+/// The cursor is one word — `generation | sealed | offset` — plus the window's `base` and
+/// `len`. A claim reads the word, then `base` and `len`, and swaps the word for `offset + 1`.
+///
+/// * **Each offset once.** Claims move the word by compare-and-swap, so every successful claim
+///   gets an offset no other claim got.
+/// * **Only from the window that was read.** The owner seals (a read-modify-write of the word)
+///   *before* it writes a new `base` and `len`, and publishes the new window by storing a word
+///   with the next generation *after* them. A claimant that read a new `base` or `len` (acquire)
+///   therefore sees the seal in its swap, which fails; a swap that succeeds proves that `base`
+///   and `len` belonged to the generation it read. The generation makes a word of an old window
+///   differ from every word of a newer one (it takes 2^39 windows for a generation to come
+///   back, which a thread would have to sleep through between two instructions).
+/// * **Exactly what was claimed.** The seal returns the word as it was: its offset is the number
+///   of values claimed, each of them below `len`. The owner hands that count to the buffer,
+///   which moves past exactly those values — the rest of the window stays unserved, for the
+///   next window or the journal.
+///
+/// The seal and the publish are the owner's: call them from one thread at a time (under the
+/// driver's lock), alternately, starting with a seal.
 ///
 /// Aligned to a cache line: the word every claim swaps shares its line only with the window it
 /// describes, which a claim reads anyway.
+///
+/// # Examples
+/// ```
+/// use idmint::segment::{Range, SegmentCursor};
+///
+/// let cursor = SegmentCursor::new();
+/// assert_eq!(cursor.claim(), None); // nothing published yet
+/// let sealed = cursor.seal();
+/// cursor.publish(sealed, Range { start: 100, end: 103 });
+/// assert_eq!(cursor.claim(), Some(100));
+/// assert_eq!(cursor.claim_run(5), Some(Range { start: 101, end: 103 }));
+/// assert_eq!(cursor.claim(), None); // used up: the owner's turn
+/// let sealed = cursor.seal();
+/// assert_eq!(sealed.claimed(), Range { start: 100, end: 103 });
+/// ```
 #[repr(align(64))]
 pub struct SegmentCursor {
     /// `generation << 25 | sealed << 24 | offset`.
@@ -180,7 +180,7 @@ impl SegmentCursor {
     }
 
     /// Closes the window: no claim succeeds until [`publish`](Self::publish). Returns what was
-    /// claimed from it. The owner's call (see the [module docs](self)); sealing a sealed cursor
+    /// claimed from it. The owner's call (see the [type docs](SegmentCursor)); sealing a sealed cursor
     /// again (an owner that did not publish) reports nothing claimed, since nothing could be.
     pub fn seal(&self) -> Sealed {
         let old = self.state.fetch_or(SEALED, AcqRel);
