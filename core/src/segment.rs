@@ -83,6 +83,9 @@
 #[cfg(feature = "alloc")]
 use alloc::{collections::BTreeMap, string::String, vec::Vec};
 
+mod cursor;
+pub use cursor::{Sealed, SegmentCursor, MAX_CURSOR_WINDOW};
+
 use crate::error::{Error, Result};
 use crate::obfuscate::Obfuscator;
 use crate::state::mix64;
@@ -749,6 +752,48 @@ impl SegmentBuffer {
         } else {
             None
         }
+    }
+
+    /// The values the buffer would serve next without any decision — no fetch becomes due,
+    /// nothing is fenced, skipped or obfuscated: `[cursor, quiet)`, empty when the next value
+    /// needs [`next`](Self::next). A driver may hand them out through a [`SegmentCursor`]
+    /// window, then report what was taken with [`consume_quiet`](Self::consume_quiet) before
+    /// it calls anything else on the buffer.
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::segment::{Range, SegmentBuffer, SegmentConfig, Take};
+    ///
+    /// let mut buf = SegmentBuffer::new(SegmentConfig::new().fixed_step(100).refill_at_percent(50))?;
+    /// let Take::Fetch(f) = buf.next(0)? else { panic!() };
+    /// buf.supply(f, Range { start: 1, end: 101 }, 0)?;
+    /// // Serving 50 makes the next fetch due (the refill mark is 51): 1..=49 need no decision.
+    /// assert_eq!(buf.quiet_range(), Range { start: 1, end: 50 });
+    /// buf.consume_quiet(Range { start: 1, end: 11 })?; // ten of them were handed out
+    /// assert_eq!(buf.next(0)?, Take::Id(11));
+    /// # Ok::<(), idmint::Error>(())
+    /// ```
+    pub fn quiet_range(&self) -> Range {
+        Range {
+            start: self.cursor,
+            end: self.quiet.max(self.cursor),
+        }
+    }
+
+    /// Marks `served` as handed out: it must be a prefix of [`quiet_range`](Self::quiet_range)
+    /// (an empty range is always accepted). Anything else is [`Error::InvalidConfig`] and
+    /// changes nothing.
+    pub fn consume_quiet(&mut self, served: Range) -> Result<()> {
+        if served.is_empty() {
+            return Ok(());
+        }
+        if served.start != self.cursor || served.end > self.quiet {
+            return Err(Error::InvalidConfig {
+                reason: "consumed values are not a prefix of the segment buffer's quiet run",
+            });
+        }
+        self.cursor = served.end;
+        Ok(())
     }
 
     fn next_slow(&mut self, now_ms: u64) -> Result<Take> {

@@ -157,6 +157,35 @@ fn quiet_fast_path_stops_where_a_decision_is_needed() {
     let mut gappy = SegmentBuffer::new(SegmentConfig::new().fixed_step(100).gaps(3, 1)).unwrap();
     gappy.resume(&[r(0, 100)]).unwrap();
     assert_eq!(gappy.next_if_quiet(), None);
+    assert!(gappy.quiet_range().is_empty());
+}
+
+#[test]
+fn consumed_quiet_values_are_a_prefix_of_the_quiet_run_or_refused() {
+    let mut buf =
+        SegmentBuffer::new(SegmentConfig::new().fixed_step(100).refill_at_percent(50)).unwrap();
+    assert!(buf.quiet_range().is_empty(), "empty buffer");
+    let f = first_fetch(&mut buf, 0);
+    buf.supply(f, r(0, 100), 0).unwrap();
+    assert_eq!(buf.quiet_range(), r(0, 49));
+    // Not at the cursor, past the quiet run: refused, nothing changes.
+    for bad in [r(1, 5), r(0, 50), r(40, 60)] {
+        assert_eq!(
+            buf.consume_quiet(bad).unwrap_err().kind(),
+            ErrorKind::InvalidConfig,
+            "{bad:?}"
+        );
+    }
+    buf.consume_quiet(r(7, 7)).unwrap(); // empty: accepted anywhere
+    buf.consume_quiet(r(0, 10)).unwrap();
+    assert_eq!(buf.quiet_range(), r(10, 49));
+    buf.consume_quiet(r(10, 49)).unwrap();
+    assert!(buf.quiet_range().is_empty(), "the mark: next() decides");
+    let (v, f) = id(&mut buf, 0);
+    assert_eq!(v, 49);
+    assert!(f.is_some());
+    assert_eq!(buf.quiet_range(), r(50, 100), "in flight: up to the end");
+    assert_eq!(buf.buffered(), 50);
 }
 
 #[test]

@@ -3,9 +3,20 @@
 //!
 //! # How it runs
 //!
-//! * **Per-key buffers behind per-key mutexes.** A call locks its key's buffer, takes what it
-//!   needs and unlocks: no store round trip, no file I/O and no clock other than a cheap
-//!   coarse reading happens under the lock. Keys do not contend with each other.
+//! * **Most IDs without a lock.** Each key's buffer sits behind its own mutex, and the values
+//!   it would serve next without any decision (its quiet run: no fetch due, no fence, no gap,
+//!   no obfuscation) are published in the key's [`SegmentCursor`]: a call claims one with a
+//!   single compare-and-swap and returns. Only when the window runs out does a call take the
+//!   lock: taking it seals the cursor and moves the buffer past exactly the values claimed,
+//!   releasing it publishes the next window (see [`idmint::segment::SegmentCursor`] for why
+//!   no value is served twice and none is lost). No store round trip, no file I/O and no clock
+//!   other than a cheap coarse reading happens under the lock. Keys do not contend with each
+//!   other.
+//! * **Keys by name, cheaply.** [`SegmentAllocator::next_id`] finds the key in a small
+//!   per-thread cache of the last [`CACHED_KEYS`] keys the thread used (a string compare, no
+//!   hashing, no shared lock); a miss looks the key up in the allocator's map under its read
+//!   lock. A cached entry keeps its key's small state alive until the thread uses other keys
+//!   or exits. [`SegmentAllocator::key`] returns a handle that skips even the compare.
 //! * **Fetches run on one background thread.** When the core asks for the next range (the
 //!   refill threshold was crossed, or the buffers ran dry), the caller only queues the request
 //!   and returns its ID; the fetch thread does the round trip and hands the range back under
@@ -36,16 +47,19 @@
 //! Closing ([`SegmentAllocator::close`], or dropping) stops the threads — waiting for a fetch
 //! in progress so its range is not lost — drains every buffer and records the remainder.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::reason::Reason;
-use idmint::segment::{Fetch, SegmentBuffer, SegmentConfig, Stall, Take};
+use idmint::segment::{
+    Fetch, Range, Sealed, SegmentBuffer, SegmentConfig, SegmentCursor, Stall, Take,
+};
 use idmint::{Clock, Error, ForkGuard, Result, SystemClock};
 
 use super::journal::{Journal, JournalEntry};
@@ -53,6 +67,23 @@ use super::{counter, SegmentStore, MAX_KEYS};
 
 /// How long a caller waits for a range when both buffers of its key are empty, by default.
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How many keys each thread remembers for [`SegmentAllocator::next_id`] by name, across all
+/// allocators: the most recently used ones.
+pub const CACHED_KEYS: usize = 4;
+
+/// Each allocator's number in the per-thread key cache; never reused within a process, so a
+/// cached key cannot answer for another allocator.
+static NEXT_ALLOCATOR: AtomicU64 = AtomicU64::new(1);
+
+/// A cached key: the allocator's number and the key's entry.
+type CachedKey = Option<(u64, Arc<Key>)>;
+
+thread_local! {
+    /// The keys this thread used last, most recent first.
+    static KEY_CACHE: RefCell<[CachedKey; CACHED_KEYS]> =
+        const { RefCell::new([const { None }; CACHED_KEYS]) };
+}
 
 /// IDs from ranges of a [`SegmentStore`], per key, for any number of threads; see the
 /// [module docs](self).
@@ -125,6 +156,8 @@ pub struct KeyStats {
 struct Shared<S, C> {
     /// Buffered ranges would be served twice by a forked child: it refuses instead.
     fork: ForkGuard,
+    /// This allocator's number in the per-thread key cache.
+    id: u64,
     store: S,
     clock: C,
     cfg: SegmentConfig,
@@ -155,6 +188,8 @@ struct Journaling {
 }
 
 struct Key {
+    /// The buffer's quiet run, claimable without the lock (see [`Key::locked`]).
+    cursor: SegmentCursor,
     name: String,
     state: Mutex<KeyState>,
     cv: Condvar,
@@ -165,6 +200,12 @@ struct KeyState {
     error: Option<Error>,
 }
 
+/// How a round of [`Shared::fill`] ended.
+enum Filled {
+    Done(Result<()>),
+    Wait(Duration),
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Nothing panics while holding these locks (store calls run outside them), so a poisoned
     // lock still guards consistent state.
@@ -172,9 +213,50 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Key {
-    fn lock(&self) -> MutexGuard<'_, KeyState> {
-        lock(&self.state)
+    /// Runs `f` on the key's state under its lock, with the cursor sealed: taking the lock
+    /// moves the buffer past the values claimed from the cursor, so `f` sees the buffer exact
+    /// and nothing is claimed while it runs; afterwards the buffer's next quiet values are
+    /// published in the cursor.
+    fn locked<R>(&self, f: impl FnOnce(&mut KeyState) -> R) -> R {
+        let mut st = lock(&self.state);
+        let sealed = self.settle(&mut st);
+        let r = f(&mut st);
+        self.publish(sealed, &st);
+        r
     }
+
+    /// Seals the cursor and moves the buffer past what was claimed. The caller holds the lock.
+    fn settle(&self, st: &mut KeyState) -> Sealed {
+        let sealed = self.cursor.seal();
+        if let Err(e) = st.buf.consume_quiet(sealed.claimed()) {
+            // Cannot happen (claims are a prefix of the window, which is a prefix of the quiet
+            // run, and only the lock holder changes the buffer). Were it to, burn what is
+            // buffered rather than risk serving a claimed value again.
+            let _ = st.buf.drain();
+            st.error = Some(e);
+        }
+        sealed
+    }
+
+    /// Publishes the buffer's next quiet values. The caller holds the lock.
+    fn publish(&self, sealed: Sealed, st: &KeyState) {
+        self.cursor.publish(sealed, window(&st.buf));
+    }
+}
+
+/// What a key's cursor may serve: the buffer's quiet run, except that with a checkpoint fence
+/// it stops where the values left before the fence fall below half a step, so the call that
+/// crosses that line takes the lock and asks for a checkpoint ([`Shared::watch_headroom`]).
+fn window(buf: &SegmentBuffer) -> Range {
+    let mut run = buf.quiet_range();
+    if buf.fence().is_some() {
+        let keep = buf.step() / 2;
+        let headroom = buf.headroom();
+        if headroom > keep {
+            run.end = run.end.min(run.start.saturating_add(headroom - keep));
+        }
+    }
+    run
 }
 
 impl<S: SegmentStore + 'static> SegmentAllocator<S, SystemClock> {
@@ -261,6 +343,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocatorBuilder<S, C
         let every = self.checkpoint_every;
         let shared = Arc::new(Shared {
             fork: ForkGuard::new(),
+            id: NEXT_ALLOCATOR.fetch_add(1, Ordering::Relaxed),
             store: self.store,
             clock: self.clock,
             cfg,
@@ -326,6 +409,7 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>
 impl Key {
     fn new(name: String, buf: SegmentBuffer) -> Key {
         Key {
+            cursor: SegmentCursor::new(),
             name,
             state: Mutex::new(KeyState { buf, error: None }),
             cv: Condvar::new(),
@@ -336,28 +420,60 @@ impl Key {
 impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
     /// The next ID for `key`. Waits (up to the wait timeout) only when both of the key's
     /// buffers are empty; then fails with the store's error.
+    #[inline]
     pub fn next_id(&self, key: &str) -> Result<u64> {
         self.shared.fork.check()?;
-        let k = {
-            let map = self
-                .shared
-                .keys
-                .read()
-                .unwrap_or_else(PoisonError::into_inner);
-            match map.get(key) {
-                Some(k) => match self.shared.next_cached(k)? {
-                    Some(v) => return Ok(v),
-                    None => Arc::clone(k),
-                },
-                None => {
-                    drop(map);
-                    self.shared.key(key)?
-                }
-            }
+        let k = match self.cached(key, SegmentCursor::claim) {
+            Cached::Served(v) => return Ok(v),
+            Cached::Key(k) => k,
+            Cached::Miss => self.lookup(key)?,
         };
-        let mut one = [0u64];
-        self.shared.fill(&k, &mut one)?;
-        Ok(one[0])
+        self.shared.next_locked(&k)
+    }
+
+    /// `key` in this thread's key cache: `serve` run on its cursor when it is there (without
+    /// cloning the entry), the entry when `serve` found nothing.
+    #[inline]
+    fn cached<T>(&self, key: &str, serve: impl FnOnce(&SegmentCursor) -> Option<T>) -> Cached<T> {
+        let owner = self.shared.id;
+        KEY_CACHE
+            .try_with(|cache| {
+                let Ok(mut cache) = cache.try_borrow_mut() else {
+                    return Cached::Miss;
+                };
+                let found = cache
+                    .iter()
+                    .position(|e| matches!(e, Some((o, k)) if *o == owner && k.name == key));
+                let Some(i) = found else {
+                    return Cached::Miss;
+                };
+                if i > 0 {
+                    cache[..=i].rotate_right(1);
+                }
+                match &cache[0] {
+                    Some((_, k)) => match serve(&k.cursor) {
+                        Some(v) => Cached::Served(v),
+                        None => Cached::Key(Arc::clone(k)),
+                    },
+                    None => Cached::Miss,
+                }
+            })
+            .unwrap_or(Cached::Miss)
+    }
+
+    /// `key`'s entry from the map (created on first use), remembered in this thread's cache.
+    #[cold]
+    fn lookup(&self, key: &str) -> Result<Arc<Key>> {
+        let k = self.shared.key(key)?;
+        let owner = self.shared.id;
+        // Unavailable while the thread's locals are torn down: then nothing is cached.
+        let _ = KEY_CACHE.try_with(|cache| {
+            if let Ok(mut cache) = cache.try_borrow_mut() {
+                cache.rotate_right(1);
+                cache[0] = Some((owner, Arc::clone(&k)));
+            }
+        });
+        Ok(k)
     }
 
     /// A handle on one key: the same calls without looking the key up each time, for a hot
@@ -391,8 +507,18 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
         if out.is_empty() {
             return Ok(());
         }
-        let k = self.shared.key(key)?;
-        self.shared.fill(&k, out)
+        let mut filled = 0;
+        let whole = |c: &SegmentCursor| {
+            filled = claim_into(c, out);
+            (filled == out.len()).then_some(())
+        };
+        let k = match self.cached(key, whole) {
+            Cached::Served(()) => return Ok(()),
+            Cached::Key(k) => k,
+            Cached::Miss => self.lookup(key)?,
+        };
+        self.shared
+            .fill_claiming(&k, out.get_mut(filled..).unwrap_or(&mut []))
     }
 
     /// A snapshot of `key`'s buffer, or `None` if the key was never used (nor resumed).
@@ -403,14 +529,13 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
             .read()
             .unwrap_or_else(PoisonError::into_inner);
         let k = map.get(key)?;
-        let st = k.lock();
-        Some(KeyStats {
+        Some(k.locked(|st| KeyStats {
             step: st.buf.step(),
             buffered: st.buf.buffered(),
             fetching: st.buf.fetching(),
             fence: st.buf.fence(),
             last_error: st.error,
-        })
+        }))
     }
 
     /// The keys used or resumed so far.
@@ -501,7 +626,7 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
         };
         let mut entries = Vec::new();
         for k in keys {
-            let rem = k.lock().buf.drain();
+            let rem = k.locked(|st| st.buf.drain());
             if !rem.is_empty() {
                 entries.push(JournalEntry {
                     key: k.name.clone(),
@@ -511,6 +636,33 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
         }
         j.journal.write(j.store.get().copied(), &entries)
     }
+}
+
+/// What this thread's key cache held for a key.
+enum Cached<T> {
+    /// The key was there and its cursor served.
+    Served(T),
+    /// The key was there; its cursor had nothing (take the lock).
+    Key(Arc<Key>),
+    /// Not there.
+    Miss,
+}
+
+/// Claims runs from `cursor` into `out` until it is full or the window is used up; returns how
+/// many values were written.
+#[inline]
+fn claim_into(cursor: &SegmentCursor, out: &mut [u64]) -> usize {
+    let mut filled = 0;
+    while let Some(rest) = out.get_mut(filled..).filter(|r| !r.is_empty()) {
+        let Some(run) = cursor.claim_run(rest.len() as u64) else {
+            break;
+        };
+        for (slot, v) in rest.iter_mut().zip(run.start..run.end) {
+            *slot = v;
+        }
+        filled += run.len() as usize;
+    }
+    filled
 }
 
 fn too_many_keys() -> Error {
@@ -557,30 +709,55 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
         Ok(Arc::clone(k))
     }
 
+    /// The next ID of `k` once its cursor had none: under the key's lock, and waiting (up to
+    /// the wait timeout) if the buffers are empty.
+    #[cold]
+    #[inline(never)]
+    fn next_locked(&self, k: &Arc<Key>) -> Result<u64> {
+        if let Some(v) = self.next_cached(k)? {
+            return Ok(v);
+        }
+        let mut one = [0u64];
+        self.fill(k, &mut one)?;
+        Ok(one[0])
+    }
+
     /// The next ID of `k` when its buffer can serve it without waiting (queueing a prefetch
     /// if the core asks for one); `None` when the caller must [`fill`](Self::fill) and wait.
-    #[inline]
     fn next_cached(&self, k: &Arc<Key>) -> Result<Option<u64>> {
-        let mut st = k.lock();
-        if let Some(v) = st.buf.next_if_quiet() {
-            self.watch_headroom(&st.buf);
+        if let Some(v) = k.cursor.claim() {
             return Ok(Some(v));
         }
-        let now = self.clock.coarse_ms();
-        match st.buf.next(now)? {
-            Take::Id(v) => {
+        k.locked(|st| {
+            if let Some(v) = st.buf.next_if_quiet() {
                 self.watch_headroom(&st.buf);
-                Ok(Some(v))
+                return Ok(Some(v));
             }
-            Take::IdAndFetch(v, f) => {
-                self.submit(k, f);
-                Ok(Some(v))
+            let now = self.clock.coarse_ms();
+            match st.buf.next(now)? {
+                Take::Id(v) => {
+                    self.watch_headroom(&st.buf);
+                    Ok(Some(v))
+                }
+                Take::IdAndFetch(v, f) => {
+                    self.submit(k, f);
+                    Ok(Some(v))
+                }
+                Take::Fetch(f) => {
+                    self.submit(k, f);
+                    Ok(None)
+                }
+                Take::Stall(_) => Ok(None),
             }
-            Take::Fetch(f) => {
-                self.submit(k, f);
-                Ok(None)
-            }
-            Take::Stall(_) => Ok(None),
+        })
+    }
+
+    /// [`fill`](Self::fill), claiming from `k`'s cursor first.
+    fn fill_claiming(&self, k: &Arc<Key>, out: &mut [u64]) -> Result<()> {
+        let filled = claim_into(&k.cursor, out);
+        match out.get_mut(filled..) {
+            Some(rest) if !rest.is_empty() => self.fill(k, rest),
+            _ => Ok(()),
         }
     }
 
@@ -589,47 +766,72 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
         self.jobs_cv.notify_one();
     }
 
-    /// Serves `out` from `k`'s buffer, waiting for ranges as needed (up to the wait timeout).
+    /// Serves `out` from `k`'s buffer under its lock, waiting for ranges as needed (up to the
+    /// wait timeout). The cursor is sealed while the lock is held and published again before
+    /// each wait and at the end (see [`Key::locked`]).
     fn fill(&self, k: &Arc<Key>, out: &mut [u64]) -> Result<()> {
         let mut filled = 0usize;
         let mut deadline: Option<Instant> = None;
-        let mut st = k.lock();
+        let mut st = lock(&k.state);
         loop {
-            let now = self.clock.coarse_ms();
-            let rest = out.get_mut(filled..).unwrap_or(&mut []);
-            let b = st.buf.take_into(rest, now)?;
-            filled += b.filled;
-            if let Some(f) = b.fetch {
-                self.submit(k, f);
-            }
-            self.watch_headroom(&st.buf);
-            let Some(stall) = b.stall else {
-                return Ok(());
-            };
-            let started = Instant::now();
-            let deadline = *deadline.get_or_insert_with(|| {
-                // A wait too long to represent is as good as forever.
-                started
-                    .checked_add(self.wait)
-                    .unwrap_or(started + Duration::from_secs(1 << 32))
-            });
-            if started >= deadline {
-                return Err(self.stall_error(&st, stall));
-            }
-            let mut timeout = deadline - started;
-            match stall {
-                Stall::RetryAt { until_ms } => {
-                    let ms = until_ms.saturating_sub(self.clock.now_ms());
-                    timeout = timeout.min(Duration::from_millis(ms.max(1)));
+            let sealed = k.settle(&mut st);
+            let step = self.fill_step(k, &mut st, out, &mut filled, &mut deadline);
+            k.publish(sealed, &st);
+            match step {
+                Filled::Done(r) => return r,
+                Filled::Wait(timeout) => {
+                    st =
+                        k.cv.wait_timeout(st, timeout)
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .0;
                 }
-                Stall::Fenced => self.request_checkpoint(),
-                Stall::InFlight => {}
             }
-            st =
-                k.cv.wait_timeout(st, timeout)
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .0;
         }
+    }
+
+    /// One round of [`fill`](Self::fill), under the lock with the cursor sealed.
+    fn fill_step(
+        &self,
+        k: &Arc<Key>,
+        st: &mut KeyState,
+        out: &mut [u64],
+        filled: &mut usize,
+        deadline: &mut Option<Instant>,
+    ) -> Filled {
+        let now = self.clock.coarse_ms();
+        let rest = out.get_mut(*filled..).unwrap_or(&mut []);
+        let b = match st.buf.take_into(rest, now) {
+            Ok(b) => b,
+            Err(e) => return Filled::Done(Err(e)),
+        };
+        *filled += b.filled;
+        if let Some(f) = b.fetch {
+            self.submit(k, f);
+        }
+        self.watch_headroom(&st.buf);
+        let Some(stall) = b.stall else {
+            return Filled::Done(Ok(()));
+        };
+        let started = Instant::now();
+        let deadline = *deadline.get_or_insert_with(|| {
+            // A wait too long to represent is as good as forever.
+            started
+                .checked_add(self.wait)
+                .unwrap_or(started + Duration::from_secs(1 << 32))
+        });
+        if started >= deadline {
+            return Filled::Done(Err(self.stall_error(st, stall)));
+        }
+        let mut timeout = deadline - started;
+        match stall {
+            Stall::RetryAt { until_ms } => {
+                let ms = until_ms.saturating_sub(self.clock.now_ms());
+                timeout = timeout.min(Duration::from_millis(ms.max(1)));
+            }
+            Stall::Fenced => self.request_checkpoint(),
+            Stall::InFlight => {}
+        }
+        Filled::Wait(timeout)
     }
 
     fn stall_error(&self, st: &KeyState, stall: Stall) -> Error {
@@ -694,8 +896,7 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
             }))
             .unwrap_or(Err(unavailable));
             let now = self.clock.now_ms();
-            let supplied = {
-                let mut st = k.lock();
+            let supplied = k.locked(|st| {
                 match result {
                     Ok(range) => match st.buf.supply(f, range, now) {
                         Ok(()) => {
@@ -714,7 +915,7 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
                         false
                     }
                 }
-            };
+            });
             k.cv.notify_all();
             if supplied {
                 self.request_checkpoint();
@@ -768,9 +969,10 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
         let mut entries = Vec::new();
         let mut checkpoints = Vec::with_capacity(keys.len());
         for k in &keys {
-            let mut st = k.lock();
-            let reserve = st.buf.step();
-            let cp = st.buf.begin_checkpoint(reserve);
+            let cp = k.locked(|st| {
+                let reserve = st.buf.step();
+                st.buf.begin_checkpoint(reserve)
+            });
             if !cp.remainder().is_empty() {
                 entries.push(JournalEntry {
                     key: k.name.clone(),
@@ -781,7 +983,7 @@ impl<S: SegmentStore, C: Clock> Shared<S, C> {
         }
         j.journal.write(j.store.get().copied(), &entries)?;
         for (k, cp) in keys.iter().zip(checkpoints) {
-            k.lock().buf.end_checkpoint(cp);
+            k.locked(|st| st.buf.end_checkpoint(cp));
             k.cv.notify_all();
         }
         Ok(())
@@ -805,21 +1007,16 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentKey<'_, S, C> {
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
         self.shared.fork.check()?;
-        if let Some(v) = self.shared.next_cached(&self.key)? {
+        if let Some(v) = self.key.cursor.claim() {
             return Ok(v);
         }
-        let mut one = [0u64];
-        self.shared.fill(&self.key, &mut one)?;
-        Ok(one[0])
+        self.shared.next_locked(&self.key)
     }
 
     /// Fills `out`, as [`SegmentAllocator::next_ids`].
     pub fn next_ids(&self, out: &mut [u64]) -> Result<()> {
         self.shared.fork.check()?;
-        if out.is_empty() {
-            return Ok(());
-        }
-        self.shared.fill(&self.key, out)
+        self.shared.fill_claiming(&self.key, out)
     }
 }
 

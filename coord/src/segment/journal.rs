@@ -91,18 +91,14 @@
 //! it to start over (its values are then burned, which is safe).
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, ErrorKind as IoErrorKind, Read, Write};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
 
-use crate::reason::Reason;
 use idmint::segment::Range;
 use idmint::{Error, Result};
 
 use super::counter::MAX_KEY_LEN;
+use super::durable::{self, Labels, OwnedFile};
 use super::{SegmentStore, MAX_KEYS};
 
 const HEADER_V1: &str = "# idmint segment journal v1";
@@ -117,9 +113,6 @@ pub const MAX_LINE_BYTES: usize = 1024;
 
 /// The most range lines a journal holds: two per key.
 const MAX_LINES: usize = 2 * MAX_KEYS;
-
-/// Entries of the journal's directory looked at when removing stale temporaries.
-const MAX_DIR_ENTRIES: usize = 100_000;
 
 /// One key's recorded ranges.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,28 +166,14 @@ pub struct Recorded {
 /// ```
 #[derive(Debug)]
 pub struct Journal {
-    path: PathBuf,
-    dir: PathBuf,
-    /// The journal's file name, which temporaries extend.
-    name: std::ffi::OsString,
+    /// The file, locked for the journal's lifetime.
+    file: OwnedFile,
     /// The store identity checked at open, when the journal held values.
     store: Option<u64>,
-    /// Open and `flock`ed for the journal's lifetime.
-    _lock: File,
 }
 
 fn io_error(op: &'static str, e: std::io::Error) -> Error {
-    Error::StoreUnavailable {
-        store: "journal",
-        op,
-        reason: e.reason(),
-    }
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
+    LABELS.io(op, e)
 }
 
 const LINKED: Error = Error::InvalidConfig {
@@ -215,23 +194,16 @@ const UNIDENTIFIED: Error = Error::StoreMismatch {
              values came from; delete it (its values are then skipped, never repeated)",
 };
 
-/// Opens `path` for reading without following a symbolic link; `Ok(None)` if absent.
-fn open_nofollow(path: &Path, op: &'static str) -> Result<Option<File>> {
-    let opened = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let f = match opened {
-        Ok(f) => f,
-        Err(e) if e.kind() == IoErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(LINKED),
-        Err(e) => return Err(io_error(op, e)),
-    };
-    if !f.metadata().map_err(|e| io_error(op, e))?.is_file() {
-        return Err(LINKED);
-    }
-    Ok(Some(f))
-}
+const LABELS: Labels = Labels {
+    store: "journal",
+    linked: LINKED,
+    in_use: Error::InvalidConfig {
+        reason: "the segment journal is in use by another process",
+    },
+    unnamed: Error::InvalidConfig {
+        reason: "the segment journal path must name a file",
+    },
+};
 
 impl Journal {
     /// Locks the journal at `path` (creating its directory if needed), reads it, checks that
@@ -248,54 +220,11 @@ impl Journal {
         path: impl AsRef<Path>,
         store: &S,
     ) -> Result<(Journal, Vec<JournalEntry>)> {
-        let path = path.as_ref().to_path_buf();
-        let name = path
-            .file_name()
-            .ok_or(Error::InvalidConfig {
-                reason: "the segment journal path must name a file",
-            })?
-            .to_owned();
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        fs::create_dir_all(&dir).map_err(|e| io_error("open", e))?;
-        let lock = match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(with_suffix(&path, ".lock"))
-        {
-            Ok(f) => f,
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(LINKED),
-            Err(e) => return Err(io_error("lock", e)),
-        };
-        if !lock.metadata().map_err(|e| io_error("lock", e))?.is_file() {
-            return Err(LINKED);
-        }
-        // SAFETY: flock on a descriptor we own; no memory is involved.
-        let rc = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            return Err(if err.kind() == IoErrorKind::WouldBlock {
-                Error::InvalidConfig {
-                    reason: "the segment journal is in use by another process",
-                }
-            } else {
-                io_error("lock", err)
-            });
-        }
         let mut journal = Journal {
-            path,
-            dir,
-            name,
+            file: OwnedFile::lock(path.as_ref(), LABELS)?,
             store: None,
-            _lock: lock,
         };
-        journal.remove_stale_temps();
-        let recorded = Journal::inspect(&journal.path)?;
+        let recorded = Journal::inspect(journal.file.path())?;
         if recorded.entries.is_empty() {
             return Ok((journal, Vec::new()));
         }
@@ -320,7 +249,7 @@ impl Journal {
     /// Reads the journal at `path` — version, store identity and entries — without locking or
     /// changing it (an absent file reads as an empty v2 journal).
     pub fn inspect(path: impl AsRef<Path>) -> Result<Recorded> {
-        match open_nofollow(path.as_ref(), "read")? {
+        match durable::open_nofollow(path.as_ref(), "read", &LABELS)? {
             Some(f) => parse(BufReader::new(f)),
             None => Ok(Recorded {
                 version: 2,
@@ -332,7 +261,7 @@ impl Journal {
 
     /// The journal file's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// The identity of the store checked at [`open`](Self::open), when the journal held
@@ -347,56 +276,7 @@ impl Journal {
     /// 200 bytes, are [`Error::InvalidConfig`] (nothing is written).
     pub fn write(&self, store: Option<u64>, entries: &[JournalEntry]) -> Result<()> {
         let text = render(store, entries)?;
-        let nonce = idmint::os_random_u64()?;
-        let mut tmp_name = self.name.clone();
-        tmp_name.push(format!(".tmp.{}.{nonce:016x}", std::process::id()));
-        let tmp = self.dir.join(tmp_name);
-        let write = || -> std::io::Result<()> {
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&tmp)?;
-            f.write_all(text.as_bytes())?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&tmp, &self.path)?;
-            File::open(&self.dir)?.sync_all()
-        };
-        let written = write();
-        if written.is_err() {
-            // unlink never follows a link: at worst it removes what we created.
-            let _ = fs::remove_file(&tmp);
-        }
-        written.map_err(|e| io_error("write", e))
-    }
-
-    /// Removes temporaries a crash left next to the journal: exactly `NAME.tmp.PID.NONCE`,
-    /// nothing else (another journal's files may share the directory). Only the lock's holder
-    /// calls this.
-    fn remove_stale_temps(&self) {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return;
-        };
-        let mut prefix = self.name.as_bytes().to_vec();
-        prefix.extend_from_slice(b".tmp.");
-        let ours = |rest: &[u8]| match rest.iter().position(|&c| c == b'.') {
-            Some(dot) => {
-                let (pid, nonce) = (&rest[..dot], &rest[dot + 1..]);
-                !pid.is_empty()
-                    && pid.iter().all(u8::is_ascii_digit)
-                    && nonce.len() == 16
-                    && nonce.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
-            }
-            None => false,
-        };
-        for e in entries.flatten().take(MAX_DIR_ENTRIES) {
-            let name = e.file_name();
-            if name.as_bytes().strip_prefix(&prefix[..]).is_some_and(ours) {
-                // unlink never follows a link: at worst it removes the link itself.
-                let _ = fs::remove_file(e.path());
-            }
-        }
+        self.file.replace(&text)
     }
 }
 
@@ -587,6 +467,7 @@ fn parse(mut r: impl BufRead) -> Result<Recorded> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn e(key: &str, ranges: &[(u64, u64)]) -> JournalEntry {
         JournalEntry {

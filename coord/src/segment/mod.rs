@@ -1,9 +1,12 @@
 //! Segment allocation: ranges of consecutive values taken from a store, one round trip per
-//! range, served from a double buffer (Meituan Leaf's segment mode, WeChat seqsvr).
+//! range, served from a double buffer (Meituan Leaf's segment mode); and per-key sequences
+//! for millions of keys with one persisted maximum per section of keys (WeChat seqsvr,
+//! [`SectionSequencer`]).
 
 pub mod allocator;
 pub mod autoinc;
 mod counter;
+mod durable;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod journal;
@@ -14,15 +17,17 @@ pub mod mysql;
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub mod sections;
 pub mod sharded;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod url;
 
-pub use allocator::{KeyStats, SegmentAllocator, SegmentAllocatorBuilder, SegmentKey};
+pub use allocator::{KeyStats, SegmentAllocator, SegmentAllocatorBuilder, SegmentKey, CACHED_KEYS};
 pub use idmint::segment::{Range, SegmentConfig};
 pub use journal::{Journal, JournalEntry};
 pub use memory::MemoryStore;
+pub use sections::{SectionSequencer, SectionSequencerBuilder};
 pub use url::open_store;
 
 /// Most keys one [`SegmentAllocator`] serves (and one journal records): every key holds two
