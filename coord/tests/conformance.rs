@@ -1,5 +1,5 @@
 //! The store conformance kit (`support/kit.rs`) played on every store: the file lease, SQLite
-//! segments, and Redis, PostgreSQL and MariaDB (both kinds). Each store runs its checks at once: the ones that
+//! segments, Redis, PostgreSQL and MariaDB (both kinds), etcd and ZooKeeper (leases). Each store runs its checks at once: the ones that
 //! leave the store as they found it share one server, and each check that kills or wipes the
 //! store gets a server of its own.
 
@@ -253,4 +253,95 @@ fn mariadb_stores() {
         &|| Box::new(MariaBackend(support::mariadb::MariaDb::start())),
         &server_groups(),
     );
+}
+
+/// The lease-only stores' groups.
+fn lease_groups() -> [&'static [(&'static str, Check)]; 3] {
+    [
+        LEASE_SHARED,
+        &[(
+            "lease_store_killed_mid_run",
+            kit::lease_store_killed_mid_run,
+        )],
+        &[("lease_data_loss", kit::lease_data_loss)],
+    ]
+}
+
+/// A 3-member etcd cluster; killed and resumed whole.
+struct EtcdBackend(support::etcd::Etcd);
+
+impl Backend for EtcdBackend {
+    fn name(&self) -> &str {
+        "etcd"
+    }
+    fn lease_url(&self) -> Option<String> {
+        Some(self.0.url())
+    }
+    fn patient_lease_url(&self) -> Option<String> {
+        Some(with_query(&self.0.url(), "timeout_ms=10000"))
+    }
+    fn segment_url(&self) -> Option<String> {
+        None
+    }
+    fn kill(&self) -> bool {
+        self.0.kill();
+        true
+    }
+    fn resume(&self) {
+        self.0.resume();
+    }
+    /// Every key deleted and every etcd lease revoked.
+    fn wipe(&self) {
+        self.0.wipe();
+    }
+}
+
+#[test]
+fn etcd_lease_store() {
+    play(
+        &|| Box::new(EtcdBackend(support::etcd::Etcd::start())),
+        &lease_groups(),
+    );
+}
+
+/// A standalone ZooKeeper; wiped by deleting its data directory under it.
+struct ZkBackend(support::zookeeper::ZooKeeper);
+
+impl Backend for ZkBackend {
+    fn name(&self) -> &str {
+        "zookeeper"
+    }
+    fn lease_url(&self) -> Option<String> {
+        Some(self.0.url())
+    }
+    fn patient_lease_url(&self) -> Option<String> {
+        Some(with_query(&self.0.url(), "timeout_ms=10000"))
+    }
+    fn segment_url(&self) -> Option<String> {
+        None
+    }
+    fn kill(&self) -> bool {
+        self.0.kill();
+        true
+    }
+    fn resume(&self) {
+        self.0.resume();
+    }
+    fn wipe(&self) {
+        self.0.wipe();
+    }
+}
+
+#[test]
+fn zookeeper_lease_store() {
+    play(
+        &|| Box::new(ZkBackend(support::zookeeper::ZooKeeper::start())),
+        &lease_groups(),
+    );
+}
+
+/// `url` with `param` added to its query.
+fn with_query(url: &str, param: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{param}")
 }

@@ -156,7 +156,13 @@ impl LeaseSpec {
     }
 
     #[cfg_attr(
-        not(any(feature = "redis", feature = "postgres", feature = "mysql", feature = "etcd", feature = "zookeeper")),
+        not(any(
+            feature = "redis",
+            feature = "postgres",
+            feature = "mysql",
+            feature = "etcd",
+            feature = "zookeeper"
+        )),
         allow(dead_code)
     )]
     pub(crate) fn ttl_ms(&self) -> u64 {

@@ -4,7 +4,12 @@
 
 // Without the network stores only the `file:` helper is used.
 #![cfg_attr(
-    not(any(feature = "redis", feature = "postgres", feature = "etcd", feature = "zookeeper")),
+    not(any(
+        feature = "redis",
+        feature = "postgres",
+        feature = "etcd",
+        feature = "zookeeper"
+    )),
     allow(dead_code)
 )]
 
