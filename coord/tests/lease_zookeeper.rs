@@ -5,7 +5,7 @@
 //!
 //! The rule every process test checks: never two holders minting on one node, so no ID twice
 //! across every process's output. Processes are children of this binary (`support::minter`,
-//! `support::holders`); `fault_child` and `child_holder` are their halves and do nothing when
+//! `support::lease_checks`); `fault_child` and `child_holder` are their halves and do nothing when
 //! run as tests.
 
 mod support;
@@ -30,10 +30,10 @@ fn fault_child() {
     support::minter::child_main();
 }
 
-/// The child half of the holder process tests (see `support::holders`).
+/// The child half of the holder process tests (see `support::lease_checks`).
 #[test]
 fn child_holder() {
-    support::holders::child_main();
+    support::lease_checks::child_holder_main();
 }
 
 /// A temporary directory removed when dropped.
@@ -600,13 +600,13 @@ fn zk_64_threads() {
     // 64 sessions opened at once, each acquire a few round trips that queue behind the
     // others' on a two-core machine: one call can take longer than the default 1 s deadline.
     // This test is about exclusivity, not latency (as the PostgreSQL one).
-    support::holders::threads_64(&format!("{}?timeout_ms=10000", z.url()));
+    support::lease_checks::threads(&format!("{}?timeout_ms=10000", z.url()), 64);
 }
 
 #[test]
 fn zk_64_processes() {
     let z = ZooKeeper::start();
-    support::holders::processes_64(&z.url());
+    support::lease_checks::processes(&z.url(), 64);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 pub mod etcd;
-pub mod holders;
 pub mod kit;
 pub mod lease_checks;
 pub mod mariadb;
