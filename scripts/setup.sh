@@ -39,6 +39,8 @@ if [ -L /usr/bin/rust-lld ] && [ ! -e /usr/bin/rust-lld ]; then
   echo "setup: apt-get install $lld"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$lld" >/dev/null
 fi
+# The test runner of scripts/test.sh (part of the toolchain on these machines; built if missing).
+command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest@0.9.143
 for c in clippy fmt; do
   cargo "$c" --version >/dev/null 2>&1 || { echo "setup: cargo $c is missing from the Rust toolchain" >&2; exit 1; }
 done

@@ -30,7 +30,9 @@ for features in "" "--features alloc"; do
 done
 
 step "Rust tests: core, coord (private Redis/PostgreSQL servers and etcd clusters on loopback), vectors, CLI, service, examples"
-cargo test --workspace --locked
+# cargo nextest runs the test binaries side by side (.config/nextest.toml); doc tests apart.
+cargo nextest run --workspace --locked
+cargo test --workspace --locked --doc
 
 step "loom model check of the lock-free generator"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
