@@ -26,6 +26,8 @@ command -v openssl >/dev/null || need_apt+=(openssl)
 # The release smoke test (scripts/dist-smoke.sh) builds a C program with CMake and pkg-config.
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+# It also renders the CLI's man page (and cli/tests/cli.rs does, when man is there).
+command -v man >/dev/null || need_apt+=(man-db)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"
