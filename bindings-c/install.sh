@@ -12,15 +12,18 @@ cd "$(dirname "$0")/.."
 prefix=${1:?usage: bash bindings-c/install.sh PREFIX}
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
-cargo build --locked -q -p idmint-c --release
-target=${CARGO_TARGET_DIR:-target}
+# Built for the host's triple named explicitly, as the Python and Node packages are (napi-rs
+# names it; see scripts/test.sh): the three share one release build of their dependencies.
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo build --locked -q -p idmint-c --release --target "$host"
+lib=${CARGO_TARGET_DIR:-target}/$host/release
 version=$(sed -n 's/^#define IDMINT_VERSION "\(.*\)"$/\1/p' include/idmint.h)
 install -d "$prefix/include" "$prefix/lib/pkgconfig" "$prefix/lib/cmake/idmint"
 install -m 644 include/idmint.h "$prefix/include/"
-install -m 644 "$target/release/libidmint.a" "$prefix/lib/"
+install -m 644 "$lib/libidmint.a" "$prefix/lib/"
 # libidmint.so.VERSION, with the soname link the loader uses and the plain name the linker uses.
-soname=$(readelf -d "$target/release/libidmint.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-install -m 755 "$target/release/libidmint.so" "$prefix/lib/libidmint.so.$version"
+soname=$(readelf -d "$lib/libidmint.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+install -m 755 "$lib/libidmint.so" "$prefix/lib/libidmint.so.$version"
 ln -sf "libidmint.so.$version" "$prefix/lib/$soname"
 ln -sf "$soname" "$prefix/lib/libidmint.so"
 # Relocatable: pkg-config sets ${pcfiledir} to the directory the .pc file is in.

@@ -50,18 +50,22 @@ if ! cargo test --locked -q -p idmint-c >"$out/rust-tests.log" 2>&1; then
 fi
 grep -E '^test result' "$out/rust-tests.log" | head -n 1
 
-step "libraries: cargo build -p idmint-c --release"
-cargo build --locked -q -p idmint-c --release
+step "libraries: cargo build -p idmint-c --release --target HOST"
+# The host's triple named explicitly, as for the Python and Node packages (napi-rs names it):
+# the three then share one release build of their dependencies (scripts/test.sh).
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo build --locked -q -p idmint-c --release --target "$host"
+lib=$target/$host/release
 for f in libidmint.a libidmint.so; do
-  [ -f "$target/release/$f" ] || { echo "missing $target/release/$f" >&2; exit 1; }
+  [ -f "$lib/$f" ] || { echo "missing $lib/$f" >&2; exit 1; }
 done
-ls -l "$target/release/libidmint.a" "$target/release/libidmint.so"
+ls -l "$lib/libidmint.a" "$lib/libidmint.so"
 # Programs linked with -lidmint load it by its soname (bindings-c/build.rs): link that name to
 # the library in place, as an installation does.
-soname=$(readelf -d "$target/release/libidmint.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+soname=$(readelf -d "$lib/libidmint.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libidmint.so.0.1" ] || [ "${soname#libidmint.so.}" != "$soname" ] \
   || { echo "libidmint.so has no soname (bindings-c/build.rs)" >&2; exit 1; }
-ln -sf libidmint.so "$target/release/$soname"
+ln -sf libidmint.so "$lib/$soname"
 echo "soname: $soname"
 
 step "include/idmint.h is up to date"
@@ -91,12 +95,12 @@ python3 bindings-c/tests/gen_vectors.py "$out/vectors_gen.h" vectors
 step "header compiles as C99 and C++ (extern \"C\")"
 gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c -Iinclude include/idmint.h
 g++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude bindings-c/tests/header_check.cpp \
-  "$target/release/libidmint.a" -lpthread -ldl -lm -o "$out/header_check"
+  "$lib/libidmint.a" -lpthread -ldl -lm -o "$out/header_check"
 "$out/header_check"
 
 cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I"$out")
 src=bindings-c/tests/test_idmint.c
-static_libs=("$target/release/libidmint.a" -lpthread -ldl -lm)
+static_libs=("$lib/libidmint.a" -lpthread -ldl -lm)
 
 # Runs one build of the C tests (or, with suite=store, the store tests) and checks its closing
 # line.
@@ -119,7 +123,7 @@ run_c_tests() {
 gcc "${cflags[@]}" "$src" "${static_libs[@]}" -o "$out/test_idmint"
 run_c_tests static "$out/test_idmint"
 
-gcc "${cflags[@]}" "$src" -L"$target/release" -Wl,-rpath,"$target/release" -lidmint -lpthread \
+gcc "${cflags[@]}" "$src" -L"$lib" -Wl,-rpath,"$lib" -lidmint -lpthread \
   -o "$out/test_idmint_shared"
 run_c_tests shared "$out/test_idmint_shared"
 
@@ -162,7 +166,7 @@ echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
 stores=bindings-c/tests/test_stores.c
 gcc "${cflags[@]}" "$stores" "${static_libs[@]}" -o "$out/test_stores"
 suite=store run_c_tests static "$out/test_stores"
-gcc "${cflags[@]}" "$stores" -L"$target/release" -Wl,-rpath,"$target/release" -lidmint -lpthread \
+gcc "${cflags[@]}" "$stores" -L"$lib" -Wl,-rpath,"$lib" -lidmint -lpthread \
   -o "$out/test_stores_shared"
 suite=store run_c_tests shared "$out/test_stores_shared"
 suite=store run_c_tests valgrind valgrind -q --error-exitcode=1 --leak-check=full \
@@ -176,8 +180,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 step "examples/c (static and shared)"
 make -s -C examples/c clean
-make -s -C examples/c run LIBDIR="$target/release"
-make -s -C examples/c run-shared LIBDIR="$target/release" >/dev/null
+make -s -C examples/c run LIBDIR="$lib"
+make -s -C examples/c run-shared LIBDIR="$lib" >/dev/null
 make -s -C examples/c clean
 
 step "install into a temporary prefix and build with pkg-config"

@@ -39,7 +39,11 @@ step "build the abi3 wheel (release, Cargo.lock must be up to date)"
 # A module left in the source tree by `maturin develop` must not shadow or enter the wheel.
 rm -f "$here"/python/idmint/_native*.so
 rm -rf "$wheels"
-"$venv/bin/maturin" build --release --locked --manifest-path "$here/Cargo.toml" \
+# The host's triple named explicitly, as napi-rs does for the Node addon and bindings-c for the C
+# library: in one target directory (scripts/test.sh) they share one release build of their
+# dependencies.
+host=$(rustc -vV | sed -n 's/^host: //p')
+"$venv/bin/maturin" build --release --locked --target "$host" --manifest-path "$here/Cargo.toml" \
   --interpreter "$py" --out "$wheels"
 wheel=$(ls "$wheels"/idmint-*-abi3-*.whl)
 "$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"

@@ -11,9 +11,9 @@
 #                                              its soname), lib/pkgconfig, lib/cmake/idmint
 #   idmint-cli-VERSION-linux-x86_64.tar.gz     the `idmint` binary, completions, man page
 #   SHA256SUMS
-# Builds reuse the target directories of the test suite (scripts/test.sh), so after a test run
-# only packing is left. Needs what the test suite installs (scripts/setup.sh, the bindings'
-# test.sh for maturin, napi-rs and wasm-bindgen).
+# Builds reuse the release builds of the test suite (scripts/test.sh: one target directory,
+# the host's triple named), so after a test run only packing is left. Needs what the test
+# suite installs (scripts/setup.sh, the bindings' test.sh for maturin, napi-rs and wasm-bindgen).
 #
 #   bash scripts/dist.sh
 set -euo pipefail
@@ -21,6 +21,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 dist=${IDMINT_DIST:-$root/dist}
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+# Every build below (the crates outside the workspace too) goes to one target directory.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+host=$(rustc -vV | sed -n 's/^host: //p')
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 rm -rf "$dist"
@@ -36,7 +39,7 @@ AUDITWHEEL_VERSION=6.8.2
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   "maturin==$MATURIN_VERSION" "auditwheel==$AUDITWHEEL_VERSION"
-CARGO_TARGET_DIR="$root/target/ext" "$venv/bin/maturin" build --release --locked --quiet \
+"$venv/bin/maturin" build --release --locked --quiet --target "$host" \
   --manifest-path bindings-python/Cargo.toml --interpreter "$venv/bin/python" --out "$dist"
 "$venv/bin/maturin" sdist --manifest-path bindings-python/Cargo.toml --out "$dist" >/dev/null
 wheel=$(ls "$dist"/idmint-"$version"-*.whl)
@@ -59,17 +62,28 @@ esac
 # (its dependencies come from the shared target directory, so only idmint's crates compile).
 mkdir -p "$stage/sdist"
 tar -C "$stage/sdist" -xzf "$dist/idmint-$version.tar.gz"
-(cd "$stage/sdist/idmint-$version" && CARGO_TARGET_DIR="$root/target/ext" "$venv/bin/maturin" build \
+(cd "$stage/sdist/idmint-$version" && "$venv/bin/maturin" build --target "$host" \
   --release --quiet --interpreter "$venv/bin/python" --out "$stage/sdist-wheel" 2>&1 \
   | grep -v '^ *Compiling' || true)
 ls "$stage/sdist-wheel"/idmint-"$version"-*.whl >/dev/null
 
 # --- Node.js ----------------------------------------------------------------------------------
 step "npm: idmint and idmint-linux-x64-gnu"
-(cd bindings-node && { [ -x node_modules/.bin/napi ] || npm ci --ignore-scripts --no-audit --no-fund >/dev/null; } \
-  && CARGO_TARGET_DIR="$root/target/ext" node_modules/.bin/napi build --platform --release --no-js \
-    --output-dir "$stage/addon" -- --locked >/dev/null)
 addon=$stage/addon/idmint.linux-x64-gnu.node
+mkdir -p "$stage/addon"
+# The addon bindings-node/test.sh built (the same release build) is reused when no source,
+# manifest or lock file it is built from changed since; otherwise it is built here.
+built=bindings-node/idmint.linux-x64-gnu.node
+if [ -f "$built" ] && [ -z "$(find Cargo.toml core/src core/Cargo.toml coord/src coord/Cargo.toml bindings-js/src bindings-js/Cargo.toml bindings-node/src bindings-node/build.rs \
+  bindings-node/Cargo.toml bindings-node/Cargo.lock -path '*/target' -prune -o -newer "$built" -type f -print \
+  | head -n 1)" ]; then
+  echo "dist: reusing $built (no source newer than it)"
+  cp "$built" "$addon"
+else
+  (cd bindings-node && { [ -x node_modules/.bin/napi ] || npm ci --ignore-scripts --no-audit --no-fund >/dev/null; } \
+    && node_modules/.bin/napi build --platform --release --no-js \
+      --output-dir "$stage/addon" -- --locked >/dev/null)
+fi
 [ -f "$addon" ] || { echo "dist: napi built no $addon" >&2; exit 1; }
 plat=$stage/npm-platform
 mkdir -p "$plat"
@@ -135,7 +149,7 @@ fi
 # --- Browser ----------------------------------------------------------------------------------
 step "npm: idmint-web"
 for f in web bundler node; do
-  [ -f "bindings-wasm/pkg/$f/idmint_bg.wasm" ] || { (cd bindings-wasm && bash scripts/build.sh); break; }
+  [ -f "bindings-wasm/pkg/$f/idmint_bg.wasm" ] || { (cd bindings-wasm && env -u CARGO_TARGET_DIR bash scripts/build.sh); break; }
 done
 (cd bindings-wasm && npm pack --silent --pack-destination "$dist" >/dev/null)
 
@@ -148,9 +162,9 @@ tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$cname.tar.gz" "
 
 # --- CLI --------------------------------------------------------------------------------------
 step "CLI: idmint, completions, man page"
-cargo build --locked -q --release -p idmint-cli
+cargo build --locked -q --release --target "$host" -p idmint-cli
 cli=$stage/idmint-cli-$version-linux-x86_64
-bin=${CARGO_TARGET_DIR:-$root/target}/release/idmint
+bin=$CARGO_TARGET_DIR/$host/release/idmint
 install -d "$cli/bin" "$cli/share/man/man1" "$cli/share/bash-completion/completions" \
   "$cli/share/zsh/site-functions" "$cli/share/fish/vendor_completions.d"
 install -m 755 "$bin" "$cli/bin/idmint"

@@ -1,49 +1,80 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs, idempotently. Safe to run on a fresh machine or again.
+#
+#   bash scripts/setup.sh            everything
+#   bash scripts/setup.sh tools      what compiling needs (protoc, Debian's rustc-web, nextest)
+#   bash scripts/setup.sh servers    what running the tests needs (servers, valgrind, faketime,
+#                                    Chromium, CMake, ...)
+# scripts/test.sh runs `tools` first and `servers` in the background while the lints compile:
+# the two install disjoint packages, and only `servers` waits on the network for long.
 set -euo pipefail
+part=${1:-all}
 
-need_apt=()
-# Debian's rustc-web builds the no_std core for wasm32 with build-std (rustup cannot add targets here).
-[ -x /usr/bin/rustc ] && /usr/bin/rustc --print target-list 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
-  && [ -d /usr/lib/rustlib/src/rust/library ] || need_apt+=(rustc-web cargo-web rust-web-src rust-web-llvm)
-command -v valgrind >/dev/null || need_apt+=(valgrind)
-# Real servers for the coordination tests (started on loopback by scripts/services.sh), and
-# libfaketime to set a real process's clock back.
-command -v redis-server >/dev/null || need_apt+=(redis-server)
-ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need_apt+=(postgresql)
-{ command -v mariadbd || command -v mysqld || [ -x /usr/sbin/mariadbd ]; } >/dev/null 2>&1 \
-  || need_apt+=(mariadb-server)
-# Debian's ZooKeeper, on the JRE it pulls in (default-jre); services.sh starts it standalone.
-[ -f /usr/share/java/zookeeper.jar ] && [ -d /usr/share/zookeeper ] || need_apt+=(zookeeper)
-command -v faketime >/dev/null || need_apt+=(faketime)
-# A 3-member etcd cluster for the etcd lease store's tests (etcd, and etcdctl to steer it).
-command -v etcd >/dev/null || need_apt+=(etcd-server)
-command -v etcdctl >/dev/null || need_apt+=(etcd-client)
-# The etcd client crate (etcd-client) compiles etcd's gRPC definitions with protoc when it builds.
-command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
-# openssl makes the throwaway certificates of the TLS store tests.
-command -v openssl >/dev/null || need_apt+=(openssl)
-# The release smoke test (scripts/dist-smoke.sh) builds a C program with CMake and pkg-config.
-command -v cmake >/dev/null || need_apt+=(cmake)
-command -v pkg-config >/dev/null || need_apt+=(pkg-config)
-# It also renders the CLI's man page (and cli/tests/cli.rs does, when man is there).
-command -v man >/dev/null || need_apt+=(man-db)
-
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "setup: apt-get install ${need_apt[*]}"
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  echo "setup: apt-get install $*"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
-# rust-lld is a symlink to an lld-NN package that rustc-web does not pull in by itself.
-if [ -L /usr/bin/rust-lld ] && [ ! -e /usr/bin/rust-lld ]; then
-  lld=$(basename "$(readlink /usr/bin/rust-lld)")
-  echo "setup: apt-get install $lld"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$lld" >/dev/null
-fi
-# The test runner of scripts/test.sh (part of the toolchain on these machines; built if missing).
-command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest@0.9.143
-for c in clippy fmt; do
-  cargo "$c" --version >/dev/null 2>&1 || { echo "setup: cargo $c is missing from the Rust toolchain" >&2; exit 1; }
-done
-echo "setup: ok"
+  apt-get install -y -qq "$@" >/dev/null
+}
+
+tools() {
+  local need=()
+  # Debian's rustc-web builds the no_std core for wasm32 with build-std (rustup cannot add
+  # targets here).
+  [ -x /usr/bin/rustc ] && /usr/bin/rustc --print target-list 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
+    && [ -d /usr/lib/rustlib/src/rust/library ] || need+=(rustc-web cargo-web rust-web-src rust-web-llvm)
+  # The etcd client crate (etcd-client) compiles etcd's gRPC definitions with protoc when it
+  # builds.
+  command -v protoc >/dev/null || need+=(protobuf-compiler)
+  apt_install "${need[@]}"
+  # rust-lld is a symlink to an lld-NN package that rustc-web does not pull in by itself.
+  if [ -L /usr/bin/rust-lld ] && [ ! -e /usr/bin/rust-lld ]; then
+    apt_install "$(basename "$(readlink /usr/bin/rust-lld)")"
+  fi
+  # The test runner of scripts/test.sh (part of the toolchain on these machines; built if
+  # missing).
+  command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest@0.9.143
+  local c
+  for c in clippy fmt; do
+    cargo "$c" --version >/dev/null 2>&1 || { echo "setup: cargo $c is missing from the Rust toolchain" >&2; exit 1; }
+  done
+}
+
+servers() {
+  local need=()
+  command -v valgrind >/dev/null || need+=(valgrind)
+  # Real servers for the coordination tests (started on loopback by scripts/services.sh), and
+  # libfaketime to set a real process's clock back.
+  command -v redis-server >/dev/null || need+=(redis-server)
+  ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
+  { command -v mariadbd || command -v mysqld || [ -x /usr/sbin/mariadbd ]; } >/dev/null 2>&1 \
+    || need+=(mariadb-server)
+  # Debian's ZooKeeper, on the JRE it pulls in (default-jre); services.sh starts it standalone.
+  [ -f /usr/share/java/zookeeper.jar ] && [ -d /usr/share/zookeeper ] || need+=(zookeeper)
+  command -v faketime >/dev/null || need+=(faketime)
+  # A 3-member etcd cluster for the etcd lease store's tests (etcd, and etcdctl to steer it).
+  command -v etcd >/dev/null || need+=(etcd-server)
+  command -v etcdctl >/dev/null || need+=(etcd-client)
+  # openssl makes the throwaway certificates of the TLS store tests.
+  command -v openssl >/dev/null || need+=(openssl)
+  # The release smoke test (scripts/dist-smoke.sh) builds a C program with CMake and pkg-config.
+  command -v cmake >/dev/null || need+=(cmake)
+  command -v pkg-config >/dev/null || need+=(pkg-config)
+  # It also renders the CLI's man page (and cli/tests/cli.rs does, when man is there).
+  command -v man >/dev/null || need+=(man-db)
+  # The browser package's tests run in headless Chromium (bindings-wasm/test.sh).
+  { command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || need+=(chromium chromium-driver)
+  apt_install "${need[@]}"
+}
+
+case "$part" in
+  tools) tools ;;
+  servers) servers ;;
+  all)
+    tools
+    servers
+    ;;
+  *) echo "usage: setup.sh [tools|servers|all]" >&2; exit 2 ;;
+esac
+echo "setup ($part): ok"

@@ -7,8 +7,13 @@ root=$PWD
 start=$SECONDS
 step() { printf '\n==> [%dm%02ds] %s\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$*"; }
 
-step "setup"
-bash scripts/setup.sh
+step "setup: what compiling needs (scripts/setup.sh tools); the servers install meanwhile"
+bash scripts/setup.sh tools
+# The servers, Chromium and the other test programs install in the background while the lints
+# compile (apt waits on the network, the compiler on the CPU); the tests wait for them below.
+servers_log=$(mktemp)
+bash scripts/setup.sh servers >"$servers_log" 2>&1 &
+servers_pid=$!
 
 step "format"
 cargo fmt --all -- --check
@@ -29,6 +34,15 @@ for features in "" "--features alloc"; do
     --target wasm32-unknown-unknown -Zbuild-std=core,alloc --release
 done
 
+step "setup: the servers and test programs (scripts/setup.sh servers, started above)"
+if ! wait "$servers_pid"; then
+  cat "$servers_log"
+  echo "scripts/setup.sh servers failed" >&2
+  exit 1
+fi
+cat "$servers_log"
+rm -f "$servers_log"
+
 step "Rust tests: core, coord (private Redis/PostgreSQL servers and etcd clusters on loopback), vectors, CLI, service, examples"
 # cargo nextest runs the test binaries side by side (.config/nextest.toml); doc tests apart.
 cargo nextest run --workspace --locked
@@ -41,13 +55,14 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
 step "C library and header (bindings-c/test.sh)"
 bash bindings-c/test.sh
 
-# The Python and Node packages build with one release profile (panic = "unwind", one codegen
-# unit): one target directory lets the second reuse the dependencies the first compiled.
+# The C library, the Python and Node packages and the CLI's release build share one release
+# profile (thin LTO, one codegen unit, panic = "unwind"), the workspace's target directory and an
+# explicit host triple (napi-rs always names one): the dependencies compile once for all four.
 step "Python package (bindings-python/test.sh)"
-CARGO_TARGET_DIR="$root/target/ext" bash bindings-python/test.sh
+CARGO_TARGET_DIR="$root/target" bash bindings-python/test.sh
 
 step "Node.js package (bindings-node/test.sh)"
-CARGO_TARGET_DIR="$root/target/ext" bash bindings-node/test.sh
+CARGO_TARGET_DIR="$root/target" bash bindings-node/test.sh
 
 step "Browser package (bindings-wasm/test.sh)"
 bash bindings-wasm/test.sh

@@ -3,7 +3,7 @@
 //! parsing, formatting and inspection.
 //!
 //! The clocked parts are the core's `idmint::uuid_clock`: its process-wide v7 generator, its
-//! `UuidGenerator` and its pool of OS random bytes, all restarted in a forked child.
+//! `UuidGenerator` and its per-thread OS-seeded random streams, all restarted in a forked child.
 
 use std::ffi::c_char;
 use std::sync::{Mutex, PoisonError};

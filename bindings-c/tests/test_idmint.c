@@ -1708,7 +1708,7 @@ static void test_fork(void) {
 }
 
 /* A forked child draws fresh random bytes and restarts the UUID generators: none of its UUIDs
- * equals the parent's next one (a child continuing the parent's pool of OS random bytes would
+ * equals the parent's next one (a child continuing the parent's random stream would
  * repeat them exactly). */
 static void test_fork_uuids(void) {
     CTX("fork: UUIDs");
@@ -1761,7 +1761,7 @@ static void test_fork_uuids(void) {
     OK(idmint_uuid_v4(&mine[0]));
     OK(idmint_uuid_v7(&mine[1]));
     OK(idmint_uuid_v7_generator_next(vg, &mine[2]));
-    CHECK(memcmp(&child[0], &mine[0], sizeof mine[0]) != 0); /* v4: the random pool */
+    CHECK(memcmp(&child[0], &mine[0], sizeof mine[0]) != 0); /* v4: the random stream */
     CHECK(memcmp(&child[1], &mine[1], sizeof mine[1]) != 0); /* process-wide v7 */
     CHECK(memcmp(&child[2], &mine[2], sizeof mine[2]) != 0); /* a v7 generator handle */
     /* The parent's generator carries on with its own state (warm is its last UUID). */

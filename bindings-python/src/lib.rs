@@ -109,7 +109,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(named::from_config, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_floor, m)?)?;
     // Fork needs no hook here: the core's `pthread_atfork` handler (run by `os.fork()`)
-    // restarts the UUID generators and the random pool in the child, and Snowflake
+    // restarts the UUID generators and the random streams in the child, and Snowflake
     // generators refuse in the child until given a node of their own (LeasedSnowflake for
     // good: the lease is the parent's).
     Ok(())

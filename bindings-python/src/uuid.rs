@@ -270,7 +270,7 @@ fn fixed<const N: usize>(b: &[u8], what: &str) -> PyResult<[u8; N]> {
 }
 
 /// A clocked UUID generator (`version` 1, 4, 6 or 7) with a sans-IO `next_at` for replays: the
-/// core's `idmint::UuidGenerator` (thread-safe, pooled OS randomness, restarted after fork).
+/// core's `idmint::UuidGenerator` (thread-safe, OS-seeded randomness, restarted after fork).
 /// v7 UUIDs of one generator are strictly increasing (RFC 9562 method 1, 42-bit counter).
 #[pyclass(frozen, module = "idmint", name = "UuidGenerator")]
 pub struct PyUuidGenerator {

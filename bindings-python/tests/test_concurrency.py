@@ -186,7 +186,7 @@ def test_uuid_generators_restart_after_fork() -> None:
     owned_v1 = owned.next()
     parent_v7 = idmint.uuid7()
     parent_v6 = idmint.uuid6()
-    idmint.uuid4()  # fills the process's pool of OS random bytes
+    idmint.uuid4()  # seeds this thread's random stream
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -205,7 +205,7 @@ def test_uuid_generators_restart_after_fork() -> None:
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     c1, c_owned, c7, c4, c6 = (uuid.UUID(bytes=data[i : i + 16]) for i in (0, 16, 32, 48, 64))
-    # A child reusing the parent's pool of random bytes would repeat the parent's next uuid4.
+    # A child continuing the parent's random stream would repeat the parent's next uuid4.
     assert c4 != idmint.uuid4()
     # A child continuing the parent's v1 state would reuse its node and clock sequence.
     assert c1.node != parent_v1.node

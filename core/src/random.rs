@@ -1,8 +1,21 @@
-//! OS randomness (std): seeds of random sequence starts, and random bits of UUIDs drawn through
-//! a process-wide, fork-aware pool.
+//! OS randomness (std): seeds of random sequence starts, and the random bits of UUIDs, TypeIDs
+//! and ULIDs, drawn from a per-thread ChaCha12 stream that the OS seeds.
+//!
+//! Why a stream and not the OS per call: a `getrandom` system call costs more than the rest of
+//! minting a UUID, and a process-wide pool needs a lock that every thread then contends for.
+//! ChaCha12 is the generator behind `rand`'s `ThreadRng` (which the `uuid` crate's `fast-rng`
+//! uses): a cryptographic stream, unpredictable from its output. Each thread's stream is seeded
+//! from the OS on first use, again after every 64 KiB of output, and again in a
+//! forked child before its first byte, so a child never repeats its parent's bytes (nor the
+//! parent's UUIDs: `core/tests/fork.rs`).
+
+use core::cell::RefCell;
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 
 use crate::error::{Error, Result};
-use crate::fork::{self, ForkLock};
+use crate::fork;
 
 /// Draws 8 random bytes from the OS.
 pub fn os_random_u64() -> Result<u64> {
@@ -16,41 +29,58 @@ pub fn os_random_fill(buf: &mut [u8]) -> Result<()> {
     getrandom::fill(buf).map_err(|_| Error::RandomSource)
 }
 
-const POOL_BYTES: usize = 4096;
+/// Bytes a thread's stream gives before it is seeded again from the OS (as `rand`'s
+/// `ThreadRng`).
+pub(crate) const RESEED_BYTES: usize = 64 * 1024;
 
-/// OS randomness drawn 4 KiB at a time, so a UUID costs a copy instead of a `getrandom` call.
-/// Handed-out bytes are wiped and never reused; a forked child discards the inherited pool.
-struct Pool {
+/// Requests larger than this go to the OS directly: a stream pays off for small draws.
+const STREAM_MAX: usize = 4096;
+
+struct Stream {
+    /// The fork generation the stream was seeded in.
     born: u64,
-    pos: usize,
-    buf: [u8; POOL_BYTES],
+    /// Bytes left before the next seeding.
+    left: usize,
+    rng: ChaCha12Rng,
 }
 
-static POOL: ForkLock<Pool> = ForkLock::new(Pool {
-    born: u64::MAX,
-    pos: POOL_BYTES,
-    buf: [0; POOL_BYTES],
-});
+impl Stream {
+    fn seeded() -> Result<Stream> {
+        let mut seed = [0u8; 32];
+        os_random_fill(&mut seed)?;
+        Ok(Stream {
+            born: fork::generation(),
+            left: RESEED_BYTES,
+            rng: ChaCha12Rng::from_seed(seed),
+        })
+    }
+}
 
-/// Fills `out` with OS randomness through the process-wide, fork-aware pool.
+std::thread_local! {
+    static STREAM: RefCell<Option<Stream>> = const { RefCell::new(None) };
+}
+
+/// Fills `out` with randomness: this thread's ChaCha12 stream for small requests (seeded from
+/// the OS on first use, after every 64 KiB and in a forked child, so a child never
+/// repeats its parent's bytes), the OS for large ones and while a thread is being torn down.
 pub fn random_fill(out: &mut [u8]) -> Result<()> {
-    if out.len() > POOL_BYTES / 16 {
+    if out.len() > STREAM_MAX {
         return os_random_fill(out);
     }
-    let mut p = POOL.lock();
-    let now = fork::generation();
-    if p.born != now {
-        p.born = now;
-        p.pos = POOL_BYTES;
-    }
-    if POOL_BYTES - p.pos < out.len() {
-        os_random_fill(&mut p.buf)?;
-        p.pos = 0;
-    }
-    let (start, end) = (p.pos, p.pos + out.len());
-    let src = &mut p.buf[start..end];
-    out.copy_from_slice(src);
-    src.fill(0);
-    p.pos = end;
-    Ok(())
+    STREAM
+        .try_with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let fresh = match &*slot {
+                Some(s) => s.born != fork::current() || s.left < out.len(),
+                None => true,
+            };
+            if fresh {
+                *slot = Some(Stream::seeded()?);
+            }
+            let s = slot.as_mut().ok_or(Error::RandomSource)?;
+            s.rng.fill_bytes(out);
+            s.left -= out.len();
+            Ok(())
+        })
+        .unwrap_or_else(|_| os_random_fill(out))
 }

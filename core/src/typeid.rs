@@ -100,6 +100,14 @@ impl TypeId {
         })
     }
 
+    /// This TypeID's prefix on another UUID (no prefix check: it was checked once).
+    pub const fn with_uuid(self, uuid: Uuid) -> TypeId {
+        TypeId {
+            prefix: self.prefix,
+            uuid,
+        }
+    }
+
     /// Reads a TypeID; [`Error::InvalidEncoding`] says which character is wrong and why.
     pub fn parse(text: &str) -> Result<TypeId> {
         let (prefix, suffix, offset) = match text.rfind('_') {

@@ -1,7 +1,15 @@
-//! The clocked UUID front door (std): process-wide v1/v4/v7 generators on the system clock, with
-//! OS randomness drawn through a pool ([`random_fill`]), all restarted after `fork()` so a child
-//! never repeats its parent's UUIDs or random bytes. Every binding uses this instead of keeping
-//! its own globals. Also reachable as `idmint::uuid_clock`.
+//! The clocked UUID front door (std): process-wide v1/v4/v6/v7, TypeID and ULID generators on
+//! the system clock, with randomness from each thread's OS-seeded stream ([`random_fill`]), all
+//! restarted after `fork()` so a child never repeats its parent's UUIDs or random bytes. Every
+//! binding uses this instead of keeping its own globals. Also reachable as `idmint::uuid_clock`.
+//!
+//! **Time.** [`uuid7`], [`uuid7_fill`], [`typeid`] and [`ulid`] read the coarse clock, as the
+//! default `Snowflake` does (`CLOCK_MONOTONIC_COARSE` on Linux, ~6 ns instead of ~29 ns): their
+//! time field is never later than the wall clock and typically at most one kernel tick (4 ms at
+//! HZ=250) earlier. Order is unaffected: a reading at or before the last one continues its
+//! millisecond's counter. RFC 9562 (section 6.1) leaves the timestamp's accuracy to the
+//! implementation; where exact milliseconds matter, a [`UuidGenerator`] reads the precise clock
+//! and the sans-IO calls (`next_at`, `V7Generator`) take the time from the caller.
 
 use std::sync::OnceLock;
 
@@ -12,11 +20,11 @@ use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use crate::random::random_fill;
 use crate::typeid::TypeId;
 use crate::ulid::{Ulid, UlidGenerator};
-use crate::uuids::Uuid;
+use crate::uuids::{Uuid, V7Generator};
 
 fn clock() -> &'static SystemClock {
     static CLOCK: OnceLock<SystemClock> = OnceLock::new();
-    CLOCK.get_or_init(SystemClock::precise)
+    CLOCK.get_or_init(SystemClock::new)
 }
 
 struct Slot {
@@ -83,7 +91,7 @@ impl UuidGenerator {
         Ok(g)
     }
 
-    /// The next UUID on the system clock with pooled OS randomness.
+    /// The next UUID on the system clock (the precise reading) with OS-seeded randomness.
     pub fn next(&self) -> Result<Uuid> {
         self.next_at(clock().now_ms(), random_fill)
     }
@@ -118,24 +126,39 @@ impl UuidGenerator {
 fn global(version: u8) -> &'static Result<UuidGenerator> {
     static V1: OnceLock<Result<UuidGenerator>> = OnceLock::new();
     static V6: OnceLock<Result<UuidGenerator>> = OnceLock::new();
-    static V7: OnceLock<Result<UuidGenerator>> = OnceLock::new();
     match version {
         1 => V1.get_or_init(|| UuidGenerator::new(1)),
-        6 => V6.get_or_init(|| UuidGenerator::new(6)),
-        _ => V7.get_or_init(|| UuidGenerator::new(7)),
+        _ => V6.get_or_init(|| UuidGenerator::new(6)),
     }
 }
 
-/// A version 4 (random) UUID from pooled OS randomness.
+/// A version 4 (random) UUID from this thread's OS-seeded ChaCha12 stream.
 pub fn uuid4() -> Result<Uuid> {
     let mut b = [0u8; 16];
     random_fill(&mut b)?;
     Ok(super::v4(b))
 }
 
-/// A version 7 UUID from the process-wide monotonic generator.
+/// The process-wide version 7 state, apart from [`UuidGenerator`] so the hot path is one short
+/// lock around the counter: randomness and the clock are read before it.
+static V7: ForkLock<(u64, V7Generator)> = ForkLock::new((u64::MAX, V7Generator::new()));
+
+fn v7_state() -> ForkLockGuard<'static, (u64, V7Generator)> {
+    let mut g = V7.lock();
+    let now = fork::current();
+    if g.0 != now {
+        *g = (now, V7Generator::new());
+    }
+    g
+}
+
+/// A version 7 UUID from the process-wide monotonic generator (RFC 9562 method 1, a 42-bit
+/// counter), on the coarse clock (see the [module docs](self)).
 pub fn uuid7() -> Result<Uuid> {
-    global(7).as_ref().map_err(|e| *e)?.next()
+    let mut r = [0u8; 10];
+    random_fill(&mut r)?;
+    let now = clock().coarse_ms();
+    Ok(v7_state().1.next_at(now, r))
 }
 
 /// A version 1 UUID (random multicast node) from the process-wide generator.
@@ -151,24 +174,16 @@ pub fn uuid6() -> Result<Uuid> {
 /// Fills `out` with version 7 UUIDs from the process-wide generator, in increasing order,
 /// under one lock and one reading of the clock per call: the batch form of [`uuid7`].
 pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
-    let g = global(7).as_ref().map_err(|e| *e)?;
-    let mut slot = g.lock()?;
-    let now = clock().now_ms();
     let mut random = [0u8; 10 * 64];
+    let mut state = v7_state();
+    let now = clock().coarse_ms();
     for chunk in out.chunks_mut(64) {
         let bytes = &mut random[..chunk.len() * 10];
         random_fill(bytes)?;
         for (u, r) in chunk.iter_mut().zip(bytes.chunks_exact(10)) {
             let mut b = [0u8; 10];
             b.copy_from_slice(r);
-            *u = match &mut slot.gen {
-                NamedGenerator::Uuid7(v7) => v7.next_at(now, b),
-                _ => {
-                    return Err(Error::InvalidConfig {
-                        reason: "not a UUID v7 generator",
-                    })
-                }
-            };
+            *u = state.1.next_at(now, b);
         }
     }
     Ok(())
@@ -177,26 +192,27 @@ pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
 /// A TypeID under `prefix` on a version 7 UUID from the process-wide generator (so TypeIDs of
 /// one process increase, whatever their prefix).
 pub fn typeid(prefix: &str) -> Result<TypeId> {
-    let p = TypeId::new(prefix, Uuid::nil())?;
-    TypeId::new(p.prefix(), uuid7()?)
+    Ok(TypeId::new(prefix, Uuid::nil())?.with_uuid(uuid7()?))
 }
 
 /// A ULID from the process-wide monotonic generator: within one millisecond each is the last
 /// plus one; if the 80-bit part runs out, this waits for the next millisecond.
 pub fn ulid() -> Result<Ulid> {
-    static ULIDS: OnceLock<ForkLock<(u64, UlidGenerator)>> = OnceLock::new();
-    let lock = ULIDS.get_or_init(|| ForkLock::new((fork::generation(), UlidGenerator::new())));
+    static ULIDS: ForkLock<(u64, UlidGenerator)> = ForkLock::new((u64::MAX, UlidGenerator::new()));
     let mut b = [0u8; 10];
     random_fill(&mut b)?;
+    let mut now = clock().coarse_ms();
     loop {
-        let mut g = lock.lock();
-        if g.0 != fork::generation() {
-            *g = (fork::generation(), UlidGenerator::new());
+        let mut g = ULIDS.lock();
+        let gen = fork::current();
+        if g.0 != gen {
+            *g = (gen, UlidGenerator::new());
         }
-        match g.1.next_at(clock().now_ms(), b) {
+        match g.1.next_at(now, b) {
             Err(Error::WouldBlock { until_ms }) => {
                 drop(g);
                 clock().wait_until(until_ms);
+                now = clock().now_ms();
             }
             r => return r,
         }
@@ -252,12 +268,38 @@ mod tests {
     }
 
     #[test]
-    fn pool_never_repeats_bytes() {
+    fn streams_never_repeat_bytes_across_reseeds_and_threads() {
+        // Past several reseeds in this thread, and in two other threads, no 16-byte draw
+        // repeats (each thread's stream is seeded on its own).
+        let draws = 3 * crate::random::RESEED_BYTES / 16;
         let mut seen = std::collections::HashSet::new();
-        for _ in 0..2000 {
+        let others: Vec<Vec<[u8; 16]>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..2)
+                .map(|_| {
+                    s.spawn(|| {
+                        (0..2000)
+                            .map(|_| {
+                                let mut b = [0u8; 16];
+                                random_fill(&mut b).unwrap();
+                                b
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for b in others.into_iter().flatten() {
+            assert!(seen.insert(b));
+        }
+        for _ in 0..draws {
             let mut b = [0u8; 16];
             random_fill(&mut b).unwrap();
             assert!(seen.insert(b));
         }
+        // Large requests go to the OS and are not all zeros.
+        let mut big = [0u8; 8192];
+        random_fill(&mut big).unwrap();
+        assert!(big.iter().any(|&x| x != 0));
     }
 }
