@@ -318,9 +318,9 @@ typedef struct idmint_leased_snowflake idmint_leased_snowflake;
  * the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
  * #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
  * bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
- * calls share one state, serialised by a lock. The core's types have no fork detection: in a
- * child process after `fork()` make a new one (and for `type=snowflake` give it its own node);
- * the store-backed types return `IDMINT_FORKED` there. Close it with
+ * calls share one state, serialised by a lock. In a child process after `fork()` every type
+ * returns `IDMINT_FORKED` (the child holds a copy of the parent's state): make a new one there
+ * (and for `type=snowflake` give it its own node). Close it with
  * #idmint_named_generator_close (to release a lease or record a journal and see whether that
  * worked) and free it with #idmint_named_generator_free.
  */
@@ -369,10 +369,8 @@ typedef struct idmint_ulid_generator idmint_ulid_generator;
 /**
  * @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
  * issues is greater than the one before, even within one millisecond or when the clock steps
- * back. Thread-safe (calls are serialised by a lock). One from #idmint_uuid_v7_generator_new
- * starts afresh in a child process after `fork()`; one from
- * #idmint_uuid_v7_generator_new_with_method has no fork detection (make a new one in the
- * child). Freed by #idmint_uuid_v7_generator_free.
+ * back. Thread-safe (calls are serialised by a lock), and it starts afresh in a child process
+ * after `fork()`. Freed by #idmint_uuid_v7_generator_free.
  */
 typedef struct idmint_uuid_v7_generator idmint_uuid_v7_generator;
 
@@ -1583,7 +1581,8 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
  *
  * Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
  * `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
- * sans-IO. It has no fork detection: in a child process after `fork()` make a new one.
+ * sans-IO. It starts afresh in a child process after `fork()`. The same generator as the
+ * config `"type=uuid7,method=NAME"` on every idmint surface.
  *
  * @param method An `IDMINT_UUID_V7_*` constant.
  * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
@@ -1845,8 +1844,8 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * @param out_id Receives the ID.
  * @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
  *         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
- *         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_INVALID_ARGUMENT` (a
- *         closed generator); `IDMINT_NULL_POINTER`.
+ *         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
+ *         process; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_next(const idmint_named_generator *gen,
                                           idmint_generated_id *out_id);

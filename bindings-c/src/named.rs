@@ -64,9 +64,9 @@ impl From<GeneratedId> for idmint_generated_id {
 /// the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
 /// #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
 /// bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
-/// calls share one state, serialised by a lock. The core's types have no fork detection: in a
-/// child process after `fork()` make a new one (and for `type=snowflake` give it its own node);
-/// the store-backed types return `IDMINT_FORKED` there. Close it with
+/// calls share one state, serialised by a lock. In a child process after `fork()` every type
+/// returns `IDMINT_FORKED` (the child holds a copy of the parent's state): make a new one there
+/// (and for `type=snowflake` give it its own node). Close it with
 /// #idmint_named_generator_close (to release a lease or record a journal and see whether that
 /// worked) and free it with #idmint_named_generator_free.
 pub struct idmint_named_generator(RwLock<Option<Box<dyn NamedSource>>>);
@@ -215,8 +215,8 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
 ///         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
-///         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_INVALID_ARGUMENT` (a
-///         closed generator); `IDMINT_NULL_POINTER`.
+///         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
+///         process; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_next(
     gen: *const idmint_named_generator,

@@ -6,11 +6,10 @@
 //! `UuidGenerator` and its per-thread OS-seeded random streams, all restarted in a forked child.
 
 use std::ffi::c_char;
-use std::sync::{Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use idmint_core::named::NamedConfig;
 use idmint_core::uuid_clock;
-use idmint_core::uuids::{self, Uuid, V7Generator, V7Method};
+use idmint_core::uuids::{self, Uuid, V7Method};
 use idmint_core::{Error, Name, UuidGenerator};
 
 use crate::error::{guard, idmint_status, Fail};
@@ -86,19 +85,9 @@ pub struct idmint_uuid_v8_custom {
 
 /// @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
 /// issues is greater than the one before, even within one millisecond or when the clock steps
-/// back. Thread-safe (calls are serialised by a lock). One from #idmint_uuid_v7_generator_new
-/// starts afresh in a child process after `fork()`; one from
-/// #idmint_uuid_v7_generator_new_with_method has no fork detection (make a new one in the
-/// child). Freed by #idmint_uuid_v7_generator_free.
-pub struct idmint_uuid_v7_generator(V7Source);
-
-/// The core's clocked v7 generator (method 1), or a sans-IO one of a chosen method. Sizes
-/// differ, but every handle is one heap allocation of its own anyway.
-#[allow(clippy::large_enum_variant)]
-enum V7Source {
-    Clocked(UuidGenerator),
-    Method(Mutex<V7Generator>),
-}
+/// back. Thread-safe (calls are serialised by a lock), and it starts afresh in a child process
+/// after `fork()`. Freed by #idmint_uuid_v7_generator_free.
+pub struct idmint_uuid_v7_generator(UuidGenerator);
 
 impl From<Uuid> for idmint_uuid {
     fn from(u: Uuid) -> Self {
@@ -595,9 +584,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
     // SAFETY: the caller's contract.
     unsafe {
         create(out_gen, "out_gen", || {
-            Ok(idmint_uuid_v7_generator(V7Source::Clocked(
-                UuidGenerator::new(7)?,
-            )))
+            Ok(idmint_uuid_v7_generator(UuidGenerator::new(7)?))
         })
     }
 }
@@ -618,21 +605,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe {
-        call(gen, "gen", out_uuid, "out_uuid", |g| match &g.0 {
-            V7Source::Clocked(c) => c.next(),
-            V7Source::Method(m) => {
-                // The system clock's time, split into ms and the ns within that millisecond.
-                let d = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap_or_default();
-                let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-                let mut r = [0u8; 10];
-                uuid_clock::random_fill(&mut r)?;
-                Ok(lock(m).next_at_precise(ms, d.subsec_nanos() % 1_000_000, r))
-            }
-        })
-    }
+    unsafe { call(gen, "gen", out_uuid, "out_uuid", |g| g.0.next()) }
 }
 
 /// @brief The next UUID at a given time with 10 given random bytes (sans-IO).
@@ -661,31 +634,19 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
     }
 }
 
-/// The sans-IO step of either kind of v7 generator.
+/// The sans-IO step: the core's generator asks for exactly these 10 bytes.
 fn next_at(
     g: &idmint_uuid_v7_generator,
     unix_ms: u64,
     sub_ms_nanos: u32,
     r: [u8; 10],
 ) -> Result<Uuid, Fail> {
-    Ok(match &g.0 {
-        V7Source::Clocked(c) => {
-            // The core's v7 generator asks for exactly these 10 bytes.
-            let given = |buf: &mut [u8]| {
-                let fits = buf.len() == r.len();
-                fits.then(|| buf.copy_from_slice(&r))
-                    .ok_or(Error::RandomSource)
-            };
-            c.next_at(unix_ms, given)?
-        }
-        V7Source::Method(m) => lock(m).next_at_precise(unix_ms, sub_ms_nanos, r),
-    })
-}
-
-/// The generator behind a lock; it is plain data, so a panic that poisoned the lock (reported
-/// as `IDMINT_PANIC` by the call that hit it) leaves it usable.
-fn lock(m: &Mutex<V7Generator>) -> std::sync::MutexGuard<'_, V7Generator> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    let given = |buf: &mut [u8]| {
+        let fits = buf.len() == r.len();
+        fits.then(|| buf.copy_from_slice(&r))
+            .ok_or(Error::RandomSource)
+    };
+    Ok(g.0.next_at_precise(unix_ms, sub_ms_nanos, given)?)
 }
 
 // The constants are the indexes of the core's `V7Method::ALL`.
@@ -712,7 +673,8 @@ fn v7_method(m: idmint_uuid_v7_method) -> Result<V7Method, Fail> {
 ///
 /// Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
 /// `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
-/// sans-IO. It has no fork detection: in a child process after `fork()` make a new one.
+/// sans-IO. It starts afresh in a child process after `fork()`. The same generator as the
+/// config `"type=uuid7,method=NAME"` on every idmint surface.
 ///
 /// @param method An `IDMINT_UUID_V7_*` constant.
 /// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
@@ -726,8 +688,8 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_new_with_method(
     // SAFETY: the caller's contract.
     unsafe {
         create(out_gen, "out_gen", || {
-            let g = V7Generator::with_method(v7_method(method)?);
-            Ok(idmint_uuid_v7_generator(V7Source::Method(Mutex::new(g))))
+            let cfg = NamedConfig::Uuid7(v7_method(method)?);
+            Ok(idmint_uuid_v7_generator(UuidGenerator::from_config(cfg)?))
         })
     }
 }
@@ -764,9 +726,9 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_method(
     // SAFETY: the caller's contract.
     unsafe {
         read(gen, "gen", out_method, "out_method", |g| {
-            let m = match &g.0 {
-                V7Source::Clocked(_) => V7Method::Counter,
-                V7Source::Method(m) => lock(m).method(),
+            let m = match g.0.config() {
+                NamedConfig::Uuid7(m) => *m,
+                _ => V7Method::Counter,
             };
             V7Method::ALL.iter().position(|k| *k == m).unwrap_or(0) as idmint_uuid_v7_method
         })

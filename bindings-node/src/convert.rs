@@ -16,6 +16,11 @@ use crate::error::{pending, set_props, string, throw, value};
 
 pub(crate) use idmint_js::error::OrThrow;
 
+/// A `Date` for `ms` since the Unix epoch.
+pub(crate) fn date(env: &Env, ms: u64) -> napi::Result<napi::JsDate<'_>> {
+    env.create_date(idmint_js::values::date_ms(ms))
+}
+
 /// The `Layout` class (its methods are in [`crate::layout`]): declared here, where layout
 /// arguments are unwrapped, so that neither module needs the other's.
 #[napi]
@@ -55,7 +60,7 @@ macro_rules! napi_members {
     (@type $e:lifetime layout) => { crate::convert::Layout };
     (@type $e:lifetime $ret:tt) => { $ret };
     (@return value $env:ident $r:ident) => { crate::convert::unknown($env, $r) };
-    (@return date $env:ident $r:ident) => { crate::layout::date($env, $r?) };
+    (@return date $env:ident $r:ident) => { crate::convert::date($env, $r?) };
     (@return names $env:ident $r:ident) => { $r.map(|names| names.collect()) };
     (@return layout $env:ident $r:ident) => { $r.map(|inner| crate::convert::Layout { inner }) };
     (@return $ret:tt $env:ident $r:ident) => { $r };

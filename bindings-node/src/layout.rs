@@ -4,17 +4,11 @@
 
 use idmint::Layout as CoreLayout;
 use idmint_js::convert::string_arg;
-use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
-use napi::{Env, JsDate, JsValue};
+use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{napi_members, Js, Layout, OrThrow};
-
-/// A `Date` for `ms` since the Unix epoch.
-pub(crate) fn date(env: &Env, ms: u64) -> napi::Result<JsDate<'_>> {
-    env.create_date(values::date_ms(ms))
-}
 
 impl Layout {
     pub(crate) fn of(l: &CoreLayout) -> Layout {

@@ -565,6 +565,20 @@ describe('formats: v6, v7 batches, v8, TypeID, ULID', () => {
     assert.equal(typeof g.lastUnixMs, 'bigint')
   })
 
+  test('UuidGenerator of each RFC 9562 v7 method, by config', () => {
+    for (const method of ['counter', 'random_increment', 'sub_millisecond']) {
+      const g = m.fromConfig(`type=uuid7,method=${method}`)
+      assert.ok(g instanceof m.UuidGenerator)
+      assert.equal(g.config, method === 'counter' ? 'type=uuid7' : `type=uuid7,method=${method}`)
+      const ids = Array.from({ length: 3000 }, () => g.next())
+      assert.deepEqual([...ids].sort(), ids)
+      assert.equal(new Set(ids).size, ids.length)
+      assert.ok(ids.every((u) => m.uuidInfo(u).version === 7))
+    }
+    const e = throwsCode(() => m.fromConfig('type=uuid4,method=counter'), Error, 'ERR_INVALID_LAYOUT', 'method on uuid4')
+    assert.match(e.message, /applies to type uuid7 only/)
+  })
+
   test('uuid7s(n): increasing, after and before uuid7()', () => {
     const before = m.uuid7()
     const batch = m.uuid7s(1000)

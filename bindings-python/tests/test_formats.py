@@ -21,6 +21,19 @@ def test_uuid6_increases_and_is_stdlib() -> None:
     assert isinstance(idmint.from_config("type=uuid6"), idmint.UuidGenerator)
 
 
+@pytest.mark.parametrize("method", ["counter", "random_increment", "sub_millisecond"])
+def test_clocked_uuid7_of_each_rfc_method(method: str) -> None:
+    gen = idmint.from_config(f"type=uuid7,method={method}")
+    assert isinstance(gen, idmint.UuidGenerator)
+    canonical = "type=uuid7" if method == "counter" else f"type=uuid7,method={method}"
+    assert gen.config == canonical
+    us = [gen.next() for _ in range(3000)]
+    assert all(type(u) is uuid.UUID and u.version == 7 for u in us)
+    assert us == sorted(us) and len(set(us)) == len(us)
+    with pytest.raises(idmint.InvalidLayout):
+        idmint.from_config("type=uuid4,method=counter")
+
+
 def test_uuid7s_batch() -> None:
     before = idmint.uuid7()
     batch = idmint.uuid7s(1000)

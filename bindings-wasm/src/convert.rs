@@ -13,6 +13,18 @@ use wasm_bindgen::JsCast;
 
 pub(crate) use idmint_js::error::OrThrow;
 
+/// The `Layout` class (its methods are in [`crate::layout`]): declared here, where layout
+/// arguments are unwrapped and layouts returned, so that neither module needs the other's.
+#[wasm_bindgen(js_name = Layout)]
+pub struct JsLayout {
+    pub(crate) inner: Layout,
+}
+
+/// A `Date` for `ms` since the Unix epoch.
+pub(crate) fn date(ms: u64) -> js_sys::Date {
+    js_sys::Date::new(&JsValue::from_f64(idmint_js::values::date_ms(ms)))
+}
+
 /// The browser host of the shared conversions.
 pub(crate) struct Web;
 
@@ -86,21 +98,21 @@ macro_rules! wasm_members {
     (@core $self:ident []) => { &$self.inner };
     (@core $self:ident [$core:ident]) => { $self.$core() };
     (@type date = $e:expr) => { js_sys::Date };
-    (@type layout = $e:expr) => { crate::layout::JsLayout };
+    (@type layout = $e:expr) => { crate::convert::JsLayout };
     (@type name = $e:expr) => { wasm_bindgen::JsValue };
     (@type names = $e:expr) => { Vec<wasm_bindgen::JsValue> };
     (@type $ret:tt = $e:expr) => { $ret };
     (@type value $body:block) => { Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> };
     (@type date $body:block) => { Result<js_sys::Date, wasm_bindgen::JsValue> };
     (@type $ret:tt $body:block) => { Result<$ret, wasm_bindgen::JsValue> };
-    (@return date = $e:expr) => { crate::layout::date($e) };
-    (@return layout = $e:expr) => { crate::layout::JsLayout { inner: $e } };
+    (@return date = $e:expr) => { crate::convert::date($e) };
+    (@return layout = $e:expr) => { crate::convert::JsLayout { inner: $e } };
     (@return name = $e:expr) => { $e.map_or(wasm_bindgen::JsValue::NULL, crate::convert::js_str) };
     (@return names = $e:expr) => { $e.map(crate::convert::js_str).collect() };
     (@return $ret:tt = $e:expr) => { $e };
     (@return date $body:block) => {{
         let ms: Result<u64, wasm_bindgen::JsValue> = $body;
-        ms.map(crate::layout::date)
+        ms.map(crate::convert::date)
     }};
     (@return $ret:tt $body:block) => { $body };
 }

@@ -4,22 +4,11 @@
 
 use idmint::Layout;
 use idmint_js::convert::string_arg;
-use idmint_js::values;
-use js_sys::Date;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{js_str, post_layout, wasm_members, OrThrow, Web};
-
-pub(crate) fn date(ms: u64) -> Date {
-    Date::new(&JsValue::from_f64(values::date_ms(ms)))
-}
+use crate::convert::{js_str, post_layout, wasm_members, JsLayout, OrThrow, Web};
 
 idmint_js::layout_api!(wasm_members => JsLayout);
-
-#[wasm_bindgen(js_name = Layout)]
-pub struct JsLayout {
-    pub(crate) inner: Layout,
-}
 
 #[wasm_bindgen(js_class = Layout)]
 impl JsLayout {

@@ -11,8 +11,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use crate::clock::{PageClock, CALLS_PER_READ, MAX_SPIN_MS};
+use crate::convert::JsLayout;
 use crate::error::{take_error, Sentinel};
-use crate::layout::JsLayout;
 use crate::snowflake::{random_node, JsAtomicSnowflake, JsSnowflake};
 use crate::uuid::{uuid4, uuid7};
 

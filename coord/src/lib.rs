@@ -80,4 +80,5 @@ pub mod redis_compose;
 #[cfg(feature = "redis")]
 mod redis_conn;
 pub mod segment;
+mod timeouts;
 pub mod url_ref;

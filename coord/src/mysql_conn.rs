@@ -11,7 +11,7 @@
 //!
 //! | option | meaning |
 //! |---|---|
-//! | `timeout_ms=N` | the deadline of one store call (default [`DEFAULT_STORE_TIMEOUT`]): TCP connect, every read and write on the socket, and the call as a whole (below) |
+//! | `timeout_ms=N` | the deadline of one store call (default [`DEFAULT_STORE_TIMEOUT`](crate::lease::DEFAULT_STORE_TIMEOUT)): TCP connect, every read and write on the socket, and the call as a whole (below) |
 //! | `ssl-mode=M` | `DISABLED` (the default), `REQUIRED`, `VERIFY_CA` or `VERIFY_IDENTITY`, as the `mysql` client names them (any case, `_` or `-`); `PREFERRED` is refused: it silently falls back to plain TCP |
 //! | `ca_file=PATH` | a PEM file of CA certificates to trust (also `ssl-ca`); `REQUIRED` with a CA file checks the chain, as `VERIFY_CA` (the `mysql` client does the same) |
 //! | `mode=boot` / `mode=lease` | lease store only: see [`lease::mysql`](crate::lease::mysql) |
@@ -60,8 +60,8 @@ use mysql::consts::CapabilityFlags;
 use mysql::prelude::{FromRow, Queryable};
 use mysql::{Conn, Opts, OptsBuilder, Params, SslOpts};
 
-use crate::lease::DEFAULT_STORE_TIMEOUT;
 use crate::reason::Reason;
+use crate::timeouts::DEFAULT_STORE_TIMEOUT;
 
 /// The TLS modes supported (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -57,7 +57,7 @@ impl Reason for rustls::Error {
 impl Reason for redis::RedisError {
     fn reason(&self) -> &'static str {
         use redis::ErrorKind;
-        if let Some(tls) = crate::redis_conn::tls_reason(self) {
+        if let Some(tls) = redis_tls_reason(self) {
             tls
         } else if self.is_timeout() {
             "timed out"
@@ -76,6 +76,20 @@ impl Reason for redis::RedisError {
             }
         }
     }
+}
+
+/// Why a Redis TLS connection failed, when it did: the rustls error inside a client error.
+#[cfg(feature = "redis")]
+fn redis_tls_reason(e: &redis::RedisError) -> Option<&'static str> {
+    use std::sync::Arc;
+    type Inner = Arc<dyn std::error::Error + Send + Sync>;
+    // The client keeps I/O and rustls errors behind an Arc: unwrap that, then the I/O error.
+    let inner = std::error::Error::source(e)?.downcast_ref::<Inner>()?;
+    let tls = match (**inner).downcast_ref::<std::io::Error>() {
+        Some(io) => io.get_ref()?.downcast_ref::<rustls::Error>()?,
+        None => (**inner).downcast_ref::<rustls::Error>()?,
+    };
+    Some(tls.reason())
 }
 
 #[cfg(feature = "sqlite")]

@@ -143,19 +143,6 @@ pub(crate) fn connect(
     Ok(con)
 }
 
-/// Why a TLS connection failed, when it did: the rustls error inside a client error.
-pub(crate) fn tls_reason(e: &redis::RedisError) -> Option<&'static str> {
-    use std::sync::Arc;
-    type Inner = Arc<dyn std::error::Error + Send + Sync>;
-    // The client keeps I/O and rustls errors behind an Arc: unwrap that, then the I/O error.
-    let inner = std::error::Error::source(e)?.downcast_ref::<Inner>()?;
-    let tls = match (**inner).downcast_ref::<std::io::Error>() {
-        Some(io) => io.get_ref()?.downcast_ref::<rustls::Error>()?,
-        None => (**inner).downcast_ref::<rustls::Error>()?,
-    };
-    Some(crate::reason::Reason::reason(tls))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -181,3 +181,52 @@ fn registered_types_are_built_by_name_everywhere() {
     assert!(named::register("it_countdown", |_| unreachable!()).is_err());
     assert!(named::register("segment", |_| unreachable!()).is_err());
 }
+
+/// A core type's named generator holds the parent's state after fork() (a Snowflake node and
+/// its last tick, a v1 node and clock sequence): in the child every call refuses with
+/// `Forked`, the clocked and the sans-IO one; the parent carries on.
+#[test]
+fn core_types_refuse_in_a_forked_child() {
+    let configs = [
+        "type=snowflake,layout=twitter,node=5",
+        "type=uuid1",
+        "type=uuid7,method=random_increment",
+    ];
+    let gens: Vec<Box<dyn NamedSource>> =
+        configs.iter().map(|c| named::build(c).unwrap()).collect();
+    let before: Vec<GeneratedId> = gens.iter().map(|g| g.next_id().unwrap()).collect();
+    // SAFETY: the child only makes the calls below (which refuse before any lock) and _exit.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let mut code = 0;
+        for (i, g) in gens.iter().enumerate() {
+            if g.next_id() != Err(idmint::Error::Forked) {
+                code |= 1 << i;
+            }
+            let fill = |b: &mut [u8]| {
+                b.fill(1);
+                Ok(())
+            };
+            if g.next_at(1_700_000_000_000, &mut { fill }) != Err(idmint::Error::Forked) {
+                code |= 8 << i;
+            }
+        }
+        // SAFETY: ends the child without running destructors or atexit handlers.
+        unsafe { libc::_exit(code) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child we just forked.
+    let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(rc, pid);
+    assert!(libc::WIFEXITED(status), "child crashed or hung");
+    assert_eq!(
+        libc::WEXITSTATUS(status),
+        0,
+        "a core type minted in the child"
+    );
+    for (g, b) in gens.iter().zip(before) {
+        let after = g.next_id().unwrap();
+        assert_ne!(after, b);
+    }
+}

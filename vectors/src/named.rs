@@ -19,7 +19,7 @@ rejects, with the exact error (ERR_INVALID_LAYOUT with `at` = byte offset into t
 syntax and key problems; policy and generator errors keep their own codes). Every u64 is a \
 decimal string.";
 
-const CONFIGS: [(&str, &[u64]); 14] = [
+const CONFIGS: [(&str, &[u64]); 17] = [
     (
         "type=snowflake,layout=twitter,node=5,on_backwards=wait:1000,on_exhausted=borrow:16,sequence_start=vibrate:1,seed=42",
         &[T0, T0, T0 + 1, T0 + 2, T0 - 3],
@@ -53,11 +53,15 @@ const CONFIGS: [(&str, &[u64]); 14] = [
     (r#"{"type":"uuid4"}"#, &[T0]),
     ("type=uuid7", &[T0, T0, T0 - 5, T0 + 1]),
     (r#"{"type":"uuid\u0037"}"#, &[T0]),
+    // RFC 9562's other monotonic methods by name; the counter is the default and unsaid.
+    ("type=uuid7,method=random_increment", &[T0, T0, T0 - 5, T0 + 1]),
+    (r#"{"type":"uuid7","method":"sub_millisecond"}"#, &[T0, T0, T0 - 5, T0 + 1]),
+    ("type=uuid7,method=counter", &[T0]),
     ("type=uuid1", &[T0, T0, T0 - 1, T0 + 1]),
     ("   type=uuid1   ", &[0]),
 ];
 
-const INVALID: [&str; 30] = [
+const INVALID: [&str; 34] = [
     "",
     "type",
     "type=",
@@ -68,6 +72,10 @@ const INVALID: [&str; 30] = [
     "type=uuid4,color=red",
     "type=uuid4,type=uuid4",
     "type=uuid4,node=1",
+    "type=uuid7,method=fast",
+    "type=uuid4,method=counter",
+    "type=snowflake,layout=twitter,node=1,method=counter",
+    r#"{"type":"uuid7","method":7}"#,
     "node=1",
     "type=snowflake",
     "type=snowflake,layout=time=41@1ms,worker=10,seq=12,epoch=2020-01-01",

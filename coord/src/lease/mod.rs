@@ -82,8 +82,7 @@ pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
 #[cfg(feature = "zookeeper")]
 pub use zookeeper::ZkStore;
 
-/// Default timeout of one Redis, PostgreSQL, MySQL, etcd or ZooKeeper call (connect, read, statement).
-pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(1000);
+pub use crate::timeouts::DEFAULT_STORE_TIMEOUT;
 
 /// What a holder asks a store for: a node of a namespace's node space, for a time.
 ///

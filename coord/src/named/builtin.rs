@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use idmint::named::{GeneratedId, NamedConfig, NamedEntry, NamedGenerator};
 use idmint::options::Takes;
 use idmint::uuid_clock::random_fill;
-use idmint::{Clock, Error, OptionValue, Result, SystemClock};
+use idmint::{Clock, Error, ForkGuard, OptionValue, Result, SystemClock};
 
 use super::source::batch;
 use super::{NamedSource, NamedSpec};
@@ -23,11 +23,15 @@ pub(super) const SEGMENT: &str = "segment";
 // Core types
 
 /// A core type on the system clock: one lock around the core's sans-IO generator, so the
-/// clocked and the sans-IO calls share one state and `next_at` is exactly the core's.
+/// clocked and the sans-IO calls share one state and `next_at` is exactly the core's. In a
+/// forked child every call refuses with [`Error::Forked`], as the store-backed types do: the
+/// child holds a copy of the parent's state (a Snowflake node and its last tick, a v1 node
+/// and clock sequence), so both would mint the same IDs.
 pub(super) struct CoreSource {
     config: NamedConfig,
     gen: Mutex<NamedGenerator>,
     clock: SystemClock,
+    born: ForkGuard,
 }
 
 impl CoreSource {
@@ -36,6 +40,7 @@ impl CoreSource {
             gen: Mutex::new(config.build()?),
             config,
             clock: SystemClock::new(),
+            born: ForkGuard::new(),
         })
     }
 
@@ -55,10 +60,11 @@ impl NamedSource for CoreSource {
     }
 
     fn next_id(&self) -> Result<GeneratedId> {
+        self.born.check()?;
         loop {
-            let now = self.clock.now_ms();
+            let (now, nanos) = self.clock.now_ms_nanos();
             // The lock is let go before waiting.
-            let r = self.lock().next_at(now, random_fill);
+            let r = self.lock().next_at_precise(now, nanos, random_fill);
             match r {
                 Err(Error::WouldBlock { until_ms }) => self.clock.wait_until(until_ms),
                 r => return r,
@@ -71,6 +77,7 @@ impl NamedSource for CoreSource {
         now_ms: u64,
         random: &mut dyn FnMut(&mut [u8]) -> Result<()>,
     ) -> Result<GeneratedId> {
+        self.born.check()?;
         self.lock().next_at(now_ms, random)
     }
 }

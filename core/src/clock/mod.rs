@@ -55,6 +55,14 @@ pub trait Clock: Send + Sync {
         0
     }
 
+    /// The current time as [`now_ms`](Self::now_ms) and the nanoseconds into that millisecond
+    /// (0 to 999 999), for UUID v7's sub-millisecond method. A clock without finer time
+    /// answers 0 (the default).
+    #[inline]
+    fn now_ms_nanos(&self) -> (u64, u32) {
+        (self.now_ms(), 0)
+    }
+
     /// Blocks until [`now_ms`](Self::now_ms) reaches `until_ms`.
     ///
     /// The default sleeps with `std` (in slices, yielding for the last millisecond) and spins
@@ -106,6 +114,10 @@ impl<C: Clock + ?Sized> Clock for &C {
         (**self).coarse_lag_ms()
     }
     #[inline]
+    fn now_ms_nanos(&self) -> (u64, u32) {
+        (**self).now_ms_nanos()
+    }
+    #[inline]
     fn wait_until(&self, until_ms: u64) {
         (**self).wait_until(until_ms)
     }
@@ -125,6 +137,9 @@ impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     }
     fn coarse_lag_ms(&self) -> u64 {
         (**self).coarse_lag_ms()
+    }
+    fn now_ms_nanos(&self) -> (u64, u32) {
+        (**self).now_ms_nanos()
     }
     fn wait_until(&self, until_ms: u64) {
         (**self).wait_until(until_ms)

@@ -196,6 +196,16 @@ impl Clock for SystemClock {
         self.lag_ms
     }
 
+    /// One precise reading split into ms and the ns into that millisecond, both from the same
+    /// offset.
+    fn now_ms_nanos(&self) -> (u64, u32) {
+        let ns = mono_ns(false);
+        self.at(ns); // re-anchors first when due
+        let wall = ns.saturating_add(self.anchor.offset()).max(0) as u64;
+        let per_ms = NS_PER_MS as u64;
+        (wall / per_ms, (wall % per_ms) as u32)
+    }
+
     /// Sleeps in slices of at most one re-anchoring period, so a wall-clock step during a long
     /// wait is seen before the wait ends.
     fn wait_until(&self, until_ms: u64) {

@@ -4,11 +4,13 @@
 use core::fmt;
 use core::str::FromStr;
 
-use super::entry::{parse_entries, spec_err, Entry, NamedEntry, Val};
+use super::entry::{spec_err, Entry, NamedEntry, Val};
+use super::parse::parse_entries;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 use crate::state::Packing;
+use crate::uuids::V7Method;
 
 /// The kinds of generator a [`NamedConfig`] can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,8 +100,9 @@ pub enum NamedConfig {
     Snowflake(Config),
     /// Random version 4 UUIDs.
     Uuid4,
-    /// Monotonic version 7 UUIDs.
-    Uuid7,
+    /// Monotonic version 7 UUIDs by one of RFC 9562's methods (`method=` in the config; the
+    /// counter when left out).
+    Uuid7(V7Method),
     /// Version 1 UUIDs with a random node and clock sequence.
     Uuid1,
     /// Version 6 UUIDs (v1 reordered to sort by time).
@@ -159,7 +162,7 @@ impl NamedConfig {
         match self {
             NamedConfig::Snowflake(_) => NamedType::Snowflake,
             NamedConfig::Uuid4 => NamedType::Uuid4,
-            NamedConfig::Uuid7 => NamedType::Uuid7,
+            NamedConfig::Uuid7(_) => NamedType::Uuid7,
             NamedConfig::Uuid1 => NamedType::Uuid1,
             NamedConfig::Uuid6 => NamedType::Uuid6,
         }
@@ -181,7 +184,7 @@ impl NamedConfig {
             1 => Ok(NamedConfig::Uuid1),
             4 => Ok(NamedConfig::Uuid4),
             6 => Ok(NamedConfig::Uuid6),
-            7 => Ok(NamedConfig::Uuid7),
+            7 => Ok(NamedConfig::Uuid7(V7Method::Counter)),
             _ => Err(Error::InvalidConfig {
                 reason: "UUID generators are version 1, 4, 6 or 7",
             }),
@@ -242,12 +245,18 @@ impl fmt::Display for NamedConfig {
                 write!(f, ",fence_ms={fence}")?;
             }
         }
+        // The counter is the default and goes unsaid, so `type=uuid7` stays canonical.
+        if let NamedConfig::Uuid7(m) = self {
+            if *m != V7Method::Counter {
+                write!(f, ",method={}", m.name())?;
+            }
+        }
         Ok(())
     }
 }
 
 pub(super) const KEYS_REASON: &str =
-    "unknown key (type, layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms)";
+    "unknown key (type, layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms, method)";
 
 /// Where a Snowflake config's node comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -259,7 +268,7 @@ enum Node {
 }
 
 fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> {
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 9] = [
         "type",
         "layout",
         "node",
@@ -268,6 +277,7 @@ fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> 
         "sequence_start",
         "seed",
         "fence_ms",
+        "method",
     ];
     for (i, e) in entries.iter().enumerate() {
         if e.key == "layout" {
@@ -305,15 +315,31 @@ fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> 
         }
     };
     if kind != NamedType::Snowflake {
-        if let Some(e) = entries.iter().find(|e| e.key != "type") {
-            return Err(spec_err(
-                e.key_at,
-                "this key applies to type snowflake only",
-            ));
+        let mut method = V7Method::Counter;
+        for e in entries.iter().filter(|e| e.key != "type") {
+            match (kind, e.key.as_str()) {
+                (NamedType::Uuid7, "method") => {
+                    method = V7Method::parse(e.text()?).map_err(|_| {
+                        spec_err(
+                            e.val_at,
+                            "unknown method (counter, random_increment, sub_millisecond)",
+                        )
+                    })?;
+                }
+                (_, "method") => {
+                    return Err(spec_err(e.key_at, "this key applies to type uuid7 only"))
+                }
+                _ => {
+                    return Err(spec_err(
+                        e.key_at,
+                        "this key applies to type snowflake only",
+                    ))
+                }
+            }
         }
         return Ok(match kind {
             NamedType::Uuid4 => NamedConfig::Uuid4,
-            NamedType::Uuid7 => NamedConfig::Uuid7,
+            NamedType::Uuid7 => NamedConfig::Uuid7(method),
             NamedType::Uuid6 => NamedConfig::Uuid6,
             _ => NamedConfig::Uuid1,
         });
@@ -340,6 +366,7 @@ fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> 
             "sequence_start" => cfg.sequence_start = e.text()?.parse::<SequenceStart>()?,
             "seed" => cfg.seed = e.u64()?,
             "fence_ms" => cfg.fence_ms = Some(e.u64()?),
+            "method" => return Err(spec_err(e.key_at, "this key applies to type uuid7 only")),
             _ => {}
         }
     }

@@ -3,10 +3,7 @@
 //! at the same offsets), and the helpers the two parsers share.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
-use super::compact::parse_compact;
-use super::json::parse_json;
 use crate::error::{Error, Result};
 
 /// A value as written.
@@ -22,7 +19,7 @@ pub(super) enum Val {
 }
 
 /// One `key=value` of a named config as written, with the byte offsets of its key and its value
-/// in the whole config string: what [`parse_entries`] gives for either text form.
+/// in the whole config string: what [`parse_entries`](super::parse_entries) gives for either text form.
 ///
 /// The core interprets entries itself ([`NamedConfig::from_entries`](super::NamedConfig::from_entries));
 /// a layer that adds generator types (the store-backed types of `idmint-coord`) reads its own
@@ -82,29 +79,6 @@ impl NamedEntry {
             }
             Val::Bool => Err(spec_err(self.val_at, R)),
         }
-    }
-}
-
-/// Parses either text form (see the [module docs](super)) into its entries, checking the syntax
-/// only: which keys exist, repeat or belong to a type is for the interpreter
-/// ([`NamedConfig::from_entries`](super::NamedConfig::from_entries), or a layer's own).
-///
-/// # Examples
-/// ```
-/// use idmint::named::parse_entries;
-/// let e = parse_entries("type=segment, store=(sqlite:/tmp/ids.db), key=orders")?;
-/// assert_eq!(e[1].key(), "store");
-/// assert_eq!(e[1].text()?, "sqlite:/tmp/ids.db");
-/// assert_eq!(e[2].value_at(), 46);
-/// let json = parse_entries(r#"{"type":"segment","step":"500"}"#)?;
-/// assert_eq!(json[1].u64()?, 500);
-/// # Ok::<(), idmint::Error>(())
-/// ```
-pub fn parse_entries(s: &str) -> Result<Vec<NamedEntry>> {
-    if s.trim_start().starts_with('{') {
-        parse_json(s)
-    } else {
-        parse_compact(s)
     }
 }
 

@@ -76,7 +76,7 @@ impl NamedGenerator {
         Ok(match cfg {
             NamedConfig::Snowflake(c) => NamedGenerator::Snowflake(LocalSnowflake::new(*c)?),
             NamedConfig::Uuid4 => NamedGenerator::Uuid4,
-            NamedConfig::Uuid7 => NamedGenerator::Uuid7(V7Generator::new()),
+            NamedConfig::Uuid7(m) => NamedGenerator::Uuid7(V7Generator::with_method(*m)),
             NamedConfig::Uuid1 => NamedGenerator::Uuid1(Uuid1Generator::new()),
             NamedConfig::Uuid6 => NamedGenerator::Uuid6(Uuid6Generator::new()),
         })
@@ -99,7 +99,22 @@ impl NamedGenerator {
     /// [`NamedType::random_bytes`] for how many) or fails, typically with
     /// [`Error::RandomSource`](crate::Error::RandomSource); its error is returned as is. Snowflake generators never call
     /// it, and return their own errors ([`Error::WouldBlock`](crate::Error::WouldBlock) and the like) unchanged.
-    pub fn next_at<F>(&mut self, now_ms: u64, mut random: F) -> Result<GeneratedId>
+    pub fn next_at<F>(&mut self, now_ms: u64, random: F) -> Result<GeneratedId>
+    where
+        F: FnMut(&mut [u8]) -> Result<()>,
+    {
+        self.next_at_precise(now_ms, 0, random)
+    }
+
+    /// [`next_at`](Self::next_at) with the nanoseconds into `now_ms`'s millisecond (0 to
+    /// 999 999, clamped), which only a v7 generator of the sub-millisecond method uses (see
+    /// [`Clock::now_ms_nanos`](crate::Clock::now_ms_nanos) for a clock's reading of both).
+    pub fn next_at_precise<F>(
+        &mut self,
+        now_ms: u64,
+        sub_ms_nanos: u32,
+        mut random: F,
+    ) -> Result<GeneratedId>
     where
         F: FnMut(&mut [u8]) -> Result<()>,
     {
@@ -113,7 +128,11 @@ impl NamedGenerator {
             NamedGenerator::Uuid7(g) => {
                 let mut b = [0u8; 10];
                 random(&mut b)?;
-                Ok(GeneratedId::Uuid(g.next_at(now_ms, b)))
+                Ok(GeneratedId::Uuid(g.next_at_precise(
+                    now_ms,
+                    sub_ms_nanos,
+                    b,
+                )))
             }
             NamedGenerator::Uuid1(g) => g.next_at(now_ms, random).map(GeneratedId::Uuid),
             NamedGenerator::Uuid6(g) => g.next_at(now_ms, random).map(GeneratedId::Uuid),

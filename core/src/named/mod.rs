@@ -30,7 +30,7 @@
 //!
 //! | key              | types     | value                                                          | default    |
 //! |------------------|-----------|----------------------------------------------------------------|------------|
-//! | `type`           | all       | `snowflake`, `uuid4`, `uuid7` (monotonic) or `uuid1`           | required   |
+//! | `type`           | all       | `snowflake`, `uuid4`, `uuid7` (monotonic), `uuid6` or `uuid1`  | required   |
 //! | `layout`         | snowflake | a preset name, or a layout spec (parenthesised in compact form)| required   |
 //! | `node`           | snowflake | the whole node value (all node sub-fields), an integer        | required ([`Error::NodeRequired`]) |
 //! | `on_backwards`   | snowflake | [`OnBackwards`] text form (`fail`, `wait:MS`, `logical:MS`, `rollback_counter`, `ring:TICKS`) | `wait:1000` |
@@ -38,6 +38,7 @@
 //! | `sequence_start` | snowflake | [`SequenceStart`] text form (`zero`, `random`, `vibrate:K`)    | `zero`     |
 //! | `seed`           | snowflake | seed of random sequence starts ([`Config::seed`]), an integer  | `0`        |
 //! | `fence_ms`       | snowflake | time fence ([`Config::fence_ms`]), Unix ms                     | none       |
+//! | `method`         | uuid7     | RFC 9562's monotonic method ([`V7Method`](crate::uuids::V7Method)): `counter`, `random_increment`, `sub_millisecond` | `counter` |
 //!
 //! Types backed by a store are not sans-IO, so they live in `idmint-coord` (`idmint_coord::named`),
 //! which reads the same two text forms ([`parse_entries`]), hands every config above to
@@ -54,7 +55,8 @@
 //!
 //! `Display` prints the canonical compact form: keys in the order of this table, policies in
 //! their canonical text (`wait` → `wait:1000`), a preset layout by name and any other layout as
-//! its canonical spec in parentheses, `seed` only when not 0 and `fence_ms` only when set.
+//! its canonical spec in parentheses, `seed` only when not 0, `fence_ms` only when set and
+//! `method` only when not `counter`.
 //! Parsing the canonical form gives back an equal config.
 //!
 //! Errors: problems the parser finds at a place in the text (syntax, unknown or repeated keys,
@@ -108,6 +110,7 @@ mod config;
 mod entry;
 mod generator;
 mod json;
+mod parse;
 #[cfg(test)]
 mod tests;
 
@@ -115,5 +118,6 @@ mod tests;
 /// [`crate::uuids`].
 pub use crate::uuids::Uuid1Generator;
 pub use config::{NamedConfig, NamedType};
-pub use entry::{parse_entries, NamedEntry};
+pub use entry::NamedEntry;
 pub use generator::{GeneratedId, NamedGenerator};
+pub use parse::parse_entries;

@@ -85,12 +85,12 @@ fn json_form_equals_compact_form() {
     assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
     assert_eq!(
         NamedConfig::parse(r#"{"type":"uuid7"}"#).unwrap(),
-        NamedConfig::Uuid7
+        NamedConfig::Uuid7(uuids::V7Method::Counter)
     );
     // Escapes are decoded.
     assert_eq!(
         NamedConfig::parse(r#"{"type":"uuid\u0037"}"#).unwrap(),
-        NamedConfig::Uuid7
+        NamedConfig::Uuid7(uuids::V7Method::Counter)
     );
     assert_eq!(
         NamedConfig::parse(r#"{"type":"snowflake","layout":"twitt\u0065r","node":3}"#)
@@ -306,7 +306,11 @@ fn uuid1_carries_into_the_next_millisecond() {
 #[test]
 fn random_source_errors_pass_through() {
     let fail = |_: &mut [u8]| Err(Error::RandomSource);
-    for c in [NamedConfig::Uuid4, NamedConfig::Uuid7, NamedConfig::Uuid1] {
+    for c in [
+        NamedConfig::Uuid4,
+        NamedConfig::Uuid7(uuids::V7Method::RandomIncrement),
+        NamedConfig::Uuid1,
+    ] {
         let mut g = c.build().unwrap();
         assert_eq!(g.next_at(T0, fail), Err(Error::RandomSource));
         assert_eq!(g.kind(), c.kind());
@@ -439,4 +443,77 @@ fn spec_err_missing_layout() -> Error {
         Err(e) => e,
         Ok(_) => panic!("a snowflake config needs a layout"),
     }
+}
+
+#[test]
+fn uuid7_takes_a_method_by_name() {
+    use uuids::V7Method;
+    for m in V7Method::ALL {
+        let text = std::format!("type=uuid7,method={}", m.name());
+        let c = NamedConfig::parse(&text).unwrap();
+        assert_eq!(c, NamedConfig::Uuid7(m));
+        // The counter is the default and left out of the canonical form.
+        let canonical = if m == V7Method::Counter {
+            "type=uuid7".to_string()
+        } else {
+            text.clone()
+        };
+        assert_eq!(c.to_string(), canonical);
+        assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
+        let json = std::format!(r#"{{"type":"uuid7","method":"{}"}}"#, m.name());
+        assert_eq!(NamedConfig::parse(&json).unwrap(), c);
+    }
+    let spec = |s: &str| match NamedConfig::parse(s) {
+        Err(Error::InvalidSpec { at, reason }) => (at, reason),
+        other => panic!("{s}: {other:?}"),
+    };
+    assert_eq!(
+        spec("type=uuid7,method=fast"),
+        (
+            18,
+            "unknown method (counter, random_increment, sub_millisecond)"
+        )
+    );
+    assert_eq!(
+        spec("type=uuid4,method=counter"),
+        (11, "this key applies to type uuid7 only")
+    );
+    assert_eq!(
+        spec("type=snowflake,layout=twitter,node=1,method=counter"),
+        (37, "this key applies to type uuid7 only")
+    );
+    assert_eq!(
+        spec("type=uuid7,method=counter,method=counter"),
+        (26, "key given twice")
+    );
+    // The sub-millisecond method uses the fraction a clock gives; the others ignore it.
+    let mut fine = NamedConfig::Uuid7(V7Method::SubMillisecond)
+        .build()
+        .unwrap();
+    let fill = |b: &mut [u8]| {
+        b.fill(0);
+        Ok(())
+    };
+    let (a, b) = (
+        fine.next_at_precise(T0, 250_000, fill).unwrap(),
+        fine.next_at_precise(T0, 750_000, fill).unwrap(),
+    );
+    let (GeneratedId::Uuid(a), GeneratedId::Uuid(b)) = (a, b) else {
+        panic!("UUIDs expected")
+    };
+    assert!(b > a);
+    assert_eq!(a.as_bytes()[6] & 0x0f, 0x04); // rand_a holds 1024 steps x 0.25 ms
+    let mut plain = NamedConfig::Uuid7(V7Method::Counter).build().unwrap();
+    let mut seq = [0u8; 10].into_iter().chain(core::iter::repeat(7));
+    let mut from = |b: &mut [u8]| {
+        b.iter_mut().for_each(|x| *x = seq.next().unwrap_or(0));
+        Ok(())
+    };
+    let x = plain.next_at_precise(T0, 999_999, &mut from).unwrap();
+    let mut again = NamedConfig::Uuid7(V7Method::Counter).build().unwrap();
+    let y = again.next_at(T0, |b: &mut [u8]| {
+        b.fill(0);
+        Ok(())
+    });
+    assert_eq!(Ok(x), y);
 }

@@ -91,9 +91,11 @@ impl UuidGenerator {
         Ok(g)
     }
 
-    /// The next UUID on the system clock (the precise reading) with OS-seeded randomness.
+    /// The next UUID on the system clock (the precise reading, with its sub-millisecond part
+    /// for a v7 generator of that method) with OS-seeded randomness.
     pub fn next(&self) -> Result<Uuid> {
-        self.next_at(clock().now_ms(), random_fill)
+        let (ms, nanos) = clock().now_ms_nanos();
+        self.next_at_precise(ms, nanos, random_fill)
     }
 
     /// The time (ms since the Unix epoch) in the last UUID issued by a v1, v6 or v7 generator;
@@ -114,7 +116,20 @@ impl UuidGenerator {
     where
         F: FnMut(&mut [u8]) -> Result<()>,
     {
-        match self.lock()?.gen.next_at(now_ms, random)? {
+        self.next_at_precise(now_ms, 0, random)
+    }
+
+    /// [`next_at`](Self::next_at) with the nanoseconds into `now_ms`'s millisecond (0 to
+    /// 999 999, clamped), used by a v7 generator of the sub-millisecond method only.
+    pub fn next_at_precise<F>(&self, now_ms: u64, sub_ms_nanos: u32, random: F) -> Result<Uuid>
+    where
+        F: FnMut(&mut [u8]) -> Result<()>,
+    {
+        match self
+            .lock()?
+            .gen
+            .next_at_precise(now_ms, sub_ms_nanos, random)?
+        {
             GeneratedId::Uuid(u) => Ok(u),
             GeneratedId::U64(_) => Err(Error::InvalidConfig {
                 reason: "not a UUID generator",
