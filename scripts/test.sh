@@ -18,6 +18,9 @@ servers_pid=$!
 step "format"
 cargo fmt --all -- --check
 
+step "the bindings' lock files pin the workspace's versions (one release build serves all)"
+python3 scripts/check-locks.py
+
 step "clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The C library builds coord with no store features (the file lease only).
