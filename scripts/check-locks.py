@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that the lock files of the crates outside the workspace (bindings-python,
-bindings-node, bindings-js) pin, for every crate they share with the workspace, a version the
+bindings-node) pin, for every crate they share with the workspace, a version the
 workspace's Cargo.lock also pins. The C library, the Python and Node packages and the CLI then
 share one release build of their dependencies (scripts/test.sh); one differing version (a
 hashbrown deep in the graph) makes every crate above it compile again, minutes of the test run.
@@ -26,7 +26,7 @@ def versions(path):
 def main():
     workspace = versions(os.path.join(ROOT, "Cargo.lock"))
     bad = []
-    for crate in ("bindings-python", "bindings-node", "bindings-js"):
+    for crate in ("bindings-python", "bindings-node"):
         for name, vs in sorted(versions(os.path.join(ROOT, crate, "Cargo.lock")).items()):
             extra = vs - workspace.get(name, vs)
             if extra:

@@ -22,7 +22,8 @@ step "the bindings' lock files pin the workspace's versions (one release build s
 python3 scripts/check-locks.py
 
 step "clippy (all targets, warnings are errors)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+# bindings-js (the Node and browser packages' shared crate) with its Node-only `coord` part.
+cargo clippy --workspace --all-targets --locked --features idmint-js/coord -- -D warnings
 # The C library builds coord with no store features (the file lease only).
 cargo clippy -p idmint-coord --no-default-features --lib --locked -- -D warnings
 
