@@ -1030,7 +1030,7 @@ export declare class Uuid7Generator {
 // @node
   /** The next UUID on the system clock (with its sub-millisecond fraction) and OS randomness. */
 // @web
-  /** The next UUID on the page clock (whole milliseconds) and `crypto.getRandomValues`. */
+  /** The next UUID on the page clock (with the fraction of the millisecond `performance.now()` gives) and `crypto.getRandomValues`. */
 // @end
   next(): string
   /**

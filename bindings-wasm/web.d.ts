@@ -638,7 +638,7 @@ export interface Uuid8Fields {
 export declare class Uuid7Generator {
   /** A generator using `method` (default `'counter'`); `ERR_INVALID_CONFIG` for another name. */
   constructor(method?: 'counter' | 'random_increment' | 'sub_millisecond')
-  /** The next UUID on the page clock (whole milliseconds) and `crypto.getRandomValues`. */
+  /** The next UUID on the page clock (with the fraction of the millisecond `performance.now()` gives) and `crypto.getRandomValues`. */
   next(): string
   /**
    * The next UUID at `nowMs` plus `subMsNanos` (0..=999999, default 0; only

@@ -4,7 +4,7 @@
 
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::uuid_clock::{self, random_fill};
-use idmint::uuids::{self, Uuid, V7Generator};
+use idmint::uuids::{self, Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
 use idmint_js::convert::{
@@ -338,11 +338,13 @@ impl UuidGenerator {
 }
 
 /// Version 7 UUIDs of one RFC 9562 method (`counter`, `random_increment`, `sub_millisecond`):
-/// the core's `V7Generator`, on the system clock (with its sub-millisecond fraction) and OS
-/// randomness, or at a given time and random bytes.
+/// the core's `UuidGenerator` of `type=uuid7,method=…`, on the system clock (with its
+/// sub-millisecond fraction) and OS randomness, restarted in a forked child, or at a given
+/// time and random bytes.
 #[napi]
 pub struct Uuid7Generator {
-    inner: V7Generator,
+    inner: CoreUuidGenerator,
+    method: V7Method,
 }
 
 #[napi]
@@ -350,26 +352,14 @@ impl Uuid7Generator {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: &Env, method: Option<Unknown<'_>>) -> napi::Result<Self> {
         let h = Js(env);
-        let m = values::v7_method(&h, method.map(|m| m.raw()).as_ref())?;
-        Ok(Uuid7Generator {
-            inner: V7Generator::with_method(m),
-        })
+        let method = values::v7_method(&h, method.map(|m| m.raw()).as_ref())?;
+        let inner = CoreUuidGenerator::from_config(NamedConfig::Uuid7(method)).or_throw(&h)?;
+        Ok(Uuid7Generator { inner, method })
     }
 
     #[napi(catch_unwind)]
-    pub fn next(&mut self, env: &Env) -> napi::Result<String> {
-        let h = Js(env);
-        let mut r = [0u8; 10];
-        random_fill(&mut r).or_throw(&h)?;
-        let since = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let ms = u64::try_from(since.as_millis()).unwrap_or(u64::MAX);
-        Ok(text(&self.inner.next_at_precise(
-            ms,
-            since.subsec_nanos() % 1_000_000,
-            r,
-        )))
+    pub fn next(&self, env: &Env) -> napi::Result<String> {
+        Ok(text(&self.inner.next().or_throw(&Js(env))?))
     }
 
     #[napi(catch_unwind)]
@@ -382,14 +372,20 @@ impl Uuid7Generator {
     ) -> napi::Result<String> {
         let h = Js(env);
         let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
-        let r = bytes_arg(&h, &random.raw(), "random")?;
+        let r: [u8; 10] = bytes_arg(&h, &random.raw(), "random")?;
         let nanos = values::sub_ms_nanos(&h, sub_ms_nanos.map(|v| v.raw()).as_ref())?;
-        Ok(text(&self.inner.next_at_precise(now, nanos, r)))
+        let given = |buf: &mut [u8]| {
+            buf.copy_from_slice(r.get(..buf.len()).ok_or(idmint::Error::RandomSource)?);
+            Ok(())
+        };
+        Ok(text(
+            &self.inner.next_at_precise(now, nanos, given).or_throw(&h)?,
+        ))
     }
 
     #[napi(getter, catch_unwind)]
     pub fn method(&self) -> &'static str {
-        self.inner.method().name()
+        self.method.name()
     }
 
     #[napi(getter, catch_unwind)]

@@ -214,17 +214,25 @@ impl PageClock {
     /// A fresh reading of the precise clock, ms since the Unix epoch (fractions dropped),
     /// re-anchoring first when that is due.
     pub(crate) fn precise_ms(&self) -> u64 {
+        self.precise().0
+    }
+
+    /// A fresh reading of the precise clock: ms since the Unix epoch and the ns into that
+    /// millisecond (as fine as the browser lets `performance.now()` be; 0 on the `Date.now()`
+    /// fallback), re-anchoring first when that is due.
+    fn precise(&self) -> (u64, u32) {
         match &self.anchor {
             Some(a) => {
                 let mono = ns(performance_now());
                 if a.is_due(mono) {
                     reanchor(a, mono);
                 }
-                a.ms_at(mono)
+                let wall = mono.saturating_add(a.offset()).max(0) as u64;
+                (wall / NS_PER_MS as u64, (wall % NS_PER_MS as u64) as u32)
             }
             // `as` saturates: NaN or a negative time would give 0, which the layout refuses
             // (ERR_BEFORE_EPOCH) rather than minting at a wrong time.
-            None => date_now() as u64,
+            None => (date_now() as u64, 0),
         }
     }
 
@@ -250,6 +258,11 @@ impl Clock for PageClock {
             return self.seen_ms.load(Relaxed);
         }
         self.read()
+    }
+
+    /// One precise reading with its sub-millisecond part (UUID v7's sub-millisecond method).
+    fn now_ms_nanos(&self) -> (u64, u32) {
+        self.precise()
     }
 
     /// Spins until `until_ms` when that is at most [`MAX_SPIN_MS`] away, else answers
@@ -352,6 +365,12 @@ thread_local! {
 /// The current time in ms since the Unix epoch, from the module's clock.
 pub(crate) fn now_ms() -> u64 {
     CLOCK.with(Clock::now_ms)
+}
+
+/// The module's clock, for a generator to read as its config asks
+/// ([`NamedConfig::now_from`](idmint::named::NamedConfig::now_from)).
+pub(crate) fn with_clock<T>(f: impl FnOnce(&PageClock) -> T) -> T {
+    CLOCK.with(f)
 }
 
 /// A precise reading of the module's clock (benchmarks compare it with [`now_ms`]).

@@ -52,6 +52,10 @@ impl NamedGenerator {
     #[wasm_bindgen(js_name = nextAt)]
     pub fn next_at(&mut self, now_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
         let now = u64_arg(&Web, &now_ms, "nowMs")?;
-        Ok(generated(&next_with_random(&mut self.inner, now, &random)?))
+        Ok(generated(&next_with_random(
+            &mut self.inner,
+            (now, 0),
+            &random,
+        )?))
     }
 }

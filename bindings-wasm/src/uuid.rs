@@ -17,7 +17,7 @@ use idmint_js::convert::{
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
-use crate::clock::now_ms;
+use crate::clock::{now_ms, with_clock};
 use crate::convert::{OrThrow, Web};
 use crate::random;
 
@@ -263,19 +263,22 @@ pub(crate) fn generated(id: &GeneratedId) -> JsValue {
     }
 }
 
-/// `gen.next_at(now, random)` with `crypto.getRandomValues`, or the JavaScript function
-/// `(n) => Uint8Array` when given (for replays), whose exception passes on as is.
+/// `gen.next_at_precise(now, sub_ms_nanos, random)` with `crypto.getRandomValues`, or the
+/// JavaScript function `(n) => Uint8Array` when given (for replays), whose exception passes on
+/// as is.
 pub(crate) fn next_with_random(
     gen: &mut NamedGenerator,
-    now: u64,
+    (now, sub_ms_nanos): (u64, u32),
     random: &JsValue,
 ) -> Result<GeneratedId, JsValue> {
     if is_nullish(&Web, random) {
-        return gen.next_at(now, random::fill).or_throw(&Web);
+        return gen
+            .next_at_precise(now, sub_ms_nanos, random::fill)
+            .or_throw(&Web);
     }
     function_arg(&Web, random, "random")?;
     let mut failure = None;
-    let r = gen.next_at(now, |buf: &mut [u8]| {
+    let r = gen.next_at_precise(now, sub_ms_nanos, |buf: &mut [u8]| {
         Web.call_random(random, buf).map_err(|e| {
             failure = Some(e);
             idmint::Error::RandomSource
@@ -317,9 +320,10 @@ impl UuidGenerator {
     }
 
     pub fn next(&mut self) -> Result<JsValue, JsValue> {
+        let now = with_clock(|c| self.config.now_from(c));
         Ok(generated(&next_with_random(
             &mut self.inner,
-            now_ms(),
+            now,
             &JsValue::UNDEFINED,
         )?))
     }
@@ -327,7 +331,11 @@ impl UuidGenerator {
     #[wasm_bindgen(js_name = nextAt)]
     pub fn next_at(&mut self, now_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
         let now = u64_arg(&Web, &now_ms, "nowMs")?;
-        Ok(generated(&next_with_random(&mut self.inner, now, &random)?))
+        Ok(generated(&next_with_random(
+            &mut self.inner,
+            (now, 0),
+            &random,
+        )?))
     }
 
     #[wasm_bindgen(getter)]
@@ -359,8 +367,8 @@ impl UuidGenerator {
 
 /// Version 7 UUIDs of one RFC 9562 method (`counter`, `random_increment`, `sub_millisecond`):
 /// the core's `V7Generator` on the module's clock and `crypto.getRandomValues`, or at a given
-/// time and random bytes. The page clock gives whole milliseconds: `next()` passes no
-/// sub-millisecond fraction (`nextAt` takes one).
+/// time and random bytes. For `sub_millisecond`, `next()` passes the fraction of the
+/// millisecond `performance.now()` gives (browsers coarsen it to 5–100 µs).
 #[wasm_bindgen]
 pub struct Uuid7Generator {
     inner: V7Generator,
@@ -378,7 +386,8 @@ impl Uuid7Generator {
     pub fn next(&mut self) -> Result<JsValue, JsValue> {
         let mut r = [0u8; 10];
         random::fill(&mut r).or_throw(&Web)?;
-        Ok(text(&self.inner.next_at(now_ms(), r)))
+        let (ms, nanos) = with_clock(|c| NamedConfig::Uuid7(self.inner.method()).now_from(c));
+        Ok(text(&self.inner.next_at_precise(ms, nanos, r)))
     }
 
     #[wasm_bindgen(js_name = nextAt)]

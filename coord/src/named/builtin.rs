@@ -62,7 +62,7 @@ impl NamedSource for CoreSource {
     fn next_id(&self) -> Result<GeneratedId> {
         self.born.check()?;
         loop {
-            let (now, nanos) = self.clock.now_ms_nanos();
+            let (now, nanos) = self.config.now_from(&self.clock);
             // The lock is let go before waiting.
             let r = self.lock().next_at_precise(now, nanos, random_fill);
             match r {

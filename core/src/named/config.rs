@@ -6,6 +6,7 @@ use core::str::FromStr;
 
 use super::entry::{spec_err, Entry, NamedEntry, Val};
 use super::parse::parse_entries;
+use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
@@ -165,6 +166,18 @@ impl NamedConfig {
             NamedConfig::Uuid7(_) => NamedType::Uuid7,
             NamedConfig::Uuid1 => NamedType::Uuid1,
             NamedConfig::Uuid6 => NamedType::Uuid6,
+        }
+    }
+
+    /// The time `clock` gives for this config's next ID: a v7 generator of the sub-millisecond
+    /// method, the one that uses it, gets the nanoseconds into the millisecond
+    /// ([`Clock::now_ms_nanos`]); every other type the plain reading and 0 (a host whose
+    /// precise reading is dear, a browser's, pays for it only there). For
+    /// [`NamedGenerator::next_at_precise`](super::NamedGenerator::next_at_precise).
+    pub fn now_from<C: Clock + ?Sized>(&self, clock: &C) -> (u64, u32) {
+        match self {
+            NamedConfig::Uuid7(V7Method::SubMillisecond) => clock.now_ms_nanos(),
+            _ => (clock.now_ms(), 0),
         }
     }
 

@@ -517,3 +517,27 @@ fn uuid7_takes_a_method_by_name() {
     });
     assert_eq!(Ok(x), y);
 }
+
+#[test]
+fn only_the_sub_millisecond_method_reads_the_fraction() {
+    use crate::Clock;
+    use uuids::V7Method;
+    struct Fine;
+    impl Clock for Fine {
+        fn now_ms(&self) -> u64 {
+            T0
+        }
+        fn now_ms_nanos(&self) -> (u64, u32) {
+            (T0, 500_000)
+        }
+    }
+    let sub = NamedConfig::Uuid7(V7Method::SubMillisecond);
+    assert_eq!(sub.now_from(&Fine), (T0, 500_000));
+    for other in [
+        NamedConfig::Uuid7(V7Method::Counter),
+        NamedConfig::Uuid4,
+        NamedConfig::Uuid1,
+    ] {
+        assert_eq!(other.now_from(&Fine), (T0, 0));
+    }
+}

@@ -94,7 +94,7 @@ impl UuidGenerator {
     /// The next UUID on the system clock (the precise reading, with its sub-millisecond part
     /// for a v7 generator of that method) with OS-seeded randomness.
     pub fn next(&self) -> Result<Uuid> {
-        let (ms, nanos) = clock().now_ms_nanos();
+        let (ms, nanos) = self.cfg.now_from(clock());
         self.next_at_precise(ms, nanos, random_fill)
     }
 
