@@ -34,6 +34,12 @@ mod ours {
             .to_string()
     }
 
+    /// `uuid_clock::typeid("user")`: the prefix checked, a process-wide v7 UUID under it.
+    #[divan::bench(sample_count = 2000, sample_size = 1024)]
+    fn typeid() -> idmint::TypeId {
+        idmint::uuid_clock::typeid(black_box("user")).unwrap()
+    }
+
     /// `uuid_clock::typeid("user")` and its text (`user_01h455vb4pex5vsknk084sn02q`).
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn typeid_string() -> String {
@@ -76,6 +82,12 @@ mod peers {
 
     impl type_safe_id::StaticType for User {
         const TYPE: &'static str = "user";
+    }
+
+    /// `type_safe_id::TypeSafeId::<User>::new()` (prefix fixed at compile time).
+    #[divan::bench(sample_count = 2000, sample_size = 1024)]
+    fn type_safe_id() -> type_safe_id::TypeSafeId<User> {
+        type_safe_id::TypeSafeId::<User>::new()
     }
 
     /// `type_safe_id::TypeSafeId::<User>::new()` and its text (uuid's v7 inside).

@@ -185,10 +185,8 @@ pub fn parse_typeid(text: JsValue) -> Result<JsValue, JsValue> {
 /// sleep) where the Node package waits.
 #[wasm_bindgen]
 pub fn ulid() -> Result<String, JsValue> {
-    let mut r = [0u8; 10];
-    random::fill(&mut r).or_throw(&Web)?;
     let now = now_ms();
-    ULID.with(|g| g.borrow_mut().next_at(now, r))
+    ULID.with(|g| g.borrow_mut().next_at_with(now, |r| random::fill(r)))
         .or_throw(&Web)
         .map(|u| u.to_string())
 }

@@ -63,24 +63,40 @@ std::thread_local! {
 /// Fills `out` with randomness: this thread's ChaCha12 stream for small requests (seeded from
 /// the OS on first use, after every 64 KiB and in a forked child, so a child never
 /// repeats its parent's bytes), the OS for large ones and while a thread is being torn down.
+#[inline]
 pub fn random_fill(out: &mut [u8]) -> Result<()> {
     if out.len() > STREAM_MAX {
         return os_random_fill(out);
     }
-    STREAM
-        .try_with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let fresh = match &*slot {
-                Some(s) => s.born != fork::current() || s.left < out.len(),
-                None => true,
-            };
-            if fresh {
-                *slot = Some(Stream::seeded()?);
-            }
-            let s = slot.as_mut().ok_or(Error::RandomSource)?;
-            s.rng.fill_bytes(out);
-            s.left -= out.len();
-            Ok(())
-        })
-        .unwrap_or_else(|_| os_random_fill(out))
+    // The closure answers a bool, not a `Result`: `Error` is wide, and moving it through two
+    // nested results cost more than drawing the bytes.
+    let drawn = STREAM.try_with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let s = match &mut *slot {
+            Some(s) if s.born == fork::current() && s.left >= out.len() => s,
+            stale => match Stream::seeded() {
+                Ok(fresh) => stale.insert(fresh),
+                Err(_) => return false,
+            },
+        };
+        s.left -= out.len();
+        // Whole words from the stream's buffered block: for the few bytes an ID needs this is
+        // a load and an index bump per word, where `fill_bytes` pays a copy call.
+        let mut words = out.chunks_exact_mut(8);
+        for w in &mut words {
+            w.copy_from_slice(&s.rng.next_u64().to_le_bytes());
+        }
+        let rest = words.into_remainder();
+        if !rest.is_empty() {
+            let n = rest.len();
+            rest.copy_from_slice(&s.rng.next_u64().to_le_bytes()[..n]);
+        }
+        true
+    });
+    match drawn {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::RandomSource),
+        // The thread is being torn down: its stream is gone, the OS is not.
+        Err(_) => os_random_fill(out),
+    }
 }

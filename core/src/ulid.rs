@@ -152,9 +152,22 @@ impl UlidGenerator {
 
     /// The next ULID at `unix_ms` (clamped to 48 bits) with 10 fresh random bytes.
     pub fn next_at(&mut self, unix_ms: u64, random: [u8; 10]) -> Result<Ulid> {
-        let fresh = Ulid::from_bytes_at(unix_ms, random);
+        self.next_at_with(unix_ms, |r| {
+            *r = random;
+            Ok(())
+        })
+    }
+
+    /// [`next_at`](Self::next_at) asking `random` for the bytes only when they are used, that
+    /// is when `unix_ms` is past the last ULID's millisecond (within it, the next is the last
+    /// plus one). If `random` fails, the generator is as it was and its error is returned.
+    pub fn next_at_with<F>(&mut self, unix_ms: u64, random: F) -> Result<Ulid>
+    where
+        F: FnOnce(&mut [u8; 10]) -> Result<()>,
+    {
+        let now = unix_ms.min(MAX_TIMESTAMP_MS);
         let next = match self.last {
-            Some(last) if fresh.timestamp_ms() <= last.timestamp_ms() => {
+            Some(last) if now <= last.timestamp_ms() => {
                 if last.random() == MAX_RANDOM {
                     return Err(Error::WouldBlock {
                         until_ms: last.timestamp_ms() + 1,
@@ -162,7 +175,11 @@ impl UlidGenerator {
                 }
                 Ulid(last.0 + 1)
             }
-            _ => fresh,
+            _ => {
+                let mut bytes = [0u8; 10];
+                random(&mut bytes)?;
+                Ulid::from_bytes_at(now, bytes)
+            }
         };
         self.last = Some(next);
         Ok(next)
@@ -203,5 +220,28 @@ mod tests {
         );
         let b = g.next_at(11, [0; 10]).unwrap();
         assert!(b > a);
+    }
+
+    #[test]
+    fn random_bytes_are_asked_for_only_on_a_new_millisecond() {
+        let mut g = UlidGenerator::new();
+        let asked = core::cell::Cell::new(0);
+        let draw = |b: &mut [u8; 10]| {
+            asked.set(asked.get() + 1);
+            *b = [0x11; 10];
+            Ok(())
+        };
+        let a = g.next_at_with(20, draw).unwrap();
+        let b = g.next_at_with(20, draw).unwrap();
+        let c = g.next_at_with(19, draw).unwrap(); // the clock stepped back
+        assert_eq!((asked.get(), b.0, c.0), (1, a.0 + 1, a.0 + 2));
+        // A failing source on a new millisecond leaves the generator as it was.
+        assert_eq!(
+            g.next_at_with(21, |_| Err(Error::RandomSource)),
+            Err(Error::RandomSource)
+        );
+        assert_eq!(g.last(), Some(c));
+        let d = g.next_at_with(21, draw).unwrap();
+        assert_eq!((asked.get(), d.timestamp_ms()), (2, 21));
     }
 }

@@ -169,6 +169,7 @@ fn v7_state() -> ForkLockGuard<'static, (u64, V7Generator)> {
 
 /// A version 7 UUID from the process-wide monotonic generator (RFC 9562 method 1, a 42-bit
 /// counter), on the coarse clock (see the [module docs](self)).
+#[inline]
 pub fn uuid7() -> Result<Uuid> {
     let mut r = [0u8; 10];
     random_fill(&mut r)?;
@@ -207,15 +208,15 @@ pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
 /// A TypeID under `prefix` on a version 7 UUID from the process-wide generator (so TypeIDs of
 /// one process increase, whatever their prefix).
 pub fn typeid(prefix: &str) -> Result<TypeId> {
-    Ok(TypeId::new(prefix, Uuid::nil())?.with_uuid(uuid7()?))
+    let id = TypeId::new(prefix, Uuid::nil())?;
+    Ok(id.with_uuid(uuid7()?))
 }
 
 /// A ULID from the process-wide monotonic generator: within one millisecond each is the last
-/// plus one; if the 80-bit part runs out, this waits for the next millisecond.
+/// plus one; if the 80-bit part runs out, this waits for the next millisecond. Random bytes are
+/// drawn only for a new millisecond's first ULID (inside the lock, from this thread's stream).
 pub fn ulid() -> Result<Ulid> {
     static ULIDS: ForkLock<(u64, UlidGenerator)> = ForkLock::new((u64::MAX, UlidGenerator::new()));
-    let mut b = [0u8; 10];
-    random_fill(&mut b)?;
     let mut now = clock().coarse_ms();
     loop {
         let mut g = ULIDS.lock();
@@ -223,7 +224,7 @@ pub fn ulid() -> Result<Ulid> {
         if g.0 != gen {
             *g = (gen, UlidGenerator::new());
         }
-        match g.1.next_at(now, b) {
+        match g.1.next_at_with(now, |b| random_fill(b)) {
             Err(Error::WouldBlock { until_ms }) => {
                 drop(g);
                 clock().wait_until(until_ms);
