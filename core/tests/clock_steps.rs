@@ -8,8 +8,13 @@
 //!   and handled it as its `on_backwards` policy says;
 //! - no ID repeats, and IDs only decrease where the policy says they may.
 //!
-//! `step_child` is not a test of its own: it is the child half, run by re-executing this binary,
-//! and does nothing without `IDMINT_STEP_POLICY`.
+//! The UUID runs do the same with the process-wide UUID, TypeID and ULID front doors
+//! (`uuid_step_child`): no value repeats, the ordered kinds keep increasing, and their time
+//! fields hold across a step back and follow a step forward.
+//!
+//! `step_child` and `uuid_step_child` are not tests of their own: they are the child halves,
+//! run by re-executing this binary, and do nothing without `IDMINT_STEP_POLICY` or
+//! `IDMINT_UUID_STEP_OUT`.
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -399,4 +404,174 @@ fn step_forward_shows_in_the_ids_time() {
         run.at_wall_time(r, 10_000);
     }
     assert_eq!(run.rollbacks, 0);
+}
+
+/// The kinds of UUID-like IDs `uuid_step_child` mints, in its order.
+const UUID_KINDS: [&str; 6] = ["uuid7", "ulid", "typeid", "uuid6", "uuid1", "uuid4"];
+const UREC: usize = 40;
+
+/// The child half of the UUID runs: the process-wide front doors (`idmint::uuid_clock`), one
+/// of each kind per round, 10 rounds every 2 ms until stdin closes; a record per ID: kind,
+/// monotonic ns before (coarse) and after, and the 128 bits.
+#[test]
+fn uuid_step_child() {
+    use idmint::uuid_clock as c;
+    let Ok(path) = std::env::var("IDMINT_UUID_STEP_OUT") else {
+        return;
+    };
+    let mut out = std::fs::File::create(path).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    std::thread::spawn(move || {
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        s.store(true, Relaxed);
+    });
+    let mut buf = Vec::new();
+    while !stop.load(Relaxed) {
+        buf.clear();
+        for _ in 0..10 {
+            for (k, kind) in UUID_KINDS.iter().enumerate() {
+                let pre = clock_ns(libc::CLOCK_MONOTONIC_COARSE);
+                let v = match *kind {
+                    "uuid7" => c::uuid7().unwrap().as_u128(),
+                    "ulid" => c::ulid().unwrap().0,
+                    "typeid" => c::typeid("user").unwrap().uuid().as_u128(),
+                    "uuid6" => c::uuid6().unwrap().as_u128(),
+                    "uuid1" => c::uuid1().unwrap().as_u128(),
+                    _ => c::uuid4().unwrap().as_u128(),
+                };
+                let post = mono();
+                buf.extend_from_slice(&(k as u64).to_le_bytes());
+                buf.extend_from_slice(&pre.to_le_bytes());
+                buf.extend_from_slice(&post.to_le_bytes());
+                buf.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        out.write_all(&buf).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// One UUID record: kind (index into [`UUID_KINDS`]), monotonic ns before and after, bits.
+type URec = (usize, i64, i64, u128);
+
+/// Runs `uuid_step_child`, steps its wall clock by `step` once it has minted, and returns its
+/// records, the monotonic ns of the step, and wall − monotonic ns before it.
+fn uuid_run(name: &str, step: &str) -> (Vec<URec>, i64, i64) {
+    let dir = temp(name);
+    let ft = dir.join("faketime");
+    let out = dir.join("records");
+    write_step(&ft, "+0");
+    let offset = {
+        let a = mono();
+        let w = clock_ns(libc::CLOCK_REALTIME);
+        let b = mono();
+        w - (a + (b - a) / 2)
+    };
+    let read = || -> Vec<URec> {
+        let b = std::fs::read(&out).unwrap_or_default();
+        b.chunks_exact(UREC)
+            .map(|r| {
+                let n = |i: usize| u64::from_le_bytes(r[i..i + 8].try_into().unwrap());
+                let v = u128::from_le_bytes(r[24..40].try_into().unwrap());
+                (n(0) as usize, n(8) as i64, n(16) as i64, v)
+            })
+            .collect()
+    };
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "uuid_step_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("LD_PRELOAD", LIBFAKETIME)
+        .env("FAKETIME_TIMESTAMP_FILE", &ft)
+        .env("FAKETIME_NO_CACHE", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .env("IDMINT_UUID_STEP_OUT", &out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the child");
+    wait_until("the first UUIDs", &mut child, || read().len() >= 1200);
+    write_step(&ft, step);
+    let step_at = mono();
+    let until = step_at + (REANCHOR_MS as i64 + 200) * MS;
+    wait_until("UUIDs after the step", &mut child, || {
+        read().iter().filter(|r| r.1 >= until).count() >= 300
+    });
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success(), "the child failed");
+    let recs = read();
+    let _ = std::fs::remove_dir_all(&dir);
+    // No kind repeats a value, and the monotonic kinds only go up, whatever the clock did.
+    for (k, kind) in UUID_KINDS.iter().enumerate() {
+        let vs: Vec<u128> = recs.iter().filter(|r| r.0 == k).map(|r| r.3).collect();
+        assert!(vs.len() >= 300, "{kind}: {} records", vs.len());
+        let set: HashSet<_> = vs.iter().collect();
+        assert_eq!(set.len(), vs.len(), "{kind}: duplicates");
+        if ["uuid7", "ulid", "typeid", "uuid6"].contains(kind) {
+            assert!(vs.windows(2).all(|w| w[0] < w[1]), "{kind} went down");
+        }
+    }
+    (recs, step_at, offset)
+}
+
+/// The process-wide UUID v7, ULID, TypeID, v6, v1 and v4 front doors while the wall clock is
+/// set back 30 s: no value repeats, v7/ULID/TypeID/v6 keep increasing, and once the step is seen
+/// every time-carrying kind stays at the millisecond it had reached (counting on in it) instead
+/// of following the clock back, while the real time moves on.
+#[test]
+fn uuids_stay_unique_and_increasing_across_a_step_back() {
+    let (recs, step_at, offset) = uuid_run("uuids-back", "-30s");
+    let seen = step_at + (REANCHOR_MS as i64 + 50) * MS;
+    let at_step = (step_at + offset) / MS;
+    let held: Vec<&URec> = recs.iter().filter(|r| r.1 >= seen && r.0 != 5).collect();
+    assert!(held.len() >= 100);
+    // Until the step is seen (at most a re-anchoring period) the IDs go on at the old time;
+    // after it they stay where that left them. The run goes on 200 ms past `seen`, so the last
+    // records' real time is past the upper bound: a process that missed the step fails here.
+    let hold_until = at_step + REANCHOR_MS as i64 + 60;
+    for r in held {
+        let t = time_of(r);
+        assert!(
+            (at_step - 20..=hold_until).contains(&t),
+            "time {t} outside [{}, {hold_until}]: {r:?}",
+            at_step - 20
+        );
+    }
+}
+
+/// The time (ms since the Unix epoch) a record's ID carries: the top 48 bits of a v7 UUID,
+/// TypeID or ULID, the 100 ns timestamp of a v1 or v6.
+fn time_of(r: &URec) -> i64 {
+    match UUID_KINDS[r.0] {
+        "uuid6" | "uuid1" => {
+            let u = idmint::Uuid::from_u128(r.3);
+            idmint::uuids::inspect(&u).unix_ms.unwrap() as i64
+        }
+        _ => (r.3 >> 80) as i64,
+    }
+}
+
+/// The same front doors while the wall clock is set forward 10 s: unique and increasing, and
+/// once the step is seen, every time-carrying kind carries the new wall time (never later than
+/// it; v7, TypeID and ULID at most a coarse-clock lag earlier).
+#[test]
+fn uuids_follow_a_step_forward() {
+    let (recs, step_at, offset) = uuid_run("uuids-forward", "+10s");
+    let seen = step_at + (REANCHOR_MS as i64 + 50) * MS;
+    let after: Vec<&URec> = recs.iter().filter(|r| r.1 >= seen && r.0 != 5).collect();
+    assert!(after.len() >= 100);
+    for r in after {
+        let t = time_of(r);
+        let lo = (r.1 + offset) / MS + 10_000 - 20;
+        let hi = (r.2 + offset) / MS + 10_000 + 1;
+        assert!(
+            (lo..=hi).contains(&t),
+            "time {t} outside [{lo}, {hi}]: {r:?}"
+        );
+    }
 }
