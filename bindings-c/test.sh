@@ -25,6 +25,8 @@ command -v make >/dev/null || need+=(make)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v python3 >/dev/null || need+=(python3)
+# util-linux's libuuid, the outside implementation tests/test_libuuid.c checks the UUIDs against.
+[ -f /usr/include/uuid/uuid.h ] || need+=(uuid-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "apt-get install ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -116,7 +118,7 @@ run_c_tests() {
   fi
   tail -n 1 "$log"
   local want='^C tests: [0-9]+ passed, 0 failed$'
-  [ -n "$suite" ] && want='^C store tests: [0-9]+ passed, 0 failed$'
+  [ -n "$suite" ] && want="^C $suite tests: [0-9]+ passed, 0 failed\$"
   grep -qE "$want" "$log" || { echo "no closing line" >&2; exit 1; }
 }
 
@@ -135,6 +137,15 @@ gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined 
   -fno-omit-frame-pointer "$src" "${static_libs[@]}" -o "$out/test_idmint_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   run_c_tests asan-ubsan "$out/test_idmint_asan"
+
+# UUIDs against util-linux's libuuid: each library reads what the other mints.
+libuuid=bindings-c/tests/test_libuuid.c
+gcc "${cflags[@]}" "$libuuid" "${static_libs[@]}" -luuid -o "$out/test_libuuid"
+suite=libuuid run_c_tests static "$out/test_libuuid"
+gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer "$libuuid" "${static_libs[@]}" -luuid -o "$out/test_libuuid_asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  suite=libuuid run_c_tests asan-ubsan "$out/test_libuuid_asan"
 
 step "Redis and PostgreSQL for the store tests"
 services=$root/scripts/services.sh

@@ -1384,6 +1384,17 @@ idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
                                          idmint_uuid *out_uuid);
 
 /**
+ * @brief A version 1 UUID from the system clock and the OS random source, from one
+ * process-wide generator (a random multicast node, never a MAC address; RFC 9562's clock
+ * sequence): no two v1 UUIDs of a process are equal; a child process after `fork()` starts
+ * afresh with a new node.
+ *
+ * @param out_uuid Receives the UUID.
+ * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_uuid_v1(idmint_uuid *out_uuid);
+
+/**
  * @brief A version 6 UUID from the system clock and the OS random source, from one
  * process-wide generator (v1's fields reordered so UUIDs sort by creation time; a random
  * multicast node, never a MAC address): the v6 UUIDs of a process are strictly increasing; a

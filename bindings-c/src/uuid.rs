@@ -247,6 +247,19 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
     }
 }
 
+/// @brief A version 1 UUID from the system clock and the OS random source, from one
+/// process-wide generator (a random multicast node, never a MAC address; RFC 9562's clock
+/// sequence): no two v1 UUIDs of a process are equal; a child process after `fork()` starts
+/// afresh with a new node.
+///
+/// @param out_uuid Receives the UUID.
+/// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v1(out_uuid: *mut idmint_uuid) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid1) }
+}
+
 /// @brief A version 6 UUID from the system clock and the OS random source, from one
 /// process-wide generator (v1's fields reordered so UUIDs sort by creation time; a random
 /// multicast node, never a MAC address): the v6 UUIDs of a process are strictly increasing; a

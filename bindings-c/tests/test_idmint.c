@@ -794,6 +794,12 @@ static void test_formats_clocked_and_bad_arguments(void) {
         if (OK(idmint_uuid_inspect(&a, &info)))
             CHECK(info.version == 6 && info.has_unix_ms && info.unix_ms + 60000 > wall_ms());
     }
+    if (OK(idmint_uuid_v1(&a)) && OK(idmint_uuid_v1(&b))) {
+        CHECK(memcmp(b.bytes, a.bytes, 16) != 0);
+        CHECK((a.bytes[10] & 1) == 1); /* a random multicast node, not a MAC address */
+        if (OK(idmint_uuid_inspect(&a, &info)))
+            CHECK(info.version == 1 && info.has_unix_ms && info.unix_ms + 60000 > wall_ms());
+    }
     if (OK(idmint_uuid_v7_fill(many, 300))) {
         bool up = true;
         for (int i = 1; i < 300; i++) up = up && memcmp(many[i].bytes, many[i - 1].bytes, 16) > 0;
@@ -926,6 +932,7 @@ static void test_formats_clocked_and_bad_arguments(void) {
     CTX("uuid format bad arguments");
     const uint8_t node[6] = {1, 2, 3, 4, 5, 6}, sixteen[16] = {0};
     EXPECT(idmint_uuid_v6(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid_v1(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
     EXPECT(idmint_uuid_v6_at(1, 2, node, 5, &a), IDMINT_INVALID_ARGUMENT,
            "invalid argument: v6 takes a node of exactly 6 bytes");
     EXPECT(idmint_uuid_v6_at(1, 2, NULL, 6, &a), IDMINT_NULL_POINTER,
@@ -1713,7 +1720,7 @@ static void test_fork(void) {
  * repeat them exactly). */
 static void test_fork_uuids(void) {
     CTX("fork: UUIDs");
-    idmint_uuid warm, mine[4], child[4];
+    idmint_uuid warm, mine[5], child[5];
     idmint_uuid_v7_generator *vg = NULL, *mg = NULL;
     idmint_named_generator *ng = NULL;
     idmint_generated_id gid;
@@ -1733,6 +1740,7 @@ static void test_fork_uuids(void) {
     OK(idmint_uuid_v7(&warm));
     OK(idmint_uuid_v7_generator_next(mg, &warm));
     OK(idmint_uuid_v7_generator_next(vg, &warm));
+    OK(idmint_uuid_v1(&mine[4])); /* the process-wide v1 generator, with its random node */
     int fds[2];
     if (!CHECK(pipe(fds) == 0)) {
         idmint_uuid_v7_generator_free(vg);
@@ -1749,7 +1757,8 @@ static void test_fork_uuids(void) {
         bad |= (idmint_uuid_v7_generator_next(vg, &child[2]) != IDMINT_OK) << 2;
         bad |= (idmint_uuid_v7_generator_next(mg, &child[3]) != IDMINT_OK) << 3;
         bad |= (idmint_named_generator_next(ng, &gid) != IDMINT_FORKED) << 4;
-        bad |= (write(fds[1], child, sizeof child) != (ssize_t)sizeof child) << 5;
+        bad |= (idmint_uuid_v1(&child[4]) != IDMINT_OK) << 5;
+        bad |= (write(fds[1], child, sizeof child) != (ssize_t)sizeof child) << 6;
         close(fds[1]);
         _exit(bad);
     }
@@ -1788,6 +1797,7 @@ static void test_fork_uuids(void) {
     CHECK(memcmp(&child[1], &mine[1], sizeof mine[1]) != 0); /* process-wide v7 */
     CHECK(memcmp(&child[2], &mine[2], sizeof mine[2]) != 0); /* a v7 generator handle */
     CHECK(memcmp(&child[3], &mine[3], sizeof mine[3]) != 0); /* one of a chosen method */
+    CHECK(memcmp(child[4].bytes + 10, mine[4].bytes + 10, 6) != 0); /* v1: a node of its own */
     /* The parent's generator carries on with its own state (warm is its last UUID). */
     CHECK(memcmp(mine[2].bytes, warm.bytes, 16) > 0);
     idmint_uuid_v7_generator_free(vg);
