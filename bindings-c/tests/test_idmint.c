@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "idmint.h"
 #include "vectors_gen.h"
 
@@ -39,40 +40,8 @@ _Static_assert(IDMINT_CORE_STATUS_MAX == IDMINT_INVALID_ARG_VALUE, "the last cor
 _Static_assert(IDMINT_NULL_POINTER >= 100 && IDMINT_INVALID_ARGUMENT >= 100 && IDMINT_PANIC >= 100,
                "binding statuses are above the core range");
 
-static unsigned passed, failed;
-static char ctx[512];
-
-#define CTX(...) snprintf(ctx, sizeof ctx, __VA_ARGS__)
-#define CHECK(cond) check_impl((cond), #cond, __LINE__)
 #define EXPECT(call, want, msg) expect_impl((call), (want), (msg), #call, __LINE__)
 #define OK(call) EXPECT(call, IDMINT_OK, NULL)
-
-static bool check_impl(bool ok, const char *expr, int line) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "FAIL line %d [%s]: %s\n", line, ctx, expr);
-    }
-    return ok;
-}
-
-/* Checks a status and, if `msg` is not NULL, the last error message. */
-static bool expect_impl(idmint_status got, idmint_status want, const char *msg, const char *expr,
-                        int line) {
-    bool ok = got == want;
-    if (ok && msg != NULL && got != IDMINT_OK) ok = strcmp(idmint_last_error_message(), msg) == 0;
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "FAIL line %d [%s]: %s\n  got %s (%d) \"%s\"\n  want %s (%d) \"%s\"\n",
-                line, ctx, expr, idmint_status_code(got), (int)got,
-                got == IDMINT_OK ? "" : idmint_last_error_message(), idmint_status_code(want),
-                (int)want, msg ? msg : "");
-    }
-    return ok;
-}
 
 static bool last_is(const char *msg) { return strcmp(idmint_last_error_message(), msg) == 0; }
 

@@ -20,23 +20,8 @@
 #include <sys/time.h>
 #include <uuid/uuid.h>
 
+#include "check.h"
 #include "idmint.h"
-
-static unsigned passed, failed;
-static char ctx[128];
-
-#define CTX(...) snprintf(ctx, sizeof ctx, __VA_ARGS__)
-#define CHECK(cond) check_impl((cond), #cond, __LINE__)
-
-static bool check_impl(bool ok, const char *expr, int line) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "FAIL line %d [%s]: %s\n", line, ctx, expr);
-    }
-    return ok;
-}
 
 /* libuuid's clock reading of a v1 UUID, in ms since the Unix epoch (rounded down). */
 static uint64_t libuuid_ms(const uuid_t u) {

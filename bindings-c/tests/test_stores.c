@@ -24,39 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "idmint.h"
 
-static unsigned passed, failed;
-static char ctx[512];
-
-#define CTX(...) snprintf(ctx, sizeof ctx, __VA_ARGS__)
-#define CHECK(cond) check_impl((cond), #cond, __LINE__)
-#define EXPECT(call, want) expect_impl((call), (want), #call, __LINE__)
+#define EXPECT(call, want) expect_impl((call), (want), NULL, #call, __LINE__)
 #define OK(call) EXPECT(call, IDMINT_OK)
-
-static bool check_impl(bool ok, const char *expr, int line) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "FAIL line %d [%s]: %s\n", line, ctx, expr);
-    }
-    return ok;
-}
-
-static bool expect_impl(idmint_status got, idmint_status want, const char *expr, int line) {
-    bool ok = got == want;
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "FAIL line %d [%s]: %s\n  got %s (%d) \"%s\"\n  want %s (%d)\n", line,
-                ctx, expr, idmint_status_code(got), (int)got,
-                got == IDMINT_OK ? "" : idmint_last_error_message(), idmint_status_code(want),
-                (int)want);
-    }
-    return ok;
-}
 
 static bool last_has(const char *part) { return strstr(idmint_last_error_message(), part) != NULL; }
 
