@@ -10,7 +10,8 @@ use idmint::uuids::{self, Uuid};
 use idmint::{Config, Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
 use crate::convert::{
-    bounded_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg, u128_arg, u64_arg,
+    bounded_arg, bytes_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg,
+    text_or_bytes_arg, u128_arg, u64_arg,
 };
 use crate::error::OrThrow;
 use crate::{Host, Out};
@@ -204,20 +205,86 @@ pub fn uuid_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<Uuid, H::Err
     uuids::parse(&string_arg(h, v, what)?).or_throw(h)
 }
 
-/// `uuid6At(ticks, clockSeq, node)`: the pure v6 constructor.
-pub fn uuid6_at<H: Host>(
+/// A `u16` argument (a clock sequence, extra ticks).
+fn u16_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<u16, H::Error> {
+    Ok(bounded_arg(h, v, what, u64::from(u16::MAX))? as u16)
+}
+
+/// `uuid1At(ticks, clockSeq, node)` and `uuid6At(...)`, the pure v1 and v6 constructors
+/// (`version` 1 or 6).
+pub fn uuid_v1_or_v6_at<H: Host>(
     h: &H,
+    version: u8,
     ticks: &H::Value,
     clock_seq: &H::Value,
     node: &H::Value,
 ) -> Result<Uuid, H::Error> {
     let ticks = u64_arg(h, ticks, "ticks")?;
-    let seq = bounded_arg(h, clock_seq, "clockSeq", u64::from(u16::MAX))? as u16;
-    Ok(uuids::v6(
-        ticks,
+    let seq = u16_arg(h, clock_seq, "clockSeq")?;
+    let node = bytes_arg(h, node, "node")?;
+    Ok(match version {
+        1 => uuids::v1(ticks, seq, node),
+        _ => uuids::v6(ticks, seq, node),
+    })
+}
+
+/// `uuid1RandomNode(unixMs, extraTicks, clockSeq, node)`.
+pub fn uuid1_random_node<H: Host>(
+    h: &H,
+    unix_ms: &H::Value,
+    extra_ticks: &H::Value,
+    clock_seq: &H::Value,
+    node: &H::Value,
+) -> Result<Uuid, H::Error> {
+    let ms = u64_arg(h, unix_ms, "unixMs")?;
+    let extra = u16_arg(h, extra_ticks, "extraTicks")?;
+    let seq = u16_arg(h, clock_seq, "clockSeq")?;
+    Ok(uuids::v1_random_node(
+        ms,
+        extra,
         seq,
-        crate::convert::bytes_arg(h, node, "node")?,
+        bytes_arg(h, node, "node")?,
     ))
+}
+
+/// `uuid7At(unixMs, random)`: the pure v7 constructor.
+pub fn uuid7_at<H: Host>(h: &H, unix_ms: &H::Value, random: &H::Value) -> Result<Uuid, H::Error> {
+    let ms = u64_arg(h, unix_ms, "unixMs")?;
+    Ok(uuids::v7(ms, bytes_arg(h, random, "random")?))
+}
+
+/// `uuid3(namespace, name)` and `uuid5(...)` (`version` 3 or 5): the namespace by name or as
+/// a UUID, the name as text (UTF-8) or bytes.
+pub fn uuid_name_based<H: Host>(
+    h: &H,
+    version: u8,
+    namespace: &H::Value,
+    name: &H::Value,
+) -> Result<Uuid, H::Error> {
+    let ns = self::namespace(h, namespace)?;
+    let name = text_or_bytes_arg(h, name, "name")?;
+    Ok(match version {
+        3 => uuids::v3(&ns, &name),
+        _ => uuids::v5(&ns, &name),
+    })
+}
+
+/// `uuid4(random?)`: from 16 given bytes, or, when `random` is missing, from `os` (the
+/// package's random source).
+pub fn uuid4<H: Host>(
+    h: &H,
+    random: Option<&H::Value>,
+    os: impl FnOnce() -> idmint::Result<Uuid>,
+) -> Result<Uuid, H::Error> {
+    match random.filter(|r| !is_nullish(h, r)) {
+        Some(r) => Ok(uuids::v4(bytes_arg(h, r, "random")?)),
+        None => os().or_throw(h),
+    }
+}
+
+/// `uuid8(bytes)`: 16 caller bytes with the version and variant set.
+pub fn uuid8<H: Host>(h: &H, bytes: &H::Value) -> Result<Uuid, H::Error> {
+    Ok(uuids::v8(bytes_arg(h, bytes, "bytes")?))
 }
 
 /// `uuid8FromFields(customA, customB, customC)`; a value past its field throws the core's

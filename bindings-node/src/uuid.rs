@@ -7,10 +7,7 @@ use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{self, Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
-use idmint_js::convert::{
-    batch_arg, bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg,
-    u64_arg,
-};
+use idmint_js::convert::{batch_arg, bytes_arg, function_arg, is_nullish, string_arg, u64_arg};
 use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
@@ -29,32 +26,18 @@ pub fn uuid1(env: &Env) -> napi::Result<String> {
 
 #[napi(catch_unwind)]
 pub fn uuid3(env: &Env, namespace: Unknown<'_>, name: Unknown<'_>) -> napi::Result<String> {
-    let h = Js(env);
-    let ns = values::namespace(&h, &namespace.raw())?;
-    Ok(text(&uuids::v3(
-        &ns,
-        &text_or_bytes_arg(&h, &name.raw(), "name")?,
-    )))
+    values::uuid_name_based(&Js(env), 3, &namespace.raw(), &name.raw()).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
 pub fn uuid5(env: &Env, namespace: Unknown<'_>, name: Unknown<'_>) -> napi::Result<String> {
-    let h = Js(env);
-    let ns = values::namespace(&h, &namespace.raw())?;
-    Ok(text(&uuids::v5(
-        &ns,
-        &text_or_bytes_arg(&h, &name.raw(), "name")?,
-    )))
+    values::uuid_name_based(&Js(env), 5, &namespace.raw(), &name.raw()).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
 pub fn uuid4(env: &Env, random: Option<Unknown<'_>>) -> napi::Result<String> {
-    let h = Js(env);
-    let u = match random.map(|r| r.raw()).filter(|r| !is_nullish(&h, r)) {
-        Some(r) => uuids::v4(bytes_arg::<_, 16>(&h, &r, "random")?),
-        None => uuid_clock::uuid4().or_throw(&h)?,
-    };
-    Ok(text(&u))
+    let random = random.map(|r| r.raw());
+    values::uuid4(&Js(env), random.as_ref(), uuid_clock::uuid4).map(|u| text(&u))
 }
 
 // `uuid7()` is a hand-registered callback (crate::fast): it formats into a stack buffer and
@@ -84,14 +67,13 @@ pub fn uuid6_at(
     clock_seq: Unknown<'_>,
     node: Unknown<'_>,
 ) -> napi::Result<String> {
-    let h = Js(env);
-    values::uuid6_at(&h, &ticks.raw(), &clock_seq.raw(), &node.raw()).map(|u| text(&u))
+    let (t, s, n) = (ticks.raw(), clock_seq.raw(), node.raw());
+    values::uuid_v1_or_v6_at(&Js(env), 6, &t, &s, &n).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
 pub fn uuid8(env: &Env, bytes: Unknown<'_>) -> napi::Result<String> {
-    let h = Js(env);
-    Ok(text(&uuids::v8(bytes_arg(&h, &bytes.raw(), "bytes")?)))
+    values::uuid8(&Js(env), &bytes.raw()).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
@@ -166,12 +148,7 @@ pub fn parse_ulid<'e>(env: &'e Env, text: Unknown<'_>) -> napi::Result<Unknown<'
 
 #[napi(catch_unwind)]
 pub fn uuid7_at(env: &Env, unix_ms: Unknown<'_>, random: Unknown<'_>) -> napi::Result<String> {
-    let h = Js(env);
-    let ms = u64_arg(&h, &unix_ms.raw(), "unixMs")?;
-    Ok(text(&uuids::v7(
-        ms,
-        bytes_arg(&h, &random.raw(), "random")?,
-    )))
+    values::uuid7_at(&Js(env), &unix_ms.raw(), &random.raw()).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
@@ -181,14 +158,8 @@ pub fn uuid1_at(
     clock_seq: Unknown<'_>,
     node: Unknown<'_>,
 ) -> napi::Result<String> {
-    let h = Js(env);
-    let ticks = u64_arg(&h, &ticks.raw(), "ticks")?;
-    let seq = bounded_arg(&h, &clock_seq.raw(), "clockSeq", u64::from(u16::MAX))? as u16;
-    Ok(text(&uuids::v1(
-        ticks,
-        seq,
-        bytes_arg(&h, &node.raw(), "node")?,
-    )))
+    let (t, s, n) = (ticks.raw(), clock_seq.raw(), node.raw());
+    values::uuid_v1_or_v6_at(&Js(env), 1, &t, &s, &n).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
@@ -199,16 +170,13 @@ pub fn uuid1_random_node(
     clock_seq: Unknown<'_>,
     node: Unknown<'_>,
 ) -> napi::Result<String> {
-    let h = Js(env);
-    let ms = u64_arg(&h, &unix_ms.raw(), "unixMs")?;
-    let extra = bounded_arg(&h, &extra_ticks.raw(), "extraTicks", u64::from(u16::MAX))? as u16;
-    let seq = bounded_arg(&h, &clock_seq.raw(), "clockSeq", u64::from(u16::MAX))? as u16;
-    Ok(text(&uuids::v1_random_node(
-        ms,
-        extra,
-        seq,
-        bytes_arg(&h, &node.raw(), "node")?,
-    )))
+    let (m, e, s, n) = (
+        unix_ms.raw(),
+        extra_ticks.raw(),
+        clock_seq.raw(),
+        node.raw(),
+    );
+    values::uuid1_random_node(&Js(env), &m, &e, &s, &n).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]

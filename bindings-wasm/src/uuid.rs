@@ -10,10 +10,7 @@ use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::typeid::TypeId;
 use idmint::ulid::UlidGenerator as CoreUlidGenerator;
 use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator};
-use idmint_js::convert::{
-    batch_arg, bounded_arg, bytes_arg, function_arg, is_nullish, string_arg, text_or_bytes_arg,
-    u64_arg,
-};
+use idmint_js::convert::{batch_arg, bytes_arg, function_arg, is_nullish, string_arg, u64_arg};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
@@ -63,32 +60,21 @@ pub fn uuid1() -> Result<JsValue, JsValue> {
 
 #[wasm_bindgen]
 pub fn uuid3(namespace: JsValue, name: JsValue) -> Result<JsValue, JsValue> {
-    let ns = values::namespace(&Web, &namespace)?;
-    Ok(text(&uuids::v3(
-        &ns,
-        &text_or_bytes_arg(&Web, &name, "name")?,
-    )))
+    values::uuid_name_based(&Web, 3, &namespace, &name).map(|u| text(&u))
 }
 
 #[wasm_bindgen]
 pub fn uuid5(namespace: JsValue, name: JsValue) -> Result<JsValue, JsValue> {
-    let ns = values::namespace(&Web, &namespace)?;
-    Ok(text(&uuids::v5(
-        &ns,
-        &text_or_bytes_arg(&Web, &name, "name")?,
-    )))
+    values::uuid_name_based(&Web, 5, &namespace, &name).map(|u| text(&u))
 }
 
 #[wasm_bindgen]
 pub fn uuid4(random: JsValue) -> Result<JsValue, JsValue> {
-    let bytes = if is_nullish(&Web, &random) {
+    let os = || {
         let mut b = [0u8; 16];
-        random::fill(&mut b).or_throw(&Web)?;
-        b
-    } else {
-        bytes_arg(&Web, &random, "random")?
+        random::fill(&mut b).map(|()| uuids::v4(b))
     };
-    Ok(text(&uuids::v4(bytes)))
+    values::uuid4(&Web, Some(&random), os).map(|u| text(&u))
 }
 
 #[wasm_bindgen]
@@ -132,12 +118,12 @@ pub fn uuid6() -> Result<JsValue, JsValue> {
 
 #[wasm_bindgen(js_name = uuid6At)]
 pub fn uuid6_at(ticks: JsValue, clock_seq: JsValue, node: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid6_at(&Web, &ticks, &clock_seq, &node).map(|u| text(&u))
+    values::uuid_v1_or_v6_at(&Web, 6, &ticks, &clock_seq, &node).map(|u| text(&u))
 }
 
 #[wasm_bindgen]
 pub fn uuid8(bytes: JsValue) -> Result<JsValue, JsValue> {
-    Ok(text(&uuids::v8(bytes_arg(&Web, &bytes, "bytes")?)))
+    values::uuid8(&Web, &bytes).map(|u| text(&u))
 }
 
 #[wasm_bindgen(js_name = uuid8FromFields)]
@@ -208,19 +194,12 @@ pub fn parse_ulid(text: JsValue) -> Result<JsValue, JsValue> {
 
 #[wasm_bindgen(js_name = uuid7At)]
 pub fn uuid7_at(unix_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
-    let ms = u64_arg(&Web, &unix_ms, "unixMs")?;
-    Ok(text(&uuids::v7(ms, bytes_arg(&Web, &random, "random")?)))
+    values::uuid7_at(&Web, &unix_ms, &random).map(|u| text(&u))
 }
 
 #[wasm_bindgen(js_name = uuid1At)]
 pub fn uuid1_at(ticks: JsValue, clock_seq: JsValue, node: JsValue) -> Result<JsValue, JsValue> {
-    let ticks = u64_arg(&Web, &ticks, "ticks")?;
-    let seq = bounded_arg(&Web, &clock_seq, "clockSeq", u64::from(u16::MAX))? as u16;
-    Ok(text(&uuids::v1(
-        ticks,
-        seq,
-        bytes_arg(&Web, &node, "node")?,
-    )))
+    values::uuid_v1_or_v6_at(&Web, 1, &ticks, &clock_seq, &node).map(|u| text(&u))
 }
 
 #[wasm_bindgen(js_name = uuid1RandomNode)]
@@ -230,15 +209,7 @@ pub fn uuid1_random_node(
     clock_seq: JsValue,
     node: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let ms = u64_arg(&Web, &unix_ms, "unixMs")?;
-    let extra = bounded_arg(&Web, &extra_ticks, "extraTicks", u64::from(u16::MAX))? as u16;
-    let seq = bounded_arg(&Web, &clock_seq, "clockSeq", u64::from(u16::MAX))? as u16;
-    Ok(text(&uuids::v1_random_node(
-        ms,
-        extra,
-        seq,
-        bytes_arg(&Web, &node, "node")?,
-    )))
+    values::uuid1_random_node(&Web, &unix_ms, &extra_ticks, &clock_seq, &node).map(|u| text(&u))
 }
 
 #[wasm_bindgen(js_name = parseUuid)]
