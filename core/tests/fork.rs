@@ -52,45 +52,71 @@ fn child_refuses_until_given_a_node_parent_unaffected() {
 
 #[test]
 fn child_draws_fresh_random_bytes_and_uuids() {
-    // Warm the pool and the process-wide v7 generator in the parent.
+    use idmint::uuid_clock as c;
+    // Warm the random stream and the process-wide generators in the parent.
     let mut warm = [0u8; 16];
-    idmint::uuid_clock::random_fill(&mut warm).unwrap();
-    idmint::uuid_clock::uuid7().unwrap();
+    c::random_fill(&mut warm).unwrap();
+    let (v1, v6) = (c::uuid1().unwrap(), c::uuid6().unwrap());
+    c::uuid7().unwrap();
+    c::ulid().unwrap();
     let mut fds = [0i32; 2];
-    // SAFETY: plain pipe/fork/write/_exit; the child only draws bytes and a UUID.
+    // SAFETY: plain pipe/fork/write/_exit; the child only draws bytes and UUIDs.
     unsafe {
         assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
         let pid = libc::fork();
         assert!(pid >= 0);
         if pid == 0 {
-            let mut msg = [0u8; 32];
-            let _ = idmint::uuid_clock::random_fill(&mut msg[..16]);
-            if let Ok(u) = idmint::uuid_clock::uuid7() {
-                msg[16..].copy_from_slice(u.as_bytes());
+            let mut msg = [0u8; 80];
+            let _ = c::random_fill(&mut msg[..16]);
+            let found = [
+                c::uuid7(),
+                c::uuid1(),
+                c::uuid6(),
+                c::ulid().map(|u| u.to_uuid()),
+            ];
+            for (i, u) in found.into_iter().enumerate() {
+                if let Ok(u) = u {
+                    msg[16 * (i + 1)..16 * (i + 2)].copy_from_slice(u.as_bytes());
+                }
             }
-            libc::write(fds[1], msg.as_ptr() as *const libc::c_void, 32);
+            libc::write(fds[1], msg.as_ptr() as *const libc::c_void, 80);
             libc::_exit(0);
         }
-        let mut child = [0u8; 32];
+        let mut child = [0u8; 80];
         assert_eq!(
-            libc::read(fds[0], child.as_mut_ptr() as *mut libc::c_void, 32),
-            32
+            libc::read(fds[0], child.as_mut_ptr() as *mut libc::c_void, 80),
+            80
         );
         let mut status = 0;
         libc::waitpid(pid, &mut status, 0);
         let mut mine = [0u8; 16];
-        idmint::uuid_clock::random_fill(&mut mine).unwrap();
-        let u = idmint::uuid_clock::uuid7().unwrap();
+        c::random_fill(&mut mine).unwrap();
+        let u = c::uuid7().unwrap();
         assert_ne!(
             &child[..16],
             &mine[..],
-            "parent and child drew the same pooled bytes"
+            "parent and child drew the same bytes"
         );
         assert_ne!(
-            &child[16..],
+            &child[16..32],
             u.as_bytes(),
             "parent and child minted the same UUID"
         );
+        // v1 and v6: the child drew a node (and clock sequence) of its own.
+        assert_ne!(
+            &child[32 + 10..48],
+            &v1.as_bytes()[10..],
+            "v1 node inherited"
+        );
+        assert_ne!(
+            &child[48 + 10..64],
+            &v6.as_bytes()[10..],
+            "v6 node inherited"
+        );
+        // ULID: the child's first is a fresh draw, not the parent's last plus one.
+        let next = c::ulid().unwrap();
+        assert_ne!(&child[64..], next.to_uuid().as_bytes());
+        assert!(child[64..].iter().any(|&b| b != 0));
     }
 }
 

@@ -3,11 +3,12 @@
 //! restarted after `fork()` so a child never repeats its parent's UUIDs or random bytes. Every
 //! binding uses this instead of keeping its own globals. Also reachable as `idmint::uuid_clock`.
 //!
-//! **Time.** [`uuid7`], [`uuid7_fill`], [`typeid`] and [`ulid`] read the coarse clock, as the
-//! default `Snowflake` does (`CLOCK_MONOTONIC_COARSE` on Linux, ~6 ns instead of ~29 ns): their
-//! time field is never later than the wall clock and typically at most one kernel tick (4 ms at
-//! HZ=250) earlier. Order is unaffected: a reading at or before the last one continues its
-//! millisecond's counter. RFC 9562 (section 6.1) leaves the timestamp's accuracy to the
+//! **Time.** [`uuid1`], [`uuid6`], [`uuid7`], [`uuid7_fill`], [`typeid`] and [`ulid`] read the
+//! coarse clock, as the default `Snowflake` does (`CLOCK_MONOTONIC_COARSE` on Linux, ~6 ns
+//! instead of ~29 ns): their time field is never later than the wall clock (v1 and v6 count
+//! 100 ns ticks up from the millisecond read, 10 000 per millisecond before they run ahead) and
+//! typically at most one kernel tick (4 ms at HZ=250) earlier. Order is unaffected: a reading
+//! at or before the last one continues its millisecond's counter. RFC 9562 (section 6.1) leaves the timestamp's accuracy to the
 //! implementation; where exact milliseconds matter, a [`UuidGenerator`] reads the precise clock
 //! and the sans-IO calls (`next_at`, `V7Generator`) take the time from the caller.
 
@@ -20,7 +21,7 @@ use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use crate::random::random_fill;
 use crate::typeid::TypeId;
 use crate::ulid::{Ulid, UlidGenerator};
-use crate::uuids::{Uuid, V7Generator};
+use crate::uuids::{Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
 
 fn clock() -> &'static SystemClock {
     static CLOCK: OnceLock<SystemClock> = OnceLock::new();
@@ -138,15 +139,6 @@ impl UuidGenerator {
     }
 }
 
-fn global(version: u8) -> &'static Result<UuidGenerator> {
-    static V1: OnceLock<Result<UuidGenerator>> = OnceLock::new();
-    static V6: OnceLock<Result<UuidGenerator>> = OnceLock::new();
-    match version {
-        1 => V1.get_or_init(|| UuidGenerator::new(1)),
-        _ => V6.get_or_init(|| UuidGenerator::new(6)),
-    }
-}
-
 /// A version 4 (random) UUID from this thread's OS-seeded ChaCha12 stream.
 pub fn uuid4() -> Result<Uuid> {
     let mut b = [0u8; 16];
@@ -154,18 +146,27 @@ pub fn uuid4() -> Result<Uuid> {
     Ok(super::v4(b))
 }
 
-/// The process-wide version 7 state, apart from [`UuidGenerator`] so the hot path is one short
-/// lock around the counter: randomness and the clock are read before it.
-static V7: ForkLock<(u64, V7Generator)> = ForkLock::new((u64::MAX, V7Generator::new()));
+/// A process-wide generator's state with the fork generation it belongs to: the front doors
+/// below keep one each (v1, v6, v7, ULID), apart from [`UuidGenerator`] so that the hot path is
+/// one short lock around the sans-IO generator.
+type Shared<G> = ForkLock<(u64, G)>;
 
-fn v7_state() -> ForkLockGuard<'static, (u64, V7Generator)> {
-    let mut g = V7.lock();
+/// Locks `shared`, starting its generator afresh (`G::default()`, nothing issued) when it was
+/// last used in another fork generation: a forked child never continues its parent's state.
+fn state<G: Default>(shared: &'static Shared<G>) -> ForkLockGuard<'static, (u64, G)> {
+    let mut g = shared.lock();
     let now = fork::current();
     if g.0 != now {
-        *g = (now, V7Generator::new());
+        *g = (now, G::default());
     }
     g
 }
+
+static V1: Shared<Uuid1Generator> = ForkLock::new((u64::MAX, Uuid1Generator::new()));
+static V6: Shared<Uuid6Generator> = ForkLock::new((u64::MAX, Uuid6Generator::new()));
+/// Randomness and the clock are read before this one's lock.
+static V7: Shared<V7Generator> = ForkLock::new((u64::MAX, V7Generator::new()));
+static ULIDS: Shared<UlidGenerator> = ForkLock::new((u64::MAX, UlidGenerator::new()));
 
 /// A version 7 UUID from the process-wide monotonic generator (RFC 9562 method 1, a 42-bit
 /// counter), on the coarse clock (see the [module docs](self)).
@@ -174,24 +175,29 @@ pub fn uuid7() -> Result<Uuid> {
     let mut r = [0u8; 10];
     random_fill(&mut r)?;
     let now = clock().coarse_ms();
-    Ok(v7_state().1.next_at(now, r))
+    Ok(state(&V7).1.next_at(now, r))
 }
 
-/// A version 1 UUID (random multicast node) from the process-wide generator.
+/// A version 1 UUID from the process-wide generator (a random multicast node and clock
+/// sequence, drawn on its first call and again in a forked child), on the coarse clock: no two
+/// of a process are equal, and their timestamps never decrease.
 pub fn uuid1() -> Result<Uuid> {
-    global(1).as_ref().map_err(|e| *e)?.next()
+    let now = clock().coarse_ms();
+    state(&V1).1.next_at(now, random_fill)
 }
 
-/// A version 6 UUID from the process-wide generator (increasing within the process).
+/// A version 6 UUID from the process-wide generator (as [`uuid1`], fields reordered): the v6
+/// UUIDs of a process are strictly increasing.
 pub fn uuid6() -> Result<Uuid> {
-    global(6).as_ref().map_err(|e| *e)?.next()
+    let now = clock().coarse_ms();
+    state(&V6).1.next_at(now, random_fill)
 }
 
 /// Fills `out` with version 7 UUIDs from the process-wide generator, in increasing order,
 /// under one lock and one reading of the clock per call: the batch form of [`uuid7`].
 pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
     let mut random = [0u8; 10 * 64];
-    let mut state = v7_state();
+    let mut state = state(&V7);
     let now = clock().coarse_ms();
     for chunk in out.chunks_mut(64) {
         let bytes = &mut random[..chunk.len() * 10];
@@ -216,14 +222,9 @@ pub fn typeid(prefix: &str) -> Result<TypeId> {
 /// plus one; if the 80-bit part runs out, this waits for the next millisecond. Random bytes are
 /// drawn only for a new millisecond's first ULID (inside the lock, from this thread's stream).
 pub fn ulid() -> Result<Ulid> {
-    static ULIDS: ForkLock<(u64, UlidGenerator)> = ForkLock::new((u64::MAX, UlidGenerator::new()));
     let mut now = clock().coarse_ms();
     loop {
-        let mut g = ULIDS.lock();
-        let gen = fork::current();
-        if g.0 != gen {
-            *g = (gen, UlidGenerator::new());
-        }
+        let mut g = state(&ULIDS);
         match g.1.next_at_with(now, |b| random_fill(b)) {
             Err(Error::WouldBlock { until_ms }) => {
                 drop(g);
