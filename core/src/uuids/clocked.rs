@@ -8,9 +8,10 @@
 //! instead of ~29 ns): their time field is never later than the wall clock (v1 and v6 count
 //! 100 ns ticks up from the millisecond read, 10 000 per millisecond before they run ahead) and
 //! typically at most one kernel tick (4 ms at HZ=250) earlier. Order is unaffected: a reading
-//! at or before the last one continues its millisecond's counter. RFC 9562 (section 6.1) leaves the timestamp's accuracy to the
-//! implementation; where exact milliseconds matter, a [`UuidGenerator`] reads the precise clock
-//! and the sans-IO calls (`next_at`, `V7Generator`) take the time from the caller.
+//! at or before the last one continues its millisecond's counter. RFC 9562 (section 6.1) leaves
+//! the timestamp's accuracy to the implementation; where exact milliseconds matter, a
+//! [`UuidGenerator`] reads the precise clock and the sans-IO calls (`next_at`, `V7Generator`)
+//! take the time from the caller.
 
 use std::sync::OnceLock;
 
@@ -214,8 +215,7 @@ pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
 /// A TypeID under `prefix` on a version 7 UUID from the process-wide generator (so TypeIDs of
 /// one process increase, whatever their prefix).
 pub fn typeid(prefix: &str) -> Result<TypeId> {
-    let id = TypeId::new(prefix, Uuid::nil())?;
-    Ok(id.with_uuid(uuid7()?))
+    Ok(TypeId::new(prefix, Uuid::nil())?.with_uuid(uuid7()?))
 }
 
 /// A ULID from the process-wide monotonic generator: within one millisecond each is the last
