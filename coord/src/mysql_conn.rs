@@ -248,6 +248,12 @@ impl CallError {
         }
     }
 
+    /// Whether the server picked this transaction as a deadlock's victim (error 1213) and
+    /// rolled it back: nothing of it was kept, and the same transaction may simply run again.
+    pub fn is_deadlock(&self) -> bool {
+        matches!(self, CallError::Driver(mysql::Error::MySqlError(m)) if m.code == 1213)
+    }
+
     /// Whether the server answered (the connection is alive).
     fn server_answered(&self) -> bool {
         matches!(self, CallError::Driver(mysql::Error::MySqlError(_)))
@@ -284,6 +290,10 @@ pub(crate) const TIMED_OUT: &str = "timed out";
 
 /// Idle connections kept for reuse; more concurrent callers open more, then close the extras.
 const MAX_IDLE: usize = 8;
+
+/// How many times a call chosen as a deadlock's victim runs again before the deadlock is
+/// reported (as `StoreUnavailable`, "deadlock, try again").
+const DEADLOCK_RETRIES: u64 = 20;
 
 /// A server to connect to, and its idle connections.
 pub(crate) struct My {
@@ -361,18 +371,37 @@ impl My {
     /// answer drops the idle connections too. With `retry`, a pooled connection that fails
     /// with anything but a server-reported error or a time-out (it went stale: the server
     /// restarted, or closed it while idle) is dropped with its idle siblings and `f` runs once
-    /// more on a new connection; only for calls that are safe to repeat.
+    /// more on a new connection; only for calls that are safe to repeat. A call the server
+    /// rolls back as a deadlock's victim runs again on its connection (up to
+    /// `DEADLOCK_RETRIES` times within the deadline), whatever `retry` says: the server
+    /// answered that nothing of it was kept.
     pub fn call<T>(
         &self,
         op: &'static str,
         retry: bool,
         mut f: impl FnMut(&mut MyConn, Deadline) -> CallResult<T>,
     ) -> Result<T> {
+        // Every call is one transaction or statements that each stand alone, and a deadlock's
+        // victim is rolled back whole: it runs again on the same connection.
+        let mut run = |c: &mut MyConn, d: Deadline| {
+            let mut tries = 0u64;
+            loop {
+                match f(c, d) {
+                    Err(e) if e.is_deadlock() && tries < DEADLOCK_RETRIES => {
+                        tries += 1;
+                        c.conn.query_drop("ROLLBACK")?;
+                        d.check()?;
+                        std::thread::sleep(Duration::from_millis(tries));
+                    }
+                    other => return other,
+                }
+            }
+        };
         let started = Instant::now();
         let deadline = Deadline(started + self.target.timeout);
         let pooled = self.idle().pop();
         if let Some(mut c) = pooled {
-            match f(&mut c, deadline) {
+            match run(&mut c, deadline) {
                 Ok(v) => {
                     self.give_back(c);
                     return Ok(v);
@@ -391,7 +420,7 @@ impl My {
         // A fresh connection gets the whole timeout to connect, and the call its own after.
         let mut c = self.connect().map_err(|e| self.unavailable(op, &e))?;
         let deadline = Deadline(Instant::now() + self.target.timeout);
-        match f(&mut c, deadline) {
+        match run(&mut c, deadline) {
             Ok(v) => {
                 self.give_back(c);
                 Ok(v)

@@ -88,6 +88,54 @@ fn fault_child() {
 // ---------------------------------------------------------------------------------------------
 // Lost and restored records
 
+/// Another session holds the store's record while an acquire that raises the store's horizon
+/// runs, then asks for the namespace's record: the acquire still gets its node once that
+/// session ends, and no deadlock happens, since an acquire here locks one record at a time
+/// (the grant, then the horizon, each its own statement). The MySQL store, whose acquire is one
+/// transaction, meets the same session as a deadlock and runs again
+/// (`mysql_stores.rs`, `mysql_acquire_chosen_as_a_deadlock_victim_runs_again`).
+#[test]
+fn postgres_acquire_next_to_a_session_crossing_its_locks_gets_a_node() {
+    let s = Server::start(Kind::Postgres);
+    let url = format!("{}?timeout_ms=5000", s.url());
+    let name = ns("deadlock");
+    let first = store(&url)
+        .acquire(&LeaseSpec::new(&name, 64, Duration::from_secs(30)), T, None)
+        .unwrap();
+    let mut other = client(&s);
+    let mut tx = other.transaction().unwrap();
+    tx.execute(
+        "UPDATE idmint_lease_epoch SET changed_at = changed_at WHERE namespace = ''",
+        &[],
+    )
+    .unwrap();
+    let (url2, name2) = (url.clone(), name.clone());
+    let acquire = std::thread::spawn(move || {
+        // A horizon above the store's: the acquire updates the store's record last.
+        let spec =
+            LeaseSpec::new(&name2, 64, Duration::from_secs(30)).horizon(Duration::from_secs(3600));
+        store(&url2).acquire(&spec, T, None)
+    });
+    // Let the acquire lock the namespace's record and wait for the store's.
+    std::thread::sleep(Duration::from_millis(300));
+    let closing = tx.query(
+        "SELECT epoch FROM idmint_lease_epoch WHERE namespace = $1 FOR UPDATE",
+        &[&name],
+    );
+    assert!(closing.is_ok(), "the other session deadlocked: {closing:?}");
+    tx.rollback().unwrap();
+    let second = acquire.join().unwrap().expect("the acquire got a node");
+    assert_ne!(second.node, first.node);
+    let deadlocks: i64 = client(&s)
+        .query_one(
+            "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(deadlocks, 0);
+}
+
 /// `TRUNCATE idmint_lease` while A mints on the only node and B waits for it: B gets the node
 /// at once, but only under a new epoch fenced past now + the longest horizon, and A's next
 /// renewal fails. Zero duplicates.

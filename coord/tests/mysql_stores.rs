@@ -400,6 +400,64 @@ fn mysql_concurrent_holders_get_distinct_nodes_threads_and_processes() {
     }
 }
 
+/// An acquire the server rolls back as a deadlock's victim runs again and gets its node,
+/// instead of failing with "deadlock, try again". The deadlock is made on purpose: another
+/// session, heavier (it inserted 1,000 rows, so InnoDB picks the acquire as the victim),
+/// holds the store's record while the acquire, which raises the store's horizon, waits for
+/// it; then that session asks for the namespace's record, which the acquire holds.
+#[test]
+fn mysql_acquire_chosen_as_a_deadlock_victim_runs_again() {
+    let m = MariaDb::start();
+    let url = m.url();
+    let name = ns("deadlock");
+    let store = lease_store(&url);
+    let first = store
+        .acquire(&LeaseSpec::new(&name, 64, Duration::from_secs(30)), T, None)
+        .unwrap();
+    let mut other = client(&m);
+    other
+        .query_drop("CREATE TABLE weight (id INT PRIMARY KEY) ENGINE = InnoDB")
+        .unwrap();
+    other.query_drop("START TRANSACTION").unwrap();
+    let rows: Vec<String> = (0..1000).map(|i| format!("({i})")).collect();
+    other
+        .query_drop(format!("INSERT INTO weight VALUES {}", rows.join(",")))
+        .unwrap();
+    other
+        .query_drop("UPDATE idmint_lease_epoch SET changed_at = changed_at WHERE namespace = ''")
+        .unwrap();
+    let (url2, name2) = (url.clone(), name.clone());
+    let acquire = std::thread::spawn(move || {
+        // A horizon above the store's: the acquire updates the store's record last.
+        let spec =
+            LeaseSpec::new(&name2, 64, Duration::from_secs(30)).horizon(Duration::from_secs(3600));
+        lease_store(&url2).acquire(&spec, T, None)
+    });
+    // Let the acquire lock the namespace's record and wait for the store's.
+    std::thread::sleep(Duration::from_millis(500));
+    let closing = other.exec_drop(
+        "SELECT epoch FROM idmint_lease_epoch WHERE namespace = ? FOR UPDATE",
+        (name.as_str(),),
+    );
+    assert!(
+        closing.is_ok(),
+        "the other session, not the acquire, was the victim: {closing:?}"
+    );
+    other.query_drop("ROLLBACK").unwrap();
+    let second = acquire
+        .join()
+        .unwrap()
+        .expect("the acquire ran again and got a node");
+    assert_ne!(second.node, first.node);
+    let victims: i64 = m
+        .sql("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'")
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(victims >= 1, "no deadlock happened");
+}
+
 /// A lease that is not renewed expires; the node goes to the next holder with a higher token
 /// and the recorded bound as its fence; the old holder's renewal and release are lost. Owner
 /// and epoch mismatches are lost too.
