@@ -70,16 +70,18 @@ pub fn random_fill(out: &mut [u8]) -> Result<()> {
     }
     // The closure answers a bool, not a `Result`: `Error` is wide, and moving it through two
     // nested results cost more than drawing the bytes.
+    // Whole words are taken from the stream, so that many bytes count against the reseeding.
+    let used = out.len().div_ceil(8) * 8;
     let drawn = STREAM.try_with(|cell| {
         let mut slot = cell.borrow_mut();
         let s = match &mut *slot {
-            Some(s) if s.born == fork::current() && s.left >= out.len() => s,
+            Some(s) if s.born == fork::current() && s.left >= used => s,
             stale => match Stream::seeded() {
                 Ok(fresh) => stale.insert(fresh),
                 Err(_) => return false,
             },
         };
-        s.left -= out.len();
+        s.left -= used;
         // Whole words from the stream's buffered block: for the few bytes an ID needs this is
         // a load and an index bump per word, where `fill_bytes` pays a copy call.
         let mut words = out.chunks_exact_mut(8);
