@@ -1,18 +1,20 @@
 //! The JavaScript members both packages declare, listed once. Each list is a "callback" macro:
 //! `idmint_js::layout_api!(expander => RustType)` calls the binding's `expander!` with the class's
 //! members, and the expander writes them as `#[napi]` or `#[wasm_bindgen]` methods of `RustType`
-//! (a struct with the core value in `inner`).
+//! (a struct with the core value in `inner`). `functions_api!(expander)` lists the module's
+//! functions that need neither a clock nor OS randomness the same way, without a class.
 //!
 //! A member is `#[getter]? "jsName" rust_name(arg, ...) -> ret` and then either `= expr;`, which
 //! cannot throw, or `{ body }`, which returns `Result<_, Host::Error>`. `ret` is a Rust type the
 //! binding returns as is, `value` (a `Host::Value`), `date` (milliseconds since the Unix epoch,
 //! returned as a `Date`), `name` (an `Option<&str>`, returned as a string or `null`), `names`
-//! (strings, returned as an array) or `layout` (a core layout, returned as a `Layout`). In `expr` and `body`, `h` is the host, `l` the core value,
-//! each argument a `&Host::Value`, and the names of [`prelude`] are in scope.
+//! (strings, returned as an array), `layout` (a core layout, returned as a `Layout`) or `uuid`
+//! (a core UUID, returned as its hyphenated text). In `expr` and `body`, `h` is the host, `l`
+//! the core value, each argument a `&Host::Value`, and the names of [`prelude`] are in scope.
 
 /// What the bodies of the member lists use.
 pub mod prelude {
-    pub use crate::convert::{expect_object, id_arg, layout_arg, u64_arg};
+    pub use crate::convert::{expect_object, id_arg, layout_arg, string_arg, u64_arg};
     pub use crate::error::OrThrow;
     pub use crate::options::{compose_parts, node_arg};
     pub use crate::{values, Host, Out};
@@ -117,6 +119,52 @@ macro_rules! snowflake_api {
             #[getter] "maxRollbackTicks" max_rollback_ticks() -> value {
                 values::opt_big(h, s.config().max_rollback_ticks())
             }
+        }
+    };
+}
+
+/// The functions that need neither a clock nor OS randomness (the clocked ones, `uuid7()` and
+/// the like, read each package's own clock and are declared in each binding).
+#[macro_export]
+macro_rules! functions_api {
+    ($expander:ident) => {
+        $expander! { (h)
+            "encode" encode(id, codec) -> String { values::encode(h, id, Some(codec)) }
+            "decodeString" decode_string(text, codec) -> u64 {
+                values::decode_string(h, text, Some(codec))
+            }
+            "uuid3" uuid3(namespace, name) -> uuid { values::uuid_name_based(h, 3, namespace, name) }
+            "uuid5" uuid5(namespace, name) -> uuid { values::uuid_name_based(h, 5, namespace, name) }
+            "uuid1At" uuid1_at(ticks, clock_seq, node) -> uuid {
+                values::uuid_v1_or_v6_at(h, 1, ticks, clock_seq, node)
+            }
+            "uuid1RandomNode" uuid1_random_node(unix_ms, extra_ticks, clock_seq, node) -> uuid {
+                values::uuid1_random_node(h, unix_ms, extra_ticks, clock_seq, node)
+            }
+            "uuid6At" uuid6_at(ticks, clock_seq, node) -> uuid {
+                values::uuid_v1_or_v6_at(h, 6, ticks, clock_seq, node)
+            }
+            "uuid7At" uuid7_at(unix_ms, random) -> uuid { values::uuid7_at(h, unix_ms, random) }
+            "uuid8" uuid8(bytes) -> uuid { values::uuid8(h, bytes) }
+            "uuid8FromFields" uuid8_from_fields(custom_a, custom_b, custom_c) -> uuid {
+                values::uuid8_from_fields(h, custom_a, custom_b, custom_c)
+            }
+            "uuid8Fields" uuid8_fields(uuid) -> value { values::uuid8_fields(h, uuid) }
+            "uuid1ToUuid6" uuid1_to_uuid6(uuid) -> uuid { values::uuid1_to_uuid6(h, uuid) }
+            "uuid6ToUuid1" uuid6_to_uuid1(uuid) -> uuid { values::uuid6_to_uuid1(h, uuid) }
+            "parseUuid" parse_uuid(text) -> uuid {
+                idmint::uuids::parse(&string_arg(h, text, "text")?).or_throw(h)
+            }
+            "uuidInfo" uuid_info(uuid) -> value { values::uuid_info(h, uuid) }
+            "typeidFromUuid" typeid_from_uuid(prefix, uuid) -> String {
+                values::typeid_from_uuid(h, prefix, uuid)
+            }
+            "parseTypeId" parse_typeid(text) -> value { values::parse_typeid(h, text) }
+            "ulidAt" ulid_at(timestamp_ms, random) -> String {
+                values::ulid_at(h, timestamp_ms, random).map(|u| u.to_string())
+            }
+            "ulidFromUuid" ulid_from_uuid(uuid) -> String { values::ulid_from_uuid(h, uuid) }
+            "parseUlid" parse_ulid(text) -> value { values::parse_ulid(h, text) }
         }
     };
 }

@@ -58,15 +58,38 @@ macro_rules! napi_members {
     (@type $e:lifetime name) => { Option<&$e str> };
     (@type $e:lifetime names) => { Vec<&$e str> };
     (@type $e:lifetime layout) => { crate::convert::Layout };
+    (@type $e:lifetime uuid) => { String };
     (@type $e:lifetime $ret:tt) => { $ret };
     (@return value $env:ident $r:ident) => { crate::convert::unknown($env, $r) };
     (@return date $env:ident $r:ident) => { crate::convert::date($env, $r?) };
     (@return names $env:ident $r:ident) => { $r.map(|names| names.collect()) };
     (@return layout $env:ident $r:ident) => { $r.map(|inner| crate::convert::Layout { inner }) };
+    (@return uuid $env:ident $r:ident) => { $r.map(|u| crate::uuid::text(&u)) };
     (@return $ret:tt $env:ident $r:ident) => { $r };
 }
 
 pub(crate) use napi_members;
+
+/// Declares the function list of `idmint_js::functions_api!` as `#[napi]` functions: arguments
+/// arrive as `Unknown` (a missing one as `undefined`), results return as in [`napi_members!`].
+macro_rules! napi_functions {
+    (($h:ident) $($js:literal $rs:ident ($($a:ident),*) -> $ret:tt { $($body:tt)* })*) => {$(
+        #[napi_derive::napi(js_name = $js, catch_unwind)]
+        #[allow(clippy::needless_lifetimes)]
+        pub fn $rs<'e>(env: &'e napi::Env, $($a: napi::bindgen_prelude::Unknown<'_>),*)
+            -> napi::Result<crate::convert::napi_members!(@type 'e $ret)>
+        {
+            #[allow(unused_imports)]
+            use {idmint_js::api::prelude::*, napi::JsValue as _};
+            let $h = &crate::convert::Js(env);
+            $(let $a = &$a.raw();)*
+            let r: napi::Result<_> = { $($body)* };
+            crate::convert::napi_members!(@return $ret env r)
+        }
+    )*};
+}
+
+pub(crate) use napi_functions;
 
 /// The Node-API host of the shared conversions, for one call's environment.
 #[derive(Clone, Copy)]

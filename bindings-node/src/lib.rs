@@ -11,8 +11,8 @@
 //! | `leased`    | `LeasedSnowflake` (the `idmint-coord` crate)                            |
 //! | `segment`   | `SegmentAllocator` (the `idmint-coord` crate)                           |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
-//! | `uuid`      | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
-//! | `codec`     | `encode`, `decodeString`                                                |
+//! | `uuid`      | the clocked `uuid1/4/6/7`, `uuid7s`, `typeid`, `ulid`; `UuidGenerator`, `Uuid7Generator`, `UlidGenerator` |
+//! | `functions` | `encode`, `decodeString`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
 //! | `convert`   | the shared crate's `Host` on Node-API values                           |
 //! | `error`     | throwing with Node-API                                                 |
@@ -29,10 +29,10 @@
     clippy::todo
 )]
 
-mod codec;
 mod convert;
 mod error;
 mod fast;
+mod functions;
 mod layout;
 mod leased;
 mod named;

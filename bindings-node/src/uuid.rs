@@ -1,6 +1,7 @@
 //! UUIDs (RFC 9562) as lower-case hyphenated strings: the clocked helpers on the core's
 //! process-wide generators (`idmint::uuid_clock`: v7 strictly increasing per process, across
-//! worker threads too), the pure constructors, parsing, inspection and `UuidGenerator`.
+//! worker threads too), `UuidGenerator`, `Uuid7Generator` and `UlidGenerator` (the sans-IO
+//! functions, parsing and inspection are in [`crate::functions`]).
 
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::uuid_clock::{self, random_fill};
@@ -15,23 +16,13 @@ use napi_derive::napi;
 
 use crate::convert::{unknown, Js, OrThrow};
 
-fn text(u: &Uuid) -> String {
+pub(crate) fn text(u: &Uuid) -> String {
     u.hyphenated().to_string()
 }
 
 #[napi(catch_unwind)]
 pub fn uuid1(env: &Env) -> napi::Result<String> {
     uuid_clock::uuid1().or_throw(&Js(env)).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid3(env: &Env, namespace: Unknown<'_>, name: Unknown<'_>) -> napi::Result<String> {
-    values::uuid_name_based(&Js(env), 3, &namespace.raw(), &name.raw()).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid5(env: &Env, namespace: Unknown<'_>, name: Unknown<'_>) -> napi::Result<String> {
-    values::uuid_name_based(&Js(env), 5, &namespace.raw(), &name.raw()).map(|u| text(&u))
 }
 
 #[napi(catch_unwind)]
@@ -60,49 +51,6 @@ pub fn uuid6(env: &Env) -> napi::Result<String> {
     uuid_clock::uuid6().or_throw(&Js(env)).map(|u| text(&u))
 }
 
-#[napi(catch_unwind)]
-pub fn uuid6_at(
-    env: &Env,
-    ticks: Unknown<'_>,
-    clock_seq: Unknown<'_>,
-    node: Unknown<'_>,
-) -> napi::Result<String> {
-    let (t, s, n) = (ticks.raw(), clock_seq.raw(), node.raw());
-    values::uuid_v1_or_v6_at(&Js(env), 6, &t, &s, &n).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid8(env: &Env, bytes: Unknown<'_>) -> napi::Result<String> {
-    values::uuid8(&Js(env), &bytes.raw()).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid8_from_fields(
-    env: &Env,
-    custom_a: Unknown<'_>,
-    custom_b: Unknown<'_>,
-    custom_c: Unknown<'_>,
-) -> napi::Result<String> {
-    let h = Js(env);
-    values::uuid8_from_fields(&h, &custom_a.raw(), &custom_b.raw(), &custom_c.raw())
-        .map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid8_fields<'e>(env: &'e Env, uuid: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-    unknown(env, values::uuid8_fields(&Js(env), &uuid.raw()))
-}
-
-#[napi(js_name = "uuid1ToUuid6", catch_unwind)]
-pub fn uuid1_to_uuid6(env: &Env, uuid: Unknown<'_>) -> napi::Result<String> {
-    values::uuid1_to_uuid6(&Js(env), &uuid.raw()).map(|u| text(&u))
-}
-
-#[napi(js_name = "uuid6ToUuid1", catch_unwind)]
-pub fn uuid6_to_uuid1(env: &Env, uuid: Unknown<'_>) -> napi::Result<String> {
-    values::uuid6_to_uuid1(&Js(env), &uuid.raw()).map(|u| text(&u))
-}
-
 #[napi]
 pub const NIL_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
@@ -117,79 +65,8 @@ pub fn typeid(env: &Env, prefix: Unknown<'_>) -> napi::Result<String> {
 }
 
 #[napi(catch_unwind)]
-pub fn typeid_from_uuid(env: &Env, prefix: Unknown<'_>, uuid: Unknown<'_>) -> napi::Result<String> {
-    values::typeid_from_uuid(&Js(env), &prefix.raw(), &uuid.raw())
-}
-
-#[napi(js_name = "parseTypeId", catch_unwind)]
-pub fn parse_typeid<'e>(env: &'e Env, text: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-    unknown(env, values::parse_typeid(&Js(env), &text.raw()))
-}
-
-#[napi(catch_unwind)]
 pub fn ulid(env: &Env) -> napi::Result<String> {
     uuid_clock::ulid().or_throw(&Js(env)).map(|u| u.to_string())
-}
-
-#[napi(catch_unwind)]
-pub fn ulid_at(env: &Env, timestamp_ms: Unknown<'_>, random: Unknown<'_>) -> napi::Result<String> {
-    values::ulid_at(&Js(env), &timestamp_ms.raw(), &random.raw()).map(|u| u.to_string())
-}
-
-#[napi(catch_unwind)]
-pub fn ulid_from_uuid(env: &Env, uuid: Unknown<'_>) -> napi::Result<String> {
-    values::ulid_from_uuid(&Js(env), &uuid.raw())
-}
-
-#[napi(catch_unwind)]
-pub fn parse_ulid<'e>(env: &'e Env, text: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-    unknown(env, values::parse_ulid(&Js(env), &text.raw()))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid7_at(env: &Env, unix_ms: Unknown<'_>, random: Unknown<'_>) -> napi::Result<String> {
-    values::uuid7_at(&Js(env), &unix_ms.raw(), &random.raw()).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid1_at(
-    env: &Env,
-    ticks: Unknown<'_>,
-    clock_seq: Unknown<'_>,
-    node: Unknown<'_>,
-) -> napi::Result<String> {
-    let (t, s, n) = (ticks.raw(), clock_seq.raw(), node.raw());
-    values::uuid_v1_or_v6_at(&Js(env), 1, &t, &s, &n).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid1_random_node(
-    env: &Env,
-    unix_ms: Unknown<'_>,
-    extra_ticks: Unknown<'_>,
-    clock_seq: Unknown<'_>,
-    node: Unknown<'_>,
-) -> napi::Result<String> {
-    let (m, e, s, n) = (
-        unix_ms.raw(),
-        extra_ticks.raw(),
-        clock_seq.raw(),
-        node.raw(),
-    );
-    values::uuid1_random_node(&Js(env), &m, &e, &s, &n).map(|u| text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn parse_uuid(env: &Env, text: Unknown<'_>) -> napi::Result<String> {
-    let h = Js(env);
-    uuids::parse(&string_arg(&h, &text.raw(), "text")?)
-        .or_throw(&h)
-        .map(|u| self::text(&u))
-}
-
-#[napi(catch_unwind)]
-pub fn uuid_info<'e>(env: &'e Env, uuid: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-    unknown(env, values::uuid_info(&Js(env), &uuid.raw()))
 }
 
 /// Runs `call` with the random source `random` names: the OS (through the core's pool) when it

@@ -103,6 +103,7 @@ macro_rules! wasm_members {
     (@type names = $e:expr) => { Vec<wasm_bindgen::JsValue> };
     (@type $ret:tt = $e:expr) => { $ret };
     (@type value $body:block) => { Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> };
+    (@type uuid $body:block) => { Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> };
     (@type date $body:block) => { Result<js_sys::Date, wasm_bindgen::JsValue> };
     (@type $ret:tt $body:block) => { Result<$ret, wasm_bindgen::JsValue> };
     (@return date = $e:expr) => { crate::convert::date($e) };
@@ -114,10 +115,33 @@ macro_rules! wasm_members {
         let ms: Result<u64, wasm_bindgen::JsValue> = $body;
         ms.map(crate::convert::date)
     }};
+    (@return uuid $body:block) => {{
+        let u: Result<idmint::uuids::Uuid, wasm_bindgen::JsValue> = $body;
+        u.map(|u| crate::uuid::text(&u))
+    }};
     (@return $ret:tt $body:block) => { $body };
 }
 
 pub(crate) use wasm_members;
+
+/// Declares the function list of `idmint_js::functions_api!` as `#[wasm_bindgen]` functions:
+/// arguments arrive as `JsValue`s, results return as in [`wasm_members!`].
+macro_rules! wasm_functions {
+    (($h:ident) $($js:literal $rs:ident ($($a:ident),*) -> $ret:tt { $($body:tt)* })*) => {$(
+        #[wasm_bindgen::prelude::wasm_bindgen(js_name = $js)]
+        pub fn $rs($($a: wasm_bindgen::JsValue),*)
+            -> crate::convert::wasm_members!(@type $ret { $($body)* })
+        {
+            #[allow(unused_imports)]
+            use idmint_js::api::prelude::*;
+            let $h = &crate::convert::Web;
+            $(let $a = &$a;)*
+            crate::convert::wasm_members!(@return $ret { $($body)* })
+        }
+    )*};
+}
+
+pub(crate) use wasm_functions;
 
 impl Host for Web {
     type Value = JsValue;

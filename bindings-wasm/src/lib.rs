@@ -8,8 +8,8 @@
 //! | `snowflake` | `Snowflake`, `AtomicSnowflake`, `randomNode`                            |
 //! | `leased`    | `LeasedSnowflake`'s lease window (the class itself and its requests: `leased.js`) |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
-//! | `uuid`      | `uuid1/3/4/5/7`, `uuid7At`, `uuid1At`, `uuid1RandomNode`, `parseUuid`, `uuidInfo`, `UuidGenerator` |
-//! | `codec`     | `encode`, `decodeString`                                                |
+//! | `uuid`      | the clocked `uuid1/4/6/7`, `uuid7s`, `typeid`, `ulid`; `UuidGenerator`, `Uuid7Generator`, `UlidGenerator` |
+//! | `functions` | `encode`, `decodeString`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
 //! | `clock`     | the time source (`performance.timeOrigin + performance.now()`) and bounded waiting |
 //! | `random`    | `crypto.getRandomValues`                                                |
@@ -24,9 +24,9 @@
 //! [`error`]) and the UUID text helper (see [`uuid`]).
 
 mod clock;
-mod codec;
 mod convert;
 mod error;
+mod functions;
 mod layout;
 mod leased;
 mod named;

@@ -1,5 +1,5 @@
-//! UUIDs (RFC 9562) as lower-case hyphenated strings: the clocked helpers, the pure
-//! constructors, parsing, inspection and `UuidGenerator`. `uuid7()` and `uuid1()` share one
+//! UUIDs (RFC 9562) as lower-case hyphenated strings: the clocked helpers and the generator
+//! classes (the sans-IO functions, parsing and inspection are in [`crate::functions`]). `uuid7()` and `uuid1()` share one
 //! generator each per module instance (a page or a worker each load their own): v7 UUIDs from
 //! one instance are strictly increasing. Randomness comes from `crypto.getRandomValues`, time
 //! from the clock of [`crate::clock`].
@@ -10,7 +10,7 @@ use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::typeid::TypeId;
 use idmint::ulid::UlidGenerator as CoreUlidGenerator;
 use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator};
-use idmint_js::convert::{batch_arg, bytes_arg, function_arg, is_nullish, string_arg, u64_arg};
+use idmint_js::convert::{batch_arg, bytes_arg, function_arg, is_nullish, u64_arg};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
@@ -38,7 +38,7 @@ extern "C" {
 /// function from four words: a string made in Rust would cross through a TextDecoder, which
 /// costs about half a microsecond in Chromium, more than the rest of a UUID.
 #[cfg(not(test))]
-fn text(u: &Uuid) -> JsValue {
+pub(crate) fn text(u: &Uuid) -> JsValue {
     let b = u.as_bytes();
     let w = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
     uuid_text(w(0), w(4), w(8), w(12))
@@ -46,7 +46,7 @@ fn text(u: &Uuid) -> JsValue {
 
 /// The unit tests run on wasm-bindgen's own glue, without the helper: Rust spells it there.
 #[cfg(test)]
-fn text(u: &Uuid) -> JsValue {
+pub(crate) fn text(u: &Uuid) -> JsValue {
     JsValue::from(u.hyphenated().to_string())
 }
 
@@ -56,16 +56,6 @@ pub fn uuid1() -> Result<JsValue, JsValue> {
     V1.with(|g| g.borrow_mut().next_at(now, random::fill))
         .or_throw(&Web)
         .map(|u| text(&u))
-}
-
-#[wasm_bindgen]
-pub fn uuid3(namespace: JsValue, name: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid_name_based(&Web, 3, &namespace, &name).map(|u| text(&u))
-}
-
-#[wasm_bindgen]
-pub fn uuid5(namespace: JsValue, name: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid_name_based(&Web, 5, &namespace, &name).map(|u| text(&u))
 }
 
 #[wasm_bindgen]
@@ -116,36 +106,6 @@ pub fn uuid6() -> Result<JsValue, JsValue> {
         .map(|u| text(&u))
 }
 
-#[wasm_bindgen(js_name = uuid6At)]
-pub fn uuid6_at(ticks: JsValue, clock_seq: JsValue, node: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid_v1_or_v6_at(&Web, 6, &ticks, &clock_seq, &node).map(|u| text(&u))
-}
-
-#[wasm_bindgen]
-pub fn uuid8(bytes: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid8(&Web, &bytes).map(|u| text(&u))
-}
-
-#[wasm_bindgen(js_name = uuid8FromFields)]
-pub fn uuid8_from_fields(a: JsValue, b: JsValue, c: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid8_from_fields(&Web, &a, &b, &c).map(|u| text(&u))
-}
-
-#[wasm_bindgen(js_name = uuid8Fields)]
-pub fn uuid8_fields(uuid: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid8_fields(&Web, &uuid)
-}
-
-#[wasm_bindgen(js_name = uuid1ToUuid6)]
-pub fn uuid1_to_uuid6(uuid: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid1_to_uuid6(&Web, &uuid).map(|u| text(&u))
-}
-
-#[wasm_bindgen(js_name = uuid6ToUuid1)]
-pub fn uuid6_to_uuid1(uuid: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid6_to_uuid1(&Web, &uuid).map(|u| text(&u))
-}
-
 /// `typeid(prefix)`: the prefix on the module's next v7 UUID, as the core's std `typeid` does
 /// on the process-wide one.
 #[wasm_bindgen]
@@ -154,16 +114,6 @@ pub fn typeid(prefix: JsValue) -> Result<String, JsValue> {
     TypeId::new(p.prefix(), next_v7()?)
         .or_throw(&Web)
         .map(|t| t.to_string())
-}
-
-#[wasm_bindgen(js_name = typeidFromUuid)]
-pub fn typeid_from_uuid(prefix: JsValue, uuid: JsValue) -> Result<String, JsValue> {
-    values::typeid_from_uuid(&Web, &prefix, &uuid)
-}
-
-#[wasm_bindgen(js_name = parseTypeId)]
-pub fn parse_typeid(text: JsValue) -> Result<JsValue, JsValue> {
-    values::parse_typeid(&Web, &text)
 }
 
 /// `ulid()`: the module's monotonic ULID generator on the page clock. Should its 80-bit part
@@ -175,53 +125,6 @@ pub fn ulid() -> Result<String, JsValue> {
     ULID.with(|g| g.borrow_mut().next_at_with(now, |r| random::fill(r)))
         .or_throw(&Web)
         .map(|u| u.to_string())
-}
-
-#[wasm_bindgen(js_name = ulidAt)]
-pub fn ulid_at(timestamp_ms: JsValue, random: JsValue) -> Result<String, JsValue> {
-    values::ulid_at(&Web, &timestamp_ms, &random).map(|u| u.to_string())
-}
-
-#[wasm_bindgen(js_name = ulidFromUuid)]
-pub fn ulid_from_uuid(uuid: JsValue) -> Result<String, JsValue> {
-    values::ulid_from_uuid(&Web, &uuid)
-}
-
-#[wasm_bindgen(js_name = parseUlid)]
-pub fn parse_ulid(text: JsValue) -> Result<JsValue, JsValue> {
-    values::parse_ulid(&Web, &text)
-}
-
-#[wasm_bindgen(js_name = uuid7At)]
-pub fn uuid7_at(unix_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid7_at(&Web, &unix_ms, &random).map(|u| text(&u))
-}
-
-#[wasm_bindgen(js_name = uuid1At)]
-pub fn uuid1_at(ticks: JsValue, clock_seq: JsValue, node: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid_v1_or_v6_at(&Web, 1, &ticks, &clock_seq, &node).map(|u| text(&u))
-}
-
-#[wasm_bindgen(js_name = uuid1RandomNode)]
-pub fn uuid1_random_node(
-    unix_ms: JsValue,
-    extra_ticks: JsValue,
-    clock_seq: JsValue,
-    node: JsValue,
-) -> Result<JsValue, JsValue> {
-    values::uuid1_random_node(&Web, &unix_ms, &extra_ticks, &clock_seq, &node).map(|u| text(&u))
-}
-
-#[wasm_bindgen(js_name = parseUuid)]
-pub fn parse_uuid(text: JsValue) -> Result<JsValue, JsValue> {
-    uuids::parse(&string_arg(&Web, &text, "text")?)
-        .or_throw(&Web)
-        .map(|u| self::text(&u))
-}
-
-#[wasm_bindgen(js_name = uuidInfo)]
-pub fn uuid_info(uuid: JsValue) -> Result<JsValue, JsValue> {
-    values::uuid_info(&Web, &uuid)
 }
 
 /// A generated ID as JavaScript sees it: a `bigint` for a Snowflake ID, a string for a UUID.
