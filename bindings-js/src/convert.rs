@@ -14,7 +14,7 @@ use idmint::codec::Codec;
 use idmint::Layout;
 
 use crate::error::{range_error, type_error, OrThrow};
-use crate::{Host, JsType};
+use crate::{Host, JsType, Out};
 
 /// Largest integer a `number` holds exactly (`Number.MAX_SAFE_INTEGER`).
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
@@ -210,6 +210,37 @@ pub fn function_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<(), H::E
     match h.type_of(v) {
         JsType::Function => Ok(()),
         _ => Err(wrong(h, v, what, "a function")),
+    }
+}
+
+/// Runs `call` with the random source `random` names: `os` when it is missing (`undefined`
+/// or `null`), else the JavaScript function `(n) => Uint8Array`, called for each draw, whose
+/// exception passes on as is (the core's call is told its random source failed, and the
+/// exception is thrown instead of the core's error).
+pub fn with_random<H: Host, T>(
+    h: &H,
+    random: Option<&H::Value>,
+    mut os: impl FnMut(&mut [u8]) -> idmint::Result<()>,
+    call: impl FnOnce(&mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
+) -> Result<T, H::Error> {
+    let Some(f) = random.filter(|r| !is_nullish(h, r)) else {
+        return call(&mut os).or_throw(h);
+    };
+    function_arg(h, f, "random")?;
+    let mut failure = None;
+    let r = call(&mut |buf: &mut [u8]| {
+        let got = h
+            .value(Out::Num(buf.len() as f64))
+            .and_then(|n| h.call1(f, n))
+            .and_then(|r| random_result(h, &r, buf));
+        got.map_err(|e| {
+            failure = Some(e);
+            idmint::Error::RandomSource
+        })
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => r.or_throw(h),
     }
 }
 

@@ -106,6 +106,8 @@ pub trait Host {
     fn own_keys(&self, obj: &Self::Value) -> Result<Vec<String>, Self::Error>;
     /// An object's property (`undefined` when absent; a getter's exception passes on).
     fn get(&self, obj: &Self::Value, key: &str) -> Result<Self::Value, Self::Error>;
+    /// `f(arg)` with `this` undefined (`f` is a function); its exception passes on.
+    fn call1(&self, f: &Self::Value, arg: Self::Value) -> Result<Self::Value, Self::Error>;
     /// The core layout in a `Layout` object of this package, or `None` for any other object.
     fn layout(&self, v: &Self::Value) -> Option<Layout>;
     /// An error object of `class` with `code`, `message` and `props`, thrown (or ready to be).

@@ -150,19 +150,6 @@ impl Js<'_> {
         // argument); the shared borrow lasts only for `f`, during which no JavaScript runs.
         Some(f(unsafe { &*wrapped.cast::<T>() }))
     }
-
-    /// Calls `f(out.len())` and copies the `Uint8Array` it returns into `out`.
-    pub(crate) fn call_random(&self, f: sys::napi_value, out: &mut [u8]) -> napi::Result<()> {
-        let (mut undefined, mut result) = (ptr::null_mut(), ptr::null_mut());
-        let arg = self.value(Out::Num(out.len() as f64))?;
-        // SAFETY: valid out pointer.
-        self.ok(unsafe { sys::napi_get_undefined(self.raw(), &mut undefined) })?;
-        // SAFETY: `f` is a function (checked by the caller), `arg` one valid argument.
-        self.ok(unsafe {
-            sys::napi_call_function(self.raw(), undefined, f, 1, &arg, &mut result)
-        })?;
-        idmint_js::convert::random_result(self, &result, out)
-    }
 }
 
 impl Host for Js<'_> {
@@ -304,6 +291,17 @@ impl Host for Js<'_> {
         // SAFETY: `obj` is an object, `k` a string of this env, `out` a valid out pointer.
         self.ok(unsafe { sys::napi_get_property(self.raw(), *obj, k, &mut out) })?;
         Ok(out)
+    }
+
+    fn call1(&self, f: &sys::napi_value, arg: sys::napi_value) -> napi::Result<sys::napi_value> {
+        let (mut undefined, mut result) = (ptr::null_mut(), ptr::null_mut());
+        // SAFETY: valid out pointer.
+        self.ok(unsafe { sys::napi_get_undefined(self.raw(), &mut undefined) })?;
+        // SAFETY: `f` is a function (checked by the caller), `arg` one valid argument.
+        self.ok(unsafe {
+            sys::napi_call_function(self.raw(), undefined, *f, 1, &arg, &mut result)
+        })?;
+        Ok(result)
     }
 
     fn layout(&self, v: &sys::napi_value) -> Option<CoreLayout> {

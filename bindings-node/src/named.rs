@@ -5,8 +5,9 @@
 //! sans-IO call of the core's types, which replays the shared vectors), `close()`. A closed
 //! generator throws `ERR_CLOSED`.
 
+use idmint::uuid_clock::random_fill;
 use idmint_coord::named::{self, Named, NamedSource};
-use idmint_js::convert::{batch_arg, string_arg, u64_arg};
+use idmint_js::convert::{batch_arg, string_arg, u64_arg, with_random};
 use napi::bindgen_prelude::{Either3, Unknown};
 use napi::{Env, JsValue};
 use napi_derive::napi;
@@ -14,7 +15,7 @@ use napi_derive::napi;
 use crate::convert::{Js, OrThrow};
 use crate::leased::closed;
 use crate::snowflake::{biguint64_array, Snowflake};
-use crate::uuid::{generated, with_random, UuidGenerator};
+use crate::uuid::{generated, UuidGenerator};
 
 #[napi(catch_unwind)]
 pub fn from_config<'e>(
@@ -98,7 +99,11 @@ impl NamedGenerator {
         let h = Js(env);
         let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
         let s = self.source(&h)?;
-        generated(env, with_random(&h, random, |fill| s.next_at(now, fill))?)
+        let random = random.map(|r| r.raw());
+        let id = with_random(&h, random.as_ref(), random_fill, |fill| {
+            s.next_at(now, fill)
+        })?;
+        generated(env, id)
     }
 
     #[napi(getter, catch_unwind)]

@@ -5,10 +5,10 @@
 
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::uuid_clock::{self, random_fill};
-use idmint::uuids::{self, Uuid, V7Method};
+use idmint::uuids::{Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
-use idmint_js::convert::{batch_arg, bytes_arg, function_arg, is_nullish, string_arg, u64_arg};
+use idmint_js::convert::{batch_arg, bytes_arg, string_arg, u64_arg, with_random};
 use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
@@ -69,30 +69,6 @@ pub fn ulid(env: &Env) -> napi::Result<String> {
     uuid_clock::ulid().or_throw(&Js(env)).map(|u| u.to_string())
 }
 
-/// Runs `call` with the random source `random` names: the OS (through the core's pool) when it
-/// is missing, else the JavaScript function `(n) => Uint8Array`, whose exception passes on.
-pub(crate) fn with_random<T>(
-    h: &Js<'_>,
-    random: Option<Unknown<'_>>,
-    call: impl FnOnce(&mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
-) -> napi::Result<T> {
-    let Some(f) = random.map(|r| r.raw()).filter(|r| !is_nullish(h, r)) else {
-        return call(&mut random_fill).or_throw(h);
-    };
-    function_arg(h, &f, "random")?;
-    let mut failure = None;
-    let r = call(&mut |buf: &mut [u8]| {
-        h.call_random(f, buf).map_err(|e| {
-            failure = Some(e);
-            idmint::Error::RandomSource
-        })
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => r.or_throw(h),
-    }
-}
-
 /// A generated ID: a `bigint` (snowflake) or a UUID string.
 pub(crate) fn generated<'e>(env: &'e Env, id: GeneratedId) -> napi::Result<Unknown<'e>> {
     let h = Js(env);
@@ -108,21 +84,13 @@ pub(crate) fn generated<'e>(env: &'e Env, id: GeneratedId) -> napi::Result<Unkno
 #[napi]
 pub struct UuidGenerator {
     inner: CoreUuidGenerator,
-    /// The time in the last UUID issued (v1, v7), read back from it.
-    last_unix_ms: Option<u64>,
 }
 
 impl UuidGenerator {
     pub(crate) fn from_named(h: &Js<'_>, config: NamedConfig) -> napi::Result<Self> {
         Ok(UuidGenerator {
             inner: CoreUuidGenerator::from_config(config).or_throw(h)?,
-            last_unix_ms: None,
         })
-    }
-
-    fn issued(&mut self, u: Uuid) -> String {
-        self.last_unix_ms = uuids::inspect(&u).unix_ms;
-        text(&u)
     }
 }
 
@@ -144,10 +112,11 @@ impl UuidGenerator {
 
     #[napi(catch_unwind)]
     pub fn next(&mut self, env: &Env) -> napi::Result<String> {
-        let u = self.inner.next().or_throw(&Js(env))?;
-        Ok(self.issued(u))
+        Ok(text(&self.inner.next().or_throw(&Js(env))?))
     }
 
+    /// `&mut self` so that napi-rs refuses a call made again from inside `random`, which would
+    /// otherwise wait for the generator's lock it already holds.
     #[napi(catch_unwind)]
     pub fn next_at(
         &mut self,
@@ -157,8 +126,11 @@ impl UuidGenerator {
     ) -> napi::Result<String> {
         let h = Js(env);
         let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
-        let u = with_random(&h, random, |fill| self.inner.next_at(now, fill))?;
-        Ok(self.issued(u))
+        let random = random.map(|r| r.raw());
+        let u = with_random(&h, random.as_ref(), random_fill, |fill| {
+            self.inner.next_at(now, fill)
+        })?;
+        Ok(text(&u))
     }
 
     #[napi(getter, catch_unwind)]
@@ -178,7 +150,7 @@ impl UuidGenerator {
 
     #[napi(getter, catch_unwind)]
     pub fn last_unix_ms(&self) -> Option<u64> {
-        self.last_unix_ms
+        self.inner.last_unix_ms()
     }
 }
 

@@ -201,6 +201,11 @@ impl Host for Web {
 
     /// wasm-bindgen can hand Rust an exported object only by taking it away from JavaScript,
     /// so instead the object is asked (through a hidden method) to post a copy of its value.
+    fn call1(&self, f: &JsValue, arg: JsValue) -> Result<JsValue, JsValue> {
+        f.unchecked_ref::<Function>()
+            .call1(&JsValue::UNDEFINED, &arg)
+    }
+
     fn layout(&self, v: &JsValue) -> Option<Layout> {
         let f = self
             .get(v, "__idmintPostLayout")
@@ -258,13 +263,5 @@ impl Web {
             Out::Null => JsValue::NULL,
             Out::Val(v) => v.clone(),
         }
-    }
-
-    /// Calls `f(out.len())` and copies the `Uint8Array` it returns into `out`.
-    pub(crate) fn call_random(&self, f: &JsValue, out: &mut [u8]) -> Result<(), JsValue> {
-        let r = f
-            .unchecked_ref::<Function>()
-            .call1(&JsValue::UNDEFINED, &JsValue::from_f64(out.len() as f64))?;
-        idmint_js::convert::random_result(self, &r, out)
     }
 }

@@ -10,7 +10,7 @@ use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::typeid::TypeId;
 use idmint::ulid::UlidGenerator as CoreUlidGenerator;
 use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator};
-use idmint_js::convert::{batch_arg, bytes_arg, function_arg, is_nullish, u64_arg};
+use idmint_js::convert::{batch_arg, bytes_arg, u64_arg, with_random};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
@@ -143,23 +143,9 @@ pub(crate) fn next_with_random(
     (now, sub_ms_nanos): (u64, u32),
     random: &JsValue,
 ) -> Result<GeneratedId, JsValue> {
-    if is_nullish(&Web, random) {
-        return gen
-            .next_at_precise(now, sub_ms_nanos, random::fill)
-            .or_throw(&Web);
-    }
-    function_arg(&Web, random, "random")?;
-    let mut failure = None;
-    let r = gen.next_at_precise(now, sub_ms_nanos, |buf: &mut [u8]| {
-        Web.call_random(random, buf).map_err(|e| {
-            failure = Some(e);
-            idmint::Error::RandomSource
-        })
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => r.or_throw(&Web),
-    }
+    with_random(&Web, Some(random), random::fill, |fill| {
+        gen.next_at_precise(now, sub_ms_nanos, fill)
+    })
 }
 
 #[wasm_bindgen]
@@ -227,13 +213,7 @@ impl UuidGenerator {
 
     #[wasm_bindgen(getter, js_name = lastUnixMs)]
     pub fn last_unix_ms(&self) -> Result<JsValue, JsValue> {
-        let ms = match &self.inner {
-            NamedGenerator::Uuid7(g) => g.last_unix_ms(),
-            NamedGenerator::Uuid1(g) => g.last_unix_ms(),
-            NamedGenerator::Uuid6(g) => g.last_unix_ms(),
-            _ => None,
-        };
-        values::opt_big(&Web, ms)
+        values::opt_big(&Web, self.inner.last_unix_ms())
     }
 }
 

@@ -93,6 +93,18 @@ impl NamedGenerator {
         }
     }
 
+    /// The time (ms since the Unix epoch) in the last UUID a v1, v6 or v7 generator issued
+    /// (it may run ahead of the clock); `None` before the first, and for v4 and Snowflake
+    /// generators.
+    pub fn last_unix_ms(&self) -> Option<u64> {
+        match self {
+            NamedGenerator::Uuid7(g) => g.last_unix_ms(),
+            NamedGenerator::Uuid1(g) => g.last_unix_ms(),
+            NamedGenerator::Uuid6(g) => g.last_unix_ms(),
+            NamedGenerator::Snowflake(_) | NamedGenerator::Uuid4 => None,
+        }
+    }
+
     /// The next ID at `now_ms` (ms since the Unix epoch).
     ///
     /// `random` fills the buffer it is given with random bytes (see

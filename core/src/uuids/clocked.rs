@@ -103,12 +103,7 @@ impl UuidGenerator {
     /// The time (ms since the Unix epoch) in the last UUID issued by a v1, v6 or v7 generator;
     /// `None` before the first, after a fork, and for v4.
     pub fn last_unix_ms(&self) -> Option<u64> {
-        match &self.lock().ok()?.gen {
-            NamedGenerator::Uuid7(g) => g.last_unix_ms(),
-            NamedGenerator::Uuid1(g) => g.last_unix_ms(),
-            NamedGenerator::Uuid6(g) => g.last_unix_ms(),
-            _ => None,
-        }
+        self.lock().ok()?.gen.last_unix_ms()
     }
 
     /// The sans-IO call: the next UUID at `now_ms`, with `random` filling the bytes it needs.
