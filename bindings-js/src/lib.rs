@@ -12,7 +12,7 @@
 //! | `convert`   | JavaScript arguments → Rust values (64/128-bit, IDs, strings, bytes, layouts) |
 //! | `options`   | option objects → core options, the node argument → the core's rule   |
 //! | `values`    | core values → JavaScript objects (`Parts`, `Field`s, `Stats`, `Run`, `UuidInfo`) |
-//! | `api`       | the classes' members, listed once for both bindings (`layout_api!`)   |
+//! | `api`       | the classes' members and the clock-free functions, listed once for both bindings (`layout_api!`, `functions_api!`) |
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
