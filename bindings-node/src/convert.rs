@@ -21,6 +21,11 @@ pub(crate) fn date(env: &Env, ms: u64) -> napi::Result<napi::JsDate<'_>> {
     env.create_date(idmint_js::values::date_ms(ms))
 }
 
+/// A UUID as JavaScript sees it: its lower-case hyphenated text.
+pub(crate) fn js_uuid(u: &idmint::uuids::Uuid) -> String {
+    u.hyphenated().to_string()
+}
+
 /// The `Layout` class (its methods are in [`crate::layout`]): declared here, where layout
 /// arguments are unwrapped, so that neither module needs the other's.
 #[napi]
@@ -64,7 +69,7 @@ macro_rules! napi_members {
     (@return date $env:ident $r:ident) => { crate::convert::date($env, $r?) };
     (@return names $env:ident $r:ident) => { $r.map(|names| names.collect()) };
     (@return layout $env:ident $r:ident) => { $r.map(|inner| crate::convert::Layout { inner }) };
-    (@return uuid $env:ident $r:ident) => { $r.map(|u| crate::uuid::text(&u)) };
+    (@return uuid $env:ident $r:ident) => { $r.map(|u| crate::convert::js_uuid(&u)) };
     (@return $ret:tt $env:ident $r:ident) => { $r };
 }
 

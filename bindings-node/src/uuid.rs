@@ -14,21 +14,17 @@ use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
 use napi_derive::napi;
 
-use crate::convert::{unknown, Js, OrThrow};
-
-pub(crate) fn text(u: &Uuid) -> String {
-    u.hyphenated().to_string()
-}
+use crate::convert::{js_uuid, unknown, Js, OrThrow};
 
 #[napi(catch_unwind)]
 pub fn uuid1(env: &Env) -> napi::Result<String> {
-    uuid_clock::uuid1().or_throw(&Js(env)).map(|u| text(&u))
+    uuid_clock::uuid1().or_throw(&Js(env)).map(|u| js_uuid(&u))
 }
 
 #[napi(catch_unwind)]
 pub fn uuid4(env: &Env, random: Option<Unknown<'_>>) -> napi::Result<String> {
     let random = random.map(|r| r.raw());
-    values::uuid4(&Js(env), random.as_ref(), uuid_clock::uuid4).map(|u| text(&u))
+    values::uuid4(&Js(env), random.as_ref(), uuid_clock::uuid4).map(|u| js_uuid(&u))
 }
 
 // `uuid7()` is a hand-registered callback (crate::fast): it formats into a stack buffer and
@@ -48,7 +44,7 @@ pub fn uuid7s_text<'e>(env: &'e Env, n: Unknown<'_>) -> napi::Result<Unknown<'e>
 
 #[napi(catch_unwind)]
 pub fn uuid6(env: &Env) -> napi::Result<String> {
-    uuid_clock::uuid6().or_throw(&Js(env)).map(|u| text(&u))
+    uuid_clock::uuid6().or_throw(&Js(env)).map(|u| js_uuid(&u))
 }
 
 #[napi]
@@ -76,7 +72,7 @@ pub(crate) fn generated<'e>(env: &'e Env, id: GeneratedId) -> napi::Result<Unkno
         GeneratedId::U64(v) => unknown(env, idmint_js::Host::value(&h, idmint_js::Out::Big(v))),
         GeneratedId::Uuid(u) => unknown(
             env,
-            idmint_js::Host::value(&h, idmint_js::Out::Str(&text(&u))),
+            idmint_js::Host::value(&h, idmint_js::Out::Str(&js_uuid(&u))),
         ),
     }
 }
@@ -112,7 +108,7 @@ impl UuidGenerator {
 
     #[napi(catch_unwind)]
     pub fn next(&mut self, env: &Env) -> napi::Result<String> {
-        Ok(text(&self.inner.next().or_throw(&Js(env))?))
+        Ok(js_uuid(&self.inner.next().or_throw(&Js(env))?))
     }
 
     /// `&mut self` so that napi-rs refuses a call made again from inside `random`, which would
@@ -130,7 +126,7 @@ impl UuidGenerator {
         let u = with_random(&h, random.as_ref(), random_fill, |fill| {
             self.inner.next_at(now, fill)
         })?;
-        Ok(text(&u))
+        Ok(js_uuid(&u))
     }
 
     #[napi(getter, catch_unwind)]
@@ -176,7 +172,7 @@ impl Uuid7Generator {
 
     #[napi(catch_unwind)]
     pub fn next(&self, env: &Env) -> napi::Result<String> {
-        Ok(text(&self.inner.next().or_throw(&Js(env))?))
+        Ok(js_uuid(&self.inner.next().or_throw(&Js(env))?))
     }
 
     #[napi(catch_unwind)]
@@ -195,7 +191,7 @@ impl Uuid7Generator {
             buf.copy_from_slice(r.get(..buf.len()).ok_or(idmint::Error::RandomSource)?);
             Ok(())
         };
-        Ok(text(
+        Ok(js_uuid(
             &self.inner.next_at_precise(now, nanos, given).or_throw(&h)?,
         ))
     }

@@ -20,7 +20,7 @@
 //    (0n, -1, undefined; see src/errors.rs `stash`); the glue then takes the exception with
 //    `_idmintTakeError()` and throws it. A valid ID 0 finds nothing parked and is returned.
 //
-// 4. `__idmintUuidText(a, b, c, d)`, which src/uuids.rs imports by that global name: spells a
+// 4. `__idmintUuidText(a, b, c, d)`, which src/convert.rs imports by that global name: spells a
 //    UUID out from four 32-bit words with a table, as the `uuid` npm package does. A string made
 //    in Rust would cross through a TextDecoder (about half a microsecond in Chromium).
 //

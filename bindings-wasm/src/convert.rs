@@ -5,6 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use idmint::uuids::Uuid;
 use idmint::Layout;
 use idmint_js::{Class, Host, JsType, Out};
 use js_sys::{Function, Object, Reflect, Uint8Array};
@@ -67,6 +68,31 @@ pub(crate) fn object(props: &[(&str, JsValue)]) -> JsValue {
     o.into()
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The lower-case hyphenated text of the UUID whose 16 bytes are the big-endian words
+    /// `a`, `b`, `c`, `d`: a small JavaScript function that scripts/glue.mjs adds to the
+    /// generated glue (which calls it by this name).
+    #[wasm_bindgen(js_name = __idmintUuidText)]
+    fn uuid_text(a: u32, b: u32, c: u32, d: u32) -> JsValue;
+}
+
+/// The lower-case hyphenated form as a JavaScript string, spelled out by a small JavaScript
+/// function from four words: a string made in Rust would cross through a TextDecoder, which
+/// costs about half a microsecond in Chromium, more than the rest of a UUID.
+#[cfg(not(test))]
+pub(crate) fn js_uuid(u: &Uuid) -> JsValue {
+    let b = u.as_bytes();
+    let w = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    uuid_text(w(0), w(4), w(8), w(12))
+}
+
+/// The unit tests run on wasm-bindgen's own glue, without the helper: Rust spells it there.
+#[cfg(test)]
+pub(crate) fn js_uuid(u: &Uuid) -> JsValue {
+    JsValue::from(u.hyphenated().to_string())
+}
+
 /// Declares a member list of `idmint_js::api` (the class's members, listed once for both
 /// packages) as `#[wasm_bindgen]` methods of `$class` (on `self.inner`, or on `self.$core()`),
 /// one `impl` block each: arguments arrive as `JsValue`; `value` and `name` return as one,
@@ -117,7 +143,7 @@ macro_rules! wasm_members {
     }};
     (@return uuid $body:block) => {{
         let u: Result<idmint::uuids::Uuid, wasm_bindgen::JsValue> = $body;
-        u.map(|u| crate::uuid::text(&u))
+        u.map(|u| crate::convert::js_uuid(&u))
     }};
     (@return $ret:tt $body:block) => { $body };
 }

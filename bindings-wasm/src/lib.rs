@@ -21,7 +21,7 @@
 //! from bindings-js/idmint.d.ts, the one declaration of both packages (`scripts/build.sh`), and
 //! `scripts/glue.mjs` completes wasm-bindgen's JavaScript where Rust cannot: the receiver check
 //! of every method, own bound per-ID methods, the parked errors of the per-ID methods (see
-//! [`error`]) and the UUID text helper (see [`uuid`]).
+//! [`error`]) and the UUID text helper (see [`convert`]).
 
 mod clock;
 mod convert;

@@ -15,7 +15,7 @@ use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
 use crate::clock::{now_ms, with_clock};
-use crate::convert::{OrThrow, Web};
+use crate::convert::{js_uuid, OrThrow, Web};
 use crate::random;
 
 thread_local! {
@@ -26,36 +26,11 @@ thread_local! {
 }
 
 #[wasm_bindgen]
-extern "C" {
-    /// The lower-case hyphenated text of the UUID whose 16 bytes are the big-endian words
-    /// `a`, `b`, `c`, `d`: a small JavaScript function that scripts/glue.mjs adds to the
-    /// generated glue (which calls it by this name).
-    #[wasm_bindgen(js_name = __idmintUuidText)]
-    fn uuid_text(a: u32, b: u32, c: u32, d: u32) -> JsValue;
-}
-
-/// The lower-case hyphenated form as a JavaScript string, spelled out by a small JavaScript
-/// function from four words: a string made in Rust would cross through a TextDecoder, which
-/// costs about half a microsecond in Chromium, more than the rest of a UUID.
-#[cfg(not(test))]
-pub(crate) fn text(u: &Uuid) -> JsValue {
-    let b = u.as_bytes();
-    let w = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    uuid_text(w(0), w(4), w(8), w(12))
-}
-
-/// The unit tests run on wasm-bindgen's own glue, without the helper: Rust spells it there.
-#[cfg(test)]
-pub(crate) fn text(u: &Uuid) -> JsValue {
-    JsValue::from(u.hyphenated().to_string())
-}
-
-#[wasm_bindgen]
 pub fn uuid1() -> Result<JsValue, JsValue> {
     let now = now_ms();
     V1.with(|g| g.borrow_mut().next_at(now, random::fill))
         .or_throw(&Web)
-        .map(|u| text(&u))
+        .map(|u| js_uuid(&u))
 }
 
 #[wasm_bindgen]
@@ -64,12 +39,12 @@ pub fn uuid4(random: JsValue) -> Result<JsValue, JsValue> {
         let mut b = [0u8; 16];
         random::fill(&mut b).map(|()| uuids::v4(b))
     };
-    values::uuid4(&Web, Some(&random), os).map(|u| text(&u))
+    values::uuid4(&Web, Some(&random), os).map(|u| js_uuid(&u))
 }
 
 #[wasm_bindgen]
 pub fn uuid7() -> Result<JsValue, JsValue> {
-    next_v7().map(|u| text(&u))
+    next_v7().map(|u| js_uuid(&u))
 }
 
 /// The next v7 UUID of the module's generator (the one `uuid7()` uses).
@@ -92,7 +67,7 @@ pub fn uuid7s(n: JsValue) -> Result<JsValue, JsValue> {
         for (i, c) in (0u32..).zip(r.chunks_exact(10)) {
             let mut b = [0u8; 10];
             b.copy_from_slice(c);
-            out.set(i, text(&g.next_at(now, b)));
+            out.set(i, js_uuid(&g.next_at(now, b)));
         }
     });
     Ok(out.into())
@@ -103,7 +78,7 @@ pub fn uuid6() -> Result<JsValue, JsValue> {
     let now = now_ms();
     V6.with(|g| g.borrow_mut().next_at(now, random::fill))
         .or_throw(&Web)
-        .map(|u| text(&u))
+        .map(|u| js_uuid(&u))
 }
 
 /// `typeid(prefix)`: the prefix on the module's next v7 UUID, as the core's std `typeid` does
@@ -131,7 +106,7 @@ pub fn ulid() -> Result<String, JsValue> {
 pub(crate) fn generated(id: &GeneratedId) -> JsValue {
     match id {
         GeneratedId::U64(v) => JsValue::from(*v),
-        GeneratedId::Uuid(u) => text(u),
+        GeneratedId::Uuid(u) => js_uuid(u),
     }
 }
 
@@ -239,7 +214,7 @@ impl Uuid7Generator {
         let mut r = [0u8; 10];
         random::fill(&mut r).or_throw(&Web)?;
         let (ms, nanos) = with_clock(|c| NamedConfig::Uuid7(self.inner.method()).now_from(c));
-        Ok(text(&self.inner.next_at_precise(ms, nanos, r)))
+        Ok(js_uuid(&self.inner.next_at_precise(ms, nanos, r)))
     }
 
     #[wasm_bindgen(js_name = nextAt)]
@@ -252,7 +227,7 @@ impl Uuid7Generator {
         let now = u64_arg(&Web, &now_ms, "nowMs")?;
         let r = bytes_arg(&Web, &random, "random")?;
         let nanos = values::sub_ms_nanos(&Web, Some(&sub_ms_nanos))?;
-        Ok(text(&self.inner.next_at_precise(now, nanos, r)))
+        Ok(js_uuid(&self.inner.next_at_precise(now, nanos, r)))
     }
 
     #[wasm_bindgen(getter)]
