@@ -199,6 +199,7 @@ export declare class NamedGenerator {
   /**
    * The next ID at `nowMs`: a `bigint` (snowflake) or a UUID string. `random(n)` must return
    * a `Uint8Array` of `n` bytes (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser); snowflakes never call it.
+   * `random` runs with the generator unlocked: it may call this generator again.
    */
   nextAt(nowMs: bigint | number, random?: (n: number) => Uint8Array): bigint | string
 }
@@ -328,6 +329,7 @@ export declare class UuidGenerator {
   /**
    * The next UUID at `nowMs`; `random(n)` must return a `Uint8Array` of `n` bytes
    * (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser).
+   * `random` runs with the generator unlocked: it may call this generator again.
    */
   nextAt(nowMs: bigint | number, random?: (n: number) => Uint8Array): string
   /** The UUID version (1, 4, 6 or 7). */

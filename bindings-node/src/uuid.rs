@@ -107,15 +107,14 @@ impl UuidGenerator {
     }
 
     #[napi(catch_unwind)]
-    pub fn next(&mut self, env: &Env) -> napi::Result<String> {
+    pub fn next(&self, env: &Env) -> napi::Result<String> {
         Ok(js_uuid(&self.inner.next().or_throw(&Js(env))?))
     }
 
-    /// `&mut self` so that napi-rs refuses a call made again from inside `random`, which would
-    /// otherwise wait for the generator's lock it already holds.
+    /// `random` may call this generator again: the core runs it with the generator unlocked.
     #[napi(catch_unwind)]
     pub fn next_at(
-        &mut self,
+        &self,
         env: &Env,
         now_ms: Unknown<'_>,
         random: Option<Unknown<'_>>,

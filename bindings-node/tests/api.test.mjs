@@ -489,12 +489,28 @@ describe('UUIDs', () => {
     each(BAD_U64, (v) => g.nextAt(v), 'nextAt nowMs')
     // Still usable after all that.
     assert.equal(m.uuidInfo(g.nextAt(1_700_000_000_000)).unixMs, 1_700_000_000_000n)
-    // A callback that calls the same generator again is refused with an Error (each binding's
-    // own borrow check: napi-rs, wasm-bindgen), not a deadlock on the generator's lock, and
-    // leaves the generator usable.
+    // The random callback runs with the generator neither locked nor borrowed (the core's
+    // draw_outside), so it may call the same generator again: the inner call comes first, the
+    // outer one follows it, and nothing waits for itself. Both classes, every UUID version.
+    const T = 1_700_000_000_000
+    for (const make of [(v) => new m.UuidGenerator(v), (v) => new m.NamedGenerator(`type=uuid${v}`)]) {
+      for (const v of [1, 4, 6, 7]) {
+        const r = make(v)
+        const inner = []
+        const outer = r.nextAt(T, (n) => {
+          inner.push(r.nextAt(T, (k) => new Uint8Array(k).fill(3)))
+          return new Uint8Array(n).fill(5)
+        })
+        assert.equal(inner.length, 1, `${r.constructor.name} v${v}: the inner call ran`)
+        assert.notEqual(outer, inner[0], `${r.constructor.name} v${v}`)
+        if (v !== 4) assert.ok(outer > inner[0], `${r.constructor.name} v${v}: the outer call follows`)
+        assert.equal(m.uuidInfo(outer).version, v)
+      }
+    }
     const r = new m.UuidGenerator(7)
-    assert.throws(() => r.nextAt(1, (n) => (r.next(), new Uint8Array(n))), (e) => e instanceof Error)
-    assert.equal(r.lastUnixMs, null, 'a failed call changes nothing')
+    const seen = r.nextAt(T, (n) => (r.next(), new Uint8Array(n)))
+    assert.ok(r.nextAt(T - 1000, (n) => new Uint8Array(n)) > seen, 'a clock behind keeps the order')
+    assert.throws(() => r.nextAt(T, () => { throw boom }), (e) => e === boom)
     assert.equal(m.uuidInfo(r.next()).version, 7)
     const g1 = new m.UuidGenerator(1)
     assert.throws(() => g1.nextAt(1, () => { throw boom }), (e) => e === boom)

@@ -7,8 +7,8 @@
 //! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v6/v7 generators,
 //! `UuidGenerator`, and OS randomness drawn through a pool (`random_fill`), all restarted in a
 //! forked child by the core's `pthread_atfork` handler (which `os.fork()` runs too), so a child
-//! never repeats its parent's UUIDs or random bytes. This module converts types, and keeps
-//! Python callbacks (`next_at(now_ms, random)`) out of the core generator's lock. A result
+//! never repeats its parent's UUIDs or random bytes. This module converts types; the core calls
+//! a Python `random` callback (`next_at(now_ms, random)`) with the generator unlocked. A result
 //! becomes a `uuid.UUID` without `UUID.__init__` (see [`PyUuid`]): that conversion is most of
 //! what a `uuid7()` call costs.
 
@@ -318,37 +318,19 @@ impl PyUuidGenerator {
                 "random must be a callable taking a byte count and returning bytes, or None",
             ));
         }
-        // The callback is Python code (it may block, switch threads or call this generator
-        // again), so it never runs under the generator's lock: a call that needs random bytes
-        // fails without changing the state (the core asks for them before it changes
-        // anything), the bytes are fetched, and the call is made again with them. The byte
-        // count of a kind is fixed, so the second call never asks for more.
-        let mut given: Option<Bound<'_, PyBytes>> = None;
-        loop {
-            let mut wanted = 0;
-            let r = self
-                .inner
-                .next_at(now_ms, |buf: &mut [u8]| match given.take() {
-                    Some(b) if b.as_bytes().len() == buf.len() => {
-                        buf.copy_from_slice(b.as_bytes());
-                        Ok(())
-                    }
-                    _ => {
-                        wanted = buf.len();
-                        Err(Error::RandomSource)
-                    }
-                });
-            if !matches!(r, Err(Error::RandomSource)) || wanted == 0 {
-                return r.py().map(PyUuid);
-            }
-            let b = random.call1((wanted,))?.cast_into::<PyBytes>();
-            let b = b.map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
-            if b.as_bytes().len() != wanted {
-                let got = b.as_bytes().len();
-                let e = format!("random(n) returned {got} bytes, expected {wanted}");
-                return Err(PyValueError::new_err(e));
-            }
-            given = Some(b);
+        // The core calls `random` with the generator unlocked, so the callback (Python code)
+        // may block, switch threads or call this generator again; its exception is raised as is.
+        let mut failure = None;
+        let r = self.inner.next_at(now_ms, |buf: &mut [u8]| {
+            let got = random_bytes(&random, buf);
+            got.map_err(|e| {
+                failure = Some(e);
+                Error::RandomSource
+            })
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => r.py().map(PyUuid),
         }
     }
 
@@ -381,6 +363,20 @@ impl PyUuidGenerator {
     fn __repr__(&self) -> String {
         format!("<UuidGenerator {}>", self.inner.config())
     }
+}
+
+/// `random(n)` for `n = buf.len()`, which must return exactly that many bytes, into `buf`.
+fn random_bytes(random: &Bound<'_, PyAny>, buf: &mut [u8]) -> PyResult<()> {
+    let wanted = buf.len();
+    let b = random.call1((wanted,))?.cast_into::<PyBytes>();
+    let b = b.map_err(|_| PyTypeError::new_err("random(n) must return bytes"))?;
+    if b.as_bytes().len() != wanted {
+        let got = b.as_bytes().len();
+        let e = format!("random(n) returned {got} bytes, expected {wanted}");
+        return Err(PyValueError::new_err(e));
+    }
+    buf.copy_from_slice(b.as_bytes());
+    Ok(())
 }
 
 /// A version 1 UUID (time-based) with a random multicast node, never a MAC address.

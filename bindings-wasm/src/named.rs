@@ -1,6 +1,8 @@
 //! Generators by name: `fromConfig("type=snowflake,layout=twitter,node=5")` (or the JSON form)
 //! builds the same generator on every surface, and `NamedGenerator` is its sans-IO form.
 
+use std::cell::RefCell;
+
 use idmint::named::{NamedConfig, NamedGenerator as CoreNamedGenerator};
 use idmint_js::convert::{string_arg, u64_arg};
 use wasm_bindgen::prelude::*;
@@ -24,7 +26,7 @@ pub fn from_config(config: JsValue) -> Result<JsValue, JsValue> {
 
 #[wasm_bindgen]
 pub struct NamedGenerator {
-    inner: CoreNamedGenerator,
+    inner: RefCell<CoreNamedGenerator>,
     config: NamedConfig,
 }
 
@@ -34,7 +36,7 @@ impl NamedGenerator {
     pub fn new(config: JsValue) -> Result<NamedGenerator, JsValue> {
         let config = parse(&config)?;
         Ok(NamedGenerator {
-            inner: config.build().or_throw(&Web)?,
+            inner: RefCell::new(config.build().or_throw(&Web)?),
             config,
         })
     }
@@ -50,10 +52,10 @@ impl NamedGenerator {
     }
 
     #[wasm_bindgen(js_name = nextAt)]
-    pub fn next_at(&mut self, now_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
+    pub fn next_at(&self, now_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
         let now = u64_arg(&Web, &now_ms, "nowMs")?;
         Ok(generated(&next_with_random(
-            &mut self.inner,
+            &self.inner,
             (now, 0),
             &random,
         )?))

@@ -6,6 +6,7 @@
 
 use std::cell::RefCell;
 
+use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::typeid::TypeId;
 use idmint::ulid::UlidGenerator as CoreUlidGenerator;
@@ -112,27 +113,31 @@ pub(crate) fn generated(id: &GeneratedId) -> JsValue {
 
 /// `gen.next_at_precise(now, sub_ms_nanos, random)` with `crypto.getRandomValues`, or the
 /// JavaScript function `(n) => Uint8Array` when given (for replays), whose exception passes on
-/// as is.
+/// as is. The function runs with `gen` not borrowed (the core's `draw_outside`), so it may call
+/// the same generator again.
 pub(crate) fn next_with_random(
-    gen: &mut NamedGenerator,
+    gen: &RefCell<NamedGenerator>,
     (now, sub_ms_nanos): (u64, u32),
     random: &JsValue,
 ) -> Result<GeneratedId, JsValue> {
     with_random(&Web, Some(random), random::fill, |fill| {
-        gen.next_at_precise(now, sub_ms_nanos, fill)
+        draw_outside(
+            |f| gen.borrow_mut().next_at_precise(now, sub_ms_nanos, f),
+            fill,
+        )?
     })
 }
 
 #[wasm_bindgen]
 pub struct UuidGenerator {
-    inner: NamedGenerator,
+    inner: RefCell<NamedGenerator>,
     config: NamedConfig,
 }
 
 impl UuidGenerator {
     pub(crate) fn from_named(config: NamedConfig) -> Result<UuidGenerator, JsValue> {
         Ok(UuidGenerator {
-            inner: config.build().or_throw(&Web)?,
+            inner: RefCell::new(config.build().or_throw(&Web)?),
             config,
         })
     }
@@ -152,20 +157,20 @@ impl UuidGenerator {
         UuidGenerator::from_named(named)
     }
 
-    pub fn next(&mut self) -> Result<JsValue, JsValue> {
-        let now = with_clock(|c| self.config.now_from(c));
-        Ok(generated(&next_with_random(
-            &mut self.inner,
-            now,
-            &JsValue::UNDEFINED,
-        )?))
+    pub fn next(&self) -> Result<JsValue, JsValue> {
+        let (now, nanos) = with_clock(|c| self.config.now_from(c));
+        let id = self
+            .inner
+            .borrow_mut()
+            .next_at_precise(now, nanos, random::fill);
+        Ok(generated(&id.or_throw(&Web)?))
     }
 
     #[wasm_bindgen(js_name = nextAt)]
-    pub fn next_at(&mut self, now_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
+    pub fn next_at(&self, now_ms: JsValue, random: JsValue) -> Result<JsValue, JsValue> {
         let now = u64_arg(&Web, &now_ms, "nowMs")?;
         Ok(generated(&next_with_random(
-            &mut self.inner,
+            &self.inner,
             (now, 0),
             &random,
         )?))
@@ -188,7 +193,7 @@ impl UuidGenerator {
 
     #[wasm_bindgen(getter, js_name = lastUnixMs)]
     pub fn last_unix_ms(&self) -> Result<JsValue, JsValue> {
-        values::opt_big(&Web, self.inner.last_unix_ms())
+        values::opt_big(&Web, self.inner.borrow().last_unix_ms())
     }
 }
 

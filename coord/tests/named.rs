@@ -182,6 +182,29 @@ fn registered_types_are_built_by_name_everywhere() {
     assert!(named::register("segment", |_| unreachable!()).is_err());
 }
 
+/// `next_at`'s random function may be the host's code calling the same source again (a
+/// Python or JavaScript callback): it runs with the source unlocked, so the inner call comes
+/// first and the outer one follows, where it would otherwise wait for itself forever.
+#[test]
+fn a_random_function_may_call_its_source_again() {
+    for config in ["type=uuid1", "type=uuid4", "type=uuid6", "type=uuid7"] {
+        let g = named::build(config).unwrap();
+        let mut inner = None;
+        let mut random = |buf: &mut [u8]| {
+            let mut fill = |b: &mut [u8]| {
+                b.fill(3);
+                Ok(())
+            };
+            inner = Some(g.next_at(1_700_000_000_000, &mut fill)?);
+            buf.fill(5);
+            Ok(())
+        };
+        let outer = g.next_at(1_700_000_000_000, &mut random).unwrap();
+        let inner = inner.expect("the inner call ran");
+        assert_ne!(inner, outer, "{config}");
+    }
+}
+
 /// A core type's named generator holds the parent's state after fork() (a Snowflake node and
 /// its last tick, a v1 node and clock sequence): in the child every call refuses with
 /// `Forked`, the clocked and the sans-IO one; the parent carries on.

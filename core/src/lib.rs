@@ -40,6 +40,7 @@ mod field_name;
 #[cfg(feature = "std")]
 mod fork;
 mod generator;
+pub mod host_random;
 pub mod layout;
 pub mod lease_window;
 pub mod limits;

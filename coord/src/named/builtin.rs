@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedEntry, NamedGenerator};
 use idmint::options::Takes;
 use idmint::uuid_clock::random_fill;
@@ -78,7 +79,8 @@ impl NamedSource for CoreSource {
         random: &mut dyn FnMut(&mut [u8]) -> Result<()>,
     ) -> Result<GeneratedId> {
         self.born.check()?;
-        self.lock().next_at(now_ms, random)
+        // `random` may be the host's code calling this source again: it runs unlocked.
+        draw_outside(|fill| self.lock().next_at(now_ms, fill), random)?
     }
 }
 

@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::fork::{self, ForkLock, ForkLockGuard};
+use crate::host_random::draw_outside;
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use crate::random::random_fill;
 use crate::typeid::TypeId;
@@ -97,7 +98,7 @@ impl UuidGenerator {
     /// for a v7 generator of that method) with OS-seeded randomness.
     pub fn next(&self) -> Result<Uuid> {
         let (ms, nanos) = self.cfg.now_from(clock());
-        self.next_at_precise(ms, nanos, random_fill)
+        self.next_locked(ms, nanos, random_fill)
     }
 
     /// The time (ms since the Unix epoch) in the last UUID issued by a v1, v6 or v7 generator;
@@ -108,7 +109,8 @@ impl UuidGenerator {
 
     /// The sans-IO call: the next UUID at `now_ms`, with `random` filling the bytes it needs.
     /// Randomness is drawn before any state changes: if `random` fails, the generator is as it
-    /// was and the error is returned unchanged.
+    /// was and the error is returned unchanged. `random` runs while the generator is not
+    /// locked ([`draw_outside`]), so it may call this generator again.
     pub fn next_at<F>(&self, now_ms: u64, random: F) -> Result<Uuid>
     where
         F: FnMut(&mut [u8]) -> Result<()>,
@@ -119,6 +121,14 @@ impl UuidGenerator {
     /// [`next_at`](Self::next_at) with the nanoseconds into `now_ms`'s millisecond (0 to
     /// 999 999, clamped), used by a v7 generator of the sub-millisecond method only.
     pub fn next_at_precise<F>(&self, now_ms: u64, sub_ms_nanos: u32, random: F) -> Result<Uuid>
+    where
+        F: FnMut(&mut [u8]) -> Result<()>,
+    {
+        draw_outside(|fill| self.next_locked(now_ms, sub_ms_nanos, fill), random)?
+    }
+
+    /// One call under the lock, `random` included.
+    fn next_locked<F>(&self, now_ms: u64, sub_ms_nanos: u32, random: F) -> Result<Uuid>
     where
         F: FnMut(&mut [u8]) -> Result<()>,
     {
@@ -234,6 +244,44 @@ pub fn ulid() -> Result<Ulid> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A replay's random function may call the generator it serves (a host callback does
+    /// that): it runs unlocked, so the inner call is made first and the outer one follows it,
+    /// where calling it under the lock would spin on that lock forever.
+    #[test]
+    fn a_random_function_may_call_its_generator_again() {
+        for version in [1, 4, 6, 7] {
+            let g = UuidGenerator::new(version).unwrap();
+            let mut inner = None;
+            let outer = g
+                .next_at(1_700_000_000_000, |buf: &mut [u8]| {
+                    let u = g.next_at(1_700_000_000_000, |b: &mut [u8]| {
+                        b.fill(3);
+                        Ok(())
+                    })?;
+                    inner = Some(u);
+                    buf.fill(5);
+                    Ok(())
+                })
+                .unwrap();
+            let inner = inner.expect("the inner call ran");
+            assert_ne!(inner, outer, "v{version}");
+            if version != 4 {
+                assert!(
+                    outer > inner,
+                    "v{version}: the outer call follows the inner one"
+                );
+            }
+        }
+        let g = UuidGenerator::new(7).unwrap();
+        let e = g.next_at(0, |_: &mut [u8]| Err(Error::BufferTooSmall { needed: 99 }));
+        assert_eq!(
+            e,
+            Err(Error::BufferTooSmall { needed: 99 }),
+            "passed on as is"
+        );
+        assert_eq!(g.last_unix_ms(), None, "a failed draw changes nothing");
+    }
 
     #[test]
     fn process_wide_v7_is_monotonic_across_threads() {
