@@ -69,6 +69,10 @@ def peers(rows: list[Row], missing: list[str]) -> None:
         rows.append(Row("uuid_utils.uuid7() (own UUID type)", uuid_utils.uuid7, 100_000))
         rows.append(Row("uuid_utils.uuid4() (own UUID type)", uuid_utils.uuid4, 100_000))
         rows.append(Row("uuid_utils.uuid6() (own UUID type)", uuid_utils.uuid6, 100_000))
+        from uuid_utils import compat
+
+        # Its stdlib-compatible module: what uuid_utils gives where a uuid.UUID is needed.
+        rows.append(Row("uuid_utils.compat.uuid7() (stdlib uuid.UUID)", compat.uuid7, 20_000))
     except ImportError:
         missing.append("uuid-utils")
     try:
@@ -271,6 +275,7 @@ def main() -> None:
     compare("uuid_utils.uuid7() / idmint.uuid7()", uu7, ours7)
     compare("uuid_utils.uuid7() / idmint.uuid7s(1000) per UUID", uu7, pick("idmint.uuid7s(1000)"))
     compare("uuid_utils.uuid6() / idmint.uuid6()", pick("uuid_utils.uuid6"), pick("idmint.uuid6()"))
+    compare("uuid_utils.compat.uuid7() / idmint.uuid7() (both stdlib uuid.UUID)", pick("uuid_utils.compat.uuid7"), ours7)
     compare("uuid6.uuid7() / idmint.uuid7()", pick("uuid6.uuid7"), ours7)
     compare('typeid-python str(TypeID("user")) / idmint.typeid("user")', pick("typeid-python"), pick("idmint.typeid"))
     compare("python-ulid str(ULID()) / idmint.ulid()", pick("python-ulid str"), pick("idmint.ulid"))
