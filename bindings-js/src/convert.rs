@@ -11,6 +11,7 @@
 //! `what` names the argument in messages (`nowMs`, `options.seed`).
 
 use idmint::codec::Codec;
+use idmint::host_random::draw_outside;
 use idmint::Layout;
 
 use crate::error::{range_error, type_error, OrThrow};
@@ -213,35 +214,28 @@ pub fn function_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<(), H::E
     }
 }
 
-/// Runs `call` with the random source `random` names: `os` when it is missing (`undefined`
-/// or `null`), else the JavaScript function `(n) => Uint8Array`, called for each draw, whose
-/// exception passes on as is (the core's call is told its random source failed, and the
-/// exception is thrown instead of the core's error).
+/// Runs `call`, a generator call that may ask for random bytes, with them drawn from the source
+/// `random` names: `os` when it is missing (`undefined` or `null`), else the JavaScript function
+/// `(n) => Uint8Array`, whose exception passes on as is. The source runs after `call` has
+/// returned, never inside it (the core's `draw_outside`), so `call` may hold a lock or a borrow
+/// of the generator and the function may call the same generator again.
 pub fn with_random<H: Host, T>(
     h: &H,
     random: Option<&H::Value>,
     mut os: impl FnMut(&mut [u8]) -> idmint::Result<()>,
-    call: impl FnOnce(&mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
+    call: impl FnMut(&mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
 ) -> Result<T, H::Error> {
-    let Some(f) = random.filter(|r| !is_nullish(h, r)) else {
-        return call(&mut os).or_throw(h);
+    let r = match random.filter(|r| !is_nullish(h, r)) {
+        None => draw_outside(call, |buf| os(buf).or_throw(h)),
+        Some(f) => {
+            function_arg(h, f, "random")?;
+            draw_outside(call, |buf| {
+                let n = h.value(Out::Num(buf.len() as f64))?;
+                random_result(h, &h.call1(f, n)?, buf)
+            })
+        }
     };
-    function_arg(h, f, "random")?;
-    let mut failure = None;
-    let r = call(&mut |buf: &mut [u8]| {
-        let got = h
-            .value(Out::Num(buf.len() as f64))
-            .and_then(|n| h.call1(f, n))
-            .and_then(|r| random_result(h, &r, buf));
-        got.map_err(|e| {
-            failure = Some(e);
-            idmint::Error::RandomSource
-        })
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => r.or_throw(h),
-    }
+    r?.or_throw(h)
 }
 
 /// Copies what a random callback returned (`r`, which must be a `Uint8Array` of exactly

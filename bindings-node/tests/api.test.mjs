@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 
-import m from './support/impl.mjs'
+import m, { isAddon } from './support/impl.mjs'
 import { throwsCode } from './support/check.mjs'
 
 const U63 = 2n ** 63n - 1n
@@ -564,6 +564,51 @@ test('errors are Error objects with a stable code', () => {
 
 test('version', () => {
   assert.match(m.version(), /^\d+\.\d+\.\d+/)
+})
+
+describe('a replaced crypto.getRandomValues', () => {
+  // Page code may replace crypto.getRandomValues with a function of its own that calls back
+  // into the package (the browser package draws from it; the Node addon from the OS, where the
+  // replacement is never called). The package must not be in the middle of a generator or of
+  // its random pool when that happens: each nested call works, and so does the outer one.
+  test('may call back into the package', () => {
+    const c = globalThis.crypto
+    const original = c.getRandomValues
+    const inner = []
+    let depth = 0
+    Object.defineProperty(c, 'getRandomValues', {
+      configurable: true,
+      writable: true,
+      value(buf) {
+        if (depth === 0) {
+          depth++
+          try {
+            inner.push(m.uuid1(), m.uuid4(), m.uuid6(), m.uuid7(), m.ulid(), m.typeid('user'))
+            const g = new m.UuidGenerator(7)
+            inner.push(g.next(), g.next())
+          } finally {
+            depth--
+          }
+        }
+        return original.call(c, buf)
+      },
+    })
+    const outer = []
+    try {
+      for (let i = 0; i < 300; i++) {
+        outer.push(m.uuid1(), m.uuid4(), m.uuid6(), m.uuid7(), m.ulid())
+        if (i % 50 === 0) outer.push(new m.UuidGenerator(4).next(), m.uuid7s(3).join())
+      }
+    } finally {
+      delete c.getRandomValues
+    }
+    assert.equal(c.getRandomValues, original, 'the replacement is gone')
+    const all = [...inner, ...outer]
+    assert.equal(new Set(all).size, all.length, 'no UUID or ULID twice')
+    // The browser package draws from Web Crypto: the replacement must have been called.
+    if (!isAddon) assert.ok(inner.length >= 8 && inner.length % 8 === 0, 'the nested calls all ran')
+    else assert.equal(inner.length, 0, 'the addon draws from the OS')
+  })
 })
 
 describe('formats: v6, v7 batches, v8, TypeID, ULID', () => {

@@ -31,23 +31,40 @@ extern "C" {
 }
 
 /// Fills `buf` with cryptographically secure random bytes.
+///
+/// `crypto.getRandomValues` is called with the pool not borrowed: page code may replace it with
+/// a function that calls back into this module, which then finds the pool free.
 pub(crate) fn fill(buf: &mut [u8]) -> Result<(), Error> {
     if buf.len() > POOL / 4 {
         return fill_direct(buf);
     }
+    if POOLED.with(|p| p.borrow_mut().take(buf)) {
+        return Ok(());
+    }
+    let mut fresh = [0u8; POOL];
+    fill_direct(&mut fresh)?;
     POOLED.with(|p| {
         let mut p = p.borrow_mut();
-        if POOL - p.used < buf.len() {
-            fill_direct(&mut p.bytes)?;
-            p.used = 0;
-        }
-        let start = p.used;
-        buf.copy_from_slice(&p.bytes[start..start + buf.len()]);
+        p.bytes = fresh;
+        p.used = 0;
+        p.take(buf);
+    });
+    Ok(())
+}
+
+impl Pool {
+    /// Hands out `buf.len()` bytes, or answers false when fewer are left.
+    fn take(&mut self, buf: &mut [u8]) -> bool {
+        let start = self.used;
+        let Some(src) = self.bytes.get_mut(start..start + buf.len()) else {
+            return false;
+        };
+        buf.copy_from_slice(src);
         // Handed-out bytes are not kept.
-        p.bytes[start..start + buf.len()].fill(0);
-        p.used += buf.len();
-        Ok(())
-    })
+        src.fill(0);
+        self.used += buf.len();
+        true
+    }
 }
 
 /// Fills `buf` straight from `crypto.getRandomValues`.

@@ -5,6 +5,7 @@
 //! from the clock of [`crate::clock`].
 
 use std::cell::RefCell;
+use std::thread::LocalKey;
 
 use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
@@ -26,12 +27,23 @@ thread_local! {
     static ULID: RefCell<CoreUlidGenerator> = const { RefCell::new(CoreUlidGenerator::new()) };
 }
 
+/// `call` on one of the module's generators with random bytes from `crypto.getRandomValues`,
+/// drawn while the generator is not borrowed (the core's `draw_outside`): page code may replace
+/// `getRandomValues` with a function that calls back into this module, which then finds the
+/// generator free instead of a borrow it would trap on.
+fn drawn_outside<G: 'static, T>(
+    gen: &'static LocalKey<RefCell<G>>,
+    mut call: impl FnMut(&mut G, &mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
+) -> Result<T, JsValue> {
+    gen.with(|g| draw_outside(|fill| call(&mut g.borrow_mut(), fill), random::fill))
+        .and_then(|r| r)
+        .or_throw(&Web)
+}
+
 #[wasm_bindgen]
 pub fn uuid1() -> Result<JsValue, JsValue> {
     let now = now_ms();
-    V1.with(|g| g.borrow_mut().next_at(now, random::fill))
-        .or_throw(&Web)
-        .map(|u| js_uuid(&u))
+    drawn_outside(&V1, |g, fill| g.next_at(now, fill)).map(|u| js_uuid(&u))
 }
 
 #[wasm_bindgen]
@@ -77,9 +89,7 @@ pub fn uuid7s(n: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen]
 pub fn uuid6() -> Result<JsValue, JsValue> {
     let now = now_ms();
-    V6.with(|g| g.borrow_mut().next_at(now, random::fill))
-        .or_throw(&Web)
-        .map(|u| js_uuid(&u))
+    drawn_outside(&V6, |g, fill| g.next_at(now, fill)).map(|u| js_uuid(&u))
 }
 
 /// `typeid(prefix)`: the prefix on the module's next v7 UUID, as the core's std `typeid` does
@@ -98,9 +108,7 @@ pub fn typeid(prefix: JsValue) -> Result<String, JsValue> {
 #[wasm_bindgen]
 pub fn ulid() -> Result<String, JsValue> {
     let now = now_ms();
-    ULID.with(|g| g.borrow_mut().next_at_with(now, |r| random::fill(r)))
-        .or_throw(&Web)
-        .map(|u| u.to_string())
+    drawn_outside(&ULID, |g, fill| g.next_at_with(now, |r| fill(r))).map(|u| u.to_string())
 }
 
 /// A generated ID as JavaScript sees it: a `bigint` for a Snowflake ID, a string for a UUID.
@@ -113,18 +121,15 @@ pub(crate) fn generated(id: &GeneratedId) -> JsValue {
 
 /// `gen.next_at_precise(now, sub_ms_nanos, random)` with `crypto.getRandomValues`, or the
 /// JavaScript function `(n) => Uint8Array` when given (for replays), whose exception passes on
-/// as is. The function runs with `gen` not borrowed (the core's `draw_outside`), so it may call
-/// the same generator again.
+/// as is. Either runs with `gen` not borrowed (`with_random`), so no JavaScript — not even a
+/// replaced `crypto.getRandomValues` — can reach `gen` while it is borrowed.
 pub(crate) fn next_with_random(
     gen: &RefCell<NamedGenerator>,
     (now, sub_ms_nanos): (u64, u32),
     random: &JsValue,
 ) -> Result<GeneratedId, JsValue> {
     with_random(&Web, Some(random), random::fill, |fill| {
-        draw_outside(
-            |f| gen.borrow_mut().next_at_precise(now, sub_ms_nanos, f),
-            fill,
-        )?
+        gen.borrow_mut().next_at_precise(now, sub_ms_nanos, fill)
     })
 }
 
@@ -158,12 +163,12 @@ impl UuidGenerator {
     }
 
     pub fn next(&self) -> Result<JsValue, JsValue> {
-        let (now, nanos) = with_clock(|c| self.config.now_from(c));
-        let id = self
-            .inner
-            .borrow_mut()
-            .next_at_precise(now, nanos, random::fill);
-        Ok(generated(&id.or_throw(&Web)?))
+        let now = with_clock(|c| self.config.now_from(c));
+        Ok(generated(&next_with_random(
+            &self.inner,
+            now,
+            &JsValue::UNDEFINED,
+        )?))
     }
 
     #[wasm_bindgen(js_name = nextAt)]

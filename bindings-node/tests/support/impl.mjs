@@ -27,4 +27,6 @@ for (const [k, v] of Object.entries(mod)) if (k !== 'default') api[k] = v
 
 /** The URL of the implementation under test. */
 export const implUrl = url
+/** Whether it is this package's native addon (the default), which draws randomness from the OS. */
+export const isAddon = !given
 export default api
