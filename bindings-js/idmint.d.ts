@@ -295,6 +295,7 @@ export declare class NamedGenerator {
    * a `Uint8Array` of `n` bytes (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser); snowflakes never call it.
    * `random` runs with the generator unlocked: it may call this generator again.
 // @node
+   * It may also `close()` it; this call then throws `ERR_CLOSED`.
    * A store-backed type has no sans-IO call: `ERR_INVALID_CONFIG`.
 // @end
    */

@@ -212,6 +212,7 @@ export declare class NamedGenerator {
    * The next ID at `nowMs`: a `bigint` (snowflake) or a UUID string. `random(n)` must return
    * a `Uint8Array` of `n` bytes (default: the secure random source: the OS in Node.js, `crypto.getRandomValues` in a browser); snowflakes never call it.
    * `random` runs with the generator unlocked: it may call this generator again.
+   * It may also `close()` it; this call then throws `ERR_CLOSED`.
    * A store-backed type has no sans-IO call: `ERR_INVALID_CONFIG`.
    */
   nextAt(nowMs: bigint | number, random?: (n: number) => Uint8Array): bigint | string

@@ -5,6 +5,8 @@
 //! sans-IO call of the core's types, which replays the shared vectors), `close()`. A closed
 //! generator throws `ERR_CLOSED`.
 
+use std::cell::RefCell;
+
 use idmint::uuid_clock::random_fill;
 use idmint_coord::named::{self, Named, NamedSource};
 use idmint_js::convert::{batch_arg, string_arg, u64_arg, with_random};
@@ -33,9 +35,12 @@ pub fn from_config<'e>(
     }
 }
 
+/// The source sits in a `RefCell` borrowed only while Rust code runs, never while JavaScript
+/// does (`nextAt` draws its callback's bytes with it released), so that callback may call
+/// `nextAt` or `close()` on the same generator.
 #[napi]
 pub struct NamedGenerator {
-    inner: Option<Box<dyn NamedSource>>,
+    inner: RefCell<Option<Box<dyn NamedSource>>>,
     kind: String,
 }
 
@@ -43,14 +48,20 @@ impl NamedGenerator {
     fn wrap(source: Box<dyn NamedSource>) -> Self {
         NamedGenerator {
             kind: source.kind().to_owned(),
-            inner: Some(source),
+            inner: RefCell::new(Some(source)),
         }
     }
 
-    fn source(&self, h: &Js<'_>) -> napi::Result<&dyn NamedSource> {
-        self.inner
-            .as_deref()
-            .ok_or_else(|| closed(h, "NamedGenerator"))
+    /// Runs `f` on the source, or throws `ERR_CLOSED`.
+    fn with<R>(
+        &self,
+        h: &Js<'_>,
+        f: impl FnOnce(&dyn NamedSource) -> napi::Result<R>,
+    ) -> napi::Result<R> {
+        match self.inner.borrow().as_deref() {
+            Some(s) => f(s),
+            None => Err(closed(h, "NamedGenerator")),
+        }
     }
 }
 
@@ -70,22 +81,23 @@ impl NamedGenerator {
 
     #[napi(getter, catch_unwind)]
     pub fn config(&self, env: &Env) -> napi::Result<String> {
-        Ok(self.source(&Js(env))?.config())
+        self.with(&Js(env), |s| Ok(s.config()))
     }
 
     #[napi(catch_unwind)]
     pub fn next_id<'e>(&self, env: &'e Env) -> napi::Result<Unknown<'e>> {
         let h = Js(env);
-        generated(env, self.source(&h)?.next_id().or_throw(&h)?)
+        generated(env, self.with(&h, |s| s.next_id().or_throw(&h))?)
     }
 
     #[napi(catch_unwind)]
     pub fn next_ids<'e>(&self, env: &'e Env, n: Unknown<'_>) -> napi::Result<Unknown<'e>> {
         let h = Js(env);
         let n = batch_arg(&h, &n.raw())?;
-        let s = self.source(&h)?;
-        biguint64_array(env, n, |out| {
-            s.fill_u64(out).or_throw(&h).map(|()| out.len())
+        self.with(&h, |s| {
+            biguint64_array(env, n, |out| {
+                s.fill_u64(out).or_throw(&h).map(|()| out.len())
+            })
         })
     }
 
@@ -98,23 +110,25 @@ impl NamedGenerator {
     ) -> napi::Result<Unknown<'e>> {
         let h = Js(env);
         let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
-        let s = self.source(&h)?;
         let random = random.map(|r| r.raw());
+        // Borrowed afresh by each try: `with_random` runs the callback between them.
         let id = with_random(&h, random.as_ref(), random_fill, |fill| {
-            s.next_at(now, fill)
+            match self.inner.borrow().as_deref() {
+                Some(s) => s.next_at(now, fill).map(Some),
+                None => Ok(None),
+            }
         })?;
-        generated(env, id)
+        generated(env, id.ok_or_else(|| closed(&h, "NamedGenerator"))?)
     }
 
     #[napi(getter, catch_unwind)]
     pub fn closed(&self) -> bool {
-        self.inner.is_none()
+        self.inner.borrow().is_none()
     }
 
     #[napi(catch_unwind)]
-    pub fn close(&mut self, env: &Env) -> napi::Result<()> {
-        self.inner
-            .take()
-            .map_or(Ok(()), |s| s.close().or_throw(&Js(env)))
+    pub fn close(&self, env: &Env) -> napi::Result<()> {
+        let source = self.inner.borrow_mut().take();
+        source.map_or(Ok(()), |s| s.close().or_throw(&Js(env)))
     }
 }

@@ -507,6 +507,14 @@ describe('UUIDs', () => {
         assert.equal(m.uuidInfo(outer).version, v)
       }
     }
+    if (isAddon) {
+      // Node's NamedGenerator can be closed: from inside its own callback too, and the outer
+      // call then throws ERR_CLOSED instead of minting from a closed generator.
+      const g = new m.NamedGenerator('type=uuid7')
+      throwsCode(() => g.nextAt(T, (n) => (g.close(), new Uint8Array(n))), Error, 'ERR_CLOSED', 'closed by its callback')
+      assert.equal(g.closed, true)
+      throwsCode(() => g.nextId(), Error, 'ERR_CLOSED', 'after close')
+    }
     const r = new m.UuidGenerator(7)
     const seen = r.nextAt(T, (n) => (r.next(), new Uint8Array(n)))
     assert.ok(r.nextAt(T - 1000, (n) => new Uint8Array(n)) > seen, 'a clock behind keeps the order')

@@ -6,7 +6,9 @@
 //! comes back built, and is wrapped as a `NamedGenerator`. Building one and every call that can
 //! reach its store run detached from the interpreter.
 
+use idmint::host_random::draw_outside;
 use idmint::named::GeneratedId;
+use idmint::uuid_clock::random_fill;
 use idmint_coord::named::{self, Named, NamedSource};
 use pyo3::prelude::*;
 
@@ -14,7 +16,7 @@ use crate::convert::array_filled;
 use crate::error::IntoPyResult;
 use crate::methods::{py_methods, Handle};
 use crate::snowflake::PySnowflake;
-use crate::uuid::{PyUuid, PyUuidGenerator};
+use crate::uuid::{random_callback, PyUuid, PyUuidGenerator};
 
 type Source = Box<dyn NamedSource>;
 
@@ -89,6 +91,34 @@ py_methods!(PyNamedGenerator; closable {
     /// GIL where the type does (a Snowflake's next tick, a segment store's next range).
     fn next_id(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let id = self.with(|s| py.detach(|| s.next_id()).py())?;
+        to_py(py, id)
+    }
+
+    /// Sans-IO, for the core's types (`snowflake` with `node=`, `uuid1|4|6|7`): the next ID at
+    /// `now_ms` (ms since the Unix epoch), exactly as every surface's `next_at` answers for the
+    /// same config, `now_ms` and bytes. `random(n)` must return `n` random bytes (None draws
+    /// them from the OS); it runs with the generator unlocked, so it may call this generator
+    /// again (or close it). A store-backed type raises InvalidConfig.
+    #[pyo3(signature = (now_ms, random = None))]
+    fn next_at(
+        &self,
+        py: Python<'_>,
+        now_ms: u64,
+        random: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let id = match random_callback(random)? {
+            None => self.with(|s| s.next_at(now_ms, &mut random_fill).py())?,
+            // The bytes are drawn with the handle released (`draw_outside`): the callback may
+            // call `next_at` or `close()` here again without waiting for itself.
+            Some(random) => draw_outside(
+                |fill| match self.with(|s| Ok(s.next_at(now_ms, fill))) {
+                    Ok(r) => r.map(Ok),
+                    Err(closed) => Ok(Err(closed)),
+                },
+                random,
+            )?
+            .py()??,
+        };
         to_py(py, id)
     }
 

@@ -310,20 +310,14 @@ impl PyUuidGenerator {
     /// None draws them from the OS.
     #[pyo3(signature = (now_ms, random = None))]
     fn next_at(&self, now_ms: u64, random: Option<Bound<'_, PyAny>>) -> PyResult<PyUuid> {
-        let Some(random) = random else {
+        let Some(mut random) = random_callback(random)? else {
             return self.inner.next_at(now_ms, random_fill).py().map(PyUuid);
         };
-        if !random.is_callable() {
-            return Err(PyTypeError::new_err(
-                "random must be a callable taking a byte count and returning bytes, or None",
-            ));
-        }
         // The core calls `random` with the generator unlocked, so the callback (Python code)
         // may block, switch threads or call this generator again; its exception is raised as is.
         let mut failure = None;
         let r = self.inner.next_at(now_ms, |buf: &mut [u8]| {
-            let got = random_bytes(&random, buf);
-            got.map_err(|e| {
+            random(buf).map_err(|e| {
                 failure = Some(e);
                 Error::RandomSource
             })
@@ -363,6 +357,22 @@ impl PyUuidGenerator {
     fn __repr__(&self) -> String {
         format!("<UuidGenerator {}>", self.inner.config())
     }
+}
+
+/// A `next_at` call's `random` argument: None (the OS's bytes), or a callable `random(n)` that
+/// returns `n` bytes, as a function that fills a buffer with them.
+pub(crate) fn random_callback<'py>(
+    random: Option<Bound<'py, PyAny>>,
+) -> PyResult<Option<impl FnMut(&mut [u8]) -> PyResult<()> + 'py>> {
+    let Some(f) = random else {
+        return Ok(None);
+    };
+    if !f.is_callable() {
+        return Err(PyTypeError::new_err(
+            "random must be a callable taking a byte count and returning bytes, or None",
+        ));
+    }
+    Ok(Some(move |buf: &mut [u8]| random_bytes(&f, buf)))
 }
 
 /// `random(n)` for `n = buf.len()`, which must return exactly that many bytes, into `buf`.

@@ -202,6 +202,11 @@ def test_uuid_arguments() -> None:
     g = idmint.UuidGenerator(7)
     bad_u64(lambda v: g.next_at(v))
     raises(TypeError, lambda: g.next_at(0, 5))
+    n = idmint.NamedGenerator("type=uuid7")
+    bad_u64(lambda v: n.next_at(v))
+    raises(TypeError, lambda: n.next_at(0, 5))
+    raises(ValueError, lambda: n.next_at(0, lambda k: bytes(k + 1)))
+    raises(TypeError, lambda: n.next_at(0, lambda k: "x" * k))
     for v in [1, None]:
         raises(TypeError, lambda v=v: idmint.UuidGenerator.from_config(v))
         raises(TypeError, lambda v=v: idmint.from_config(v))

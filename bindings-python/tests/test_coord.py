@@ -481,6 +481,8 @@ def test_named_store_types_build_by_name(tmp_path: Path) -> None:
         a.next_id()
     first = seg.next_id()
     assert first == 1 and list(seg.next_ids(3)) == [2, 3, 4]
+    with pytest.raises(idmint.InvalidConfig, match="sans-IO"):
+        seg.next_at(1_700_000_000_000)  # a store-backed type has no sans-IO call
     seg.close()
     # The core's types through NamedGenerator: the clock, and UUIDs as uuid.UUID.
     u = idmint.NamedGenerator("type=uuid7")

@@ -6,6 +6,7 @@ import copy
 import pickle
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -129,6 +130,44 @@ def test_next_at_random_callback_may_use_the_generator() -> None:
 
     first = g1.next_at(0, once)
     assert g1.next_at(0, once) != first and calls == [8]  # v1 draws 8 bytes on its first call only
+
+
+def test_named_generator_next_at_callback_may_use_or_close_the_generator() -> None:
+    # NamedGenerator.next_at draws the callback's bytes with the generator released: the
+    # callback may call it again (the inner call comes first, the outer one follows it) or
+    # close it (the outer call then raises "closed"); nothing waits for itself.
+    t = 1_700_000_000_000
+    for version in (1, 4, 6, 7):
+        g = idmint.NamedGenerator(f"type=uuid{version}")
+        inner: list[Any] = []
+
+        def random(n: int) -> bytes:
+            inner.append(g.next_at(t, lambda k: b"\x03" * k))
+            return b"\x05" * n
+
+        outer = g.next_at(t, random)
+        assert len(inner) == 1 and outer != inner[0]
+        assert isinstance(outer, uuid.UUID) and outer.version == version
+        if version != 4:
+            assert outer > inner[0]  # the outer call follows the inner one
+        assert g.next_at(t).version == version  # None: the OS's bytes
+        fresh = idmint.NamedGenerator(f"type=uuid{version}")  # v1 draws on its first call only
+        with pytest.raises(ZeroDivisionError):
+            fresh.next_at(t, lambda n: bytes(n // 0))
+
+        def closing(n: int) -> bytes:
+            fresh.close()
+            return bytes(n)
+
+        with pytest.raises(ValueError, match="NamedGenerator is closed"):
+            fresh.next_at(t, closing)
+        assert fresh.closed
+    s = idmint.NamedGenerator("type=snowflake,layout=twitter,node=5")
+    first = s.next_at(1_700_000_000_000)
+    assert isinstance(first, int) and s.next_at(1_700_000_000_000) == first + 1
+    assert s.next_at(1_700_000_000_000, lambda n: 1 // 0) == first + 2  # needs no bytes
+    with pytest.raises(TypeError):
+        idmint.NamedGenerator("type=uuid7").next_at(0, b"\x00" * 10)  # type: ignore[arg-type]
 
 
 def test_parse_uuid_forms() -> None:

@@ -403,8 +403,9 @@ def test_uuid_inspect(case: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("through", ["class", "NamedGenerator"])
 @pytest.mark.parametrize("case", NAMED["configs"], ids=lambda c: c["config"])
-def test_named(case: dict[str, Any]) -> None:
+def test_named(case: dict[str, Any], through: str) -> None:
     cfg = case["config"]
     stream = bytes.fromhex(case["random_hex"])
     used = 0
@@ -417,7 +418,15 @@ def test_named(case: dict[str, Any]) -> None:
         return chunk
 
     gen: Any
-    if case["type"] == "snowflake":
+    if through == "NamedGenerator":
+        gen = idmint.NamedGenerator(cfg)
+        assert gen.config == case["canonical"]
+        assert gen.kind == case["type"]
+
+        def step_fn(now: int) -> Any:
+            return gen.next_at(now, random)
+
+    elif case["type"] == "snowflake":
         gen = idmint.AtomicSnowflake.from_config(cfg)
         assert gen.config == case["canonical"]
         step_fn = gen.next_id_at

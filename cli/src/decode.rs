@@ -182,7 +182,12 @@ impl Decoded {
         }
         writeln!(out, "uuid          {u}")?;
         if !matches!(self, Decoded::Ulid(_)) {
-            writeln!(out, "version       {} ({})", info.version, info.variant)?;
+            let variant = match () {
+                _ if u.is_nil() => "nil UUID",
+                _ if u.is_max() => "max UUID",
+                _ => info.variant,
+            };
+            writeln!(out, "version       {} ({variant})", info.version)?;
         }
         match self.unix_ms() {
             Some(ms) => {

@@ -101,6 +101,15 @@ fn typeids_and_ulids_increase_and_decode() {
     for i in 0..2 {
         assert!(v[i]["timestamp_ms"].as_u64().unwrap().abs_diff(now) < 60_000);
     }
+    // RFC 9562's two special UUIDs are named as such.
+    let out = idmint(&[
+        "decode",
+        "00000000-0000-0000-0000-000000000000",
+        "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
+    ]);
+    let human = String::from_utf8(out.stdout).unwrap();
+    assert!(human.contains("version       0 (nil UUID)"), "{human}");
+    assert!(human.contains("version       15 (max UUID)"), "{human}");
     for bad in [
         "user_01H455VB4PEX5VSKNK084SN02Q",
         "8ZZZZZZZZZZZZZZZZZZZZZZZZZ",

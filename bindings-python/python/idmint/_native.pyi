@@ -496,6 +496,12 @@ class NamedGenerator:
         """An `int` for 64-bit types, a `uuid.UUID` for UUID types."""
     def next_ids(self, n: int) -> array.array[int]:
         """The next `n` IDs of a 64-bit type; a UUID type raises InvalidConfig."""
+    def next_at(
+        self, now_ms: int, random: Callable[[int], bytes] | None = None
+    ) -> int | _uuid.UUID:
+        """Sans-IO, for the core's types: the next ID at `now_ms` (ms since the Unix epoch), the
+        same on every surface. `random(n)` returns `n` bytes (None: the OS's) and may call this
+        generator again or close it. A store-backed type raises InvalidConfig."""
     @property
     def kind(self) -> str: ...
     @property
