@@ -206,30 +206,36 @@ impl UuidGenerator {
 /// the core's `V7Generator` on the module's clock and `crypto.getRandomValues`, or at a given
 /// time and random bytes. For `sub_millisecond`, `next()` passes the fraction of the
 /// millisecond `performance.now()` gives (browsers coarsen it to 5–100 µs).
+///
+/// Its methods take `&self` and borrow the generator only after the random bytes are drawn, so
+/// a replaced `crypto.getRandomValues` may call this same object.
 #[wasm_bindgen]
 pub struct Uuid7Generator {
-    inner: V7Generator,
+    inner: RefCell<V7Generator>,
 }
 
 #[wasm_bindgen]
 impl Uuid7Generator {
     #[wasm_bindgen(constructor)]
     pub fn new(method: JsValue) -> Result<Uuid7Generator, JsValue> {
+        let method = values::v7_method(&Web, Some(&method))?;
         Ok(Uuid7Generator {
-            inner: V7Generator::with_method(values::v7_method(&Web, Some(&method))?),
+            inner: RefCell::new(V7Generator::with_method(method)),
         })
     }
 
-    pub fn next(&mut self) -> Result<JsValue, JsValue> {
+    pub fn next(&self) -> Result<JsValue, JsValue> {
         let mut r = [0u8; 10];
         random::fill(&mut r).or_throw(&Web)?;
-        let (ms, nanos) = with_clock(|c| NamedConfig::Uuid7(self.inner.method()).now_from(c));
-        Ok(js_uuid(&self.inner.next_at_precise(ms, nanos, r)))
+        let method = self.inner.borrow().method();
+        let (ms, nanos) = with_clock(|c| NamedConfig::Uuid7(method).now_from(c));
+        let u = self.inner.borrow_mut().next_at_precise(ms, nanos, r);
+        Ok(js_uuid(&u))
     }
 
     #[wasm_bindgen(js_name = nextAt)]
     pub fn next_at(
-        &mut self,
+        &self,
         now_ms: JsValue,
         random: JsValue,
         sub_ms_nanos: JsValue,
@@ -237,17 +243,18 @@ impl Uuid7Generator {
         let now = u64_arg(&Web, &now_ms, "nowMs")?;
         let r = bytes_arg(&Web, &random, "random")?;
         let nanos = values::sub_ms_nanos(&Web, Some(&sub_ms_nanos))?;
-        Ok(js_uuid(&self.inner.next_at_precise(now, nanos, r)))
+        let u = self.inner.borrow_mut().next_at_precise(now, nanos, r);
+        Ok(js_uuid(&u))
     }
 
     #[wasm_bindgen(getter)]
     pub fn method(&self) -> String {
-        self.inner.method().name().to_string()
+        self.inner.borrow().method().name().to_string()
     }
 
     #[wasm_bindgen(getter, js_name = lastUnixMs)]
     pub fn last_unix_ms(&self) -> Result<JsValue, JsValue> {
-        values::opt_big(&Web, self.inner.last_unix_ms())
+        values::opt_big(&Web, self.inner.borrow().last_unix_ms())
     }
 }
 
