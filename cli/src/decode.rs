@@ -17,7 +17,8 @@ use crate::json::Json;
 pub struct DecodeArgs {
     /// IDs to decode, in any codec (decimal, 0x-hex, 13-character base32, 11-character base62),
     /// or a UUID (36 characters with hyphens), a TypeID (`user_01h455vb4pex5vsknk084sn02q`, or
-    /// 26 characters with a lower-case letter) or a ULID (26 characters otherwise); `-` reads
+    /// 26 lower-case characters holding a version 7 UUID) or a ULID (26 characters otherwise,
+    /// in either case); `-` reads
     /// whitespace-separated IDs from standard input, decoding and printing each line as it
     /// arrives (lines of at most 1 MiB).
     #[arg(required = true, value_name = "ID")]
@@ -109,13 +110,25 @@ fn wide(text: &str) -> Option<CliResult<Decoded>> {
     if hyphenated || text.starts_with("urn:uuid:") || text.starts_with('{') {
         return Some(uuids::parse(text).map(Decoded::Uuid).map_err(ctx));
     }
-    if text.contains('_') || (b.len() == 26 && b.iter().any(u8::is_ascii_lowercase)) {
+    if text.contains('_') {
         return Some(TypeId::parse(text).map(Decoded::TypeId).map_err(ctx));
     }
-    if b.len() == 26 {
-        return Some(Ulid::parse(text).map(Decoded::Ulid).map_err(ctx));
+    if b.len() != 26 {
+        return None;
     }
-    None
+    // 26 Crockford characters: a ULID (any case), or a TypeID with no prefix (lowercase). A
+    // lowercase one holding a version 7 UUID is taken for a TypeID; any other is a ULID, so
+    // that its time is read as a ULID's.
+    let lower = b.iter().any(u8::is_ascii_lowercase);
+    if lower && !b.iter().any(u8::is_ascii_uppercase) {
+        if let Ok(t) = TypeId::parse(text) {
+            let info = uuids::inspect(&t.uuid());
+            if info.variant == "rfc9562" && info.version == 7 {
+                return Some(Ok(Decoded::TypeId(t)));
+            }
+        }
+    }
+    Some(Ulid::parse(text).map(Decoded::Ulid).map_err(ctx))
 }
 
 impl Decoded {

@@ -101,6 +101,21 @@ fn typeids_and_ulids_increase_and_decode() {
     for i in 0..2 {
         assert!(v[i]["timestamp_ms"].as_u64().unwrap().abs_diff(now) < 60_000);
     }
+    // 26 characters: a ULID in either case (with its time), or a bare TypeID when lowercase
+    // and holding a version 7 UUID.
+    let v = decode_json(&[
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        "01arz3ndektsv4rrffq69g5fav",
+        "01h455vb4pex5vsknk084sn02q",
+    ]);
+    for i in 0..2 {
+        assert_eq!(v[i]["kind"], "ulid", "{}", v[i]);
+        assert_eq!(v[i]["id"], "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+        assert_eq!(v[i]["timestamp_ms"], 1_469_922_850_259u64);
+    }
+    assert_eq!(v[2]["kind"], "typeid");
+    assert_eq!(v[2]["prefix"], "");
+    assert_eq!(v[2]["timestamp_ms"], 1_688_096_058_518u64);
     // RFC 9562's two special UUIDs are named as such.
     let out = idmint(&[
         "decode",
@@ -117,4 +132,13 @@ fn typeids_and_ulids_increase_and_decode() {
     ] {
         assert_eq!(idmint(&["decode", bad]).status.code(), Some(2), "{bad}");
     }
+}
+
+/// `idmint decode --json IDS...`, parsed.
+fn decode_json(ids: &[&str]) -> serde_json::Value {
+    let mut args = vec!["decode", "--json"];
+    args.extend_from_slice(ids);
+    let out = idmint(&args);
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).expect("JSON")
 }
