@@ -17,7 +17,7 @@
 //! | `repr(a, b, ..)` | getters `a`, `b`, .. | `__repr__`: `Name(a=.., b=..)` |
 //! | `closable` | `inner: Handle<T>`, `shut(T)` | `closed`, `close`, `with` blocks |
 
-use std::sync::{PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -224,14 +224,26 @@ impl<T: Send + Sync> Handle<T> {
 
     /// Runs `f` on the value, or raises `ValueError("<what> is closed")`.
     pub fn with<R>(&self, what: &str, f: impl FnOnce(&T) -> PyResult<R>) -> PyResult<R> {
-        match self
-            .0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-        {
+        match self.read().as_ref() {
             Some(v) => f(v),
             None => Err(PyValueError::new_err(format!("{what} is closed"))),
+        }
+    }
+
+    /// The read lock, never waited for while holding the GIL. A `close()` waiting for the calls
+    /// in progress blocks new readers, and those calls may need the GIL to return (they run
+    /// detached and attach again to finish): a new call that waited for the lock holding the
+    /// GIL would wait for itself through them. So a call that finds the lock taken waits for
+    /// it detached, then tries again.
+    fn read(&self) -> RwLockReadGuard<'_, Option<T>> {
+        loop {
+            match self.0.try_read() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    Python::attach(|py| py.detach(|| drop(self.0.read())));
+                }
+            }
         }
     }
 
@@ -247,9 +259,6 @@ impl<T: Send + Sync> Handle<T> {
 
     /// Whether the handle was closed.
     pub fn is_closed(&self) -> bool {
-        self.0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_none()
+        self.read().is_none()
     }
 }

@@ -8,9 +8,12 @@ so the server-backed tests can never silently drop out.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import pickle
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -501,6 +504,52 @@ def test_named_store_types_build_by_name(tmp_path: Path) -> None:
         idmint.from_config("type=segment,store=nope:x,key=a")
     with pytest.raises(idmint.StoreUnavailable):
         idmint.from_config(f"type=snowflake,layout=twitter,lease={DEAD_REDIS}")
+
+
+CLOSE_WHILE_BUSY = """
+import json, sys, threading, time, idmint
+cls, config = sys.argv[1], sys.argv[2]
+g = idmint.NamedGenerator(config) if cls == "named" else idmint.LeasedSnowflake(**json.loads(config))
+res = {}
+def slow():
+    res["slow"] = len(g.next_ids(4000))  # 2 IDs per ms: about 2 s, without the GIL
+def close():
+    g.close()
+def late():
+    try:
+        g.next_id()
+        res["late"] = "minted"
+    except ValueError as e:
+        res["late"] = str(e)
+threads = [threading.Thread(target=f) for f in (slow, close, late)]
+for t in threads:
+    t.start()
+    time.sleep(0.3)
+for t in threads:
+    t.join()
+print(res["slow"], res["late"])
+"""
+
+
+@pytest.mark.parametrize("cls", ["named", "leased"])
+def test_close_while_a_call_waits_then_another_call_does_not_hang(tmp_path: Path, cls: str) -> None:
+    # A call in progress (waiting without the GIL), a close() waiting for it, then a third
+    # call: the third must not wait for the handle's lock while holding the GIL, which the
+    # first needs to return. Run in a child process, so a hang fails the test by its timeout.
+    layout = "time=41@1ms,worker=10,seq=1,epoch=2020-01-01"
+    if cls == "named":
+        config = f"type=snowflake,layout=({layout}),on_exhausted=wait,lease=file:{tmp_path}"
+    else:
+        config = json.dumps({"source": f"file:{tmp_path}", "layout": layout, "on_exhausted": "wait"})
+    out = subprocess.run(
+        [sys.executable, "-c", CLOSE_WHILE_BUSY, cls, config],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    kind = "NamedGenerator" if cls == "named" else "LeasedSnowflake"
+    assert out.stdout == f"4000 {kind} is closed\n"
 
 
 @pytest.mark.skipif(not REDIS, reason="IDMINT_TEST_REDIS_URL is not set")
