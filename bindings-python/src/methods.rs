@@ -214,7 +214,24 @@ pub fn record_repr(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<String> 
 
 /// A value that `close()` takes away: calls on it after that raise `ValueError` (the `io`
 /// convention for a closed file). Calls hold the read lock, so `close()` waits for them.
-pub struct Handle<T>(RwLock<Option<T>>);
+pub struct Handle<T: Send + Sync>(RwLock<Option<T>>);
+
+/// An object dropped open (never closed) shuts down what it holds as `close()` does, without
+/// the GIL: releasing a lease may wait for its store (up to the store's timeouts, longer than
+/// ever when the store has stopped answering), and the interpreter's other threads must not
+/// wait with it.
+impl<T: Send + Sync> Drop for Handle<T> {
+    fn drop(&mut self) {
+        let open = self
+            .0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(v) = open {
+            Python::attach(|py| py.detach(move || drop(v)));
+        }
+    }
+}
 
 impl<T: Send + Sync> Handle<T> {
     /// An open handle on `v`.

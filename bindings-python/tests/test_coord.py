@@ -8,10 +8,12 @@ so the server-backed tests can never silently drop out.
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
 import pickle
+import socket
 import subprocess
 import sys
 import threading
@@ -550,6 +552,76 @@ def test_close_while_a_call_waits_then_another_call_does_not_hang(tmp_path: Path
     assert out.returncode == 0, out.stderr
     kind = "NamedGenerator" if cls == "named" else "LeasedSnowflake"
     assert out.stdout == f"4000 {kind} is closed\n"
+
+
+class PausableProxy:
+    """A TCP proxy to a store that can be paused: while paused it passes no bytes either way,
+    as a stopped (SIGSTOP) server would."""
+
+    def __init__(self, url: str) -> None:
+        rest = url.split("://", 1)[1].split("/", 1)[0]
+        host, port = rest.rsplit(":", 1)
+        self.target = (host, int(port))
+        self.paused = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"redis://127.0.0.1:{self.server.getsockname()[1]}/"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            client, _ = self.server.accept()
+            upstream = socket.create_connection(self.target)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                while self.paused.is_set():
+                    time.sleep(0.005)
+                b.sendall(data)
+        except OSError:
+            pass
+
+
+@pytest.mark.skipif(not REDIS, reason="IDMINT_TEST_REDIS_URL is not set")
+@pytest.mark.parametrize("cls", ["LeasedSnowflake", "NamedGenerator"])
+def test_dropping_an_open_generator_while_its_store_is_paused_stalls_no_other_thread(
+    cls: str,
+) -> None:
+    # Dropped open (never closed), a leased generator releases its node, which waits for the
+    # paused store up to its timeout. That wait runs without the GIL: another thread keeps
+    # running meanwhile (before, the whole interpreter stood still for the timeout).
+    proxy = PausableProxy(str(REDIS))
+    ns = unique("py-drop")
+    g: Any
+    if cls == "LeasedSnowflake":
+        g = idmint.LeasedSnowflake(proxy.url, namespace=ns, ttl_ms=600)
+    else:
+        g = idmint.NamedGenerator(f"type=snowflake,layout=twitter,lease={proxy.url},namespace={ns},ttl_ms=600")
+    assert g.next_id() > 0
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def ticker() -> None:
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    time.sleep(0.05)
+    proxy.paused.set()
+    start = time.monotonic()
+    del g
+    gc.collect()
+    end = time.monotonic()
+    stop.set()
+    t.join()
+    proxy.paused.clear()
+    assert end - start >= 0.5, "the release did not wait for the paused store"
+    during = [x for x in ticks if start <= x <= end]
+    assert len(during) >= 10, f"{len(during)} ticks of another thread in {end - start:.2f} s"
 
 
 @pytest.mark.skipif(not REDIS, reason="IDMINT_TEST_REDIS_URL is not set")
