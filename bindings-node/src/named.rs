@@ -15,7 +15,7 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{Js, OrThrow};
-use crate::leased::closed;
+use crate::leased::{closed, drop_off_thread};
 use crate::snowflake::{biguint64_array, Snowflake};
 use crate::uuid::{generated, UuidGenerator};
 
@@ -42,6 +42,12 @@ pub fn from_config<'e>(
 pub struct NamedGenerator {
     inner: RefCell<Option<Box<dyn NamedSource>>>,
     kind: String,
+}
+
+impl Drop for NamedGenerator {
+    fn drop(&mut self) {
+        drop_off_thread(self.inner.get_mut().take());
+    }
 }
 
 impl NamedGenerator {

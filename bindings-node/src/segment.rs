@@ -13,7 +13,7 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{unknown, Js, OrThrow};
-use crate::leased::closed;
+use crate::leased::{closed, drop_off_thread};
 use crate::obfuscate::Obfuscator;
 use crate::snowflake::biguint64_array;
 
@@ -23,6 +23,12 @@ type Allocator = CoreAllocator<Box<dyn SegmentStore>>;
 pub struct SegmentAllocator {
     inner: Option<Allocator>,
     store: &'static str,
+}
+
+impl Drop for SegmentAllocator {
+    fn drop(&mut self) {
+        drop_off_thread(self.inner.take());
+    }
 }
 
 impl SegmentAllocator {

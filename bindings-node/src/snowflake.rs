@@ -91,9 +91,11 @@ impl AsRef<CoreSnowflake> for Snowflake {
     }
 }
 
-/// Installs the per-ID methods of `Snowflake` once the classes are registered.
+/// Installs the per-ID methods of `Snowflake` once the classes are registered, and the hook
+/// that finishes releases when the environment shuts down.
 #[napi(module_exports)]
 pub fn install(env: Env, exports: Object<'_>) -> napi::Result<()> {
+    crate::leased::watch_teardown(&env)?;
     fast::install::<Snowflake>(&env, exports.raw(), c"Snowflake")
 }
 

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -446,4 +447,91 @@ describe('named generators of the store-backed types', () => {
       g.close()
     })
   }
+})
+
+/** A TCP proxy to `url`'s host and port that can be paused: paused, it passes no bytes either
+ * way, as a stopped (SIGSTOP) server would. */
+async function pausableProxy(url) {
+  const { hostname, port } = new URL(url)
+  const sockets = new Set()
+  let paused = false
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), hostname)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on('error', () => {})
+      s.on('close', () => sockets.delete(s))
+      if (paused) s.pause()
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const set = (p) => {
+    paused = p
+    for (const s of sockets) p ? s.pause() : s.resume()
+  }
+  return {
+    url: `redis://127.0.0.1:${server.address().port}/`,
+    pause: () => set(true),
+    resume: () => set(false),
+    close: () => {
+      for (const s of sockets) s.destroy()
+      server.close()
+    },
+  }
+}
+
+describe('a generator collected without close()', () => {
+  // Collected open, a leased generator releases its node, which waits for a paused store up
+  // to its timeout (a second). That runs on a thread of its own: the event loop goes on
+  // (before, it stood still for the timeout). A child process does the collecting, so the
+  // proxy here keeps serving while the child's event loop is blocked.
+  for (const cls of ['LeasedSnowflake', 'NamedGenerator']) {
+    test(`${cls}: a paused store does not block the event loop`, { skip: !REDIS && 'IDMINT_TEST_REDIS_URL is not set' }, async () => {
+      const proxy = await pausableProxy(REDIS)
+      try {
+        const child = fork(new URL('./support/drop-child.mjs', import.meta.url), [proxy.url, cls, unique('node-drop')], {
+          execArgv: ['--expose-gc'],
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        })
+        const exited = new Promise((resolve) => child.on('exit', resolve))
+        const report = await new Promise((resolve, reject) => {
+          child.on('message', (msg) => {
+            if (msg === 'ready') {
+              proxy.pause()
+              child.send('drop')
+            } else {
+              resolve(msg)
+            }
+          })
+          child.on('exit', (code) => reject(new Error(`the child exited (${code}) before reporting`)))
+        })
+        proxy.resume()
+        assert.equal(await exited, 0)
+        assert.ok(report.collected, 'the generator was not collected')
+        const stood = report.gcMs + report.maxGapMs
+        assert.ok(stood < 600, `the event loop stood still for ${stood.toFixed(0)} ms`)
+      } finally {
+        proxy.close()
+      }
+    })
+  }
+
+  test('left open at exit, a leased node is still released', { skip: !REDIS && 'IDMINT_TEST_REDIS_URL is not set' }, async () => {
+    // The release of an object finalized while the process exits runs there and then, not on
+    // a thread the exit would cut short: with one node, the next holder gets it at once (else
+    // ERR_NO_FREE_NODE for the TTL, a minute).
+    const namespace = unique('node-exit')
+    const child = fork(new URL('./support/drop-child.mjs', import.meta.url), [REDIS, 'exit', namespace], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 0)
+    const g = new m.LeasedSnowflake(REDIS, { namespace, nodes: 1, ttlMs: 60000 })
+    try {
+      assert.equal(g.node, 0n)
+    } finally {
+      g.close()
+    }
+  })
 })

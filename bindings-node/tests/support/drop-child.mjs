@@ -1,0 +1,62 @@
+// The child of the "collected without close()" tests (tests/coord.native.mjs), run with
+// --expose-gc and the arguments URL CLASS NAMESPACE:
+// - CLASS `LeasedSnowflake` or `NamedGenerator`: builds that leased generator through the
+//   parent's pausable proxy, mints, says "ready"; when told, drops it without close() and
+//   collects it, then measures how long its event loop stood still meanwhile. Sends
+//   { collected, gcMs, maxGapMs }.
+// - CLASS `exit`: leaves a LeasedSnowflake (nodes: 1) open and exits; the environment's
+//   teardown must still release it.
+import m from './impl.mjs'
+
+const [url, cls, namespace] = process.argv.slice(2)
+
+/** A generator built and used in a function of its own, so that no frame keeps it alive. */
+function open(registry) {
+  const g =
+    cls === 'LeasedSnowflake'
+      ? new m.LeasedSnowflake(url, { namespace, ttlMs: 600 })
+      : new m.NamedGenerator(`type=snowflake,layout=twitter,lease=${url},namespace=${namespace},ttl_ms=600`)
+  g.nextId()
+  registry.register(g, 'g')
+  return { g }
+}
+
+/** The longest the event loop stood still over `ms` of 1 ms timers. */
+async function longestGap(ms) {
+  let last = performance.now()
+  let maxGapMs = 0
+  const end = last + ms
+  await new Promise((resolve) => {
+    const tick = () => {
+      const now = performance.now()
+      maxGapMs = Math.max(maxGapMs, now - last)
+      last = now
+      if (now < end) setTimeout(tick, 1)
+      else resolve()
+    }
+    setTimeout(tick, 1)
+  })
+  return maxGapMs
+}
+
+if (cls === 'exit') {
+  // Holding the lease is enough (minting first would wait out a new namespace's lock delay).
+  globalThis.kept = new m.LeasedSnowflake(url, { namespace, nodes: 1, ttlMs: 60000 })
+  process.disconnect()
+} else {
+  let collected = false
+  const registry = new FinalizationRegistry(() => (collected = true))
+  const held = open(registry)
+  process.send('ready')
+  process.once('message', async () => {
+    // The handler keeps the registry alive: a registry that is itself collected calls nothing.
+    held.registry = registry
+    held.g = null
+    const start = performance.now()
+    globalThis.gc()
+    const gcMs = performance.now() - start
+    const maxGapMs = await longestGap(1500)
+    process.send({ collected, gcMs, maxGapMs })
+    process.disconnect()
+  })
+}
