@@ -4,8 +4,6 @@
 //! `random`). Its options object becomes the coord crate's `LeasedOptions` key by key. The
 //! constructor and `close()` make a store round trip; a closed object throws `ERR_CLOSED`.
 
-use std::cell::{Cell, RefCell};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use idmint_coord::leased::LeasedSnowflake as CoreLeased;
@@ -17,6 +15,7 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{unknown, Js, Layout, OrThrow};
+use crate::release::drop_off_thread;
 use crate::snowflake::biguint64_array;
 
 /// The `ERR_CLOSED` error of a call after `close()`.
@@ -27,49 +26,6 @@ pub(crate) fn closed(h: &Js<'_>, what: &str) -> napi::Error {
         &format!("{what} is closed"),
         &[],
     )
-}
-
-thread_local! {
-    /// This JavaScript thread's environment is shutting down (see [`watch_teardown`]).
-    static TEARING_DOWN: Cell<bool> = const { Cell::new(false) };
-    /// The release threads [`drop_off_thread`] started from this JavaScript thread.
-    static RELEASING: RefCell<Vec<JoinHandle<()>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Shuts down what an object dropped open (collected without `close()`) holds, on a thread
-/// of its own: releasing a lease or recording a journal may wait for a store (up to its
-/// timeouts, longer than ever when the store has stopped answering), and finalizers run on
-/// the JavaScript thread, whose event loop must not wait with it. While the environment shuts
-/// down (the process or worker exits) it is dropped here instead, as before the exit, so that
-/// the release is done. Should no thread start, it is dropped here too.
-pub(crate) fn drop_off_thread<T: Send + 'static>(held: Option<T>) {
-    let Some(v) = held else { return };
-    if TEARING_DOWN.with(Cell::get) {
-        return drop(v);
-    }
-    let spawned = std::thread::Builder::new()
-        .name("idmint-release".into())
-        .spawn(move || drop(v));
-    if let Ok(thread) = spawned {
-        RELEASING.with(|r| {
-            let mut r = r.borrow_mut();
-            r.retain(|t| !t.is_finished());
-            r.push(thread);
-        });
-    }
-}
-
-/// Registers the hook that marks this environment's shutdown and waits for the releases still
-/// running. Node runs environment cleanup hooks in reverse order of registration, so this one
-/// runs before Node-API finalizes the objects still alive.
-pub(crate) fn watch_teardown(env: &Env) -> napi::Result<()> {
-    env.add_env_cleanup_hook((), |()| {
-        TEARING_DOWN.with(|t| t.set(true));
-        for thread in RELEASING.with(RefCell::take) {
-            let _ = thread.join();
-        }
-    })?;
-    Ok(())
 }
 
 #[napi]

@@ -16,6 +16,7 @@
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
 //! | `convert`   | the shared crate's `Host` on Node-API values                           |
 //! | `error`     | throwing with Node-API                                                 |
+//! | `release`   | shutting down store-backed objects collected without `close()`          |
 //! | `fast`      | hand-registered per-ID methods and `_benchFloor` (speed)               |
 //!
 //! No path may panic (every export runs under `catch_unwind`, so a panic would be thrown as an
@@ -37,6 +38,7 @@ mod layout;
 mod leased;
 mod named;
 mod obfuscate;
+mod release;
 mod segment;
 mod snowflake;
 mod uuid;

@@ -15,7 +15,8 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{Js, OrThrow};
-use crate::leased::{closed, drop_off_thread};
+use crate::leased::closed;
+use crate::release::drop_off_thread;
 use crate::snowflake::{biguint64_array, Snowflake};
 use crate::uuid::{generated, UuidGenerator};
 

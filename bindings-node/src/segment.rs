@@ -13,8 +13,9 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{unknown, Js, OrThrow};
-use crate::leased::{closed, drop_off_thread};
+use crate::leased::closed;
 use crate::obfuscate::Obfuscator;
+use crate::release::drop_off_thread;
 use crate::snowflake::biguint64_array;
 
 type Allocator = CoreAllocator<Box<dyn SegmentStore>>;

@@ -95,7 +95,7 @@ impl AsRef<CoreSnowflake> for Snowflake {
 /// that finishes releases when the environment shuts down.
 #[napi(module_exports)]
 pub fn install(env: Env, exports: Object<'_>) -> napi::Result<()> {
-    crate::leased::watch_teardown(&env)?;
+    crate::release::watch_teardown(&env)?;
     fast::install::<Snowflake>(&env, exports.raw(), c"Snowflake")
 }
 
