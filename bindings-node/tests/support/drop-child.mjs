@@ -5,10 +5,13 @@
 //   collects it, then measures how long its event loop stood still meanwhile. Sends
 //   { collected, gcMs, maxGapMs }.
 // - CLASS `exit`: leaves a LeasedSnowflake (nodes: 1) open and exits; the environment's
-//   teardown must still release it.
+//   teardown must still release it. Also runs as a worker thread, given [URL, 'exit',
+//   NAMESPACE] as its workerData.
+import { workerData } from 'node:worker_threads'
+
 import m from './impl.mjs'
 
-const [url, cls, namespace] = process.argv.slice(2)
+const [url, cls, namespace] = workerData ?? process.argv.slice(2)
 
 /** A generator built and used in a function of its own, so that no frame keeps it alive. */
 function open(registry) {
@@ -42,7 +45,7 @@ async function longestGap(ms) {
 if (cls === 'exit') {
   // Holding the lease is enough (minting first would wait out a new namespace's lock delay).
   globalThis.kept = new m.LeasedSnowflake(url, { namespace, nodes: 1, ttlMs: 60000 })
-  process.disconnect()
+  if (!workerData) process.disconnect()
 } else {
   let collected = false
   const registry = new FinalizationRegistry(() => (collected = true))
