@@ -584,9 +584,11 @@ describe('a replaced crypto.getRandomValues', () => {
     const original = c.getRandomValues
     const inner = []
     let depth = 0
+    let grown = 0
     // Objects the outer calls use too: the nested call must find them free.
     const shared7 = new m.Uuid7Generator()
     const sharedGen = new m.UuidGenerator(7)
+    const sharedNamed = new m.NamedGenerator('type=uuid4')
     Object.defineProperty(c, 'getRandomValues', {
       configurable: true,
       writable: true,
@@ -596,7 +598,10 @@ describe('a replaced crypto.getRandomValues', () => {
           try {
             inner.push(m.uuid1(), m.uuid4(), m.uuid6(), m.uuid7(), m.ulid(), m.typeid('user'))
             const g = new m.UuidGenerator(7)
-            inner.push(g.next(), g.next(), shared7.next(), sharedGen.next())
+            inner.push(g.next(), g.next(), shared7.next(), sharedGen.next(), sharedNamed.nextAt(Date.now()))
+            // A nested call that grows the module's memory: the outer call's buffer must
+            // still be filled (a view of the memory taken before would now be detached).
+            if (grown++ === 0) m.uuid7s(1 << 18)
           } finally {
             depth--
           }
@@ -607,7 +612,7 @@ describe('a replaced crypto.getRandomValues', () => {
     const outer = []
     try {
       for (let i = 0; i < 300; i++) {
-        outer.push(m.uuid1(), m.uuid4(), m.uuid6(), m.uuid7(), m.ulid(), shared7.next(), sharedGen.next())
+        outer.push(m.uuid1(), m.uuid4(), m.uuid6(), m.uuid7(), m.ulid(), shared7.next(), sharedGen.next(), sharedNamed.nextAt(Date.now()))
         if (i % 50 === 0) outer.push(new m.UuidGenerator(4).next(), m.uuid7s(3).join())
       }
     } finally {
@@ -616,8 +621,10 @@ describe('a replaced crypto.getRandomValues', () => {
     assert.equal(c.getRandomValues, original, 'the replacement is gone')
     const all = [...inner, ...outer]
     assert.equal(new Set(all).size, all.length, 'no UUID or ULID twice')
+    const zeros = all.filter((u) => /^00000000-0000-4000-8000-000000000000$/.test(u))
+    assert.deepEqual(zeros, [], 'random bytes were drawn, not left as zeros')
     // The browser package draws from Web Crypto: the replacement must have been called.
-    if (!isAddon) assert.ok(inner.length >= 10 && inner.length % 10 === 0, 'the nested calls all ran')
+    if (!isAddon) assert.ok(inner.length >= 11 && inner.length % 11 === 0, 'the nested calls all ran')
     else assert.equal(inner.length, 0, 'the addon draws from the OS')
   })
 })

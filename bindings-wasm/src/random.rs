@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 
 use idmint::Error;
+use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 
 const POOL: usize = 256;
@@ -26,8 +27,13 @@ thread_local! {
 #[wasm_bindgen]
 extern "C" {
     /// `crypto.getRandomValues(buf)`; throws where Web Crypto is missing.
+    ///
+    /// It fills an array of its own, never a view of this module's memory: page code may
+    /// replace `getRandomValues` with a function that calls back into the module, and should
+    /// that call grow the memory, a view taken before it would be detached, left unfilled,
+    /// and its zeros handed out as random bytes.
     #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
-    fn get_random_values(buf: &mut [u8]) -> Result<JsValue, JsValue>;
+    fn get_random_values(buf: &Uint8Array) -> Result<JsValue, JsValue>;
 }
 
 /// Fills `buf` with cryptographically secure random bytes.
@@ -71,7 +77,9 @@ impl Pool {
 fn fill_direct(buf: &mut [u8]) -> Result<(), Error> {
     // getRandomValues takes at most 65,536 bytes per call.
     for chunk in buf.chunks_mut(65_536) {
-        get_random_values(chunk).map_err(|_| Error::RandomSource)?;
+        let own = Uint8Array::new_with_length(chunk.len() as u32);
+        get_random_values(&own).map_err(|_| Error::RandomSource)?;
+        own.copy_to(chunk);
     }
     Ok(())
 }
