@@ -170,7 +170,8 @@ fn state<G: Default>(shared: &'static Shared<G>) -> ForkLockGuard<'static, (u64,
 
 static V1: Shared<Uuid1Generator> = ForkLock::new((u64::MAX, Uuid1Generator::new()));
 static V6: Shared<Uuid6Generator> = ForkLock::new((u64::MAX, Uuid6Generator::new()));
-/// Randomness and the clock are read before this one's lock.
+/// The clock and each UUID's 32 random bits are read before this one's lock; a new millisecond's
+/// counter seed inside it.
 static V7: Shared<V7Generator> = ForkLock::new((u64::MAX, V7Generator::new()));
 static ULIDS: Shared<UlidGenerator> = ForkLock::new((u64::MAX, UlidGenerator::new()));
 
@@ -178,10 +179,23 @@ static ULIDS: Shared<UlidGenerator> = ForkLock::new((u64::MAX, UlidGenerator::ne
 /// counter), on the coarse clock (see the [module docs](self)).
 #[inline]
 pub fn uuid7() -> Result<Uuid> {
-    let mut r = [0u8; 10];
-    random_fill(&mut r)?;
+    // The 32 random bits every UUID takes are drawn before the lock; the counter's seed, needed
+    // only on a new millisecond, inside it (from this thread's stream, as `ulid()` does).
+    let tail = random_u32()?;
     let now = clock().coarse_ms();
-    Ok(state(&V7).1.next_at(now, r))
+    state(&V7).1.next_counter_with(now, tail, random_u64)
+}
+
+fn random_u32() -> Result<u32> {
+    let mut b = [0u8; 4];
+    random_fill(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn random_u64() -> Result<u64> {
+    let mut b = [0u8; 8];
+    random_fill(&mut b)?;
+    Ok(u64::from_le_bytes(b))
 }
 
 /// A version 1 UUID from the process-wide generator (a random multicast node and clock
@@ -202,16 +216,15 @@ pub fn uuid6() -> Result<Uuid> {
 /// Fills `out` with version 7 UUIDs from the process-wide generator, in increasing order,
 /// under one lock and one reading of the clock per call: the batch form of [`uuid7`].
 pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
-    let mut random = [0u8; 10 * 64];
+    let mut tails = [0u8; 4 * 64];
     let mut state = state(&V7);
     let now = clock().coarse_ms();
     for chunk in out.chunks_mut(64) {
-        let bytes = &mut random[..chunk.len() * 10];
+        let bytes = &mut tails[..chunk.len() * 4];
         random_fill(bytes)?;
-        for (u, r) in chunk.iter_mut().zip(bytes.chunks_exact(10)) {
-            let mut b = [0u8; 10];
-            b.copy_from_slice(r);
-            *u = state.1.next_at(now, b);
+        for (u, t) in chunk.iter_mut().zip(bytes.chunks_exact(4)) {
+            let tail = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+            *u = state.1.next_counter_with(now, tail, random_u64)?;
         }
     }
     Ok(())

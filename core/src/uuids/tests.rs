@@ -156,6 +156,20 @@ proptest! {
         }
     }
 
+    /// The process-wide `uuid7()` draws the counter's seed only when it needs one; given the
+    /// same bits it issues exactly what `next_at` does, on any clock.
+    #[test]
+    fn v7_lazy_seed_issues_what_next_at_does(steps in proptest::collection::vec((0u64..20, any::<[u8; 10]>()), 1..200)) {
+        let (mut eager, mut lazy) = (V7Generator::new(), V7Generator::new());
+        for (ms, r) in steps {
+            let now = 1_700_000_000_000 + ms;
+            let tail = u32::from_be_bytes([r[6], r[7], r[8], r[9]]);
+            let seed = || Ok::<_, Error>(u64::from_be_bytes([0, 0, r[0], r[1], r[2], r[3], r[4], r[5]]));
+            prop_assert_eq!(lazy.next_counter_with(now, tail, seed), Ok(eager.next_at(now, r)));
+            prop_assert_eq!(lazy, eager);
+        }
+    }
+
     #[test]
     fn v7_time_round_trips(ms in 0u64..=MAX_V7_MS, r in any::<[u8; 10]>()) {
         prop_assert_eq!(inspect(&v7(ms, r)).unix_ms, Some(ms));
