@@ -17,7 +17,7 @@ const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'idmin
 const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs; do not edit. */\n'
 // Exported by hand-registered Node-API callbacks (bindings-node/src/fast.rs) or by index.js,
 // which napi-rs does not see.
-const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', 'uuid7', 'uuid7s']
+const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', 'uuid7', 'uuid7s', 'ulid', 'typeid']
 // Native halves index.js wraps and keeps off the exports (`uuid7s` slices `_uuid7sText`'s string).
 const NODE_HIDDEN = ['_uuid7sText']
 // The browser package's class written in JavaScript (bindings-wasm/src/leased.js, appended to

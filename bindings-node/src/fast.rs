@@ -1,5 +1,6 @@
 //! Hand-registered Node-API callbacks for the per-ID methods of `Snowflake` (`nextId`,
-//! `nextIdString`, `nextIdNumber`, `tryNextId`), `uuid7()` and the benchmark floor `_benchFloor`.
+//! `nextIdString`, `nextIdNumber`, `tryNextId`), `uuid7()`, `ulid()`, `typeid()` and the benchmark
+//! floor `_benchFloor`.
 //!
 //! A method napi-rs generates for `&self` costs about 400 ns per call here (ten times the ID):
 //! it unwraps `this` (a private-property lookup), checks its type tag and records a borrow
@@ -25,6 +26,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use idmint::Snowflake as CoreSnowflake;
+use idmint_js::convert::string_arg;
 use idmint_js::error::{core, not_js_safe, type_error};
 use idmint_js::{Class, Host, Out};
 use napi::bindgen_prelude::TypeTag;
@@ -286,18 +288,7 @@ pub(crate) fn adopt(env: &Env, obj: sys::napi_value, gen: &Arc<CoreSnowflake>) -
 /// (Latin-1: no UTF-8 validation, no allocation in Rust).
 fn uuid_string(env: &Env, u: &idmint::uuids::Uuid) -> napi::Result<sys::napi_value> {
     let mut buf = [0u8; 36];
-    let s = u.hyphenated().encode_lower(&mut buf);
-    let mut out = ptr::null_mut();
-    // SAFETY: `s` is ASCII (so Latin-1) of the given length; `out` an out pointer.
-    let st = unsafe {
-        sys::napi_create_string_latin1(
-            env.raw(),
-            s.as_ptr().cast::<c_char>(),
-            s.len() as _,
-            &mut out,
-        )
-    };
-    ok(st, "create a string").map(|()| out)
+    ascii_string(env, u.hyphenated().encode_lower(&mut buf).as_bytes())
 }
 
 /// The texts of `uuids` back to back, as one new JavaScript string.
@@ -309,13 +300,18 @@ pub(crate) fn uuid_texts(
     for (u, chunk) in uuids.iter().zip(buf.chunks_exact_mut(36)) {
         u.hyphenated().encode_lower(chunk);
     }
+    ascii_string(env, &buf)
+}
+
+/// ASCII text (so Latin-1) as a new JavaScript string.
+fn ascii_string(env: &Env, s: &[u8]) -> napi::Result<sys::napi_value> {
     let mut out = ptr::null_mut();
-    // SAFETY: `buf` is ASCII (so Latin-1) of the given length; `out` an out pointer.
+    // SAFETY: `s` is ASCII of the given length; `out` an out pointer.
     let st = unsafe {
         sys::napi_create_string_latin1(
             env.raw(),
-            buf.as_ptr().cast::<c_char>(),
-            buf.len() as _,
+            s.as_ptr().cast::<c_char>(),
+            s.len() as _,
             &mut out,
         )
     };
@@ -327,6 +323,39 @@ unsafe extern "C" fn uuid7(env: sys::napi_env, _info: sys::napi_callback_info) -
     guarded(env, |e| {
         let u = idmint::uuid_clock::uuid7().map_err(|err| core(&Js(e), err))?;
         uuid_string(e, &u)
+    })
+}
+
+/// `ulid()`: the process-wide monotonic ULID (the core's `uuid_clock::ulid`), as text.
+unsafe extern "C" fn ulid(env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, |e| {
+        let u = idmint::uuid_clock::ulid().map_err(|err| core(&Js(e), err))?;
+        ascii_string(e, &u.encode())
+    })
+}
+
+/// `typeid(prefix)`: a TypeID on the process-wide v7 (the core's `uuid_clock::typeid`), as text.
+unsafe extern "C" fn typeid(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    guarded(env, |e| {
+        let h = Js(e);
+        let (mut argc, mut arg) = (1usize, ptr::null_mut());
+        // SAFETY: one argument slot; a missing argument reads as `undefined`.
+        let st = unsafe {
+            sys::napi_get_cb_info(
+                env,
+                info,
+                &mut argc,
+                &mut arg,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        ok(st, "read the call")?;
+        let prefix = string_arg(&h, &arg, "prefix")?;
+        let id = idmint::uuid_clock::typeid(&prefix).map_err(|err| core(&h, err))?;
+        let mut buf = [0u8; idmint::typeid::MAX_LEN];
+        let n = id.encode_into(&mut buf).map_err(|err| core(&h, err))?;
+        ascii_string(e, buf.get(..n).ok_or_else(|| failed("spell a TypeID"))?)
     })
 }
 
@@ -346,9 +375,8 @@ fn set(env: &Env, obj: sys::napi_value, name: &CStr, f: sys::napi_value) -> napi
     )
 }
 
-/// Puts the per-ID methods on `class.prototype` (a `T`'s), `uuid7` and `_benchFloor` on
-/// `exports`, and
-/// remembers the prototype for [`adopt`].
+/// Puts the per-ID methods on `class.prototype` (a `T`'s), `uuid7`, `ulid`, `typeid` and
+/// `_benchFloor` on `exports`, and remembers the prototype for [`adopt`].
 pub(crate) fn install<T: TypeTag + AsRef<CoreSnowflake>>(
     env: &Env,
     exports: sys::napi_value,
@@ -382,6 +410,14 @@ pub(crate) fn install<T: TypeTag + AsRef<CoreSnowflake>>(
         c"uuid7",
         function(env, c"uuid7", uuid7, ptr::null_mut())?,
     )?;
+    for (name, cb) in [(c"ulid", ulid as Callback), (c"typeid", typeid)] {
+        set(
+            env,
+            exports,
+            name,
+            function(env, name, cb, ptr::null_mut())?,
+        )?;
+    }
     set(
         env,
         exports,

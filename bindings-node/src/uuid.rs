@@ -8,7 +8,7 @@ use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
-use idmint_js::convert::{batch_arg, bytes_arg, string_arg, u64_arg, with_random};
+use idmint_js::convert::{batch_arg, bytes_arg, u64_arg, with_random};
 use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
@@ -52,18 +52,6 @@ pub const NIL_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
 #[napi]
 pub const MAX_UUID: &str = "ffffffff-ffff-ffff-ffff-ffffffffffff";
-
-#[napi(catch_unwind)]
-pub fn typeid(env: &Env, prefix: Unknown<'_>) -> napi::Result<String> {
-    let h = Js(env);
-    let p = string_arg(&h, &prefix.raw(), "prefix")?;
-    uuid_clock::typeid(&p).or_throw(&h).map(|t| t.to_string())
-}
-
-#[napi(catch_unwind)]
-pub fn ulid(env: &Env) -> napi::Result<String> {
-    uuid_clock::ulid().or_throw(&Js(env)).map(|u| u.to_string())
-}
 
 /// A generated ID: a `bigint` (snowflake) or a UUID string.
 pub(crate) fn generated<'e>(env: &'e Env, id: GeneratedId) -> napi::Result<Unknown<'e>> {

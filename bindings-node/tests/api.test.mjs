@@ -712,7 +712,12 @@ describe('formats: v6, v7 batches, v8, TypeID, ULID', () => {
     assert.equal(m.typeidFromUuid('user', p.uuid), a)
     assert.equal(m.typeid('').length, 26)
     assert.throws(() => m.typeid('User'), { code: 'ERR_INVALID_ENCODING', codec: 'typeid', at: 0 })
-    assert.throws(() => m.typeid(5), TypeError)
+    assert.throws(() => m.typeid(5), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' })
+    assert.throws(() => m.typeid(), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' })
+    assert.throws(() => m.typeid('a'.repeat(64)), { code: 'ERR_INVALID_ENCODING', at: 63 })
+    assert.throws(() => m.typeid('a_'), { code: 'ERR_INVALID_ENCODING', at: 1 })
+    // The longest prefix fits the text: 63 + 1 + 26 characters.
+    assert.equal(m.typeid('z'.repeat(63)).length, 90)
   })
 
   test('ulid() round-trips and increases', () => {
