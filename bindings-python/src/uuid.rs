@@ -58,6 +58,8 @@ struct UuidMaker {
     /// Byte offsets of the `int` and `is_safe` slots in an instance, when found (see
     /// [`UuidMaker::find_offsets`]); else the slots are set through `object.__setattr__`.
     offsets: Option<(usize, usize)>,
+    /// The class's `tp_alloc`, read once (a heap type's slots do not change).
+    alloc: Option<ffi::allocfunc>,
 }
 
 static UUID_MAKER: PyOnceLock<UuidMaker> = PyOnceLock::new();
@@ -66,10 +68,17 @@ impl UuidMaker {
     fn new(py: Python<'_>) -> PyResult<UuidMaker> {
         let cls = uuid_type(py)?.clone();
         let safe = py.import("uuid")?.getattr("SafeUUID")?.getattr("unknown")?;
+        // SAFETY: `cls` is a live type object; PyType_GetSlot returns its tp_alloc slot or NULL,
+        // and a non-NULL Py_tp_alloc slot holds an `allocfunc`.
+        let alloc = unsafe {
+            let slot = ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_alloc);
+            (!slot.is_null()).then(|| std::mem::transmute::<_, ffi::allocfunc>(slot))
+        };
         let mut m = UuidMaker {
             cls: cls.unbind(),
             safe: safe.unbind(),
             offsets: None,
+            alloc,
         };
         m.offsets = m.find_offsets(py)?;
         Ok(m)
@@ -134,10 +143,12 @@ impl UuidMaker {
 
     fn make<'py>(&self, py: Python<'py>, int: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let safe = self.safe.bind(py);
-        let Some((ia, ib)) = self.offsets else {
+        let (Some((ia, ib)), Some(alloc)) = (self.offsets, self.alloc) else {
             return self.make_generic(py, &int, safe);
         };
-        let obj = bare_instance(self.cls.bind(py))?;
+        // SAFETY: `alloc` is the class's own tp_alloc; called with that class and 0 items it
+        // returns a new reference to a zero-initialised instance, or NULL with an exception set.
+        let obj = unsafe { Bound::from_owned_ptr_or_err(py, alloc(self.cls.as_ptr().cast(), 0))? };
         // SAFETY: a fresh instance from tp_alloc has its slots zeroed (NULL); the offsets are
         // those `find_offsets` saw `object.__setattr__` write. Each slot takes a strong
         // reference, as the member descriptor's setter would (nothing is released: they were
