@@ -15,7 +15,7 @@ use napi::{Env, JsValue};
 use napi_derive::napi;
 
 use crate::convert::{unknown, Js, Layout, OrThrow};
-use crate::release::drop_off_thread;
+use crate::release::{drop_off_thread, open_after_releases};
 use crate::snowflake::biguint64_array;
 
 /// The `ERR_CLOSED` error of a call after `close()`.
@@ -58,7 +58,7 @@ impl LeasedSnowflake {
             Ok(false)
         })?;
         Ok(LeasedSnowflake {
-            inner: Some(o.open(&source).or_throw(&h)?),
+            inner: Some(open_after_releases(|| o.open(&source)).or_throw(&h)?),
         })
     }
 

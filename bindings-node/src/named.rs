@@ -16,7 +16,7 @@ use napi_derive::napi;
 
 use crate::convert::{Js, OrThrow};
 use crate::leased::closed;
-use crate::release::drop_off_thread;
+use crate::release::{drop_off_thread, open_after_releases};
 use crate::snowflake::{biguint64_array, Snowflake};
 use crate::uuid::{generated, UuidGenerator};
 
@@ -27,7 +27,7 @@ pub fn from_config<'e>(
 ) -> napi::Result<Either3<Unknown<'e>, UuidGenerator, NamedGenerator>> {
     let h = Js(env);
     let config = string_arg(&h, &config.raw(), "config")?;
-    match named::resolve(&config).or_throw(&h)? {
+    match open_after_releases(|| named::resolve(&config)).or_throw(&h)? {
         Named::Core(named) => match named.snowflake_config() {
             Some(cfg) => Snowflake::instance(env, *cfg).map(Either3::A),
             None => UuidGenerator::from_named(&h, named).map(Either3::B),
@@ -78,7 +78,9 @@ impl NamedGenerator {
     pub fn new(env: &Env, config: Unknown<'_>) -> napi::Result<Self> {
         let h = Js(env);
         let config = string_arg(&h, &config.raw(), "config")?;
-        Ok(NamedGenerator::wrap(named::build(&config).or_throw(&h)?))
+        Ok(NamedGenerator::wrap(
+            open_after_releases(|| named::build(&config)).or_throw(&h)?,
+        ))
     }
 
     #[napi(getter, catch_unwind)]

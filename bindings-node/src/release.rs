@@ -37,15 +37,39 @@ pub(crate) fn drop_off_thread<T: Send + 'static>(held: Option<T>) {
     }
 }
 
+/// Opens a store-backed object with `open`. Should that fail for want of what an object
+/// collected without `close()` may still hold — its node (`NoFreeNode`) or its segment journal
+/// (in use: `InvalidConfig`) — while such releases started from this thread have not all been
+/// joined, it waits for them and tries once more: a generator that was collected is released
+/// for the next one, as if its release had run in the finalizer.
+pub(crate) fn open_after_releases<T>(open: impl Fn() -> idmint::Result<T>) -> idmint::Result<T> {
+    match open() {
+        Err(idmint::Error::NoFreeNode { .. } | idmint::Error::InvalidConfig { .. })
+            if finish_releases() =>
+        {
+            open()
+        }
+        r => r,
+    }
+}
+
+/// Joins the release threads started from this JavaScript thread; whether there were any.
+fn finish_releases() -> bool {
+    let pending = RELEASING.with(RefCell::take);
+    let any = !pending.is_empty();
+    for thread in pending {
+        let _ = thread.join();
+    }
+    any
+}
+
 /// Registers the hook that marks this environment's shutdown and waits for the releases still
 /// running. Node runs environment cleanup hooks in reverse order of registration, so this one
 /// runs before Node-API finalizes the objects still alive.
 pub(crate) fn watch_teardown(env: &Env) -> napi::Result<()> {
     env.add_env_cleanup_hook((), |()| {
         TEARING_DOWN.with(|t| t.set(true));
-        for thread in RELEASING.with(RefCell::take) {
-            let _ = thread.join();
-        }
+        finish_releases();
     })?;
     Ok(())
 }

@@ -15,7 +15,7 @@ use napi_derive::napi;
 use crate::convert::{unknown, Js, OrThrow};
 use crate::leased::closed;
 use crate::obfuscate::Obfuscator;
-use crate::release::drop_off_thread;
+use crate::release::{drop_off_thread, open_after_releases};
 use crate::snowflake::biguint64_array;
 
 type Allocator = CoreAllocator<Box<dyn SegmentStore>>;
@@ -65,7 +65,7 @@ impl SegmentAllocator {
         if let Some(ob) = obfuscator {
             o.obfuscate(ob);
         }
-        let inner = o.open(&url).or_throw(&h)?;
+        let inner = open_after_releases(|| o.open(&url)).or_throw(&h)?;
         Ok(SegmentAllocator {
             store: inner.store().kind(),
             inner: Some(inner),

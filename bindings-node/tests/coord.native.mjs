@@ -518,6 +518,29 @@ describe('a generator collected without close()', () => {
     })
   }
 
+  test('collected open, its node and journal go to the next one opened', { skip: !REDIS && 'IDMINT_TEST_REDIS_URL is not set' }, async () => {
+    // The release runs on a thread of its own; a LeasedSnowflake (nodes: 1) or a
+    // SegmentAllocator (same journal) opened meanwhile waits for it instead of failing with
+    // ERR_NO_FREE_NODE or ERR_INVALID_CONFIG ("journal in use"). Through a store 150 ms away,
+    // so that the release is still under way when the next one opens.
+    const proxy = await pausableProxy(REDIS, 150)
+    try {
+      const child = fork(new URL('./support/drop-child.mjs', import.meta.url), [proxy.url, 'reopen', unique('node-reopen')], {
+        execArgv: ['--expose-gc'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      })
+      const exited = new Promise((resolve) => child.on('exit', resolve))
+      const report = await new Promise((resolve, reject) => {
+        child.on('message', resolve)
+        child.on('exit', (code) => reject(new Error(`the child exited (${code}) before reporting`)))
+      })
+      assert.deepEqual(report, { lease: null, segment: null })
+      assert.equal(await exited, 0)
+    } finally {
+      proxy.close()
+    }
+  })
+
   for (const how of ['process', 'worker thread']) {
     test(`left open when a ${how} exits, a leased node is still released`, { skip: !REDIS && 'IDMINT_TEST_REDIS_URL is not set' }, async () => {
       // The release of an object finalized while its environment shuts down runs there and

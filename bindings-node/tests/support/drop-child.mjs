@@ -7,6 +7,13 @@
 // - CLASS `exit`: leaves a LeasedSnowflake (nodes: 1) open and exits; the environment's
 //   teardown must still release it. Also runs as a worker thread, given [URL, 'exit',
 //   NAMESPACE] as its workerData.
+// - CLASS `reopen`: a LeasedSnowflake (nodes: 1) and a SegmentAllocator with a journal, each
+//   collected open and then opened again on the same node or journal while the collected one's
+//   release is still under way. Sends { lease, segment }: the error code of each reopening,
+//   or null.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { workerData } from 'node:worker_threads'
 
 import m from './impl.mjs'
@@ -42,7 +49,29 @@ async function longestGap(ms) {
   return maxGapMs
 }
 
-if (cls === 'exit') {
+if (cls === 'reopen') {
+  const journal = join(mkdtempSync(join(tmpdir(), 'idmint-reopen-')), 'journal')
+  const open = {
+    lease: () => new m.LeasedSnowflake(url, { namespace, nodes: 1, ttlMs: 60000 }),
+    segment: () => new m.SegmentAllocator(url, { journal }),
+  }
+  const report = {}
+  for (const [name, make] of Object.entries(open)) {
+    ;(() => void make())()
+    globalThis.gc()
+    // Node-API runs the finalizer in an immediate queued by the collection: after this one,
+    // the release has started on its own thread.
+    await new Promise((resolve) => setImmediate(resolve))
+    try {
+      make().close()
+      report[name] = null
+    } catch (e) {
+      report[name] = e.code ?? String(e)
+    }
+  }
+  process.send(report)
+  process.disconnect()
+} else if (cls === 'exit') {
   // Holding the lease is enough (minting first would wait out a new namespace's lock delay).
   globalThis.kept = new m.LeasedSnowflake(url, { namespace, nodes: 1, ttlMs: 60000 })
   if (!workerData) process.disconnect()
