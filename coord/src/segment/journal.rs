@@ -198,7 +198,7 @@ const LABELS: Labels = Labels {
     store: "journal",
     linked: LINKED,
     in_use: Error::InvalidConfig {
-        reason: "the segment journal is in use by another process",
+        reason: "the segment journal is in use by another allocator (in this process or another)",
     },
     unnamed: Error::InvalidConfig {
         reason: "the segment journal path must name a file",

@@ -144,7 +144,7 @@ const LABELS: Labels = Labels {
                  record or its lock file; remove it",
     },
     in_use: Error::InvalidConfig {
-        reason: "the section sequencer's record is in use by another process",
+        reason: "the section sequencer's record is in use by another sequencer (in this process or another)",
     },
     unnamed: Error::InvalidConfig {
         reason: "the section sequencer's record path must name a file",
