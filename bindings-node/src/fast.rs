@@ -4,8 +4,9 @@
 //!
 //! A method napi-rs generates for `&self` costs about 400 ns per call here (ten times the ID):
 //! it unwraps `this` (a private-property lookup), checks its type tag and records a borrow
-//! guard. These four take no arguments and never call back into JavaScript, so they are plain
-//! callbacks instead:
+//! guard; a generated plain function also costs more than the ID. None of these call back into
+//! JavaScript (`typeid` reads its one argument only once it is known to be a string), so they
+//! are plain callbacks instead. The four per-ID methods take no arguments and come in two kinds:
 //!
 //! * **Own functions** (the hot path): [`adopt`] gives each new `Snowflake` object its own
 //!   non-enumerable functions whose callback data is a counted reference (`Arc`) to the core
