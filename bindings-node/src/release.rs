@@ -5,6 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::thread::JoinHandle;
 
+use idmint_coord::segment::is_held_elsewhere;
 use napi::Env;
 
 thread_local! {
@@ -39,13 +40,14 @@ pub(crate) fn drop_off_thread<T: Send + 'static>(held: Option<T>) {
 
 /// Opens a store-backed object with `open`. Should that fail for want of what an object
 /// collected without `close()` may still hold — its node (`NoFreeNode`) or its segment journal
-/// (in use: `InvalidConfig`) — while such releases started from this thread have not all been
-/// joined, it waits for them and tries once more: a generator that was collected is released
-/// for the next one, as if its release had run in the finalizer.
+/// (held elsewhere) — while such releases started from this thread have not all been joined,
+/// it waits for them and tries once more: a generator that was collected is released for the
+/// next one, as if its release had run in the finalizer.
 pub(crate) fn open_after_releases<T>(open: impl Fn() -> idmint::Result<T>) -> idmint::Result<T> {
     match open() {
-        Err(idmint::Error::NoFreeNode { .. } | idmint::Error::InvalidConfig { .. })
-            if finish_releases() =>
+        Err(e)
+            if (matches!(e, idmint::Error::NoFreeNode { .. }) || is_held_elsewhere(&e))
+                && finish_releases() =>
         {
             open()
         }

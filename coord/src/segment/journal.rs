@@ -194,7 +194,7 @@ const UNIDENTIFIED: Error = Error::StoreMismatch {
              values came from; delete it (its values are then skipped, never repeated)",
 };
 
-const LABELS: Labels = Labels {
+pub(crate) const LABELS: Labels = Labels {
     store: "journal",
     linked: LINKED,
     in_use: Error::InvalidConfig {
@@ -575,6 +575,27 @@ mod tests {
             assert!(dir.join(name).exists(), "{name}");
         }
         drop(_j);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A second open of a journal in one process is refused as held elsewhere (the lock is
+    /// per open file, not per process), and the journal opens again once the first is dropped.
+    #[test]
+    fn a_journal_open_twice_in_one_process_is_held_elsewhere() {
+        let dir = std::env::temp_dir().join(format!("idmint-journal-twice-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let store = super::super::MemoryStore::new();
+        let (first, _) = Journal::open(dir.join("j"), &store).unwrap();
+        let refused = Journal::open(dir.join("j"), &store)
+            .map(|_| ())
+            .unwrap_err();
+        assert!(super::super::is_held_elsewhere(&refused), "{refused}");
+        assert!(!super::super::is_held_elsewhere(&Error::InvalidConfig {
+            reason: "something else"
+        }));
+        drop(first);
+        let (again, _) = Journal::open(dir.join("j"), &store).unwrap();
+        drop(again);
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -30,6 +30,13 @@ pub use memory::MemoryStore;
 pub use sections::{SectionSequencer, SectionSequencerBuilder};
 pub use url::open_store;
 
+/// Whether `e` is the refusal to open a segment journal or a section sequencer's record that
+/// another owner holds locked — another allocator of this process (one still shutting down,
+/// say) or another process.
+pub fn is_held_elsewhere(e: &idmint::Error) -> bool {
+    *e == journal::LABELS.in_use || *e == sections::LABELS.in_use
+}
+
 /// Most keys one [`SegmentAllocator`] serves (and one journal records): every key holds two
 /// buffers and a thread-safe entry, so an unbounded key space (keys taken from user input)
 /// would grow without bound. Beyond it, a new key is [`idmint::Error::LimitExceeded`].

@@ -137,7 +137,7 @@ const MOVED: Error = Error::StoreMismatch {
              store and prefix?): this section is stopped",
 };
 
-const LABELS: Labels = Labels {
+pub(crate) const LABELS: Labels = Labels {
     store: "section record",
     linked: Error::InvalidConfig {
         reason: "a symbolic link or another special file stands at the section sequencer's \
