@@ -40,29 +40,29 @@ pub(crate) fn drop_off_thread<T: Send + 'static>(held: Option<T>) {
 
 /// Opens a store-backed object with `open`. Should that fail for want of what an object
 /// collected without `close()` may still hold — its node (`NoFreeNode`) or its segment journal
-/// (held elsewhere) — while such releases started from this thread have not all been joined,
-/// it waits for them and tries once more: a generator that was collected is released for the
-/// next one, as if its release had run in the finalizer.
+/// (held elsewhere) — while such a release started from this thread was still running, it waits
+/// for the releases and tries once more: a generator that was collected is released for the
+/// next one, as if its release had run in the finalizer. (A release that had finished before
+/// `open` began freed what it held already: no retry for it.)
 pub(crate) fn open_after_releases<T>(open: impl Fn() -> idmint::Result<T>) -> idmint::Result<T> {
+    let releasing = RELEASING.with(|r| r.borrow().iter().any(|t| !t.is_finished()));
     match open() {
         Err(e)
-            if (matches!(e, idmint::Error::NoFreeNode { .. }) || is_held_elsewhere(&e))
-                && finish_releases() =>
+            if releasing
+                && (matches!(e, idmint::Error::NoFreeNode { .. }) || is_held_elsewhere(&e)) =>
         {
+            finish_releases();
             open()
         }
         r => r,
     }
 }
 
-/// Joins the release threads started from this JavaScript thread; whether there were any.
-fn finish_releases() -> bool {
-    let pending = RELEASING.with(RefCell::take);
-    let any = !pending.is_empty();
-    for thread in pending {
+/// Joins the release threads started from this JavaScript thread.
+fn finish_releases() {
+    for thread in RELEASING.with(RefCell::take) {
         let _ = thread.join();
     }
-    any
 }
 
 /// Registers the hook that marks this environment's shutdown and waits for the releases still

@@ -195,10 +195,12 @@ impl Decoded {
         }
         writeln!(out, "uuid          {u}")?;
         if !matches!(self, Decoded::Ulid(_)) {
-            let variant = match () {
-                _ if u.is_nil() => "nil UUID",
-                _ if u.is_max() => "max UUID",
-                _ => info.variant,
+            let variant = if u.is_nil() {
+                "nil UUID"
+            } else if u.is_max() {
+                "max UUID"
+            } else {
+                info.variant
             };
             writeln!(out, "version       {} ({variant})", info.version)?;
         }
