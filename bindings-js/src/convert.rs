@@ -215,28 +215,62 @@ pub fn function_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<(), H::E
 }
 
 /// Runs `call`, a generator call that may ask for random bytes, with them drawn from the source
-/// `random` names: `os` when it is missing (`undefined` or `null`), else the JavaScript function
-/// `(n) => Uint8Array`, whose exception passes on as is. The source runs after `call` has
-/// returned, never inside it (the core's `draw_outside`), so `call` may hold a lock or a borrow
-/// of the generator and the function may call the same generator again.
+/// `random` names ([`random_source`]). The source runs after `call` has returned, never inside
+/// it (the core's `draw_outside`), so `call` may hold a lock or a borrow of the generator and
+/// the function may call the same generator again.
 pub fn with_random<H: Host, T>(
     h: &H,
     random: Option<&H::Value>,
     mut os: impl FnMut(&mut [u8]) -> idmint::Result<()>,
     call: impl FnMut(&mut dyn FnMut(&mut [u8]) -> idmint::Result<()>) -> idmint::Result<T>,
 ) -> Result<T, H::Error> {
-    let r = match random.filter(|r| !is_nullish(h, r)) {
+    // Two calls rather than one through `random_source`'s closure, which made the browser's
+    // `.wasm` larger.
+    let r = match random_function(h, random)? {
         None => draw_outside(call, |buf| os(buf).or_throw(h)),
-        Some(f) => {
-            function_arg(h, f, "random")?;
-            draw_outside(call, |buf| {
-                let n = h.value(Out::Num(buf.len() as f64))?;
-                random_result(h, &h.call1(f, n)?, buf)
-            })
-        }
+        Some(f) => draw_outside(call, |buf| call_random(h, f, buf)),
     };
     r?.or_throw(h)
 }
+
+/// The random source `random` names, as a function filling a buffer: `os` when it is missing
+/// (`undefined` or `null`), else the JavaScript function `(n) => Uint8Array`, whose exception
+/// passes on as is. For a core call that draws outside its lock by itself
+/// (`UuidGenerator::next_at_with`).
+pub fn random_source<'a, H: Host>(
+    h: &'a H,
+    random: Option<&'a H::Value>,
+    mut os: impl FnMut(&mut [u8]) -> idmint::Result<()> + 'a,
+) -> Result<impl Fill<H::Error> + 'a, H::Error> {
+    let f = random_function(h, random)?;
+    Ok(move |buf: &mut [u8]| match f {
+        None => os(buf).or_throw(h),
+        Some(f) => call_random(h, f, buf),
+    })
+}
+
+/// The caller's random function, checked, or `None` for `undefined`, `null` or none given.
+fn random_function<'a, H: Host>(
+    h: &H,
+    random: Option<&'a H::Value>,
+) -> Result<Option<&'a H::Value>, H::Error> {
+    let f = random.filter(|r| !is_nullish(h, r));
+    if let Some(f) = f {
+        function_arg(h, f, "random")?;
+    }
+    Ok(f)
+}
+
+/// `f(buf.len())`, whose `Uint8Array` fills `buf`.
+fn call_random<H: Host>(h: &H, f: &H::Value, buf: &mut [u8]) -> Result<(), H::Error> {
+    let n = h.value(Out::Num(buf.len() as f64))?;
+    random_result(h, &h.call1(f, n)?, buf)
+}
+
+/// A function filling a buffer with random bytes, failing with `E`.
+pub trait Fill<E>: FnMut(&mut [u8]) -> Result<(), E> {}
+
+impl<E, F: FnMut(&mut [u8]) -> Result<(), E>> Fill<E> for F {}
 
 /// Copies what a random callback returned (`r`, which must be a `Uint8Array` of exactly
 /// `out.len()` bytes) into `out`.

@@ -8,7 +8,7 @@ use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
-use idmint_js::convert::{batch_arg, bytes_arg, u64_arg, with_random};
+use idmint_js::convert::{batch_arg, bytes_arg, random_source, u64_arg};
 use idmint_js::values;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
@@ -110,9 +110,8 @@ impl UuidGenerator {
         let h = Js(env);
         let now = u64_arg(&h, &now_ms.raw(), "nowMs")?;
         let random = random.map(|r| r.raw());
-        let u = with_random(&h, random.as_ref(), random_fill, |fill| {
-            self.inner.next_at(now, fill)
-        })?;
+        let random = random_source(&h, random.as_ref(), random_fill)?;
+        let u = self.inner.next_at_with(now, random)?.or_throw(&h)?;
         Ok(js_uuid(&u))
     }
 

@@ -17,7 +17,7 @@ use std::sync::{Mutex, OnceLock};
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{self, Uuid, V7Generator, V7Method};
-use idmint::{Error, UuidGenerator};
+use idmint::UuidGenerator;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -321,22 +321,12 @@ impl PyUuidGenerator {
     /// None draws them from the OS.
     #[pyo3(signature = (now_ms, random = None))]
     fn next_at(&self, now_ms: u64, random: Option<Bound<'_, PyAny>>) -> PyResult<PyUuid> {
-        let Some(mut random) = random_callback(random)? else {
+        let Some(random) = random_callback(random)? else {
             return self.inner.next_at(now_ms, random_fill).py().map(PyUuid);
         };
         // The core calls `random` with the generator unlocked, so the callback (Python code)
         // may block, switch threads or call this generator again; its exception is raised as is.
-        let mut failure = None;
-        let r = self.inner.next_at(now_ms, |buf: &mut [u8]| {
-            random(buf).map_err(|e| {
-                failure = Some(e);
-                Error::RandomSource
-            })
-        });
-        match failure {
-            Some(e) => Err(e),
-            None => r.py().map(PyUuid),
-        }
+        self.inner.next_at_with(now_ms, random)?.py().map(PyUuid)
     }
 
     /// The type name: `uuid1`, `uuid4`, `uuid6` or `uuid7`.

@@ -127,6 +127,18 @@ impl UuidGenerator {
         draw_outside(|fill| self.next_locked(now_ms, sub_ms_nanos, fill), random)?
     }
 
+    /// [`next_at`](Self::next_at) for a host's random source, whose own error type `E` (a
+    /// Python exception, a JavaScript one) comes back as is in the outer `Result`, with the
+    /// generator as it was; the inner one is the generator's answer. `random` runs unlocked, as
+    /// for `next_at`.
+    pub fn next_at_with<E>(
+        &self,
+        now_ms: u64,
+        random: impl FnMut(&mut [u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<Result<Uuid>, E> {
+        draw_outside(|fill| self.next_locked(now_ms, 0, fill), random)
+    }
+
     /// One call under the lock, `random` included.
     fn next_locked<F>(&self, now_ms: u64, sub_ms_nanos: u32, random: F) -> Result<Uuid>
     where
@@ -286,6 +298,15 @@ mod tests {
                 );
             }
         }
+        // A host's own error passes through `next_at_with` untouched, the generator unchanged.
+        let g = UuidGenerator::new(7).unwrap();
+        assert_eq!(g.next_at_with(5, |_: &mut [u8]| Err("host")), Err("host"));
+        assert_eq!(g.last_unix_ms(), None);
+        let u = g.next_at_with(5, |b: &mut [u8]| {
+            b.fill(9);
+            Ok::<_, ()>(())
+        });
+        assert_eq!(u.map(|r| r.map(|u| u.get_version_num())), Ok(Ok(7)));
         let g = UuidGenerator::new(7).unwrap();
         let e = g.next_at(0, |_: &mut [u8]| Err(Error::BufferTooSmall { needed: 99 }));
         assert_eq!(
