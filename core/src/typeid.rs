@@ -59,14 +59,10 @@ impl Prefix {
                 "the prefix is longer than 63 characters",
             ));
         }
-        // Checked and copied in one pass: a prefix is a few bytes, and a `memcpy` call for
-        // them cost more than this loop (`typeid()` checks its prefix on every call).
-        let mut bytes = [0u8; MAX_PREFIX_LEN];
-        for (i, (&c, slot)) in b.iter().zip(bytes.iter_mut()).enumerate() {
+        for (i, &c) in b.iter().enumerate() {
             if !(c.is_ascii_lowercase() || c == b'_') {
                 return Err(bad(i, "a prefix holds only the letters a-z and _"));
             }
-            *slot = c;
         }
         if b.first() == Some(&b'_') {
             return Err(bad(0, "a prefix must not start with _"));
@@ -74,6 +70,8 @@ impl Prefix {
         if b.last() == Some(&b'_') {
             return Err(bad(b.len() - 1, "a prefix must not end with _"));
         }
+        let mut bytes = [0u8; MAX_PREFIX_LEN];
+        bytes[..b.len()].copy_from_slice(b);
         Ok(Prefix {
             bytes,
             len: b.len() as u8,

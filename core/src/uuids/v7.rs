@@ -185,6 +185,7 @@ impl V7Generator {
     /// the same bits, for callers that pay for each random word (the process-wide `uuid7()`
     /// draws 4 bytes per UUID instead of 10). A failing `seed` changes nothing.
     #[inline]
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // its caller, `uuid_clock`, needs std
     pub(crate) fn next_counter_with<E>(
         &mut self,
         unix_ms: u64,
