@@ -176,6 +176,8 @@ impl AtomicSnowflake {
         lag_ticks: u64,
         max: u64,
     ) -> (Result<Run>, Notes) {
+        // Only the ring (alloc) writes notes before the general path below takes them.
+        #[cfg_attr(not(feature = "alloc"), allow(unused_mut))]
         let mut notes = Notes::default();
         if max == 0 {
             return (

@@ -60,6 +60,40 @@ std::thread_local! {
     static STREAM: RefCell<Option<Stream>> = const { RefCell::new(None) };
 }
 
+/// What a draw from this thread's stream gave.
+enum Drawn<T> {
+    Bytes(T),
+    /// The stream needed seeding and the OS refused.
+    NoSeed,
+    /// The thread is being torn down: its stream is gone, the OS is not.
+    TornDown,
+}
+
+/// Runs `draw` on this thread's stream, counting `used` bytes against its reseeding; seeds it
+/// first on first use, after [`RESEED_BYTES`] and in a forked child.
+#[inline(always)]
+fn from_stream<T>(used: usize, draw: impl FnOnce(&mut ChaCha12Rng) -> T) -> Drawn<T> {
+    // The closure answers an `Option`, not a `Result`: `Error` is wide, and moving it through
+    // two nested results cost more than drawing the bytes.
+    let drawn = STREAM.try_with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let s = match &mut *slot {
+            Some(s) if s.born == fork::current() && s.left >= used => s,
+            stale => match Stream::seeded() {
+                Ok(fresh) => stale.insert(fresh),
+                Err(_) => return None,
+            },
+        };
+        s.left -= used;
+        Some(draw(&mut s.rng))
+    });
+    match drawn {
+        Ok(Some(v)) => Drawn::Bytes(v),
+        Ok(None) => Drawn::NoSeed,
+        Err(_) => Drawn::TornDown,
+    }
+}
+
 /// Fills `out` with randomness: this thread's ChaCha12 stream for small requests (seeded from
 /// the OS on first use, after every 64 KiB and in a forked child, so a child never
 /// repeats its parent's bytes), the OS for large ones and while a thread is being torn down.
@@ -68,37 +102,59 @@ pub fn random_fill(out: &mut [u8]) -> Result<()> {
     if out.len() > STREAM_MAX {
         return os_random_fill(out);
     }
-    // The closure answers a bool, not a `Result`: `Error` is wide, and moving it through two
-    // nested results cost more than drawing the bytes.
-    // Whole words are taken from the stream, so that many bytes count against the reseeding.
-    let used = out.len().div_ceil(8) * 8;
-    let drawn = STREAM.try_with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let s = match &mut *slot {
-            Some(s) if s.born == fork::current() && s.left >= used => s,
-            stale => match Stream::seeded() {
-                Ok(fresh) => stale.insert(fresh),
-                Err(_) => return false,
-            },
+    // Whole words are taken from the stream (a 4-byte one for a tail of up to 4), so that many
+    // bytes count against the reseeding.
+    let rest = out.len() % 8;
+    let used = out.len() - rest
+        + if rest > 4 {
+            8
+        } else {
+            rest.next_multiple_of(4)
         };
-        s.left -= used;
+    let drawn = from_stream(used, |rng| {
         // Whole words from the stream's buffered block: for the few bytes an ID needs this is
         // a load and an index bump per word, where `fill_bytes` pays a copy call.
         let mut words = out.chunks_exact_mut(8);
         for w in &mut words {
-            w.copy_from_slice(&s.rng.next_u64().to_le_bytes());
+            w.copy_from_slice(&rng.next_u64().to_le_bytes());
         }
         let rest = words.into_remainder();
-        if !rest.is_empty() {
-            let n = rest.len();
-            rest.copy_from_slice(&s.rng.next_u64().to_le_bytes()[..n]);
+        let n = rest.len();
+        if n > 4 {
+            rest.copy_from_slice(&rng.next_u64().to_le_bytes()[..n]);
+        } else if n > 0 {
+            rest.copy_from_slice(&rng.next_u32().to_le_bytes()[..n]);
         }
-        true
     });
     match drawn {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(Error::RandomSource),
-        // The thread is being torn down: its stream is gone, the OS is not.
-        Err(_) => os_random_fill(out),
+        Drawn::Bytes(()) => Ok(()),
+        Drawn::NoSeed => Err(Error::RandomSource),
+        Drawn::TornDown => os_random_fill(out),
+    }
+}
+
+/// 32 random bits from this thread's stream (as [`random_fill`] of 4 bytes, without the
+/// slice): one word of the stream's buffered block.
+#[inline]
+pub(crate) fn random_u32() -> Result<u32> {
+    match from_stream(4, RngCore::next_u32) {
+        Drawn::Bytes(v) => Ok(v),
+        Drawn::NoSeed => Err(Error::RandomSource),
+        Drawn::TornDown => {
+            let mut b = [0u8; 4];
+            os_random_fill(&mut b)?;
+            Ok(u32::from_le_bytes(b))
+        }
+    }
+}
+
+/// 64 random bits from this thread's stream (as [`random_fill`] of 8 bytes, without the
+/// slice).
+#[inline]
+pub(crate) fn random_u64() -> Result<u64> {
+    match from_stream(8, RngCore::next_u64) {
+        Drawn::Bytes(v) => Ok(v),
+        Drawn::NoSeed => Err(Error::RandomSource),
+        Drawn::TornDown => os_random_u64(),
     }
 }

@@ -21,6 +21,7 @@ use crate::fork::{self, ForkLock, ForkLockGuard};
 use crate::host_random::draw_outside;
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use crate::random::random_fill;
+use crate::random::{random_u32, random_u64};
 use crate::typeid::TypeId;
 use crate::ulid::{Ulid, UlidGenerator};
 use crate::uuids::{Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
@@ -198,18 +199,6 @@ pub fn uuid7() -> Result<Uuid> {
     state(&V7).1.next_counter_with(now, tail, random_u64)
 }
 
-fn random_u32() -> Result<u32> {
-    let mut b = [0u8; 4];
-    random_fill(&mut b)?;
-    Ok(u32::from_le_bytes(b))
-}
-
-fn random_u64() -> Result<u64> {
-    let mut b = [0u8; 8];
-    random_fill(&mut b)?;
-    Ok(u64::from_le_bytes(b))
-}
-
 /// A version 1 UUID from the process-wide generator (a random multicast node and clock
 /// sequence, drawn on its first call and again in a forked child), on the coarse clock: no two
 /// of a process are equal, and their timestamps never decrease.
@@ -245,7 +234,7 @@ pub fn uuid7_fill(out: &mut [Uuid]) -> Result<()> {
 /// A TypeID under `prefix` on a version 7 UUID from the process-wide generator (so TypeIDs of
 /// one process increase, whatever their prefix).
 pub fn typeid(prefix: &str) -> Result<TypeId> {
-    Ok(TypeId::new(prefix, Uuid::nil())?.with_uuid(uuid7()?))
+    TypeId::minted(prefix, uuid7)
 }
 
 /// A ULID from the process-wide monotonic generator: within one millisecond each is the last

@@ -263,15 +263,13 @@ impl V7Generator {
 }
 
 /// Lays out `counter` (42 bits) across `rand_a` and the top of `rand_b`, with `tail` below.
+/// Built as one 128-bit value, not byte by byte as the `uuid` crate's builder does: a caller
+/// reading the UUID back in words right away then stalls on the bytes' stores (~4 ns).
 const fn v7_with_counter(ms: u64, counter: u64, tail: u32) -> Uuid {
-    let rand_a = (counter >> 30) as u16; // 12 bits
-    let rand_b = ((counter & ((1 << 30) - 1)) << 32) | tail as u64; // 62 bits
-    let a = rand_a.to_be_bytes();
-    let b = rand_b.to_be_bytes();
-    // The builder overwrites the top nibble of byte 0 (version) and the top two bits of
-    // byte 2 (variant), which are exactly the bits left free here.
-    let bytes = [a[0], a[1], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
-    Builder::from_unix_timestamp_millis(ms, &bytes).into_uuid()
+    let ms = (ms & 0xFFFF_FFFF_FFFF) as u128;
+    let rand_a = (counter >> 30) as u128 & 0xFFF; // 12 bits
+    let rand_b = (((counter & ((1 << 30) - 1)) << 32) | tail as u64) as u128; // 62 bits
+    Uuid::from_u128((ms << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b)
 }
 
 #[cfg(test)]
@@ -286,6 +284,27 @@ mod tests {
         let a = (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xdead_beef).to_be_bytes();
         let b = (i as u16).to_be_bytes();
         [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1]]
+    }
+
+    /// The word-built layout is the `uuid` crate's builder's, bit for bit, at the edges of
+    /// every field.
+    #[test]
+    fn v7_with_counter_matches_the_builder() {
+        for ms in [0, 1, 1_700_000_000_000, MAX_V7_MS] {
+            for counter in [0, 1, (1 << 30) - 1, 1 << 30, 0x2AA_AAAA_AAAA, COUNTER_MAX] {
+                for tail in [0, 1, 0x8000_0001, u32::MAX] {
+                    let a = ((counter >> 30) as u16).to_be_bytes();
+                    let b = (((counter & ((1 << 30) - 1)) << 32) | u64::from(tail)).to_be_bytes();
+                    let bytes = [a[0], a[1], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
+                    let want = Builder::from_unix_timestamp_millis(ms, &bytes).into_uuid();
+                    assert_eq!(
+                        v7_with_counter(ms, counter, tail),
+                        want,
+                        "{ms} {counter} {tail}"
+                    );
+                }
+            }
+        }
     }
 
     /// The lazily seeded step draws a seed for a new millisecond and when the counter runs
