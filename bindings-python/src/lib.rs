@@ -13,6 +13,7 @@
 //! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
 //! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
 //! | `formats`      | `typeid`, `ulid`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators |
+//! | `int128`       | —                             | a UUID's 128 bits as an `int`, CPython's fast way    |
 //! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
 //! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
 //! | `named`        | `idmint_coord::named`         | `from_config`, `NamedGenerator`                      |
@@ -30,6 +31,7 @@ mod codec;
 mod convert;
 mod error;
 mod formats;
+mod int128;
 mod layout;
 mod leased;
 mod named;

@@ -12,7 +12,7 @@
 //! becomes a `uuid.UUID` without `UUID.__init__` (see [`PyUuid`]): that conversion is most of
 //! what a `uuid7()` call costs.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
@@ -25,6 +25,7 @@ use pyo3::types::{PyBytes, PyList, PyString, PyType};
 use pyo3::{ffi, intern};
 
 use crate::error::IntoPyResult;
+use crate::int128::u128_to_int;
 use crate::methods::{py_methods, py_record};
 
 static UUID_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -43,11 +44,19 @@ impl<'py> IntoPyObject<'py> for PyUuid {
     type Output = Bound<'py, PyAny>;
     type Error = PyErr;
 
+    #[inline]
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let maker = UUID_MAKER.get_or_try_init(py, || UuidMaker::new(py))?;
-        let int = u128_to_int(py, self.0.as_u128())?;
-        maker.make(py, int)
+        uuid_object(py, self.0.as_u128())
     }
+}
+
+/// The `uuid.UUID` of `v`. Takes the value, not the `Uuid`: a 128-bit argument travels in two
+/// registers, where the 16 bytes of a just-minted `Uuid` went through memory in pieces and
+/// reading them back as words stalled (~3 ns a UUID).
+#[inline(never)]
+fn uuid_object(py: Python<'_>, v: u128) -> PyResult<Bound<'_, PyAny>> {
+    let maker = UUID_MAKER.get_or_try_init(py, || UuidMaker::new(py))?;
+    maker.make(py, u128_to_int(py, v)?)
 }
 
 /// What building a `uuid.UUID` needs, found once: the class, its `SafeUUID.unknown`, and where
@@ -164,57 +173,6 @@ impl UuidMaker {
         }
         Ok(obj)
     }
-}
-
-/// `_PyLong_FromByteArray(bytes, n, little_endian, is_signed)`: CPython's own conversion of a
-/// byte string to an int (what `int.from_bytes` and CPython's `UUID._from_int` path use), in
-/// every CPython from 3.9 to 3.14 but outside the stable ABI.
-type FromByteArray = unsafe extern "C" fn(*const u8, usize, i32, i32) -> *mut ffi::PyObject;
-
-/// The interpreter's `_PyLong_FromByteArray`, looked up once at run time (an abi3 wheel cannot
-/// link to it), or None (another interpreter — PyPy's names differ — or a CPython without it).
-fn from_byte_array() -> Option<FromByteArray> {
-    static F: OnceLock<Option<FromByteArray>> = OnceLock::new();
-    *F.get_or_init(|| {
-        #[cfg(unix)]
-        {
-            extern "C" {
-                fn dlsym(
-                    handle: *mut std::ffi::c_void,
-                    symbol: *const std::ffi::c_char,
-                ) -> *mut std::ffi::c_void;
-            }
-            // RTLD_DEFAULT: the global symbols of the process, the interpreter's among them.
-            #[cfg(target_vendor = "apple")]
-            let default = -2isize as *mut std::ffi::c_void;
-            #[cfg(not(target_vendor = "apple"))]
-            let default = std::ptr::null_mut();
-            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name; the symbol, when
-            // present, has this signature in every CPython version the wheel supports.
-            let p = unsafe { dlsym(default, c"_PyLong_FromByteArray".as_ptr()) };
-            if p.is_null() {
-                None
-            } else {
-                Some(unsafe { std::mem::transmute::<*mut std::ffi::c_void, FromByteArray>(p) })
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            None
-        }
-    })
-}
-
-/// A 128-bit value as a Python int: one call to CPython's byte-array conversion where there is
-/// one, else pyo3's (which, in the stable ABI, takes two ints, a shift and an or).
-fn u128_to_int(py: Python<'_>, v: u128) -> PyResult<Bound<'_, PyAny>> {
-    if let Some(f) = from_byte_array() {
-        let b = v.to_le_bytes();
-        // SAFETY: 16 readable bytes, little-endian, unsigned; returns a new reference or NULL
-        // with an exception set.
-        return unsafe { Bound::from_owned_ptr_or_err(py, f(b.as_ptr(), 16, 1, 0)) };
-    }
-    Ok(v.into_pyobject(py)?.into_any())
 }
 
 /// `object.__new__(cls)` for the pure-Python class `uuid.UUID`: its `tp_alloc` (a heap type's

@@ -63,6 +63,22 @@ def test_versions_and_variants() -> None:
     assert idmint.uuid_info(uuid.UUID(int=0)).variant == "ncs"
 
 
+def test_every_uuid_int_is_exact_at_the_edges_of_each_digit_count() -> None:
+    """A UUID's `int` is built in place from 30-bit digits on CPython (int128.rs): each
+    edge of a digit count, and random values of every bit length, read back exactly."""
+    import random
+
+    rng = random.Random(7)
+    edges = {0, 1, (1 << 128) - 1}
+    for bits in range(1, 129):
+        edges |= {(1 << bits) - 1, 1 << (bits - 1), rng.getrandbits(bits)}
+    for v in sorted(edges) + [rng.getrandbits(128) for _ in range(2000)]:
+        u = idmint.parse_uuid(f"{v:032x}")
+        assert type(u.int) is int and u.int == v, hex(v)
+        assert u == uuid.UUID(int=v) and hash(u) == hash(uuid.UUID(int=v))
+        assert str(u.int) == str(v) and u.int.bit_length() == v.bit_length()
+
+
 def test_uuid7_monotonic_and_uuid1_distinct() -> None:
     v7 = [idmint.uuid7() for _ in range(50_000)]
     assert all(a < b for a, b in zip(v7, v7[1:]))
