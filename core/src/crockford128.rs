@@ -32,6 +32,17 @@ pub(crate) const fn encode(v: u128, lower: bool) -> [u8; LEN] {
     out
 }
 
+/// `bytes` as text: every encoder here writes ASCII, and checking that is a few word
+/// compares where `core::str::from_utf8` is a call (a tenth of a ULID's `to_string`).
+pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+    } else {
+        None
+    }
+}
+
 const fn value_of(c: u8, case: Case) -> Option<u8> {
     let c = match (case, c) {
         (Case::Any, b'a'..=b'z') => c - 32,

@@ -223,7 +223,7 @@ impl fmt::Display for TypeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut buf = [0u8; MAX_LEN];
         let n = self.encode_into(&mut buf).map_err(|_| fmt::Error)?;
-        f.write_str(core::str::from_utf8(&buf[..n]).map_err(|_| fmt::Error)?)
+        f.write_str(crockford128::ascii_str(&buf[..n]).ok_or(fmt::Error)?)
     }
 }
 

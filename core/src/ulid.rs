@@ -109,7 +109,7 @@ impl Ulid {
 impl fmt::Display for Ulid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = self.encode();
-        f.write_str(core::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+        f.write_str(crockford128::ascii_str(&text).ok_or(fmt::Error)?)
     }
 }
 
