@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
-use idmint::{AtomicSnowflake, LocalSnowflake, Snowflake};
+use idmint::{AtomicSnowflake, LocalSnowflake, Snowflake, ThreadSnowflake};
 use idmint_bench::{borrow_cfg, twitter, unix_ms, wait_cfg};
 
 fn main() {
@@ -133,6 +133,14 @@ mod ours {
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn snowflake_next_id_borrow(bencher: Bencher) {
         let g = Snowflake::new(borrow_cfg(twitter())).unwrap();
+        bencher.bench_local(|| black_box(&g).next_id().unwrap());
+    }
+
+    /// `snowflake_next_id_borrow` on a `ThreadSnowflake` (one thread: a plain store where the
+    /// `Snowflake` swaps).
+    #[divan::bench(sample_count = 2000, sample_size = 1024)]
+    fn thread_snowflake_next_id_borrow(bencher: Bencher) {
+        let g = ThreadSnowflake::new(borrow_cfg(twitter())).unwrap();
         bencher.bench_local(|| black_box(&g).next_id().unwrap());
     }
 

@@ -9,7 +9,7 @@
 //! are plain callbacks instead. The four per-ID methods take no arguments and come in two kinds:
 //!
 //! * **Own functions** (the hot path): [`adopt`] gives each new `Snowflake` object its own
-//!   non-enumerable functions whose callback data is a counted reference (`Arc`) to the core
+//!   non-enumerable functions whose callback data is a counted reference (`Rc`) to the core
 //!   generator, dropped by the function's finalizer. A call reads that pointer and nothing
 //!   else, so it costs about what an empty Node-API call does; a detached `const f =
 //!   gen.nextId; f()` keeps working. Instances of a JavaScript subclass are not adopted, so a
@@ -24,9 +24,9 @@ use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::Arc;
+use std::rc::Rc;
 
-use idmint::Snowflake as CoreSnowflake;
+use idmint::ThreadSnowflake as CoreSnowflake;
 use idmint_js::convert::string_arg;
 use idmint_js::error::{core, not_js_safe, type_error};
 use idmint_js::{Class, Host, Out};
@@ -128,7 +128,7 @@ unsafe extern "C" fn own<const M: usize>(
         if data.is_null() {
             return Err(failed("find the generator"));
         }
-        // SAFETY: `data` is the `Arc<CoreSnowflake>` `define_own` stored with this function; its
+        // SAFETY: `data` is the `Rc<CoreSnowflake>` `define_own` stored with this function; its
         // finalizer releases it only once the function is unreachable, which it is not now.
         call::<M>(e, unsafe { &*data.cast::<CoreSnowflake>() })
     })
@@ -167,11 +167,11 @@ unsafe extern "C" fn proto<T: TypeTag + AsRef<CoreSnowflake>, const M: usize>(
     })
 }
 
-/// Releases the `Arc` a function's callback data holds.
+/// Releases the `Rc` a function's callback data holds.
 unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
     if !data.is_null() {
-        // SAFETY: `data` came from `Arc::into_raw` in `define_own`; each finalizer runs once.
-        drop(unsafe { Arc::from_raw(data.cast_const().cast::<CoreSnowflake>()) });
+        // SAFETY: `data` came from `Rc::into_raw` in `define_own`; each finalizer runs once.
+        drop(unsafe { Rc::from_raw(data.cast_const().cast::<CoreSnowflake>()) });
     }
 }
 
@@ -203,10 +203,10 @@ fn define_own(
     obj: sys::napi_value,
     name: &CStr,
     cb: Callback,
-    gen: &Arc<CoreSnowflake>,
+    gen: &Rc<CoreSnowflake>,
 ) -> napi::Result<()> {
     let raw = env.raw();
-    let data = Arc::into_raw(Arc::clone(gen)).cast_mut().cast::<c_void>();
+    let data = Rc::into_raw(Rc::clone(gen)).cast_mut().cast::<c_void>();
     let attached = function(env, name, cb, data).and_then(|f| {
         // SAFETY: `f` is the function just created; `release` frees `data` when it is collected.
         let st = unsafe {
@@ -274,7 +274,7 @@ fn is_exact_instance(env: &Env, obj: sys::napi_value) -> napi::Result<bool> {
 }
 
 /// Gives a new `Snowflake` object its own per-ID functions (see the module docs).
-pub(crate) fn adopt(env: &Env, obj: sys::napi_value, gen: &Arc<CoreSnowflake>) -> napi::Result<()> {
+pub(crate) fn adopt(env: &Env, obj: sys::napi_value, gen: &Rc<CoreSnowflake>) -> napi::Result<()> {
     if !is_exact_instance(env, obj)? {
         return Ok(());
     }

@@ -1,14 +1,15 @@
 //! `Snowflake` (the clocked, fork-detecting front door) and `AtomicSnowflake` (sans-IO, for
 //! replays and callers that bring their own clock). Both wrap the core's generators; a
 //! JavaScript object lives in one thread, so a generator is never shared between
-//! `worker_threads` (each must be given its own node — see the README). The per-ID methods of
-//! `Snowflake` are hand-registered callbacks (see [`crate::fast`]).
+//! `worker_threads` (each must be given its own node — see the README). That is why `Snowflake`
+//! wraps the core's `ThreadSnowflake`, whose `next_id` needs no compare-and-swap, held by `Rc`.
+//! The per-ID methods of `Snowflake` are hand-registered callbacks (see [`crate::fast`]).
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::Arc;
+use std::rc::Rc;
 
-use idmint::{AtomicSnowflake as CoreAtomicSnowflake, Config, Snowflake as CoreSnowflake};
+use idmint::{AtomicSnowflake as CoreAtomicSnowflake, Config, ThreadSnowflake as CoreSnowflake};
 use idmint_js::convert::{batch_arg, u64_arg};
 use idmint_js::error::range_error;
 use idmint_js::options::snowflake_config;
@@ -82,7 +83,7 @@ pub(crate) fn biguint64_array<'e>(
 #[napi]
 pub struct Snowflake {
     /// Shared with the instance's own per-ID functions (see [`crate::fast`]).
-    inner: Arc<CoreSnowflake>,
+    inner: Rc<CoreSnowflake>,
 }
 
 impl AsRef<CoreSnowflake> for Snowflake {
@@ -103,9 +104,9 @@ impl Snowflake {
     /// A new JavaScript `Snowflake` for `cfg`, with its per-ID functions (for factories, which
     /// do not run the constructor).
     pub(crate) fn instance(env: &Env, cfg: Config) -> napi::Result<Unknown<'_>> {
-        let inner = Arc::new(CoreSnowflake::new(cfg).or_throw(&Js(env))?);
+        let inner = Rc::new(CoreSnowflake::new(cfg).or_throw(&Js(env))?);
         let obj = Snowflake {
-            inner: Arc::clone(&inner),
+            inner: Rc::clone(&inner),
         }
         .into_instance(env)?;
         fast::adopt(env, obj.value, &inner)?;
@@ -119,7 +120,7 @@ impl Snowflake {
     pub fn new(env: &Env, this: This<'_>, options: Option<Unknown<'_>>) -> napi::Result<Self> {
         let h = Js(env);
         let cfg = snowflake_config(&h, options.map(|o| o.raw()).as_ref())?;
-        let inner = Arc::new(CoreSnowflake::new(cfg).or_throw(&h)?);
+        let inner = Rc::new(CoreSnowflake::new(cfg).or_throw(&h)?);
         fast::adopt(env, this.object.raw(), &inner)?;
         Ok(Snowflake { inner })
     }

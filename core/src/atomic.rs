@@ -143,6 +143,22 @@ impl AtomicSnowflake {
         None
     }
 
+    /// [`try_next_fast`](Self::try_next_fast) for a caller that no other thread can be minting
+    /// alongside (a [`ThreadSnowflake`](crate::ThreadSnowflake), which is `!Sync`): the state
+    /// is written back with a plain store, where the compare-and-swap was ~4 ns of a call.
+    #[cfg(feature = "std")]
+    #[inline(always)]
+    pub(crate) fn try_next_fast_unshared(&self, now_ms: u64, lag_ticks: u64) -> Option<u64> {
+        #[cfg(feature = "alloc")]
+        if !self.ring.is_empty() {
+            return None;
+        }
+        let t = self.p.tick_fast(now_ms)?;
+        let (next, id) = self.p.fast_one(self.state.load(Relaxed), t, lag_ticks)?;
+        self.state.store(next, Relaxed);
+        Some(id | self.node.load(Relaxed))
+    }
+
     /// Reserves a run of up to `max` IDs (at least 1) from one tick with a single swap.
     #[inline]
     pub fn reserve_at(&self, now_ms: u64, max: u64) -> Result<Run> {

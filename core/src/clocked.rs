@@ -134,13 +134,33 @@ impl<G, C> Clocked<G, C> {
         C: Clock,
         for<'a> &'a G: Generator,
     {
-        let now = if self.lag_ticks > 0 {
+        let mut gen = &self.gen;
+        gen.next_id_coarse(self.fast_now(), self.lag_ticks)
+    }
+
+    /// The fast path's clock reading: the coarse clock where the generator tolerates its lag.
+    #[inline(always)]
+    fn fast_now(&self) -> u64
+    where
+        C: Clock,
+    {
+        if self.lag_ticks > 0 {
             self.clock.coarse_ms()
         } else {
             self.clock.now_ms()
-        };
-        let mut gen = &self.gen;
-        gen.next_id_coarse(now, self.lag_ticks)
+        }
+    }
+}
+
+impl<C: Clock> Clocked<AtomicSnowflake, C> {
+    /// [`shared_fast_id`](Self::shared_fast_id) for a generator that no other thread mints
+    /// from (a [`ThreadSnowflake`](crate::ThreadSnowflake)): the state is written with a plain
+    /// store, not a compare-and-swap.
+    #[cfg(feature = "std")]
+    #[inline(always)]
+    pub(crate) fn unshared_fast_id(&self) -> Option<u64> {
+        self.gen
+            .try_next_fast_unshared(self.fast_now(), self.lag_ticks)
     }
 }
 

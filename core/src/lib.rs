@@ -89,7 +89,7 @@ pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 #[cfg(feature = "std")]
 pub use random::{os_random_fill, os_random_u64};
 #[cfg(feature = "std")]
-pub use snowflake::Snowflake;
+pub use snowflake::{Snowflake, ThreadSnowflake};
 pub use state::Run;
 pub use stats::Stats;
 pub use time::Rfc3339;
