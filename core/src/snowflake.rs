@@ -4,7 +4,6 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::atomic::AtomicSnowflake;
@@ -222,8 +221,10 @@ snowflake_generator!(&Snowflake<C>);
 /// A [`Snowflake`] that stays on one thread: it is `!Sync`, so no two threads can mint from it at
 /// once, and its [`next_id`](Self::next_id) writes the generator's state back with a plain store
 /// where a [`Snowflake`] needs a compare-and-swap (~4 ns of a call). For hosts whose objects live
-/// on one thread (a JavaScript engine's). Every other method is the [`Snowflake`]'s (`Deref`);
-/// the IDs are exactly those a [`Snowflake`] would issue.
+/// on one thread (a JavaScript engine's). The other methods are the [`Snowflake`]'s, forwarded
+/// one by one: no `Deref` and no `generator()`, which would hand out a shareable view that
+/// another thread could mint from alongside. The IDs are exactly those a [`Snowflake`] would
+/// issue (`core/tests/thread_snowflake.rs`).
 ///
 /// # Examples
 /// ```
@@ -256,6 +257,19 @@ impl ThreadSnowflake<SystemClock> {
     }
 }
 
+/// Forwards `&self` methods to the [`Snowflake`] inside, each documented as the one it forwards.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $t:ty),*) -> $ret:ty;)*) => {
+        $(
+            #[doc = concat!("As [`Snowflake::", stringify!($name), "`].")]
+            #[inline]
+            pub fn $name(&self $(, $arg: $t)*) -> $ret {
+                self.inner.$name($($arg),*)
+            }
+        )*
+    };
+}
+
 impl<C: Clock> ThreadSnowflake<C> {
     /// Builds a generator on `clock` (as [`Snowflake::with_clock`]).
     pub fn with_clock(cfg: Config, clock: C) -> Result<ThreadSnowflake<C>> {
@@ -266,6 +280,21 @@ impl<C: Clock> ThreadSnowflake<C> {
     #[inline]
     pub fn next_id(&self) -> Result<u64> {
         self.inner.next_id_unshared()
+    }
+
+    forward! {
+        try_next_id() -> Result<u64>;
+        reserve(max: u64) -> Result<Run>;
+        next_ids(out: &mut [u64]) -> Result<()>;
+        next_id_at(now_ms: u64) -> Result<u64>;
+        reserve_at(now_ms: u64, max: u64) -> Result<Run>;
+        next_ids_at(now_ms: u64, out: &mut [u64]) -> Result<usize>;
+        clock() -> &C;
+        config() -> &Config;
+        stats() -> Stats;
+        high_water_ms() -> Option<u64>;
+        node() -> u64;
+        set_node(node: u64) -> Result<()>;
     }
 }
 
@@ -278,9 +307,8 @@ impl<C: Clock> From<Snowflake<C>> for ThreadSnowflake<C> {
     }
 }
 
-impl<C: Clock> Deref for ThreadSnowflake<C> {
-    type Target = Snowflake<C>;
-    fn deref(&self) -> &Snowflake<C> {
-        &self.inner
+impl<C: Clock> From<ThreadSnowflake<C>> for Snowflake<C> {
+    fn from(t: ThreadSnowflake<C>) -> Snowflake<C> {
+        t.inner
     }
 }

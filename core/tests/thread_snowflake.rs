@@ -5,7 +5,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use idmint::{Clock, Config, Layout, OnBackwards, OnExhausted, Result, Snowflake, ThreadSnowflake};
+use idmint::{
+    Clock, Config, Layout, OnBackwards, OnExhausted, Result, Run, Snowflake, ThreadSnowflake,
+};
 use proptest::prelude::*;
 
 const T0: u64 = 1_700_000_000_000;
@@ -77,11 +79,40 @@ fn policy() -> impl Strategy<Value = (OnBackwards, OnExhausted)> {
     (back, exhausted)
 }
 
-/// One call on either generator, its answer as comparable values.
-fn play(op: &Op, next_id: &dyn Fn() -> Result<u64>, g: &Snowflake<Scripted>) -> Result<Vec<u64>> {
+/// The calls the test makes, on either generator.
+trait Mint {
+    fn next_id(&self) -> Result<u64>;
+    fn try_next_id(&self) -> Result<u64>;
+    fn next_ids(&self, out: &mut [u64]) -> Result<()>;
+    fn reserve(&self, max: u64) -> Result<Run>;
+}
+
+macro_rules! mint {
+    ($t:ty) => {
+        impl Mint for $t {
+            fn next_id(&self) -> Result<u64> {
+                <$t>::next_id(self)
+            }
+            fn try_next_id(&self) -> Result<u64> {
+                <$t>::try_next_id(self)
+            }
+            fn next_ids(&self, out: &mut [u64]) -> Result<()> {
+                <$t>::next_ids(self, out)
+            }
+            fn reserve(&self, max: u64) -> Result<Run> {
+                <$t>::reserve(self, max)
+            }
+        }
+    };
+}
+mint!(Snowflake<Scripted>);
+mint!(ThreadSnowflake<Scripted>);
+
+/// One call, its answer as comparable values.
+fn play(op: &Op, g: &dyn Mint) -> Result<Vec<u64>> {
     match *op {
         Op::Clock(..) => Ok(Vec::new()),
-        Op::NextId => next_id().map(|id| vec![id]),
+        Op::NextId => g.next_id().map(|id| vec![id]),
         Op::TryNextId => g.try_next_id().map(|id| vec![id]),
         Op::NextIds(n) => {
             let mut out = vec![0; n];
@@ -123,8 +154,8 @@ proptest! {
                 }
                 continue;
             }
-            let a = play(op, &|| shared.next_id(), &shared);
-            let b = play(op, &|| local.next_id(), &local);
+            let a = play(op, &shared);
+            let b = play(op, &local);
             prop_assert_eq!(&a, &b, "{:?}", op);
             prop_assert_eq!(shared.clock().now_ms(), local.clock().now_ms(), "the same waits");
         }
