@@ -3,7 +3,10 @@
 //!
 //! * **One owner.** [`OwnedFile::lock`] takes an exclusive `flock` on `PATH.lock` (a separate
 //!   file, because `PATH` itself is replaced by rename) and holds it for the owner's lifetime;
-//!   the kernel drops it when the owner dies.
+//!   the kernel drops it when the owner dies. A lock held for less than [`LOCK_WAIT`] more is
+//!   waited for: an owner that has just closed can still hold it through a child process that
+//!   another thread forked at that moment, whose copy of the descriptor lives until the child
+//!   runs its program.
 //! * **Atomic, durable writes.** [`OwnedFile::replace`] writes a new, uniquely named temporary
 //!   `PATH.tmp.PID.NONCE` (created with `O_EXCL | O_NOFOLLOW`, so a symbolic link planted there
 //!   cannot redirect the write), `fsync`s it, renames it over `PATH` and `fsync`s the
@@ -22,6 +25,10 @@ use std::path::{Path, PathBuf};
 
 use crate::reason::Reason;
 use idmint::{Error, Result};
+
+/// How long [`OwnedFile::lock`] waits for a lock that is held, before answering that the file
+/// is in use.
+pub(crate) const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Entries of a file's directory looked at when removing stale temporaries.
 const MAX_DIR_ENTRIES: usize = 100_000;
@@ -90,6 +97,26 @@ pub(crate) fn open_nofollow(
     Ok(Some(f))
 }
 
+/// Takes an exclusive `flock` on `file`, trying again for up to `wait` while another open
+/// description holds it (every 1 ms, then doubling up to 32 ms between tries).
+fn flock_within(file: &File, wait: std::time::Duration) -> std::io::Result<()> {
+    let deadline = std::time::Instant::now() + wait;
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        // SAFETY: flock on a descriptor we own; no memory is involved.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        let now = std::time::Instant::now();
+        if err.kind() != IoErrorKind::WouldBlock || now >= deadline {
+            return Err(err);
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(std::time::Duration::from_millis(32));
+    }
+}
+
 impl OwnedFile {
     /// Locks the file at `path` (creating its directory if needed; the file itself need not
     /// exist) and removes temporaries a crash left next to it.
@@ -115,16 +142,13 @@ impl OwnedFile {
         if !lock.metadata().map_err(|e| labels.io("lock", e))?.is_file() {
             return Err(labels.linked);
         }
-        // SAFETY: flock on a descriptor we own; no memory is involved.
-        let rc = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            return Err(if err.kind() == IoErrorKind::WouldBlock {
+        flock_within(&lock, LOCK_WAIT).map_err(|err| {
+            if err.kind() == IoErrorKind::WouldBlock {
                 labels.in_use
             } else {
                 labels.io("lock", err)
-            });
-        }
+            }
+        })?;
         let owned = OwnedFile {
             path: path.to_path_buf(),
             dir,

@@ -18,7 +18,9 @@
 //! 1. **One owner.** [`Journal::open`] takes an exclusive `flock` on `PATH.lock` (a separate
 //!    file, because the journal itself is replaced by rename) and holds it for the journal's
 //!    lifetime; a second process gets [`Error::InvalidConfig`] instead of a second copy of the
-//!    same values. The kernel drops the lock when the owner dies.
+//!    same values. The kernel drops the lock when the owner dies. A lock let go within 250 ms
+//!    is waited for: an owner that has just closed may still hold it for a moment through a
+//!    child process forked by another thread, until the child runs its program.
 //! 2. **Atomic, durable writes.** Every write goes to a new, uniquely named temporary file
 //!    `PATH.tmp.PID.NONCE` (created with `O_EXCL | O_NOFOLLOW`, so a symbolic link planted
 //!    there cannot redirect the write), is `fsync`ed, renamed over `PATH`, and the directory is
@@ -212,7 +214,8 @@ impl Journal {
     /// this returns, so they are the caller's alone to serve or to record again.
     ///
     /// Errors, all leaving the file as it was: [`Error::InvalidConfig`] when another process
-    /// holds the journal, the file is corrupt, or a symbolic link stands at the path;
+    /// holds the journal (still after 250 ms), the file is corrupt, or a symbolic link stands
+    /// at the path;
     /// [`Error::StoreMismatch`] when the values came from another store (or a v1 journal does
     /// not say which); [`Error::LimitExceeded`] for a journal larger than any idmint writes;
     /// [`Error::StoreUnavailable`] (store `journal`) on I/O failures, or from `store`.
