@@ -3,10 +3,11 @@
 //!
 //! * **One owner.** [`OwnedFile::lock`] takes an exclusive `flock` on `PATH.lock` (a separate
 //!   file, because `PATH` itself is replaced by rename) and holds it for the owner's lifetime;
-//!   the kernel drops it when the owner dies. A lock held for less than [`LOCK_WAIT`] more is
-//!   waited for: an owner that has just closed can still hold it through a child process that
-//!   another thread forked at that moment, whose copy of the descriptor lives until the child
-//!   runs its program.
+//!   the kernel drops it when the owner dies. The owner lets go of it explicitly when done
+//!   (`LOCK_UN`): a child process that another thread forked at that moment shares it through
+//!   its copy of the descriptor until it runs its program, so closing the descriptor alone
+//!   would leave the file locked until then. A lock let go within [`LOCK_WAIT`] (another
+//!   process's owner closing) is waited for.
 //! * **Atomic, durable writes.** [`OwnedFile::replace`] writes a new, uniquely named temporary
 //!   `PATH.tmp.PID.NONCE` (created with `O_EXCL | O_NOFOLLOW`, so a symbolic link planted there
 //!   cannot redirect the write), `fsync`s it, renames it over `PATH` and `fsync`s the
@@ -66,7 +67,9 @@ pub(crate) struct OwnedFile {
     name: OsString,
     labels: Labels,
     /// Open and `flock`ed for the owner's lifetime.
-    _lock: File,
+    lock: File,
+    /// The process that took the lock: only it lets go of it (see `Drop`).
+    born: idmint::ForkGuard,
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -95,6 +98,19 @@ pub(crate) fn open_nofollow(
         return Err(labels.linked);
     }
     Ok(Some(f))
+}
+
+/// Lets go of the lock explicitly rather than by closing the descriptor: a child process that
+/// another thread forked a moment ago shares the lock through its copy of the descriptor until
+/// it runs its program, and closing ours alone would leave the file locked until then. In a
+/// forked child nothing is let go: the lock is the parent's.
+impl Drop for OwnedFile {
+    fn drop(&mut self) {
+        if self.born.is_original() {
+            // SAFETY: flock on a descriptor we own; no memory is involved.
+            unsafe { libc::flock(self.lock.as_raw_fd(), libc::LOCK_UN) };
+        }
+    }
 }
 
 /// Takes an exclusive `flock` on `file`, trying again for up to `wait` while another open
@@ -154,7 +170,8 @@ impl OwnedFile {
             dir,
             name,
             labels,
-            _lock: lock,
+            lock,
+            born: idmint::ForkGuard::new(),
         };
         owned.remove_stale_temps();
         Ok(owned)
