@@ -125,11 +125,7 @@ impl AtomicSnowflake {
     /// `None` means: take the general path (new tick, exhaustion, clock behind, ring policy).
     #[inline(always)]
     pub(crate) fn try_next_fast(&self, now_ms: u64, lag_ticks: u64) -> Option<u64> {
-        #[cfg(feature = "alloc")]
-        if !self.ring.is_empty() {
-            return None;
-        }
-        let t = self.p.tick_fast(now_ms)?;
+        let t = self.fast_tick(now_ms)?;
         let mut cur = self.state.load(Relaxed);
         while let Some((next, id)) = self.p.fast_one(cur, t, lag_ticks) {
             match self
@@ -149,14 +145,21 @@ impl AtomicSnowflake {
     #[cfg(feature = "std")]
     #[inline(always)]
     pub(crate) fn try_next_fast_unshared(&self, now_ms: u64, lag_ticks: u64) -> Option<u64> {
+        let t = self.fast_tick(now_ms)?;
+        let (next, id) = self.p.fast_one(self.state.load(Relaxed), t, lag_ticks)?;
+        self.state.store(next, Relaxed);
+        Some(id | self.node.load(Relaxed))
+    }
+
+    /// The tick a fast path mints in, or `None` for the general path (the ring policy, a time
+    /// outside the layout).
+    #[inline(always)]
+    fn fast_tick(&self, now_ms: u64) -> Option<u64> {
         #[cfg(feature = "alloc")]
         if !self.ring.is_empty() {
             return None;
         }
-        let t = self.p.tick_fast(now_ms)?;
-        let (next, id) = self.p.fast_one(self.state.load(Relaxed), t, lag_ticks)?;
-        self.state.store(next, Relaxed);
-        Some(id | self.node.load(Relaxed))
+        self.p.tick_fast(now_ms)
     }
 
     /// Reserves a run of up to `max` IDs (at least 1) from one tick with a single swap.
