@@ -101,7 +101,7 @@ impl UuidMaker {
         int: &Bound<'py, PyAny>,
         safe: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let obj = bare_instance(self.cls.bind(py))?;
+        let obj = self.bare(py)?;
         for (name, value) in [(intern!(py, "int"), int), (intern!(py, "is_safe"), safe)] {
             // SAFETY: all three are valid, live objects.
             if unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) }
@@ -150,14 +150,25 @@ impl UuidMaker {
         Ok(found.then_some((ia, ib)))
     }
 
-    fn make<'py>(&self, py: Python<'py>, int: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let safe = self.safe.bind(py);
-        let (Some((ia, ib)), Some(alloc)) = (self.offsets, self.alloc) else {
-            return self.make_generic(py, &int, safe);
+    /// `object.__new__(uuid.UUID)`: the class's `tp_alloc` (a heap type's slot, readable
+    /// through the stable ABI), which is all `object.__new__` does for a class without abstract
+    /// methods, or the `__new__` call when the slot is not there.
+    fn bare<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let cls = self.cls.bind(py);
+        let Some(alloc) = self.alloc else {
+            return cls.call_method1(intern!(py, "__new__"), (cls,));
         };
         // SAFETY: `alloc` is the class's own tp_alloc; called with that class and 0 items it
         // returns a new reference to a zero-initialised instance, or NULL with an exception set.
-        let obj = unsafe { Bound::from_owned_ptr_or_err(py, alloc(self.cls.as_ptr().cast(), 0))? };
+        unsafe { Bound::from_owned_ptr_or_err(py, alloc(cls.as_type_ptr(), 0)) }
+    }
+
+    fn make<'py>(&self, py: Python<'py>, int: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let safe = self.safe.bind(py);
+        let (Some((ia, ib)), Some(_)) = (self.offsets, self.alloc) else {
+            return self.make_generic(py, &int, safe);
+        };
+        let obj = self.bare(py)?;
         // SAFETY: a fresh instance from tp_alloc has its slots zeroed (NULL); the offsets are
         // those `find_offsets` saw `object.__setattr__` write. Each slot takes a strong
         // reference, as the member descriptor's setter would (nothing is released: they were
@@ -172,24 +183,6 @@ impl UuidMaker {
                 .write(safe.clone().into_ptr());
         }
         Ok(obj)
-    }
-}
-
-/// `object.__new__(cls)` for the pure-Python class `uuid.UUID`: its `tp_alloc` (a heap type's
-/// slot, readable through the stable ABI), which is all `object.__new__` does for a class
-/// without abstract methods, or the `__new__` call when the slot is not there.
-fn bare_instance<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: `cls` is a live type object; PyType_GetSlot returns its tp_alloc slot or NULL.
-    let slot = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_alloc) };
-    if slot.is_null() {
-        return cls.call_method1(intern!(cls.py(), "__new__"), (cls,));
-    }
-    // SAFETY: the Py_tp_alloc slot holds an `allocfunc`; calling it with the type it belongs to
-    // and 0 items returns a new reference to a zero-initialised instance, or NULL with an
-    // exception set.
-    unsafe {
-        let alloc: ffi::allocfunc = std::mem::transmute(slot);
-        Bound::from_owned_ptr_or_err(cls.py(), alloc(cls.as_type_ptr(), 0))
     }
 }
 

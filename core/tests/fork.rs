@@ -1,53 +1,71 @@
 //! A generator inherited across fork() must not mint in the child until it gets its own node.
 #![cfg(unix)]
 
-use idmint::{Config, Error, Layout, Snowflake};
+use idmint::{Config, Error, Layout, Snowflake, ThreadSnowflake};
+
+/// Forks with generator `$gen` (node 1 of the twitter layout): the child refuses to mint until
+/// given node 2, then mints above the parent; the parent is unaffected.
+macro_rules! child_refuses_until_given_a_node {
+    ($gen:expr) => {{
+        let g = $gen;
+        let before = g.next_id().unwrap();
+        let mut fds = [0i32; 2];
+        // SAFETY: plain pipe/fork/write/_exit; the child only touches the generator and the pipe.
+        unsafe {
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            let pid = libc::fork();
+            assert!(pid >= 0);
+            if pid == 0 {
+                let mut code: u8 = 0;
+                if g.next_id() != Err(Error::Forked) {
+                    code |= 1;
+                }
+                if g.next_ids(&mut [0u64; 4]) != Err(Error::Forked) {
+                    code |= 2;
+                }
+                if g.set_node(2).is_err() {
+                    code |= 4;
+                }
+                match g.next_id() {
+                    Ok(id)
+                        if id > before
+                            && Layout::preset("twitter")
+                                .unwrap()
+                                .decompose(id)
+                                .unwrap()
+                                .node
+                                == 2 => {}
+                    _ => code |= 8,
+                }
+                libc::write(fds[1], &code as *const u8 as *const libc::c_void, 1);
+                libc::_exit(0);
+            }
+            let mut code = 255u8;
+            assert_eq!(
+                libc::read(fds[0], &mut code as *mut u8 as *mut libc::c_void, 1),
+                1
+            );
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            assert_eq!(code, 0, "child checks failed: bitmask {code}");
+        }
+        assert!(g.next_id().unwrap() > before);
+    }};
+}
 
 #[test]
 fn child_refuses_until_given_a_node_parent_unaffected() {
-    let g = Snowflake::new(Config::new(Layout::preset("twitter").unwrap()).node(1)).unwrap();
-    let before = g.next_id().unwrap();
-    let mut fds = [0i32; 2];
-    // SAFETY: plain pipe/fork/write/_exit; the child only touches the generator and the pipe.
-    unsafe {
-        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
-        let pid = libc::fork();
-        assert!(pid >= 0);
-        if pid == 0 {
-            let mut code: u8 = 0;
-            if g.next_id() != Err(Error::Forked) {
-                code |= 1;
-            }
-            if g.next_ids(&mut [0u64; 4]) != Err(Error::Forked) {
-                code |= 2;
-            }
-            if g.set_node(2).is_err() {
-                code |= 4;
-            }
-            match g.next_id() {
-                Ok(id)
-                    if id > before
-                        && Layout::preset("twitter")
-                            .unwrap()
-                            .decompose(id)
-                            .unwrap()
-                            .node
-                            == 2 => {}
-                _ => code |= 8,
-            }
-            libc::write(fds[1], &code as *const u8 as *const libc::c_void, 1);
-            libc::_exit(0);
-        }
-        let mut code = 255u8;
-        assert_eq!(
-            libc::read(fds[0], &mut code as *mut u8 as *mut libc::c_void, 1),
-            1
-        );
-        let mut status = 0;
-        libc::waitpid(pid, &mut status, 0);
-        assert_eq!(code, 0, "child checks failed: bitmask {code}");
-    }
-    assert!(g.next_id().unwrap() > before);
+    child_refuses_until_given_a_node!(Snowflake::new(twitter_node_1()).unwrap());
+}
+
+/// The one-thread form checks for a fork on its own fast path too.
+#[test]
+fn a_thread_snowflake_refuses_in_a_child_as_well() {
+    child_refuses_until_given_a_node!(ThreadSnowflake::new(twitter_node_1()).unwrap());
+}
+
+fn twitter_node_1() -> Config {
+    Config::new(Layout::preset("twitter").unwrap()).node(1)
 }
 
 #[test]

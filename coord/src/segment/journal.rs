@@ -18,9 +18,10 @@
 //! 1. **One owner.** [`Journal::open`] takes an exclusive `flock` on `PATH.lock` (a separate
 //!    file, because the journal itself is replaced by rename) and holds it for the journal's
 //!    lifetime; a second process gets [`Error::InvalidConfig`] instead of a second copy of the
-//!    same values. The kernel drops the lock when the owner dies. A lock let go within 250 ms
-//!    is waited for: an owner that has just closed may still hold it for a moment through a
-//!    child process forked by another thread, until the child runs its program.
+//!    same values. The kernel drops the lock when the owner dies. The owner lets go of it
+//!    explicitly when done, so a child process another thread forked at that moment (which
+//!    shares it until it runs its program) does not keep it; a lock another owner lets go of
+//!    within 250 ms is waited for.
 //! 2. **Atomic, durable writes.** Every write goes to a new, uniquely named temporary file
 //!    `PATH.tmp.PID.NONCE` (created with `O_EXCL | O_NOFOLLOW`, so a symbolic link planted
 //!    there cannot redirect the write), is `fsync`ed, renamed over `PATH`, and the directory is
