@@ -65,24 +65,56 @@ fn guarded(
     f: impl FnOnce(&Env) -> napi::Result<sys::napi_value>,
 ) -> sys::napi_value {
     let e = Env::from_raw(env);
-    let reason = match catch_unwind(AssertUnwindSafe(|| f(&e))) {
-        Ok(Ok(v)) => return v,
-        Ok(Err(err)) if err.status == Status::PendingException => return ptr::null_mut(),
-        Ok(Err(err)) => err.reason.clone(),
-        Err(_) => "idmint: internal error (a Rust panic was caught); please report it".into(),
-    };
-    throw(env, Class::Error, "ERR_INTERNAL", &reason, &[]);
+    match catch_unwind(AssertUnwindSafe(|| f(&e))) {
+        Ok(Ok(v)) => v,
+        Ok(Err(err)) => thrown(env, err),
+        Err(_) => panicked(env),
+    }
+}
+
+/// Throws `err` unless it stands for an exception already thrown; answers null.
+#[cold]
+#[inline(never)]
+fn thrown(env: sys::napi_env, err: napi::Error) -> sys::napi_value {
+    if err.status != Status::PendingException {
+        throw(env, Class::Error, "ERR_INTERNAL", &err.reason, &[]);
+    }
     ptr::null_mut()
 }
 
-/// Method `M` of [`METHODS`] on generator `g`.
-fn call<const M: usize>(env: &Env, g: &CoreSnowflake) -> napi::Result<sys::napi_value> {
-    let h = Js(env);
-    let layout = g.config().layout();
-    if M == 2 && !layout.is_js_safe() {
-        return Err(not_js_safe(&h, layout));
+/// Throws the error for a caught panic; answers null.
+#[cold]
+#[inline(never)]
+fn panicked(env: sys::napi_env) -> sys::napi_value {
+    let reason = "idmint: internal error (a Rust panic was caught); please report it";
+    throw(env, Class::Error, "ERR_INTERNAL", reason, &[]);
+    ptr::null_mut()
+}
+
+/// Throws the JavaScript error for a core error; answers null.
+#[cold]
+#[inline(never)]
+fn thrown_core(env: sys::napi_env, err: idmint::Error) -> sys::napi_value {
+    let e = Env::from_raw(env);
+    thrown(env, core(&Js(&e), err))
+}
+
+/// Method `M` of [`METHODS`] on generator `g`: the value, or null with an exception thrown.
+/// Every failure leaves through a cold function, so the path of an ID moves no `Result` of
+/// an error's size.
+#[inline(always)]
+fn call<const M: usize>(env: sys::napi_env, g: &CoreSnowflake) -> sys::napi_value {
+    if M == 2 {
+        let layout = g.config().layout();
+        if !layout.is_js_safe() {
+            let e = Env::from_raw(env);
+            return thrown(env, not_js_safe(&Js(&e), layout));
+        }
     }
-    let id = if M == 3 { g.try_next_id() } else { g.next_id() }.map_err(|e| core(&h, e))?;
+    let id = match if M == 3 { g.try_next_id() } else { g.next_id() } {
+        Ok(id) => id,
+        Err(err) => return thrown_core(env, err),
+    };
     let mut out = ptr::null_mut();
     let st = match M {
         1 => {
@@ -91,7 +123,7 @@ fn call<const M: usize>(env: &Env, g: &CoreSnowflake) -> napi::Result<sys::napi_
             // SAFETY: `s` is ASCII (so Latin-1) of the given length; `out` an out pointer.
             unsafe {
                 sys::napi_create_string_latin1(
-                    env.raw(),
+                    env,
                     s.as_ptr().cast::<c_char>(),
                     s.len() as _,
                     &mut out,
@@ -99,11 +131,15 @@ fn call<const M: usize>(env: &Env, g: &CoreSnowflake) -> napi::Result<sys::napi_
             }
         }
         // SAFETY: `id` < 2^53 on a JS-safe layout, so exact as a double.
-        2 => unsafe { sys::napi_create_double(env.raw(), id as f64, &mut out) },
+        2 => unsafe { sys::napi_create_double(env, id as f64, &mut out) },
         // SAFETY: plain value constructor with a valid out pointer.
-        _ => unsafe { sys::napi_create_bigint_uint64(env.raw(), id, &mut out) },
+        _ => unsafe { sys::napi_create_bigint_uint64(env, id, &mut out) },
     };
-    ok(st, "create an ID").map(|()| out)
+    if st == sys::Status::napi_ok {
+        out
+    } else {
+        thrown(env, failed("create an ID"))
+    }
 }
 
 /// An own function: the generator is its callback data.
@@ -111,7 +147,7 @@ unsafe extern "C" fn own<const M: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    guarded(env, |e| {
+    let minted = catch_unwind(AssertUnwindSafe(|| {
         let mut data: *mut c_void = ptr::null_mut();
         // SAFETY: only the callback data is requested.
         let st = unsafe {
@@ -124,14 +160,14 @@ unsafe extern "C" fn own<const M: usize>(
                 &mut data,
             )
         };
-        ok(st, "read the call")?;
-        if data.is_null() {
-            return Err(failed("find the generator"));
+        if st != sys::Status::napi_ok || data.is_null() {
+            return thrown(env, failed("find the generator"));
         }
         // SAFETY: `data` is the `Rc<CoreSnowflake>` `define_own` stored with this function; its
         // finalizer releases it only once the function is unreachable, which it is not now.
-        call::<M>(e, unsafe { &*data.cast::<CoreSnowflake>() })
-    })
+        call::<M>(env, unsafe { &*data.cast::<CoreSnowflake>() })
+    }));
+    minted.unwrap_or_else(|_| panicked(env))
 }
 
 /// A prototype function: the generator comes from `this`, a `T`.
@@ -162,7 +198,7 @@ unsafe extern "C" fn proto<T: TypeTag + AsRef<CoreSnowflake>, const M: usize>(
         if st != sys::Status::napi_ok || this.is_null() {
             return Err(wrong());
         }
-        h.unwrap::<T, _>(this, |s| call::<M>(e, s.as_ref()))
+        h.unwrap::<T, _>(this, |s| Ok(call::<M>(env, s.as_ref())))
             .unwrap_or_else(|| Err(wrong()))
     })
 }
