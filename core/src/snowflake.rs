@@ -126,7 +126,7 @@ impl<C: Clock> Snowflake<C> {
 
     /// [`next_id`](Self::next_id) for a caller no other thread mints alongside
     /// ([`ThreadSnowflake`]).
-    #[inline]
+    #[inline(always)]
     fn next_id_unshared(&self) -> Result<u64> {
         if fork::current() == self.born.load(Relaxed) {
             if let Some(id) = self.inner.unshared_fast_id() {
