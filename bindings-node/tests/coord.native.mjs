@@ -541,6 +541,47 @@ describe('a generator collected without close()', () => {
     }
   })
 
+  test('collected open while the store is stopped, the next one fails typed and in bounded time', { skip: !REDIS && 'IDMINT_TEST_REDIS_URL is not set', timeout: 60000 }, async () => {
+    // The collected generator's release hangs on the stopped store (on its own thread). A
+    // LeasedSnowflake opened meanwhile on the same single node must not wait on that release
+    // for ever: its own calls to the store time out, and it throws ERR_STORE_UNAVAILABLE. Once
+    // the store answers again the node is free again (released, or its lease expired).
+    const proxy = await pausableProxy(REDIS)
+    try {
+      const child = fork(new URL('./support/drop-child.mjs', import.meta.url), [proxy.url, 'stopped', unique('node-stopped')], {
+        execArgv: ['--expose-gc'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      })
+      const exited = new Promise((resolve) => child.on('exit', resolve))
+      const reports = []
+      const done = new Promise((resolve, reject) => {
+        child.on('message', (msg) => {
+          if (msg === 'ready') {
+            proxy.pause()
+            child.send('drop')
+            return
+          }
+          reports.push(msg)
+          if (reports.length === 1) {
+            proxy.resume()
+            child.send('resumed')
+          } else {
+            resolve()
+          }
+        })
+        child.on('exit', (code) => reject(new Error(`the child exited (${code}) before reporting`)))
+      })
+      await done
+      const [stopped, back] = reports
+      assert.equal(stopped.code, 'ERR_STORE_UNAVAILABLE', `opening on a stopped store: ${JSON.stringify(stopped)}`)
+      assert.ok(stopped.ms < 10000, `opening on a stopped store took ${stopped.ms.toFixed(0)} ms`)
+      assert.ok(back.reopened, `the node was not free again ${back.ms.toFixed(0)} ms after the store came back`)
+      assert.equal(await exited, 0)
+    } finally {
+      proxy.close()
+    }
+  })
+
   for (const how of ['process', 'worker thread']) {
     test(`left open when a ${how} exits, a leased node is still released`, { skip: !REDIS && 'IDMINT_TEST_REDIS_URL is not set' }, async () => {
       // The release of an object finalized while its environment shuts down runs there and

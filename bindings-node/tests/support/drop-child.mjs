@@ -11,6 +11,11 @@
 //   collected open and then opened again on the same node or journal while the collected one's
 //   release is still under way. Sends { lease, segment }: the error code of each reopening,
 //   or null.
+// - CLASS `stopped`: a LeasedSnowflake (nodes: 1) that mints, says "ready"; when told (the
+//   parent has stopped the store), it is collected open, so that its release hangs on the
+//   stopped store, and one more is opened on the same node. Sends { code, ms }: how that
+//   opening failed, and how long it took. Told again (the store is back), it opens the node
+//   until that works and sends { reopened, ms }.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -71,6 +76,37 @@ if (cls === 'reopen') {
   }
   process.send(report)
   process.disconnect()
+} else if (cls === 'stopped') {
+  const make = () => new m.LeasedSnowflake(url, { namespace, nodes: 1, ttlMs: 600 })
+  ;(() => void make().nextId())()
+  process.send('ready')
+  process.once('message', async () => {
+    globalThis.gc()
+    await new Promise((resolve) => setImmediate(resolve))
+    let start = performance.now()
+    let code = null
+    try {
+      make().close()
+    } catch (e) {
+      code = e.code ?? String(e)
+    }
+    process.send({ code, ms: performance.now() - start })
+    process.once('message', async () => {
+      start = performance.now()
+      let reopened = false
+      while (!reopened && performance.now() - start < 20000) {
+        try {
+          make().close()
+          reopened = true
+        } catch (e) {
+          if (e.code !== 'ERR_NO_FREE_NODE' && e.code !== 'ERR_STORE_UNAVAILABLE') throw e
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+      }
+      process.send({ reopened, ms: performance.now() - start })
+      process.disconnect()
+    })
+  })
 } else if (cls === 'exit') {
   // Holding the lease is enough (minting first would wait out a new namespace's lock delay).
   globalThis.kept = new m.LeasedSnowflake(url, { namespace, nodes: 1, ttlMs: 60000 })
