@@ -67,6 +67,14 @@ cargo fmt --check
 
 step "build web, bundler and nodejs flavours; index.d.ts and web.d.ts must be fresh"
 bash scripts/build.sh --check
+# The web flavour is not run by the shared suite (it checks the others' exports): its module
+# must export no internal name either, and keep the benchmark floors under their symbol.
+node --input-type=module -e "
+  const m = await import('./pkg/web/idmint.js')
+  const internal = Object.keys(m).filter((k) => k.startsWith('_'))
+  if (internal.length) throw new Error('pkg/web exports internal names: ' + internal.join(', '))
+  if (typeof m.Snowflake[Symbol.for('idmint.bench')]?.floor !== 'function') throw new Error('pkg/web: no benchmark floors')
+"
 
 step "Rust unit tests (wasm-bindgen-test) in Node, headless Chromium and a Web Worker"
 cargo test --locked --lib

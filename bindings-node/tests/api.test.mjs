@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 
-import m, { isAddon } from './support/impl.mjs'
+import m, { implUrl, isAddon } from './support/impl.mjs'
 import { throwsCode } from './support/check.mjs'
 
 const U63 = 2n ** 63n - 1n
@@ -63,6 +63,19 @@ function each(cases, call, what) {
 }
 
 const gen = () => new m.Snowflake({ layout: 'twitter', node: 1 })
+
+describe('exports', () => {
+  test('no internal or benchmark-only name', async () => {
+    // Names starting with `_` are the bindings' own plumbing (benchmark floors, a per-ID
+    // method's parked error, the lease window): module-local, or kept under a symbol.
+    assert.deepEqual(Object.keys(m).filter((k) => k.startsWith('_')), [])
+    const raw = await import(implUrl)
+    assert.deepEqual(Object.keys(raw).filter((k) => k.startsWith('_')), [])
+    if (raw.default && typeof raw.default === 'object') {
+      assert.deepEqual(Object.keys(raw.default).filter((k) => k.startsWith('_')), [])
+    }
+  })
+})
 
 describe('BigInt round trips at the 2^63-1 and 2^64-1 edges', () => {
   test('compose and decompose', () => {

@@ -32,6 +32,13 @@
 // 6. The constants `NIL_UUID` and `MAX_UUID` (wasm-bindgen exports no constants), with the export
 //    its flavour needs, as for `LeasedSnowflake`.
 //
+// 7. Internal names stay out of the package's exports: the benchmark floors (`_benchFloor`,
+//    `_benchFloorClock`, `_benchFloorDate`, `_benchFloorPrecise`), `_idmintTakeError` and the
+//    class `__idmintLeaseWindow`. wasm-bindgen exports every Rust export under its name; here
+//    they become local to the glue (the code that uses them is in the same file), and the
+//    floors are reachable for the benchmark page only as `Snowflake[Symbol.for('idmint.bench')]`
+//    (as the Node package keeps its floor under a symbol).
+//
 // The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
 // than emit a file with unchecked methods.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -79,16 +86,35 @@ function __idmintAdopt(obj) {
 }
 `
 
+/** Exports of the module that are not the package's (item 7 above). */
+const INTERNAL = ['_benchFloor', '_benchFloorClock', '_benchFloorDate', '_benchFloorPrecise', '_idmintTakeError', '__idmintLeaseWindow']
+const BENCH = `
+Object.defineProperty(Snowflake, Symbol.for('idmint.bench'), {
+    value: Object.freeze({ floor: _benchFloor, floorClock: _benchFloorClock, floorDate: _benchFloorDate, floorPrecise: _benchFloorPrecise }),
+});
+`
+
 /** Sentinels of the per-ID methods of Snowflake (what Rust returns for a parked error). */
 const SENTINELS = { nextId: '0n', tryNextId: '0n', nextIdNumber: '-1', nextIdString: 'undefined' }
 
 let cls = null
 let method = null
+const unexported = new Set()
 let checked = 0
 let adopted = 0
 let rethrown = 0
 const out = []
-for (const line of lines) {
+for (let line of lines) {
+  const internal = /^export (?:function|class) (\w+)\b/.exec(line)
+  if (internal && INTERNAL.includes(internal[1])) {
+    line = line.slice('export '.length)
+    unexported.add(internal[1])
+  }
+  const assigned = /^exports\.(\w+) = (\w+);$/.exec(line)
+  if (assigned && assigned[1] === assigned[2] && INTERNAL.includes(assigned[1])) {
+    unexported.add(assigned[1])
+    continue
+  }
   const open = /^(?:export )?class (\w+) \{$/.exec(line)
   if (open) cls = open[1]
   else if (line === '}') cls = null
@@ -127,6 +153,9 @@ for (const line of lines) {
   }
 }
 
+if (unexported.size !== INTERNAL.length) {
+  throw new Error(`${file}: internal exports found: ${[...unexported].join(', ') || 'none'}; expected ${INTERNAL.join(', ')}`)
+}
 const text = out.join('\n')
 const unchecked = text.match(/wasm\.\w+\((?:retptr, )?this\.__wbg_ptr\b/g)
 if (unchecked) throw new Error(`${file}: ${unchecked.length} method calls outside a recognised class`)
@@ -147,12 +176,20 @@ const CONSTANTS = [
 ]
 const constants = CONSTANTS.map(([k, v]) => (esm ? `export const ${k} = '${v}';\n` : `exports.${k} = '${v}';\n`)).join('')
 const exported = esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
-writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + '\n' + leased + exported + constants)
+writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + BENCH + '\n' + leased + exported + constants)
 if (file.endsWith('_bg.js')) {
   const entry = file.replace(/_bg\.js$/, '.js')
   const from = `"./${basename(file)}"`
   const js = readFileSync(entry, 'utf8')
   if (!js.includes(`} from ${from};`)) throw new Error(`${entry}: no export list from ${from}`)
   const names = ['LeasedSnowflake', ...CONSTANTS.map(([k]) => k)].join(', ')
-  writeFileSync(entry, js.replace(/\n*$/, '\n') + `export { ${names} } from ${from};\n`)
+  // The entry lists the glue's exports by name: the internal ones leave the list.
+  let listed = 0
+  const kept = js.replace(/^export \{\n([^}]*)\n\} from /m, (all, list) => {
+    const keep = list.split(',').map((n) => n.trim()).filter((n) => n && !INTERNAL.includes(n))
+    listed = list.split(',').length - keep.length
+    return `export {\n    ${keep.join(', ')}\n} from `
+  })
+  if (listed !== INTERNAL.length) throw new Error(`${entry}: ${listed} internal names in the export list, expected ${INTERNAL.length}`)
+  writeFileSync(entry, kept.replace(/\n*$/, '\n') + `export { ${names} } from ${from};\n`)
 }
