@@ -140,11 +140,7 @@ pub(crate) fn random_u32() -> Result<u32> {
     match from_stream(4, RngCore::next_u32) {
         Drawn::Bytes(v) => Ok(v),
         Drawn::NoSeed => Err(Error::RandomSource),
-        Drawn::TornDown => {
-            let mut b = [0u8; 4];
-            os_random_fill(&mut b)?;
-            Ok(u32::from_le_bytes(b))
-        }
+        Drawn::TornDown => os_random_u64().map(|v| v as u32),
     }
 }
 
