@@ -13,6 +13,8 @@ use clap::Args;
 use idmint::{Error, Layout, Result};
 use serde::Deserialize;
 
+use crate::client_lease::ClientPolicy;
+
 /// Every setting, each optional: a flag (or its `IDMINT_*` variable) wins over the file, the
 /// file over the default.
 #[derive(Debug, Clone, Default, Args, Deserialize)]
@@ -61,10 +63,43 @@ pub struct ServeConfig {
     #[arg(long, env = "IDMINT_LAYOUT", value_name = "LAYOUT")]
     pub layout: Option<String>,
 
-    /// Lease namespace of the service's own node, and the default namespace of client
-    /// leases (one node space, so service and clients never share a node) [default: default].
+    /// Lease namespace of the service's own node; never open to clients [default: default].
     #[arg(long, env = "IDMINT_LEASE_NAMESPACE", value_name = "NAME")]
     pub lease_namespace: Option<String>,
+
+    /// The key that signs client lease tokens, as `@PATH` or `@env:NAME` (at least 32 bytes;
+    /// give every instance sharing a lease store the same one) [default: a key generated
+    /// into DATA_DIR/lease.key].
+    #[arg(long, env = "IDMINT_LEASE_KEY", value_name = "@PATH|@env:NAME")]
+    pub lease_key: Option<String>,
+
+    /// Namespaces open to client leases, comma-separated; the first is the default of a
+    /// request that names none. The service's own namespace is never one [default: clients].
+    #[arg(
+        long,
+        env = "IDMINT_CLIENT_NAMESPACES",
+        value_name = "NS1,NS2,…",
+        value_delimiter = ','
+    )]
+    pub client_namespaces: Option<Vec<String>>,
+
+    /// Layouts clients may lease nodes of (presets or specs), comma-separated; the first is
+    /// the default [default: js53].
+    #[arg(
+        long,
+        env = "IDMINT_CLIENT_LAYOUTS",
+        value_name = "L1,L2,…",
+        value_delimiter = ','
+    )]
+    pub client_layouts: Option<Vec<String>>,
+
+    /// Most client leases one peer address holds at once; 0 for no limit [default: 4].
+    #[arg(long, env = "IDMINT_CLIENT_LEASES_PER_ADDRESS", value_name = "N")]
+    pub client_leases_per_address: Option<usize>,
+
+    /// Most client leases one bearer token holds at once; 0 for no limit [default: 0].
+    #[arg(long, env = "IDMINT_CLIENT_LEASES_PER_TOKEN", value_name = "N")]
+    pub client_leases_per_token: Option<usize>,
 
     /// TTL of the service's own node lease, ms [default: 10000].
     #[arg(long, env = "IDMINT_LEASE_TTL_MS", value_name = "MS")]
@@ -154,6 +189,11 @@ impl ServeConfig {
             auto_keys,
             layout,
             lease_namespace,
+            lease_key,
+            client_namespaces,
+            client_layouts,
+            client_leases_per_address,
+            client_leases_per_token,
             lease_ttl_ms,
             max_count,
             max_range,
@@ -214,8 +254,13 @@ pub struct Settings {
     pub auto_keys: bool,
     /// The layout of Snowflake IDs.
     pub layout: Layout,
-    /// The service's lease namespace and the default one of client leases.
+    /// The service's lease namespace.
     pub lease_namespace: String,
+    /// Where the client lease key comes from (`@PATH`, `@env:NAME`); `None`: the data
+    /// directory's generated key. The spec, never the key itself.
+    pub lease_key: Option<String>,
+    /// What clients may lease.
+    pub clients: ClientPolicy,
     /// TTL of the service's own lease.
     pub lease_ttl: Duration,
     /// Most IDs per request.
@@ -264,9 +309,47 @@ pub fn default_data_dir() -> Result<PathBuf> {
     Ok(base.join("idmint").join("server"))
 }
 
+/// The client-lease allowlists and quotas, checked: namespaces valid and never the service's
+/// own, layouts parsed.
+fn client_policy(c: &ServeConfig, own_namespace: &str) -> Result<ClientPolicy> {
+    let list = |v: &Option<Vec<String>>, default: &str| -> Vec<String> {
+        let v: Vec<String> = v
+            .iter()
+            .flatten()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if v.is_empty() {
+            vec![default.to_owned()]
+        } else {
+            v
+        }
+    };
+    let namespaces = list(&c.client_namespaces, "clients");
+    for ns in &namespaces {
+        idmint_coord::lease::LeaseSpec::new(ns, 1, Duration::from_secs(1)).validate()?;
+        if ns == own_namespace {
+            return Err(invalid(
+                "client_namespaces may not hold the service's own lease_namespace: clients would take the service's nodes",
+            ));
+        }
+    }
+    let layouts = list(&c.client_layouts, "js53")
+        .iter()
+        .map(|l| Layout::parse(l))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ClientPolicy {
+        namespaces,
+        layouts,
+        per_address: c.client_leases_per_address.unwrap_or(4),
+        per_token: c.client_leases_per_token.unwrap_or(0),
+    })
+}
+
 impl Settings {
     /// Applies defaults and checks every value.
     pub fn resolve(c: ServeConfig) -> Result<Settings> {
+        let clients = client_policy(&c, c.lease_namespace.as_deref().unwrap_or("default"))?;
         let listen = c
             .listen
             .as_deref()
@@ -296,6 +379,13 @@ impl Settings {
         let auto_keys = c.auto_keys.unwrap_or(keys.is_empty());
         let layout = Layout::parse(c.layout.as_deref().unwrap_or("leaf"))?;
         let lease_namespace = c.lease_namespace.unwrap_or_else(|| "default".into());
+        if let Some(spec) = &c.lease_key {
+            if !spec.starts_with('@') {
+                return Err(invalid(
+                    "lease_key is given as @PATH or @env:NAME, never as literal text (ps shows it)",
+                ));
+            }
+        }
         let ms = |v: Option<u64>, d: u64, what: &'static str| -> Result<Duration> {
             match v.unwrap_or(d) {
                 0 => Err(invalid(what)),
@@ -335,6 +425,8 @@ impl Settings {
             auto_keys,
             layout,
             lease_namespace,
+            lease_key: c.lease_key,
+            clients,
             lease_ttl,
             max_count,
             max_range,

@@ -1,15 +1,19 @@
 //! `POST /v1/leases`, `/v1/leases/renew`, `/v1/leases/release`: node leases for browsers and
 //! edge workers (see [`crate::client_lease`] for the window a client may mint in).
 
+use std::net::{IpAddr, Ipv4Addr};
+
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use idmint::Layout;
+use axum::Extension;
 use serde::Deserialize;
 
+use crate::auth::Caller;
 use crate::client_lease::{ClientLeases, Window};
 use crate::error::{ApiError, ApiResult};
+use crate::lease_token::Grantee;
 use crate::params::json_body;
 use crate::service::Service;
 use crate::{blocking, Shared};
@@ -50,27 +54,38 @@ fn window_json(w: &Window) -> serde_json::Value {
     })
 }
 
-fn holder() -> String {
-    format!(
-        "client-{:016x}",
-        idmint::os_random_u64().unwrap_or_else(|_| u64::from(std::process::id()))
-    )
+/// Who takes a lease: the caller the edge established (an in-process request that passed no
+/// edge counts as loopback and anonymous).
+fn grantee(caller: Option<Extension<Caller>>) -> Grantee {
+    match caller {
+        Some(Extension(c)) => Grantee {
+            peer: c.peer,
+            token: c.token,
+        },
+        None => Grantee {
+            peer: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            token: None,
+        },
+    }
 }
 
 /// `POST /v1/leases` `{"namespace","layout","ttl_ms","client_time_ms"}` (all optional).
-pub async fn grant(State(svc): State<Shared>, body: Bytes) -> ApiResult<Response> {
-    desk(&svc)?;
+pub async fn grant(
+    State(svc): State<Shared>,
+    caller: Option<Extension<Caller>>,
+    body: Bytes,
+) -> ApiResult<Response> {
     let b: GrantBody = json_body(&body)?;
-    let layout = Layout::parse(b.layout.as_deref().unwrap_or("js53"))?;
+    let layout = desk(&svc)?.layout(b.layout.as_deref())?;
+    let who = grantee(caller);
     let g = blocking(&svc, move |s| {
-        let desk = desk(s)?;
-        desk.grant(
+        desk(s)?.grant(
             &s.metrics,
+            &who,
             b.namespace.as_deref(),
             &layout,
             b.ttl_ms,
             b.client_time_ms,
-            &holder(),
         )
     })
     .await?;

@@ -42,15 +42,18 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod auth;
 pub mod client_lease;
 pub mod config;
 pub mod error;
 pub mod ids;
+pub mod lease_token;
 pub mod leases;
 pub mod lookup;
 pub mod metrics;
 pub mod params;
 pub mod probes;
+pub mod secret;
 pub mod serve;
 pub mod service;
 

@@ -16,6 +16,7 @@ use idmint_coord::segment::{open_store, Range, SegmentAllocator, SegmentStore};
 
 use crate::client_lease::ClientLeases;
 use crate::config::Settings;
+use crate::lease_token::TokenKey;
 use crate::metrics::{KeyLabels, Metrics};
 
 /// The segment store, with every call timed and its failures counted.
@@ -126,7 +127,12 @@ impl Service {
                     .namespace(&settings.lease_namespace)
                     .ttl(settings.lease_ttl);
                 let gen = LeasedSnowflake::new(store.clone(), cfg, opts)?;
-                let desk = ClientLeases::new(store, &settings.lease_namespace);
+                let key = match &settings.lease_key {
+                    Some(spec) => Some(crate::secret::read(spec, "lease_key")?),
+                    None => None,
+                };
+                let key = TokenKey::load(key.as_deref(), &settings.data_dir)?;
+                let desk = ClientLeases::new(store, key, settings.clients.clone());
                 (gen, Some(desk))
             }
             fixed => {

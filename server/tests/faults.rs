@@ -81,10 +81,14 @@ fn a_store_outage_is_a_503_with_retry_after_and_buffers_keep_serving() {
 fn client_lease_releases_keep_the_fence_on_redis() {
     let redis = Server::start(Kind::Redis);
     let dir = temp_dir("fence-redis");
-    let svc = start(ServeConfig {
-        lease: Some(redis.url()),
-        ..config(&dir)
-    });
+    let svc = start(common::open_to_clients(
+        ServeConfig {
+            lease: Some(redis.url()),
+            ..config(&dir)
+        },
+        common::FENCE_NAMESPACE,
+        common::FENCE_LAYOUT,
+    ));
     common::release_keeps_the_fence(&svc);
     svc.stop().unwrap();
 }

@@ -79,7 +79,41 @@ pub fn call(
     body: Option<&str>,
     headers: &[(&str, &str)],
 ) -> Answer {
-    let mut s = TcpStream::connect(addr).unwrap();
+    exchange(
+        TcpStream::connect(addr).unwrap(),
+        addr,
+        method,
+        path,
+        body,
+        headers,
+    )
+}
+
+/// [`call`] from the loopback address `from` (any of 127.0.0.0/8), so a test can play
+/// several peers.
+pub fn call_from(
+    from: std::net::IpAddr,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> Answer {
+    use socket2::{Domain, Socket, Type};
+    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None).unwrap();
+    sock.bind(&SocketAddr::new(from, 0).into()).unwrap();
+    sock.connect(&addr.into()).unwrap();
+    exchange(sock.into(), addr, method, path, body, headers)
+}
+
+fn exchange(
+    mut s: TcpStream,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> Answer {
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (k, v) in headers {
@@ -148,17 +182,32 @@ fn now_ms() -> u64 {
         .as_millis() as u64
 }
 
+/// The namespace and layout of [`release_keeps_the_fence`]: a two-node space.
+pub const FENCE_NAMESPACE: &str = "f";
+/// See [`FENCE_NAMESPACE`].
+pub const FENCE_LAYOUT: &str = "time=41@1ms,node=1,seq=12,epoch=2020-01-01";
+
+/// `cfg` with client leases open in `namespace` for `layout`.
+pub fn open_to_clients(cfg: ServeConfig, namespace: &str, layout: &str) -> ServeConfig {
+    ServeConfig {
+        client_namespaces: Some(vec![namespace.into()]),
+        client_layouts: Some(vec![layout.into()]),
+        ..cfg
+    }
+}
+
 /// A holder that issued nothing and releases saying 0 must not lower its node's record below
-/// the fence it was granted: the next holder stays fenced past the holder before it.
+/// what the holder before it was granted, and a holder that claims to have issued far past its
+/// bound must not push the record there: the next holder's fence is the last bound the service
+/// granted. The service must be open to clients in [`FENCE_NAMESPACE`] for [`FENCE_LAYOUT`].
 pub fn release_keeps_the_fence(svc: &idmint_server::Running) {
     let a = svc.addr();
-    let body =
-        r#"{"namespace":"f","layout":"time=41@1ms,node=1,seq=12,epoch=2020-01-01","ttl_ms":5000}"#;
+    let body = format!(r#"{{"layout":"{FENCE_LAYOUT}","ttl_ms":5000}}"#);
     // One node stays held throughout, so every later grant gets the other one.
-    let held = post(a, "/v1/leases", body);
+    let held = post(a, "/v1/leases", &body);
     assert_eq!(held.status, 201, "{}", held.body);
-    // The first holder renews far ahead (it says it issued up to then) and releases there.
-    let g1 = post(a, "/v1/leases", body).json();
+    // The first holder renews claiming it issued far ahead, and releases claiming the same.
+    let g1 = post(a, "/v1/leases", &body).json();
     let token1 = g1["lease"].as_str().unwrap().to_owned();
     let far = now_ms() + 50_000;
     let r = post(
@@ -167,16 +216,23 @@ pub fn release_keeps_the_fence(svc: &idmint_server::Running) {
         &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{far}}}"#),
     );
     assert_eq!(r.status, 200, "{}", r.body);
+    let bound = r.json()["bound_ms"].as_u64().unwrap();
+    assert!(
+        bound < far,
+        "a claim past the granted bound is capped: {bound}"
+    );
     let rel = post(
         a,
         "/v1/leases/release",
         &format!(r#"{{"lease":"{token1}","issued_up_to_ms":{far}}}"#),
     );
     assert_eq!(rel.status, 204);
-    // The second holder is fenced at `far`, issues nothing and releases saying 0.
-    let g2 = post(a, "/v1/leases", body).json();
+    // The second holder is fenced at the granted bound (not at `far`), issues nothing and
+    // releases saying 0.
+    let g2 = post(a, "/v1/leases", &body).json();
     assert_eq!(g2["node"], g1["node"]);
-    assert!(g2["fence_ms"].as_u64().is_some_and(|f| f >= far), "{g2}");
+    let fence2 = g2["fence_ms"].as_u64().unwrap();
+    assert!(fence2 >= bound && fence2 < far, "{g2}");
     let token2 = g2["lease"].as_str().unwrap().to_owned();
     let rel = post(
         a,
@@ -184,8 +240,8 @@ pub fn release_keeps_the_fence(svc: &idmint_server::Running) {
         &format!(r#"{{"lease":"{token2}","issued_up_to_ms":0}}"#),
     );
     assert_eq!(rel.status, 204);
-    // The third is still fenced past everything the first issued.
-    let g3 = post(a, "/v1/leases", body).json();
+    // The third is still fenced past everything the first could issue.
+    let g3 = post(a, "/v1/leases", &body).json();
     assert_eq!(g3["node"], g1["node"]);
-    assert!(g3["fence_ms"].as_u64().is_some_and(|f| f >= far), "{g3}");
+    assert!(g3["fence_ms"].as_u64().is_some_and(|f| f >= bound), "{g3}");
 }
