@@ -42,8 +42,10 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod auth;
 pub mod client_lease;
 pub mod config;
+pub mod edge;
 pub mod error;
 pub mod ids;
 pub mod leases;
@@ -51,6 +53,8 @@ pub mod lookup;
 pub mod metrics;
 pub mod params;
 pub mod probes;
+pub mod rate;
+pub mod secret;
 pub mod serve;
 pub mod service;
 
