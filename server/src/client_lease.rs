@@ -370,7 +370,10 @@ impl ClientLeases {
         let (lease, who, ttl_ms) = self.open_token(token)?;
         let now = now_ms();
         let cap = self.issued_cap(&lease, now, ttl_ms);
-        let bound = Self::bound(now, client_ms, issued.map(|i| i.min(cap)), ttl_ms);
+        // Never below what the grant recorded (fence + TTL): a node fenced ahead of the clock
+        // keeps a window after its fence.
+        let bound = Self::bound(now, client_ms, issued.map(|i| i.min(cap)), ttl_ms)
+            .max(lease.fence_ms.unwrap_or(0).saturating_add(ttl_ms));
         match self.timed(metrics, "lease_renew", |s| s.renew(&lease, bound)) {
             Ok(()) => {
                 metrics.lease_event("client", "renewed");

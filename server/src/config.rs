@@ -13,7 +13,12 @@ use clap::Args;
 use idmint::{Error, Layout, Result};
 use serde::Deserialize;
 
+use crate::auth::Tokens;
 use crate::client_lease::ClientPolicy;
+use crate::lease_token::TokenKey;
+use crate::edge::{HostPolicy, HostRule};
+use crate::rate::{RateLimit, DEFAULT_PER_SECOND};
+use crate::ServeError;
 
 /// Every setting, each optional: a flag (or its `IDMINT_*` variable) wins over the file, the
 /// file over the default.
@@ -113,22 +118,25 @@ pub struct ServeConfig {
     #[arg(long, env = "IDMINT_MAX_RANGE", value_name = "N")]
     pub max_range: Option<u64>,
 
-    /// Bearer tokens accepted (comma-separated); none means no authentication.
-    #[arg(
-        long,
-        env = "IDMINT_TOKENS",
-        value_name = "T1,T2,…",
-        value_delimiter = ',',
-        hide_env_values = true
-    )]
-    pub tokens: Option<Vec<String>>,
+    /// Bearer tokens and their scopes, from a file (`@PATH`) or an environment variable
+    /// (`@env:NAME`), never as text: lines `NAME TOKEN SCOPE,SCOPE` (newline or `;`
+    /// separated, `#` comments; scopes read, mint, lease, range, admin, all) [default: none:
+    /// every request anonymous, refused on a non-loopback --listen without --allow-anonymous].
+    #[arg(long, env = "IDMINT_TOKENS", value_name = "@PATH|@env:NAME")]
+    pub tokens: Option<String>,
 
-    /// What the tokens guard: `all` endpoints, or only `write` ones (ranges, leases); the
-    /// probes (/healthz, /readyz) are always open [default: all].
-    #[arg(long, env = "IDMINT_AUTH", value_name = "all|write")]
-    pub auth: Option<String>,
+    /// The token file (same as `--tokens @PATH`).
+    #[arg(long, env = "IDMINT_TOKENS_FILE", value_name = "PATH")]
+    pub tokens_file: Option<PathBuf>,
 
-    /// Origins allowed to call from a browser (CORS), comma-separated, or `*` [default: *].
+    /// Serve without tokens on a non-loopback address: anyone who reaches it may take IDs,
+    /// ranges and leases [default: false].
+    #[arg(long, env = "IDMINT_ALLOW_ANONYMOUS", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true")]
+    pub allow_anonymous: Option<bool>,
+
+    /// Browser origins allowed to call the service (CORS), comma-separated, such as
+    /// `https://app.example.com`, or `*` for any [default: none: no CORS headers].
     #[arg(
         long,
         env = "IDMINT_CORS_ORIGINS",
@@ -136,6 +144,26 @@ pub struct ServeConfig {
         value_delimiter = ','
     )]
     pub cors_origins: Option<Vec<String>>,
+
+    /// `Host` values answered, comma-separated, each a name or address with an optional
+    /// `:port` [default: on a loopback --listen, loopback names only (localhost, 127.0.0.1,
+    /// [::1], any port); else any].
+    #[arg(
+        long,
+        env = "IDMINT_ALLOWED_HOSTS",
+        value_name = "H1,H2,…",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Option<Vec<String>>,
+
+    /// Requests allowed per peer address and per token: `N/s`, `N/min` or `off`; over it,
+    /// 429 [default: 100000/s].
+    #[arg(long, env = "IDMINT_RATE_LIMIT", value_name = "N/s|N/min|off")]
+    pub rate_limit: Option<String>,
+
+    /// Most requests at once above the rate, after a quiet spell [default: N of the rate].
+    #[arg(long, env = "IDMINT_RATE_BURST", value_name = "N")]
+    pub rate_burst: Option<u32>,
 
     /// Longest a request may take, ms [default: 10000].
     #[arg(long, env = "IDMINT_REQUEST_TIMEOUT_MS", value_name = "MS")]
@@ -198,8 +226,12 @@ impl ServeConfig {
             max_count,
             max_range,
             tokens,
-            auth,
+            tokens_file,
+            allow_anonymous,
             cors_origins,
+            allowed_hosts,
+            rate_limit,
+            rate_burst,
             request_timeout_ms,
             header_timeout_ms,
             max_connections,
@@ -226,15 +258,6 @@ impl ServeConfig {
     }
 }
 
-/// Which endpoints need a bearer token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuthScope {
-    /// Every endpoint but the probes.
-    All,
-    /// Only those that take from a store for the caller: ranges and leases.
-    Write,
-}
-
 /// The settings in force, defaults applied and checked.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -256,9 +279,9 @@ pub struct Settings {
     pub layout: Layout,
     /// The service's lease namespace.
     pub lease_namespace: String,
-    /// Where the client lease key comes from (`@PATH`, `@env:NAME`); `None`: the data
-    /// directory's generated key. The spec, never the key itself.
-    pub lease_key: Option<String>,
+    /// The key that signs client lease tokens, read from `--lease-key`; `None`: the data
+    /// directory's generated key. Its `Debug` shows nothing of it.
+    pub lease_key: Option<TokenKey>,
     /// What clients may lease.
     pub clients: ClientPolicy,
     /// TTL of the service's own lease.
@@ -267,12 +290,15 @@ pub struct Settings {
     pub max_count: u64,
     /// Largest range per request.
     pub max_range: u64,
-    /// Accepted bearer tokens (empty: no authentication).
-    pub tokens: Vec<String>,
-    /// What the tokens guard.
-    pub auth: AuthScope,
-    /// CORS origins (`*` for any).
+    /// Bearer tokens and their scopes (none: every request anonymous). `Debug` shows names
+    /// and scopes only.
+    pub tokens: Tokens,
+    /// CORS origins (`*` for any; none: no CORS).
     pub cors_origins: Vec<String>,
+    /// The `Host` values answered.
+    pub allowed_hosts: HostPolicy,
+    /// Each address's and each token's request rate (`None`: unlimited).
+    pub rate_limit: Option<RateLimit>,
     /// Request deadline.
     pub request_timeout: Duration,
     /// Header read deadline.
@@ -347,10 +373,11 @@ fn client_policy(c: &ServeConfig, own_namespace: &str) -> Result<ClientPolicy> {
 }
 
 impl Settings {
-    /// Applies defaults and checks every value.
-    pub fn resolve(c: ServeConfig) -> Result<Settings> {
+    /// Applies defaults and checks every value, reads the tokens, and refuses what would be
+    /// unsafe on a network (no tokens on a non-loopback address without `allow_anonymous`).
+    pub fn resolve(c: ServeConfig) -> std::result::Result<Settings, ServeError> {
         let clients = client_policy(&c, c.lease_namespace.as_deref().unwrap_or("default"))?;
-        let listen = c
+        let listen: SocketAddr = c
             .listen
             .as_deref()
             .unwrap_or("127.0.0.1:7600")
@@ -374,18 +401,19 @@ impl Settings {
             .filter(|k| !k.is_empty())
             .collect();
         if keys.iter().any(|k| k.len() > 200) {
-            return Err(invalid("segment keys are 1 to 200 bytes"));
+            return Err(invalid("segment keys are 1 to 200 bytes").into());
         }
         let auto_keys = c.auto_keys.unwrap_or(keys.is_empty());
         let layout = Layout::parse(c.layout.as_deref().unwrap_or("leaf"))?;
         let lease_namespace = c.lease_namespace.unwrap_or_else(|| "default".into());
-        if let Some(spec) = &c.lease_key {
-            if !spec.starts_with('@') {
-                return Err(invalid(
-                    "lease_key is given as @PATH or @env:NAME, never as literal text (ps shows it)",
-                ));
+        let lease_key = match &c.lease_key {
+            Some(spec) => {
+                let bytes = crate::secret::read(spec, "--lease-key")
+                    .map_err(|e| ServeError::Config(e.to_string()))?;
+                Some(TokenKey::new(bytes.trim_ascii())?)
             }
-        }
+            None => None,
+        };
         let ms = |v: Option<u64>, d: u64, what: &'static str| -> Result<Duration> {
             match v.unwrap_or(d) {
                 0 => Err(invalid(what)),
@@ -396,25 +424,47 @@ impl Settings {
         let max_count = c.max_count.unwrap_or(100_000);
         let max_range = c.max_range.unwrap_or(1_000_000);
         if max_count == 0 || max_range == 0 {
-            return Err(invalid("max_count and max_range must be at least 1"));
+            return Err(invalid("max_count and max_range must be at least 1").into());
         }
         if max_count > 10_000_000 {
             return Err(Error::LimitExceeded {
                 what: "max_count",
                 limit: 10_000_000,
-            });
+            }
+            .into());
         }
-        let tokens: Vec<String> = c
-            .tokens
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect();
-        let auth = match c.auth.as_deref().unwrap_or("all") {
-            "all" => AuthScope::All,
-            "write" => AuthScope::Write,
-            _ => return Err(invalid("auth must be `all` or `write`")),
+        let tokens = load_tokens(c.tokens.as_deref(), c.tokens_file.as_deref())?;
+        if tokens.is_empty() && !listen.ip().is_loopback() && c.allow_anonymous != Some(true) {
+            return Err(ServeError::Config(format!(
+                "refusing to serve {listen} without tokens: anyone who reaches it could take \
+                 IDs, ranges and leases. Give tokens (--tokens-file PATH or --tokens \
+                 @env:NAME), or accept that with --allow-anonymous"
+            )));
+        }
+        let cors_origins = c.cors_origins.unwrap_or_default();
+        if let Some(bad) = cors_origins.iter().find(|o| !origin_ok(o)) {
+            return Err(ServeError::Config(format!(
+                "cors_origins: {bad:?} is not an origin: give scheme://host[:port] (such as \
+                 https://app.example.com) or *"
+            )));
+        }
+        let allowed_hosts = match c.allowed_hosts {
+            Some(list) if !list.is_empty() => HostPolicy::List(
+                list.iter()
+                    .map(|h| HostRule::parse(h))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(invalid)?,
+            ),
+            _ if listen.ip().is_loopback() => HostPolicy::Loopback,
+            _ => HostPolicy::Any,
         };
+        let rate_limit = RateLimit::parse(
+            c.rate_limit
+                .as_deref()
+                .unwrap_or(&format!("{DEFAULT_PER_SECOND}/s")),
+            c.rate_burst,
+        )
+        .map_err(invalid)?;
         Ok(Settings {
             listen,
             journal: data_dir.join("segments.journal"),
@@ -425,14 +475,15 @@ impl Settings {
             auto_keys,
             layout,
             lease_namespace,
-            lease_key: c.lease_key,
+            lease_key,
             clients,
             lease_ttl,
             max_count,
             max_range,
             tokens,
-            auth,
-            cors_origins: c.cors_origins.unwrap_or_else(|| vec!["*".into()]),
+            cors_origins,
+            allowed_hosts,
+            rate_limit,
             request_timeout: ms(
                 c.request_timeout_ms,
                 10_000,
@@ -450,6 +501,40 @@ impl Settings {
             log: c.log.unwrap_or_else(|| "info".into()),
         })
     }
+}
+
+/// The tokens from `--tokens @…` or `--tokens-file` (not both); none when neither is given.
+fn load_tokens(spec: Option<&str>, file: Option<&Path>) -> std::result::Result<Tokens, ServeError> {
+    let (spec, what) = match (spec, file) {
+        (None, None) => return Ok(Tokens::default()),
+        (Some(_), Some(_)) => {
+            return Err(ServeError::Config(
+                "give --tokens or --tokens-file, not both".into(),
+            ))
+        }
+        (Some(s), None) => (s.to_owned(), "--tokens"),
+        (None, Some(p)) => (format!("@{}", p.display()), "--tokens-file"),
+    };
+    let text = crate::secret::read(&spec, what).map_err(|e| ServeError::Config(e.to_string()))?;
+    // The source is a path or a variable name here, never the secret (read refused those).
+    Tokens::parse(&text, spec.trim_start_matches('@')).map_err(ServeError::Config)
+}
+
+/// Whether `o` is `*` or an origin: `scheme://host[:port]`, nothing after.
+fn origin_ok(o: &str) -> bool {
+    if o == "*" {
+        return true;
+    }
+    let Some((scheme, rest)) = o.split_once("://") else {
+        return false;
+    };
+    !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-')
+        && !rest.is_empty()
+        && !rest.contains(['/', '?', '#', '@', ' '])
+        && axum::http::HeaderValue::from_str(o).is_ok()
 }
 
 #[cfg(test)]
@@ -520,10 +605,20 @@ mod tests {
         })
         .contains("unknown preset"));
         assert!(bad(ServeConfig {
-            auth: Some("some".into()),
+            rate_limit: Some("lots".into()),
             ..base.clone()
         })
-        .contains("auth"));
+        .contains("rate_limit"));
+        assert!(bad(ServeConfig {
+            cors_origins: Some(vec!["example.com".into()]),
+            ..base.clone()
+        })
+        .contains("not an origin"));
+        assert!(bad(ServeConfig {
+            allowed_hosts: Some(vec!["a b".into()]),
+            ..base.clone()
+        })
+        .contains("allowed_hosts"));
         assert!(bad(ServeConfig {
             max_count: Some(0),
             ..base

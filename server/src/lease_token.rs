@@ -43,6 +43,7 @@ pub struct Grantee {
 }
 
 /// The signing key of client lease tokens.
+#[derive(Clone)]
 pub struct TokenKey {
     key: hmac::Key,
 }
@@ -70,13 +71,10 @@ impl TokenKey {
         })
     }
 
-    /// The key given as `--lease-key` (its bytes, surrounding whitespace trimmed), or else the
-    /// one in `DATA_DIR/lease.key`, generated there when absent.
-    pub fn load(given: Option<&[u8]>, data_dir: &Path) -> Result<TokenKey> {
-        match given {
-            Some(bytes) => TokenKey::new(bytes.trim_ascii()),
-            None => TokenKey::new(generated(&data_dir.join(KEY_FILE))?.trim_ascii()),
-        }
+    /// The key in `DATA_DIR/lease.key`, generated there when absent (for a service given no
+    /// `--lease-key`).
+    pub fn generated(data_dir: &Path) -> Result<TokenKey> {
+        TokenKey::new(generated(&data_dir.join(KEY_FILE))?.trim_ascii())
     }
 
     fn mac(&self, payload: &[u8]) -> hmac::Tag {
@@ -315,8 +313,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("idmint-key-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let a = TokenKey::load(None, &dir).unwrap();
-        let b = TokenKey::load(None, &dir).unwrap();
+        let a = TokenKey::generated(&dir).unwrap();
+        let b = TokenKey::generated(&dir).unwrap();
         let t = a.sign(&lease(), &grantee());
         assert!(b.verify(&t).is_ok(), "the second start reads the same key");
         use std::os::unix::fs::PermissionsExt;
@@ -325,7 +323,7 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o077, 0, "the key file is private");
-        let given = TokenKey::load(Some(b"  0123456789abcdef0123456789abcdef\n"), &dir).unwrap();
+        let given = TokenKey::new(b"0123456789abcdef0123456789abcdef").unwrap();
         assert!(given.verify(&t).is_err());
         let _ = std::fs::remove_dir_all(dir);
     }

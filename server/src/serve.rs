@@ -42,7 +42,7 @@ pub async fn serve(
                 Err(_) => break,
             },
         };
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut stop => break,
             r = listener.accept() => match r {
                 Ok(c) => c,
@@ -55,8 +55,10 @@ pub async fn serve(
             },
         };
         let _ = stream.set_nodelay(true);
-        let conn =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let conn = http.serve_connection(
+            TokioIo::new(stream),
+            TowerToHyperService::new(app::FromPeer::new(app.clone(), peer)),
+        );
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             let _ = conn.await;

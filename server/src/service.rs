@@ -128,10 +128,9 @@ impl Service {
                     .ttl(settings.lease_ttl);
                 let gen = LeasedSnowflake::new(store.clone(), cfg, opts)?;
                 let key = match &settings.lease_key {
-                    Some(spec) => Some(crate::secret::read(spec, "lease_key")?),
-                    None => None,
+                    Some(k) => k.clone(),
+                    None => TokenKey::generated(&settings.data_dir)?,
                 };
-                let key = TokenKey::load(key.as_deref(), &settings.data_dir)?;
                 let desk = ClientLeases::new(store, key, settings.clients.clone());
                 (gen, Some(desk))
             }
