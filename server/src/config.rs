@@ -15,8 +15,8 @@ use serde::Deserialize;
 
 use crate::auth::Tokens;
 use crate::client_lease::ClientPolicy;
-use crate::lease_token::TokenKey;
 use crate::edge::{HostPolicy, HostRule};
+use crate::lease_token::TokenKey;
 use crate::rate::{RateLimit, DEFAULT_PER_SECOND};
 use crate::ServeError;
 

@@ -464,13 +464,16 @@ fn honest(a: SocketAddr, from: IpAddr, until: Instant, start: Instant) -> Served
             let body = format!(r#"{{"lease":"{token}","issued_up_to_ms":{upto}}}"#);
             let _ = call_from(from, a, "POST", "/v1/leases/release", Some(&body), &[]);
         }
+        // A page closed, another opened a moment later.
+        std::thread::sleep(Duration::from_millis(100));
     }
     out
 }
 
-/// A liar on its own address: takes leases and then edits tokens, claims it issued nothing or
-/// everything, replays released tokens, asks for absurd TTLs and clocks, and abandons leases.
-fn liar(a: SocketAddr, from: IpAddr, until: Instant, seed: u64) -> u32 {
+/// A liar on its own address: takes leases (up to its quota) and then edits tokens, claims it
+/// issued nothing or everything, pushes its clock far ahead, replays released tokens, asks for
+/// absurd TTLs, and abandons leases.
+fn liar(a: SocketAddr, from: IpAddr, until: Instant, seed: u64) -> (u32, u32) {
     let mut rng = seed;
     let mut next = move || {
         rng ^= rng << 13;
@@ -478,65 +481,104 @@ fn liar(a: SocketAddr, from: IpAddr, until: Instant, seed: u64) -> u32 {
         rng ^= rng << 17;
         rng
     };
+    // Tokens held, with whether their TTL is the shortest (so abandoning one frees the quota
+    // soon: the liar keeps attacking instead of waiting out 300 s leases).
+    let mut held: Vec<(String, bool)> = Vec::new();
     let mut dead: Vec<String> = Vec::new();
-    let mut attacks = 0;
+    let (mut attacks, mut leases) = (0, 0);
     let send = |path: &str, body: String| call_from(from, a, "POST", path, Some(&body), &[]);
     while Instant::now() < until {
-        let ttl = [1_000u64, 300_000, 10_000_000_000][(next() % 3) as usize];
-        let client = [0u64, now_ms() + 10_000_000, u64::MAX][(next() % 3) as usize];
-        let r = send(
-            "/v1/leases",
-            format!(r#"{{"ttl_ms":{ttl},"client_time_ms":{client}}}"#),
-        );
-        if r.status != 201 {
-            std::thread::sleep(Duration::from_millis(30));
+        if held.len() < 4 {
+            let ttl = [1_000u64, 300_000, 10_000_000_000][(next() % 3) as usize];
+            let client = [0u64, now_ms() + 10_000_000, u64::MAX][(next() % 3) as usize];
+            let r = send(
+                "/v1/leases",
+                format!(r#"{{"ttl_ms":{ttl},"client_time_ms":{client}}}"#),
+            );
+            if r.status == 201 {
+                leases += 1;
+                held.push((r.json()["lease"].as_str().unwrap().to_owned(), ttl == 1_000));
+            }
+        }
+        if held.is_empty() {
+            // Nothing held: replay and edit tokens of leases it gave up.
+            if let Some(d) = dead.get((next() % dead.len().max(1) as u64) as usize) {
+                let forged = edited(d, 6, "-");
+                for t in [d, &forged] {
+                    drop(send(
+                        "/v1/leases/release",
+                        format!(r#"{{"lease":"{t}","issued_up_to_ms":0}}"#),
+                    ));
+                }
+                attacks += 1;
+            }
+            std::thread::sleep(Duration::from_millis(10));
             continue;
         }
-        let t = r.json()["lease"].as_str().unwrap().to_owned();
+        let i = (next() % held.len() as u64) as usize;
+        let (t, short) = held[i].clone();
         let claim = [0u64, 1, 1 << 52, u64::MAX, now_ms() - 100_000][(next() % 5) as usize];
-        let fake = |i: usize, v: &str| edited(&t, i, v);
-        match next() % 7 {
+        let client = [0u64, now_ms() + 10_000_000, u64::MAX][(next() % 3) as usize];
+        match next() % 8 {
             0 => drop(send(
                 "/v1/leases/release",
-                format!(r#"{{"lease":"{}","issued_up_to_ms":0}}"#, fake(6, "-")),
+                format!(
+                    r#"{{"lease":"{}","issued_up_to_ms":0}}"#,
+                    edited(&t, 6, "-")
+                ),
             )),
             1 => drop(send(
                 "/v1/leases/renew",
                 format!(
                     r#"{{"lease":"{}","issued_up_to_ms":{claim}}}"#,
-                    fake(5, "99999999999")
+                    edited(&t, 5, "99999999999")
                 ),
             )),
             2 => drop(send(
                 "/v1/leases/renew",
                 format!(r#"{{"lease":"{t}","issued_up_to_ms":{claim},"client_time_ms":{client}}}"#),
             )),
-            3 => drop(send(
-                "/v1/leases/release",
-                format!(r#"{{"lease":"{t}","issued_up_to_ms":{claim}}}"#),
-            )),
+            3 => {
+                drop(send(
+                    "/v1/leases/release",
+                    format!(r#"{{"lease":"{t}","issued_up_to_ms":{claim}}}"#),
+                ));
+                dead.push(held.swap_remove(i).0);
+            }
             4 => {
-                // Released, then replayed.
                 drop(send(
                     "/v1/leases/release",
                     format!(r#"{{"lease":"{t}","issued_up_to_ms":0}}"#),
                 ));
-                dead.push(t.clone());
+                dead.push(held.swap_remove(i).0);
             }
             5 => {
-                for d in &dead {
+                for d in dead.iter().rev().take(4) {
                     drop(send(
                         "/v1/leases/release",
                         format!(r#"{{"lease":"{d}","issued_up_to_ms":0}}"#),
                     ));
+                    drop(send(
+                        "/v1/leases/renew",
+                        format!(r#"{{"lease":"{d}","issued_up_to_ms":{claim}}}"#),
+                    ));
                 }
             }
-            // Abandoned: never renewed, never released.
+            6 => drop(send(
+                "/v1/leases/renew",
+                format!(
+                    r#"{{"lease":"{}","issued_up_to_ms":{claim}}}"#,
+                    edited(&t, 1, "0")
+                ),
+            )),
+            // Abandoned: never renewed again, never released.
+            _ if short => drop(held.swap_remove(i)),
             _ => {}
         }
         attacks += 1;
+        std::thread::sleep(Duration::from_millis(5));
     }
-    attacks
+    (attacks, leases)
 }
 
 /// Sixteen honest browser clients and one liar share the 16 nodes of `js53`: no honest ID
@@ -563,7 +605,7 @@ fn sixteen_honest_clients_and_a_liar_never_repeat_an_id() {
     for t in threads {
         t.join().unwrap();
     }
-    let attacks = liar.join().unwrap();
+    let (attacks, liar_leases) = liar.join().unwrap();
     let served = served.lock().unwrap();
     let mut seen = HashSet::new();
     let mut total = 0;
@@ -580,7 +622,7 @@ fn sixteen_honest_clients_and_a_liar_never_repeat_an_id() {
             total += 1;
         }
     }
-    assert!(attacks > 0);
-    eprintln!("{total} honest IDs, {attacks} attacks, 0 duplicates");
+    assert!(attacks > 0 && liar_leases > 0, "the liar never got to lie");
+    eprintln!("{total} honest IDs; the liar took {liar_leases} leases and made {attacks} attacks; 0 duplicates");
     svc.stop().unwrap();
 }
