@@ -103,12 +103,17 @@ node_modules/.bin/tsc -p tests/types
 
 step "examples/browser in headless Chromium (Playwright): page and Web Worker, against a fake and a real lease service"
 # The real one: `idmint serve` on loopback (scripts/services.sh builds the CLI if needed).
+# It runs on the example's own config (examples/browser/idmint.toml), with CORS opened to the
+# origin the test serves the page from instead of the README's port 8000.
 svc_dir=$(mktemp -d)
-svc_port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
-bash "$root/scripts/services.sh" start idmint "$svc_dir" "$svc_port"
+free_port() { node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'; }
+svc_port=$(free_port)
+page_port=$(free_port)
+bash "$root/scripts/services.sh" start idmint "$svc_dir" "$svc_port" \
+  --config "$root/examples/browser/idmint.toml" --cors-origins "http://127.0.0.1:$page_port"
 trap 'bash "$root/scripts/services.sh" stop idmint "$svc_dir"; rm -rf "$svc_dir"' EXIT
-IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_SCREENSHOT_DIR="$here/target/screenshots" \
-  node --test tests/e2e/
+IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_TEST_PAGE_PORT="$page_port" \
+  IDMINT_SCREENSHOT_DIR="$here/target/screenshots" node --test tests/e2e/
 
 step "benchmark page runs (1 short round; real numbers: node tests/bench/run.mjs)"
 node tests/bench/run.mjs --rounds 1 --round-ms 5 --json >/dev/null

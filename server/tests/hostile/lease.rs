@@ -626,3 +626,21 @@ fn sixteen_honest_clients_and_a_liar_never_repeat_an_id() {
     eprintln!("{total} honest IDs; the liar took {liar_leases} leases and made {attacks} attacks; 0 duplicates");
     svc.stop().unwrap();
 }
+
+/// The browser example's service config opens exactly what its page asks for: namespace
+/// `example` and the layout of `examples/browser/layout.js`.
+#[test]
+fn the_browser_examples_config_opens_what_its_page_asks_for() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cfg = ServeConfig::from_file(&root.join("examples/browser/idmint.toml")).unwrap();
+    let s = idmint_server::config::Settings::resolve(cfg).unwrap();
+    let js = std::fs::read_to_string(root.join("examples/browser/layout.js")).unwrap();
+    let spec = js
+        .lines()
+        .find_map(|l| l.strip_prefix("export const LAYOUT = '")?.strip_suffix('\''))
+        .unwrap();
+    assert_eq!(s.clients.namespaces, ["example"]);
+    assert_eq!(s.clients.layouts, [Layout::parse(spec).unwrap()]);
+    let main = std::fs::read_to_string(root.join("examples/browser/main.js")).unwrap();
+    assert!(main.contains("namespace: 'example'"));
+}
