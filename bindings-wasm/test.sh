@@ -111,9 +111,28 @@ svc_port=$(free_port)
 page_port=$(free_port)
 bash "$root/scripts/services.sh" start idmint "$svc_dir" "$svc_port" \
   --config "$root/examples/browser/idmint.toml" --cors-origins "http://127.0.0.1:$page_port"
-trap 'bash "$root/scripts/services.sh" stop idmint "$svc_dir"; rm -rf "$svc_dir"' EXIT
+trap 'bash "$root/scripts/services.sh" stop idmint "$svc_dir"; bash "$root/scripts/services.sh" stop idmint "$svc_dir/tls"; rm -rf "$svc_dir"' EXIT
 IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_TEST_PAGE_PORT="$page_port" \
   IDMINT_SCREENSHOT_DIR="$here/target/screenshots" node --test tests/e2e/
+
+step "LeasedSnowflake against the real service, over HTTP and over HTTPS (a throwaway CA; tests/service)"
+pki="$svc_dir/pki"
+mkdir -p "$pki"
+(
+  cd "$pki"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=idmint-test-ca \
+    -keyout ca.key -out ca.crt 2>/dev/null
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+    -keyout server.key -out server.csr 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >san.ext
+  openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+    -extfile san.ext -out server.crt 2>/dev/null
+)
+tls_port=$(free_port)
+bash "$root/scripts/services.sh" start idmint "$svc_dir/tls" "$tls_port" \
+  --config "$root/examples/browser/idmint.toml" --tls-cert "$pki/server.crt" --tls-key "$pki/server.key"
+IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_TEST_TLS_SERVICE_URL="https://127.0.0.1:$tls_port" \
+  NODE_EXTRA_CA_CERTS="$pki/ca.crt" node --test --test-reporter=dot tests/service/
 
 step "benchmark page runs (1 short round; real numbers: node tests/bench/run.mjs)"
 node tests/bench/run.mjs --rounds 1 --round-ms 5 --json >/dev/null
