@@ -105,7 +105,8 @@ step "examples/browser in headless Chromium (Playwright): page and Web Worker, a
 # The real one: `idmint serve` on loopback (scripts/services.sh builds the CLI if needed).
 svc_dir=$(mktemp -d)
 svc_port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
-bash "$root/scripts/services.sh" start idmint "$svc_dir" "$svc_port"
+# The page's static server listens on a port chosen at run time: allow any origin.
+bash "$root/scripts/services.sh" start idmint "$svc_dir" "$svc_port" --cors-origins '*'
 trap 'bash "$root/scripts/services.sh" stop idmint "$svc_dir"; rm -rf "$svc_dir"' EXIT
 IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_SCREENSHOT_DIR="$here/target/screenshots" \
   node --test tests/e2e/
