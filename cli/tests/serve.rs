@@ -32,7 +32,8 @@ fn call(port: u16, method: &str, path: &str) -> Option<(u16, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(20))).ok()?;
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: 0\r\n\r\n"
     );
     s.write_all(req.as_bytes()).ok()?;
     let mut raw = String::new();
@@ -352,4 +353,32 @@ fn a_service_paused_past_its_lease_never_repeats_the_ids_of_the_next_holder() {
         signal(c, libc::SIGTERM);
         let _ = c.wait();
     }
+}
+
+/// A secret on the command line is refused before anything starts, with a message saying how
+/// to pass it, which never repeats it; so is an anonymous service on a non-loopback address.
+#[test]
+fn unsafe_starts_are_refused_with_a_way_out() {
+    let dir = temp_dir("serve-refused");
+    let secret = "ops literal-secret-0123456789 all";
+    let out = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--tokens", secret])
+        .arg("--data-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("@env:NAME"), "{err}");
+    assert!(!err.contains("literal-secret"), "{err}");
+
+    let out = Command::new(BIN)
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .arg("--data-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--allow-anonymous"), "{err}");
 }

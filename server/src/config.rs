@@ -147,7 +147,7 @@ pub struct ServeConfig {
 
     /// `Host` values answered, comma-separated, each a name or address with an optional
     /// `:port` [default: on a loopback --listen, loopback names only (localhost, 127.0.0.1,
-    /// [::1], any port); else any].
+    /// `[::1]`, any port); else any].
     #[arg(
         long,
         env = "IDMINT_ALLOWED_HOSTS",

@@ -287,14 +287,20 @@ fn only_registered_keys_unless_auto_keys() {
 }
 
 #[test]
-fn bearer_tokens_guard_all_or_only_writes() {
+fn bearer_tokens_guard_every_route_by_scope() {
     let dir = temp_dir("auth");
+    let file = dir.join("tokens");
+    std::fs::write(
+        &file,
+        "# NAME TOKEN SCOPES\nall s3cret-s3cret-s3cret all\nranger other-other-other-1 range\n",
+    )
+    .unwrap();
     let svc = start(ServeConfig {
-        tokens: Some(vec!["s3cret".into(), "other".into()]),
+        tokens_file: Some(file),
         ..config(&dir)
     });
     let a = svc.addr();
-    let auth = [("Authorization", "Bearer s3cret")];
+    let auth = [("Authorization", "Bearer s3cret-s3cret-s3cret")];
     assert_eq!(get(a, "/v1/snowflake").status, 401);
     assert_eq!(get(a, "/v1/snowflake").json()["code"], "ERR_UNAUTHORIZED");
     assert_eq!(
@@ -303,29 +309,25 @@ fn bearer_tokens_guard_all_or_only_writes() {
             "GET",
             "/v1/snowflake",
             None,
-            &[("Authorization", "Bearer s3cre")]
+            &[("Authorization", "Bearer s3cret-s3cret-s3cre")]
         )
         .status,
         401
     );
     assert_eq!(call(a, "GET", "/v1/snowflake", None, &auth).status, 200);
+    assert_eq!(call(a, "GET", "/metrics", None, &auth).status, 200);
     assert_eq!(call(a, "GET", "/metrics", None, &[]).status, 401);
     assert_eq!(get(a, "/healthz").status, 200, "probes stay open");
     assert_eq!(get(a, "/readyz").status, 200, "probes stay open");
-    svc.stop().unwrap();
-
-    let svc = start(ServeConfig {
-        tokens: Some(vec!["s3cret".into()]),
-        auth: Some("write".into()),
-        ..config(&dir)
-    });
-    let a = svc.addr();
-    assert_eq!(get(a, "/v1/snowflake").status, 200);
-    assert_eq!(post(a, "/v1/segments/k/ranges", "").status, 401);
-    assert_eq!(post(a, "/v1/leases", "").status, 401);
+    let ranger = [("Authorization", "Bearer other-other-other-1")];
     assert_eq!(
-        call(a, "POST", "/v1/segments/k/ranges", Some(""), &auth).status,
+        call(a, "POST", "/v1/segments/k/ranges", Some(""), &ranger).status,
         200
+    );
+    let r = call(a, "GET", "/v1/snowflake", None, &ranger);
+    assert_eq!(
+        (r.status, r.json()["code"].as_str()),
+        (403, Some("ERR_FORBIDDEN"))
     );
     svc.stop().unwrap();
 }

@@ -285,7 +285,11 @@ impl SegmentStore for HttpStore {
         url.push_str("/ranges?count=");
         url.push_str(&step.to_string());
         let (status, body) = self.exchange("take", || {
-            let mut req = self.agent.post(&url);
+            // The service takes only JSON POSTs (a web page cannot send one without CORS).
+            let mut req = self
+                .agent
+                .post(&url)
+                .header("Content-Type", "application/json");
             if let Some(b) = &self.bearer {
                 req = req.header("Authorization", b.as_str());
             }

@@ -1,8 +1,11 @@
-//! The service against clients that lie: every way a client (or a web page, or a slow reader)
-//! tried to break a promise of the service, as a test that failed before the service stopped
-//! trusting it. One module per edge: `lease` (client lease tokens, bounds and quotas).
+//! The service against clients that lie, and web pages that send what they should not: every
+//! way a client tried to break a promise of the service, as a test that failed before the
+//! service stopped trusting it (DESIGN.md, "A network client may lie"). One module per edge:
+//! `edge` (tokens and scopes, Host, content types, CORS, rate limits), `lease` (client lease
+//! tokens, bounds and quotas).
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod edge;
 mod lease;
