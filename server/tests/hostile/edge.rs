@@ -81,7 +81,7 @@ fn a_lease_token_cannot_take_ranges_or_mint_and_no_or_a_wrong_token_gets_401() {
         ..config(&dir)
     });
     let a = svc.addr();
-    let lease_body = r#"{"namespace":"hostile","layout":"js53","ttl_ms":5000}"#;
+    let lease_body = r#"{"layout":"js53","ttl_ms":5000}"#;
 
     for (method, path, body) in [
         ("POST", "/v1/segments/k/ranges?count=10", Some("")),
