@@ -243,6 +243,17 @@ impl ClientLeases {
         v
     }
 
+    /// How many live leases each namespace holds, by namespace (the monitor page shows them
+    /// against the namespace's quota).
+    pub fn per_namespace(&self) -> Vec<(String, usize)> {
+        let now = Instant::now();
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+        for t in lock(&self.tracked).values().filter(|t| t.expires > now) {
+            *counts.entry(t.lease.namespace.clone()).or_default() += 1;
+        }
+        counts.into_iter().collect()
+    }
+
     /// Releases, with their last recorded bound, the expired leases of a store whose leases
     /// never expire by themselves (the file store: this process holds the locks), so a client
     /// that went away does not keep its node forever. Stores with their own expiry are left to

@@ -51,6 +51,8 @@ pub mod lookup;
 pub mod metrics;
 pub mod params;
 pub mod probes;
+pub mod rates;
+pub mod segment_keys;
 pub mod serve;
 pub mod service;
 
