@@ -66,6 +66,13 @@ servers() {
   # The browser package's tests run in headless Chromium (bindings-wasm/test.sh).
   { command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || need+=(chromium chromium-driver)
   apt_install "${need[@]}"
+  # The server's hostile tests parse /metrics with the Prometheus Python client's parser.
+  local prom=0.26.0
+  if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('prometheus-client') != '$prom')" 2>/dev/null; then
+    echo "setup: pip install prometheus-client==$prom"
+    python3 -m pip install -q "prometheus-client==$prom" 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages "prometheus-client==$prom"
+  fi
 }
 
 case "$part" in

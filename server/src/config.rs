@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use clap::Args;
 use idmint::{Error, Layout, Result};
+use idmint_coord::segment::MAX_KEYS;
 use serde::Deserialize;
 
 use crate::auth::Tokens;
@@ -18,6 +19,7 @@ use crate::client_lease::ClientPolicy;
 use crate::edge::{HostPolicy, HostRule};
 use crate::lease_token::TokenKey;
 use crate::rate::{RateLimit, DEFAULT_PER_SECOND};
+use crate::segment_keys::is_valid_key_name;
 use crate::ServeError;
 
 /// Every setting, each optional: a flag (or its `IDMINT_*` variable) wins over the file, the
@@ -59,10 +61,21 @@ pub struct ServeConfig {
     )]
     pub keys: Option<Vec<String>>,
 
-    /// Create segment keys on first use [default: on when no --keys are given, else off].
+    /// Create segment keys on first use, by GET or ranges [default: on only for a loopback
+    /// listener without --keys].
     #[arg(long, env = "IDMINT_AUTO_KEYS", value_name = "BOOL", num_args = 0..=1,
           default_missing_value = "true")]
     pub auto_keys: Option<bool>,
+
+    /// Most keys auto-keys may create, counting those created by earlier runs on the same
+    /// data directory [default: 100000].
+    #[arg(long, env = "IDMINT_MAX_AUTO_KEYS", value_name = "N")]
+    pub max_auto_keys: Option<usize>,
+
+    /// Most segment keys with their own metrics series (the pre-registered ones first, then
+    /// in order of first use); the rest are summed under `key="other"` [default: 100].
+    #[arg(long, env = "IDMINT_METRICS_MAX_KEYS", value_name = "N")]
+    pub metrics_max_keys: Option<usize>,
 
     /// Layout of the service's Snowflake IDs: a preset or a spec [default: leaf].
     #[arg(long, env = "IDMINT_LAYOUT", value_name = "LAYOUT")]
@@ -215,6 +228,8 @@ impl ServeConfig {
             lease,
             keys,
             auto_keys,
+            max_auto_keys,
+            metrics_max_keys,
             layout,
             lease_namespace,
             lease_key,
@@ -275,6 +290,10 @@ pub struct Settings {
     pub keys: Vec<String>,
     /// Whether unknown keys are created on first use.
     pub auto_keys: bool,
+    /// Most auto-created keys (with those of earlier runs on the data directory).
+    pub max_auto_keys: usize,
+    /// Most segment keys with their own metrics series.
+    pub metrics_max_keys: usize,
     /// The layout of Snowflake IDs.
     pub layout: Layout,
     /// The service's lease namespace.
@@ -400,10 +419,41 @@ impl Settings {
             .map(|k| k.trim().to_owned())
             .filter(|k| !k.is_empty())
             .collect();
-        if keys.iter().any(|k| k.len() > 200) {
-            return Err(invalid("segment keys are 1 to 200 bytes").into());
+        if !keys.iter().all(|k| is_valid_key_name(k)) {
+            return Err(invalid(
+                "segment keys are 1 to 128 characters of A-Z a-z 0-9 . _ : - ([A-Za-z0-9._:-]{1,128})",
+            )
+            .into());
         }
-        let auto_keys = c.auto_keys.unwrap_or(keys.is_empty());
+        if keys.len() > MAX_KEYS {
+            return Err(Error::LimitExceeded {
+                what: "pre-registered segment keys",
+                limit: MAX_KEYS as u64,
+            }
+            .into());
+        }
+        // A GET that creates a key writes to the store: any web page a browser on the network
+        // opens could do it. Only a service reachable from this machine alone does it by
+        // default.
+        let auto_keys = c
+            .auto_keys
+            .unwrap_or(keys.is_empty() && listen.ip().is_loopback());
+        let max_auto_keys = c.max_auto_keys.unwrap_or(MAX_KEYS);
+        if max_auto_keys > MAX_KEYS {
+            return Err(Error::LimitExceeded {
+                what: "max_auto_keys",
+                limit: MAX_KEYS as u64,
+            }
+            .into());
+        }
+        let metrics_max_keys = c.metrics_max_keys.unwrap_or(100);
+        if metrics_max_keys > 10_000 {
+            return Err(Error::LimitExceeded {
+                what: "metrics_max_keys",
+                limit: 10_000,
+            }
+            .into());
+        }
         let layout = Layout::parse(c.layout.as_deref().unwrap_or("leaf"))?;
         let lease_namespace = c.lease_namespace.unwrap_or_else(|| "default".into());
         let lease_key = match &c.lease_key {
@@ -473,6 +523,8 @@ impl Settings {
             lease,
             keys,
             auto_keys,
+            max_auto_keys,
+            metrics_max_keys,
             layout,
             lease_namespace,
             lease_key,
@@ -624,5 +676,32 @@ mod tests {
             ..base
         })
         .contains("at least 1"));
+    }
+
+    #[test]
+    fn auto_keys_default_to_off_beyond_loopback_and_bad_keys_are_refused() {
+        let at = |listen: &str, keys: Option<Vec<String>>| {
+            Settings::resolve(ServeConfig {
+                listen: Some(listen.into()),
+                data_dir: Some("/tmp/x".into()),
+                keys,
+                allow_anonymous: Some(true),
+                ..ServeConfig::default()
+            })
+        };
+        assert!(at("127.0.0.1:7600", None).unwrap().auto_keys);
+        assert!(at("[::1]:7600", None).unwrap().auto_keys);
+        assert!(!at("0.0.0.0:7600", None).unwrap().auto_keys);
+        assert!(
+            !at("127.0.0.1:7600", Some(vec!["a".into()]))
+                .unwrap()
+                .auto_keys
+        );
+        let s = at("127.0.0.1:7600", None).unwrap();
+        assert_eq!((s.max_auto_keys, s.metrics_max_keys), (100_000, 100));
+        for bad in ["a\"b", "a}b", "a\nb", &"x".repeat(129)] {
+            let e = at("127.0.0.1:7600", Some(vec!["ok".into(), bad.into()])).unwrap_err();
+            assert!(e.to_string().contains("[A-Za-z0-9._:-]{1,128}"), "{e}");
+        }
     }
 }

@@ -9,6 +9,7 @@ use idmint::Error;
 
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
+use crate::segment_keys::{check_key_name, KEY_RULE};
 use crate::{blocking, Shared};
 
 /// Default size of a `ranges` request.
@@ -119,11 +120,7 @@ async fn snowflake_ids(svc: &Shared, n: u64) -> ApiResult<Vec<u64>> {
 /// `n` IDs of `key`: inline when the key's buffers hold them, else on the blocking pool (the
 /// caller may wait for a fetch).
 async fn segment_ids(svc: &Shared, key: String, n: u64) -> ApiResult<Vec<u64>> {
-    if !svc.key_allowed(&key) {
-        return Err(ApiError::not_found(format!(
-            "unknown segment key {key:?} (this service serves only its configured keys)"
-        )));
-    }
+    svc.admit_key(&key)?;
     let buffered = svc.segments.stats(&key).map_or(0, |s| s.buffered);
     let ids = if n == 1 && buffered > 1 {
         vec![svc.segments.next_id(&key)?]
@@ -139,13 +136,13 @@ async fn segment_ids(svc: &Shared, key: String, n: u64) -> ApiResult<Vec<u64>> {
     Ok(ids)
 }
 
+/// The key of a path, its name checked ([`check_key_name`]).
 fn path_key(p: Result<Path<String>, axum::extract::rejection::PathRejection>) -> ApiResult<String> {
     match p {
-        Ok(Path(k)) if !k.is_empty() && k.len() <= 200 => Ok(k),
-        Ok(_) => Err(ApiError::bad_arg("a segment key is 1 to 200 bytes")),
-        Err(_) => Err(ApiError::bad_arg(
-            "the key is not valid UTF-8 percent-encoding",
-        )),
+        Ok(Path(k)) => check_key_name(&k).map(|()| k),
+        Err(_) => Err(ApiError::bad_arg(format!(
+            "the key is not valid UTF-8 percent-encoding: a key is {KEY_RULE}"
+        ))),
     }
 }
 
@@ -180,10 +177,9 @@ pub async fn range(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
     let key = path_key(key)?;
-    if !svc.key_allowed(&key) {
-        return Err(ApiError::not_found(format!("unknown segment key {key:?}")));
-    }
     let n = Params::parse(q.as_deref())?.count(DEFAULT_RANGE, svc.settings.max_range)?;
+    // After the count is checked: a refused request creates no key.
+    svc.admit_key(&key)?;
     let k = key.clone();
     let mut r = blocking(&svc, move |s| s.store.take_range(&k, n)).await?;
     // A store whose keys carry their own step (Leaf's table on MySQL) may hand out more than

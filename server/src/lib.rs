@@ -55,7 +55,9 @@ pub mod metrics;
 pub mod params;
 pub mod probes;
 pub mod rate;
+pub mod rates;
 pub mod secret;
+pub mod segment_keys;
 pub mod serve;
 pub mod service;
 

@@ -4,25 +4,59 @@
 //! Counters the coord types keep themselves (a leased generator's renewals, its clock
 //! rollbacks) are read at scrape time and added as deltas, so nothing is counted twice and the
 //! hot path pays nothing for them.
+//!
+//! Label values that come from requests (segment keys) are written escaped ([`LabelText`]:
+//! prometheus-client 0.24 writes label values as given), and at most `--metrics-max-keys`
+//! keys get series of their own ([`Metrics::key_label`]): the rest are summed under
+//! `key="other"`, so no client can grow the scrape without bound.
 
-use std::sync::Mutex;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
 use idmint_coord::lease::LeaseStats;
-use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
+use crate::rates::Rates;
+
+/// The label value of the keys beyond the per-key series cap.
+pub const OTHER_KEYS: &str = "other";
+
+/// A label value written escaped as the text exposition format requires (`\\`, `\"`, `\n`),
+/// for values that may come from input. prometheus-client 0.24.1 writes `String` label values
+/// unescaped, so one `"` or newline in a value would corrupt the whole scrape.
+#[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
+pub struct LabelText(pub String);
+
+impl EncodeLabelValue for LabelText {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> Result<(), std::fmt::Error> {
+        let mut rest = self.0.as_str();
+        while let Some(i) = rest.find(['\\', '"', '\n']) {
+            encoder.write_str(&rest[..i])?;
+            encoder.write_str(match rest.as_bytes()[i] {
+                b'\\' => "\\\\",
+                b'"' => "\\\"",
+                _ => "\\n",
+            })?;
+            rest = &rest[i + 1..];
+        }
+        encoder.write_str(rest)
+    }
+}
+
 /// IDs issued, by kind (`snowflake`, `segment`, `range`) and key (`""` for Snowflake IDs).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct IdLabels {
     /// `snowflake`, `segment` or `range`.
     pub kind: &'static str,
-    /// The segment key.
-    pub key: String,
+    /// The segment key, or [`OTHER_KEYS`].
+    pub key: LabelText,
 }
 
 /// A request, by matched route and status class.
@@ -66,8 +100,8 @@ pub struct LeaseLabels {
 /// A segment key.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct KeyLabels {
-    /// The key.
-    pub key: String,
+    /// The key, or [`OTHER_KEYS`].
+    pub key: LabelText,
 }
 
 type Hist = Family<StoreLabels, Histogram, fn() -> Histogram>;
@@ -101,18 +135,24 @@ pub struct Metrics {
     pub client_leases: Gauge,
     /// 1 when the service reports ready.
     pub ready: Gauge,
+    /// Requests and IDs per interval, for the monitor page's chart.
+    pub rates: Rates,
     seen: Mutex<LeaseStats>,
+    /// The keys with series of their own, and how many may have one.
+    key_series: RwLock<HashSet<String>>,
+    max_key_series: usize,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics::new()
+        Metrics::new(100)
     }
 }
 
 impl Metrics {
-    /// Registers every metric under the `idmint_` prefix.
-    pub fn new() -> Metrics {
+    /// Registers every metric under the `idmint_` prefix; at most `max_key_series` segment
+    /// keys get series of their own.
+    pub fn new(max_key_series: usize) -> Metrics {
         let mut registry = Registry::with_prefix("idmint");
         let ids = Family::<IdLabels, Counter>::default();
         let requests: RouteHist = Family::new_with_constructor(latency);
@@ -178,18 +218,41 @@ impl Metrics {
             buffered,
             client_leases,
             ready,
+            rates: Rates::new(),
             seen: Mutex::new(LeaseStats::default()),
+            key_series: RwLock::new(HashSet::new()),
+            max_key_series,
         }
     }
 
-    /// Counts `n` IDs of `kind` for `key`.
+    /// The label value of `key`'s series: the key itself for the first `max_key_series` keys
+    /// given here (the service gives its pre-registered keys first, then keys in order of
+    /// first use), [`OTHER_KEYS`] for the rest. A key named `other` always shares the
+    /// overflow's series.
+    pub fn key_label(&self, key: &str) -> LabelText {
+        let own = |set: &HashSet<String>| set.contains(key);
+        if key != OTHER_KEYS {
+            if own(&self.key_series.read().unwrap_or_else(|p| p.into_inner())) {
+                return LabelText(key.to_owned());
+            }
+            let mut set = self.key_series.write().unwrap_or_else(|p| p.into_inner());
+            if own(&set) || set.len() < self.max_key_series {
+                set.insert(key.to_owned());
+                return LabelText(key.to_owned());
+            }
+        }
+        LabelText(OTHER_KEYS.to_owned())
+    }
+
+    /// Counts one request that issued `n` IDs of `kind` for `key` (`""` for Snowflake IDs).
     pub fn issued(&self, kind: &'static str, key: &str, n: u64) {
-        self.ids
-            .get_or_create(&IdLabels {
-                kind,
-                key: key.to_owned(),
-            })
-            .inc_by(n);
+        let key = if key.is_empty() {
+            LabelText::default()
+        } else {
+            self.key_label(key)
+        };
+        self.ids.get_or_create(&IdLabels { kind, key }).inc_by(n);
+        self.rates.record(n);
     }
 
     /// Records one store call's latency and, if it failed, its error.
@@ -255,5 +318,28 @@ impl Metrics {
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped_and_keys_beyond_the_cap_are_other() {
+        let m = Metrics::new(2);
+        m.issued("segment", "a\"b}\nc\\d", 1);
+        m.issued("segment", "second", 2);
+        m.issued("segment", "third", 3);
+        m.issued("segment", "fourth", 4);
+        m.issued("segment", "second", 5);
+        let text = m.encode();
+        assert!(
+            text.contains(r#"idmint_ids_issued_total{kind="segment",key="a\"b}\nc\\d"} 1"#),
+            "{text}"
+        );
+        assert!(text.contains(r#"key="second"} 7"#), "{text}");
+        assert!(text.contains(r#"key="other"} 7"#), "{text}");
+        assert!(!text.contains("third"), "{text}");
     }
 }

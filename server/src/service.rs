@@ -2,7 +2,7 @@
 //! desk, and its metrics. Everything here is blocking (store calls, waits); the HTTP layer runs
 //! it off the async workers where it may block.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,12 +12,14 @@ use idmint::segment::SegmentConfig;
 use idmint::{Config, Error, Result};
 use idmint_coord::lease::{self, LeaseOptions, LeaseStore, LeasedSnowflake};
 use idmint_coord::node_source::NodeSource;
-use idmint_coord::segment::{open_store, Range, SegmentAllocator, SegmentStore};
+use idmint_coord::segment::{open_store, Range, SegmentAllocator, SegmentStore, MAX_KEYS};
 
 use crate::client_lease::ClientLeases;
 use crate::config::Settings;
+use crate::error::ApiError;
 use crate::lease_token::TokenKey;
 use crate::metrics::{KeyLabels, Metrics};
+use crate::segment_keys::KeyRegistry;
 
 /// The segment store, with every call timed and its failures counted.
 pub struct MeteredStore {
@@ -70,7 +72,8 @@ pub struct Service {
     pub clients: Option<ClientLeases>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
-    keys: HashSet<String>,
+    /// Which segment keys may be used (pre-registered, auto-created within the cap).
+    pub keys: KeyRegistry,
     stopping: AtomicBool,
     /// Held by whoever mints Snowflake IDs on the blocking pool (see [`Service::snowflakes`]).
     minting: Mutex<()>,
@@ -110,7 +113,11 @@ fn make_private_dir(dir: &Path) -> Result<()> {
 impl Service {
     /// Opens the stores, leases the node and warms the pre-registered keys (blocking).
     pub fn open(settings: Settings) -> Result<Service> {
-        let metrics = Arc::new(Metrics::new());
+        let metrics = Arc::new(Metrics::new(settings.metrics_max_keys));
+        // The pre-registered keys are the first to get series of their own.
+        for k in &settings.keys {
+            metrics.key_label(k);
+        }
         make_private_dir(&settings.data_dir)?;
         let store = Arc::new(MeteredStore {
             inner: open_store(&settings.segments)?,
@@ -142,7 +149,17 @@ impl Service {
                 )
             }
         };
-        let keys: HashSet<String> = settings.keys.iter().cloned().collect();
+        // The allocator holds at most MAX_KEYS keys, the pre-registered ones included.
+        let limit = settings
+            .max_auto_keys
+            .min(MAX_KEYS.saturating_sub(settings.keys.len()));
+        let keys = KeyRegistry::open(
+            &settings.data_dir,
+            &settings.keys,
+            settings.auto_keys,
+            limit,
+            &segments.keys(),
+        )?;
         let svc = Service {
             settings,
             snowflake,
@@ -161,16 +178,30 @@ impl Service {
 
     /// Fills the buffers of pre-registered keys that hold nothing (at start, and after an
     /// outage drained them), so the first request does not wait for a fetch and `/readyz`
-    /// can say the buffers are ready. Takes one value of each such key (blocking).
+    /// can say the buffers are ready. Takes no value: the first request gets the first value
+    /// of the range. Waits (at most the request timeout) until the fetches landed or failed
+    /// (blocking).
     pub fn warm_keys(&self) {
-        for k in &self.settings.keys {
-            let idle = self
-                .segments
-                .stats(k)
-                .map_or(true, |s| s.buffered == 0 && !s.fetching);
-            if idle {
-                let _ = self.segments.next_id(k);
-            }
+        let idle: Vec<&String> = self
+            .settings
+            .keys
+            .iter()
+            .filter(|k| {
+                self.segments
+                    .stats(k)
+                    .map_or(true, |s| s.buffered == 0 && !s.fetching)
+            })
+            .collect();
+        for k in &idle {
+            let _ = self.segments.prefetch(k);
+        }
+        let give_up = Instant::now() + self.settings.request_timeout;
+        while Instant::now() < give_up
+            && idle
+                .iter()
+                .any(|k| self.segments.stats(k).is_some_and(|s| s.fetching))
+        {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
@@ -205,9 +236,10 @@ impl Service {
         Ok(())
     }
 
-    /// Whether `key` may be served.
-    pub fn key_allowed(&self, key: &str) -> bool {
-        self.settings.auto_keys || self.keys.contains(key)
+    /// Admits `key` for a request: a valid name, pre-registered or (with auto-keys) created
+    /// within the cap; see [`KeyRegistry::admit`].
+    pub fn admit_key(&self, key: &str) -> std::result::Result<(), ApiError> {
+        self.keys.admit(key)
     }
 
     /// Asks the segment store for its identity (one round trip) and remembers whether it
@@ -274,11 +306,16 @@ impl Service {
     /// Refreshes the scrape-time metrics (buffer fill, the leased generator's counters).
     pub fn refresh_metrics(&self) {
         self.metrics.observe_service_lease(self.snowflake.stats());
+        // Keys beyond the series cap are summed under one label.
+        let mut buffered: HashMap<_, u64> = HashMap::new();
         for key in self.segments.keys() {
             if let Some(s) = self.segments.stats(&key) {
-                let g = self.metrics.buffered.get_or_create(&KeyLabels { key });
-                g.set(i64::try_from(s.buffered).unwrap_or(i64::MAX));
+                *buffered.entry(self.metrics.key_label(&key)).or_default() += s.buffered;
             }
+        }
+        for (key, n) in buffered {
+            let g = self.metrics.buffered.get_or_create(&KeyLabels { key });
+            g.set(i64::try_from(n).unwrap_or(i64::MAX));
         }
         if let Some(c) = &self.clients {
             self.metrics

@@ -572,3 +572,173 @@ fn a_release_never_lowers_the_record_below_the_grants_fence() {
     common::release_keeps_the_fence(&svc);
     svc.stop().unwrap();
 }
+
+/// Waits (bounded) until `/readyz` answers 200.
+fn wait_ready(a: std::net::SocketAddr) {
+    for _ in 0..1000 {
+        if get(a, "/readyz").status == 200 {
+            return;
+        }
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("not ready: {}", get(a, "/readyz").body);
+}
+
+/// Warming a pre-registered key fills its buffers without taking a value: on a fresh data
+/// directory the first ID is 1, and a range starts after the service's first buffer (the root
+/// README's example).
+#[test]
+fn a_fresh_service_serves_the_first_value_of_a_pre_registered_key() {
+    let dir = temp_dir("warm");
+    let svc = start(ServeConfig {
+        keys: Some(vec!["orders".into()]),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    wait_ready(a);
+    let first = get(a, "/api/segment/get/orders");
+    assert_eq!((first.status, first.body.as_str()), (200, "1"));
+    let r = post(a, "/v1/segments/orders/ranges?count=1000", "").json();
+    assert_eq!(
+        (r["start"].as_str(), r["end"].as_str()),
+        (Some("1001"), Some("2001")),
+        "{r}"
+    );
+    svc.stop().unwrap();
+}
+
+/// Whether `s` holds a UTC ISO-8601 date with milliseconds (`2026-01-02T03:04:05.678Z`).
+fn has_iso_date(s: &str) -> bool {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd.dddZ";
+    s.as_bytes().windows(SHAPE.len()).any(|w| {
+        w.iter().zip(SHAPE).all(|(c, p)| {
+            if *p == b'd' {
+                c.is_ascii_digit()
+            } else {
+                c == p
+            }
+        })
+    })
+}
+
+/// Runs headless Chromium on `url` with `args` (bounded: killed after a minute); its stdout.
+fn chromium(url: &str, args: &[&str]) -> String {
+    use std::process::{Command, Stdio};
+    let profile = temp_dir("chromium-profile");
+    let mut child = Command::new("/usr/bin/chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Chromium (/usr/bin/chromium) is needed for the monitor page test");
+    let mut out = String::new();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = thread::spawn(move || {
+        use std::io::Read;
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if child.try_wait().unwrap().is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("Chromium did not finish within a minute");
+    }
+    out.push_str(&reader.join().unwrap());
+    let _ = std::fs::remove_dir_all(profile);
+    out
+}
+
+/// The monitor page in a real browser: a rate chart in inline SVG, dates and human durations,
+/// the layout's end, client leases against their quota, nothing from input unescaped, and a
+/// CSP that lets nothing load or run. The screenshot is kept in `target/tmp/monitor.png`.
+#[test]
+fn the_monitor_page_renders_in_a_browser() {
+    let dir = temp_dir("monitor");
+    let svc = start(common::open_to_clients(
+        ServeConfig {
+            keys: Some(vec!["orders".into()]),
+            auto_keys: Some(true),
+            ..config(&dir)
+        },
+        "web",
+        "js53",
+    ));
+    let a = svc.addr();
+    for i in 0..20 {
+        assert_eq!(get(a, "/v1/segments/orders?count=50").ids().len(), 50);
+        assert_eq!(
+            get(a, &format!("/v1/snowflake?count={}", i + 1))
+                .ids()
+                .len(),
+            i + 1
+        );
+    }
+    let lease = post(a, "/v1/leases", r#"{"namespace":"web","layout":"js53"}"#);
+    assert_eq!(lease.status, 201, "{}", lease.body);
+
+    let page = get(a, "/cache");
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-security-policy").as_deref(),
+        Some(idmint_server::probes::MONITOR_CSP)
+    );
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+
+    let url = format!("http://{a}/cache");
+    let dom = chromium(&url, &["--dump-dom"]);
+    for needle in [
+        "<svg id=\"rate-requests\"",
+        "<svg id=\"rate-ids\"",
+        "IDs per second",
+        "IDs run out at (UTC)",
+        "years",
+        "Client leases per namespace",
+        "<td>web</td><td>1 / 16</td>",
+        "<td>orders</td>",
+    ] {
+        assert!(dom.contains(needle), "{needle:?} not in the page:\n{dom}");
+    }
+    assert!(
+        dom.contains("<rect") && dom.contains("/s</title>"),
+        "no bars:\n{dom}"
+    );
+    assert!(has_iso_date(&dom), "no UTC date:\n{dom}");
+    assert!(!dom.contains("_ms"), "raw milliseconds on the page:\n{dom}");
+    // Expiries as human durations: "29 s", "9.5 s", ...
+    assert!(
+        dom.contains(" s</td>"),
+        "no human duration in the page:\n{dom}"
+    );
+
+    let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("monitor.png");
+    let _ = std::fs::remove_file(&shot);
+    chromium(&url, &[&format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).expect("Chromium wrote no screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(png.len() > 10_000, "an empty page? {} bytes", png.len());
+    svc.stop().unwrap();
+}

@@ -521,6 +521,21 @@ impl<S: SegmentStore + 'static, C: Clock + 'static> SegmentAllocator<S, C> {
             .fill_claiming(&k, out.get_mut(filled..).unwrap_or(&mut []))
     }
 
+    /// Starts filling `key`'s buffers without taking a value: creates the key if needed and
+    /// queues a fetch if one is due (nothing buffered in the standby and none in flight).
+    /// Returns at once; [`stats`](Self::stats) shows when the range landed. A service warms
+    /// its keys with this, so its first answer is the first value of the range.
+    pub fn prefetch(&self, key: &str) -> Result<()> {
+        self.shared.fork.check()?;
+        let k = self.lookup(key)?;
+        let now = self.shared.clock.coarse_ms();
+        let batch = k.locked(|st| st.buf.take_into(&mut [], now))?;
+        if let Some(f) = batch.fetch {
+            self.shared.submit(&k, f);
+        }
+        Ok(())
+    }
+
     /// A snapshot of `key`'s buffer, or `None` if the key was never used (nor resumed).
     pub fn stats(&self, key: &str) -> Option<KeyStats> {
         let map = self

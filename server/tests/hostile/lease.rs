@@ -637,7 +637,10 @@ fn the_browser_examples_config_opens_what_its_page_asks_for() {
     let js = std::fs::read_to_string(root.join("examples/browser/layout.js")).unwrap();
     let spec = js
         .lines()
-        .find_map(|l| l.strip_prefix("export const LAYOUT = '")?.strip_suffix('\''))
+        .find_map(|l| {
+            l.strip_prefix("export const LAYOUT = '")?
+                .strip_suffix('\'')
+        })
         .unwrap();
     assert_eq!(s.clients.namespaces, ["example"]);
     assert_eq!(s.clients.layouts, [Layout::parse(spec).unwrap()]);
