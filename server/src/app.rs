@@ -23,10 +23,10 @@ use tower_http::catch_panic::{CatchPanic, CatchPanicLayer, ResponseForPanic};
 use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
 use tower_http::cors::{AllowOrigin, Cors, CorsLayer};
 use tower_http::limit::{RequestBodyLimit, RequestBodyLimitLayer};
-use tower_http::timeout::{Timeout, TimeoutLayer};
 use tower_http::trace::{DefaultOnFailure, Trace, TraceLayer};
 
 use crate::config::AuthScope;
+use crate::deadline::{RequestDeadline, RequestDeadlineLayer};
 use crate::error::ApiError;
 use crate::metrics::RouteLabels;
 use crate::{ids, leases, lookup, probes, Shared};
@@ -55,7 +55,8 @@ pub type Http =
 
 /// The body limit and the deadline around the router, answering axum's body type again (CORS
 /// needs a body type with a default, for its preflight answers).
-type Limit = MapResponse<RequestBodyLimit<Timeout<Router>>, fn(LimitedResponse) -> Response>;
+type Limit =
+    MapResponse<RequestBodyLimit<RequestDeadline<Router>>, fn(LimitedResponse) -> Response>;
 type LimitedResponse = Response<tower_http::limit::ResponseBody<Body>>;
 
 fn unlimited(r: LimitedResponse) -> Response {
@@ -91,10 +92,7 @@ pub fn service(svc: Shared) -> Http {
         .layer(cors)
         .map_response(unlimited as fn(LimitedResponse) -> Response)
         .layer(RequestBodyLimitLayer::new(s.max_body_bytes))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            s.request_timeout,
-        ))
+        .layer(RequestDeadlineLayer::new(s.request_timeout))
         .service(router(svc.clone()))
 }
 
