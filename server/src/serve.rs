@@ -26,7 +26,7 @@ use crate::{app, Shared};
 
 /// What a connection over the per-address limit gets before it is closed.
 const TOO_MANY: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\n\
-    Content-Type: application/json\r\nConnection: close\r\nContent-Length: 95\r\n\r\n\
+    Content-Type: application/json\r\nConnection: close\r\nContent-Length: 85\r\n\r\n\
     {\"code\":\"ERR_LIMIT_EXCEEDED\",\"message\":\"too many open connections from this address\"}";
 
 /// Serves `svc` on `listener` (over TLS with `tls`) until `stop` completes, then drains.
@@ -218,5 +218,20 @@ pub async fn reload_on_sighup(tls: Arc<Tls>) {
                 tracing::error!("SIGHUP: TLS certificate not reloaded, keeping the old one: {e}")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_429_is_well_formed_json_of_its_stated_length() {
+        let text = std::str::from_utf8(super::TOO_MANY).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.contains(&format!("Content-Length: {}", body.len())),
+            "{head}"
+        );
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["code"], "ERR_LIMIT_EXCEEDED");
     }
 }
