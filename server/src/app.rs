@@ -27,10 +27,10 @@ use tower_http::catch_panic::{CatchPanic, CatchPanicLayer, ResponseForPanic};
 use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
 use tower_http::cors::{AllowOrigin, Cors, CorsLayer};
 use tower_http::limit::{RequestBodyLimit, RequestBodyLimitLayer};
-use tower_http::timeout::{Timeout, TimeoutLayer};
 use tower_http::trace::{DefaultOnFailure, Trace, TraceLayer};
 
 use crate::auth::{self, Gate};
+use crate::deadline::{RequestDeadline, RequestDeadlineLayer};
 use crate::edge::{Edge, Rules};
 use crate::error::ApiError;
 use crate::metrics::RouteLabels;
@@ -66,7 +66,8 @@ type Checked = Edge<Limit>;
 
 /// The body limit and the deadline around the router, answering axum's body type again (CORS
 /// needs a body type with a default, for its preflight answers), every error as JSON.
-type Limit = MapResponse<RequestBodyLimit<Timeout<Router>>, fn(LimitedResponse) -> Response>;
+type Limit =
+    MapResponse<RequestBodyLimit<RequestDeadline<Router>>, fn(LimitedResponse) -> Response>;
 type LimitedResponse = Response<tower_http::limit::ResponseBody<Body>>;
 
 /// An error answered by a layer rather than a handler (the body limit's 413, the deadline's
@@ -140,10 +141,7 @@ pub fn service(svc: Shared) -> Http {
     let limited: Limit = ServiceBuilder::new()
         .map_response(json_errors as fn(LimitedResponse) -> Response)
         .layer(RequestBodyLimitLayer::new(s.max_body_bytes))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            s.request_timeout,
-        ))
+        .layer(RequestDeadlineLayer::new(s.request_timeout))
         .service(router(svc.clone()));
     let checked = Edge::new(
         limited,

@@ -190,6 +190,31 @@ pub struct ServeConfig {
     #[arg(long, env = "IDMINT_MAX_CONNECTIONS", value_name = "N")]
     pub max_connections: Option<usize>,
 
+    /// Longest a write to a client may wait for it to read, ms: a client that stops reading
+    /// its answer loses the connection (and the answer's buffer) [default: 10000].
+    #[arg(long, env = "IDMINT_WRITE_TIMEOUT_MS", value_name = "MS")]
+    pub write_timeout_ms: Option<u64>,
+
+    /// How long a connection may wait between requests without a byte either way before it
+    /// is closed, ms (the header deadline also runs meanwhile: the shorter one wins)
+    /// [default: 60000].
+    #[arg(long, env = "IDMINT_IDLE_TIMEOUT_MS", value_name = "MS")]
+    pub idle_timeout_ms: Option<u64>,
+
+    /// Most open connections from one IP address; one more is answered 429 and closed
+    /// [default: 64].
+    #[arg(long, env = "IDMINT_MAX_CONNECTIONS_PER_IP", value_name = "N")]
+    pub max_connections_per_ip: Option<usize>,
+
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first); needs
+    /// --tls-key. Reloaded with the key on SIGHUP.
+    #[arg(long, env = "IDMINT_TLS_CERT", value_name = "PATH")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, env = "IDMINT_TLS_KEY", value_name = "PATH")]
+    pub tls_key: Option<PathBuf>,
+
     /// Largest request body, bytes [default: 16384].
     #[arg(long, env = "IDMINT_MAX_BODY_BYTES", value_name = "BYTES")]
     pub max_body_bytes: Option<usize>,
@@ -250,6 +275,11 @@ impl ServeConfig {
             request_timeout_ms,
             header_timeout_ms,
             max_connections,
+            write_timeout_ms,
+            idle_timeout_ms,
+            max_connections_per_ip,
+            tls_cert,
+            tls_key,
             max_body_bytes,
             max_header_bytes,
             drain_ms,
@@ -324,6 +354,14 @@ pub struct Settings {
     pub header_timeout: Duration,
     /// Most open connections.
     pub max_connections: usize,
+    /// Longest a write may wait for the client to read.
+    pub write_timeout: Duration,
+    /// Longest silence between requests.
+    pub idle_timeout: Duration,
+    /// Most open connections from one IP address.
+    pub max_connections_per_ip: usize,
+    /// HTTPS: the certificate chain and key files; `None` serves plain HTTP.
+    pub tls: Option<TlsFiles>,
     /// Largest request body.
     pub max_body_bytes: usize,
     /// Largest request head.
@@ -332,6 +370,15 @@ pub struct Settings {
     pub drain: Duration,
     /// Log filter.
     pub log: String,
+}
+
+/// The PEM files HTTPS is served with (read at start and on every SIGHUP).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's certificate first.
+    pub cert: PathBuf,
+    /// Its private key.
+    pub key: PathBuf,
 }
 
 fn invalid(reason: &'static str) -> Error {
@@ -515,6 +562,16 @@ impl Settings {
             c.rate_burst,
         )
         .map_err(invalid)?;
+        let tls = match (c.tls_cert, c.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+            (None, None) => None,
+            _ => {
+                return Err(invalid(
+                    "tls_cert and tls_key go together: give both (HTTPS) or neither (HTTP)",
+                )
+                .into())
+            }
+        };
         Ok(Settings {
             listen,
             journal: data_dir.join("segments.journal"),
@@ -547,6 +604,18 @@ impl Settings {
                 "header_timeout_ms must be at least 1",
             )?,
             max_connections: c.max_connections.unwrap_or(1024).max(1),
+            write_timeout: ms(
+                c.write_timeout_ms,
+                10_000,
+                "write_timeout_ms must be at least 1",
+            )?,
+            idle_timeout: ms(
+                c.idle_timeout_ms,
+                60_000,
+                "idle_timeout_ms must be at least 1",
+            )?,
+            max_connections_per_ip: c.max_connections_per_ip.unwrap_or(64).max(1),
+            tls,
             max_body_bytes: c.max_body_bytes.unwrap_or(16 * 1024),
             max_header_bytes: c.max_header_bytes.unwrap_or(16 * 1024).max(8192),
             drain: Duration::from_millis(c.drain_ms.unwrap_or(0)),
@@ -673,9 +742,19 @@ mod tests {
         .contains("allowed_hosts"));
         assert!(bad(ServeConfig {
             max_count: Some(0),
-            ..base
+            ..base.clone()
         })
         .contains("at least 1"));
+        assert!(bad(ServeConfig {
+            write_timeout_ms: Some(0),
+            ..base.clone()
+        })
+        .contains("write_timeout_ms"));
+        assert!(bad(ServeConfig {
+            tls_cert: Some("/tmp/x/cert.pem".into()),
+            ..base
+        })
+        .contains("tls_key"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use idmint::Error;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::segment_keys::{check_key_name, KEY_RULE};
-use crate::{blocking, Shared};
+use crate::{batch, blocking, Shared};
 
 /// Default size of a `ranges` request.
 pub const DEFAULT_RANGE: u64 = 1000;
@@ -108,9 +108,9 @@ async fn snowflake_ids(svc: &Shared, n: u64) -> ApiResult<Vec<u64>> {
             }
         }
     }
-    let ids = blocking(svc, move |s| {
+    let ids = batch(svc, move |s, stop| {
         let mut v = vec![0u64; n as usize];
-        s.snowflakes(&mut v).map(|()| v).map_err(ApiError::own)
+        s.snowflakes(&mut v, stop).map(|()| v)
     })
     .await?;
     svc.metrics.issued("snowflake", "", n);
@@ -126,9 +126,10 @@ async fn segment_ids(svc: &Shared, key: String, n: u64) -> ApiResult<Vec<u64>> {
         vec![svc.segments.next_id(&key)?]
     } else {
         let k = key.clone();
-        blocking(svc, move |s| {
+        batch(svc, move |s, stop| {
             let mut v = vec![0u64; n as usize];
-            s.segments.next_ids(&k, &mut v).map(|()| v)
+            stop.fill_in_chunks(&mut v, |c| s.segments.next_ids(&k, c))
+                .map(|()| v)
         })
         .await?
     };

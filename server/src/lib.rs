@@ -45,6 +45,7 @@ pub mod app;
 pub mod auth;
 pub mod client_lease;
 pub mod config;
+pub mod deadline;
 pub mod edge;
 pub mod error;
 pub mod ids;
@@ -53,6 +54,7 @@ pub mod leases;
 pub mod lookup;
 pub mod metrics;
 pub mod params;
+pub mod per_ip;
 pub mod probes;
 pub mod rate;
 pub mod rates;
@@ -60,6 +62,8 @@ pub mod secret;
 pub mod segment_keys;
 pub mod serve;
 pub mod service;
+pub mod timed_io;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -69,8 +73,11 @@ use std::time::Duration;
 use axum::http::StatusCode;
 
 use crate::config::{ServeConfig, Settings};
+use crate::deadline::{CancelOnDrop, Stop};
 use crate::error::{ApiError, ApiResult};
+use crate::metrics::ReasonLabels;
 use crate::service::Service;
+use crate::tls::Tls;
 
 /// The service, as every request handler holds it.
 pub type Shared = Arc<Service>;
@@ -94,6 +101,51 @@ where
     }
 }
 
+/// Runs a batch of IDs on the blocking pool within the request's deadline: waits (without a
+/// thread) for one of the per-core batch permits — 503 `ERR_BUSY` if none frees up in time —
+/// and hands `f` a [`Stop`] that says when to give up: the deadline passed, or the request
+/// was dropped (answered 408, or its client left). A stopped batch's IDs are discarded.
+pub(crate) async fn batch<T, F>(svc: &Shared, f: F) -> ApiResult<T>
+where
+    F: FnOnce(&Service, &Stop) -> ApiResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    let deadline = deadline::current()
+        .unwrap_or_else(|| tokio::time::Instant::now() + svc.settings.request_timeout);
+    let permits = svc.batches.clone();
+    let permit = match tokio::time::timeout_at(deadline, permits.acquire_owned()).await {
+        Ok(Ok(p)) => p,
+        _ => return Err(deadline::busy()),
+    };
+    let stop = Arc::new(Stop::at(deadline.into_std()));
+    let guard = CancelOnDrop::new(stop.clone());
+    let s = svc.clone();
+    let done = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        s.metrics.batches_running.inc();
+        let r = f(&s, &stop);
+        s.metrics.batches_running.dec();
+        if let Some(why) = stop.stopped() {
+            s.metrics
+                .batches_stopped
+                .get_or_create(&ReasonLabels {
+                    reason: why.label(),
+                })
+                .inc();
+        }
+        r
+    })
+    .await;
+    guard.disarm();
+    done.unwrap_or_else(|_| {
+        Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "ERR_PANIC",
+            "internal error (a bug in idmint-server)",
+        ))
+    })
+}
+
 /// Why the service could not start or stopped with an error.
 #[derive(Debug)]
 pub enum ServeError {
@@ -101,7 +153,7 @@ pub enum ServeError {
     Idmint(idmint::Error),
     /// The listener or the runtime.
     Io(std::io::Error),
-    /// The config file.
+    /// The config file, or the TLS certificate and key files.
     Config(String),
 }
 
@@ -132,6 +184,7 @@ impl From<std::io::Error> for ServeError {
 /// A service running on its own threads.
 pub struct Running {
     addr: SocketAddr,
+    tls: Option<Arc<Tls>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<Result<(), ServeError>>>,
 }
@@ -140,6 +193,18 @@ impl Running {
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Reads the TLS certificate and key files again and serves new connections with them,
+    /// as SIGHUP does in `idmint serve`. On failure the certificate in force stays and the
+    /// error says why; without TLS there is nothing to reload (an error too).
+    pub fn reload_tls(&self) -> Result<(), ServeError> {
+        match &self.tls {
+            Some(t) => t.reload().map_err(ServeError::Config),
+            None => Err(ServeError::Config(
+                "not serving TLS: there is no certificate to reload".into(),
+            )),
+        }
     }
 
     /// Stops it as a signal would (unready, drain, finish requests), closes the allocator
@@ -185,11 +250,17 @@ pub fn start(settings: Settings) -> Result<Running, ServeError> {
 }
 
 fn spawn(settings: Settings, signals: bool) -> Result<Running, ServeError> {
+    // The certificate first: a mistake in it must not cost a lease and a store connection.
+    let tls = match &settings.tls {
+        Some(files) => Some(Arc::new(Tls::new(files).map_err(ServeError::Config)?)),
+        None => None,
+    };
     let svc: Shared = Arc::new(Service::open(settings)?);
     let listener = std::net::TcpListener::bind(svc.settings.listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let served_tls = tls.clone();
     let thread = std::thread::Builder::new()
         .name("idmint-serve".into())
         .spawn(move || -> Result<(), ServeError> {
@@ -211,7 +282,10 @@ fn spawn(settings: Settings, signals: bool) -> Result<Running, ServeError> {
                     }
                     s.stop();
                 };
-                serve::serve(s.clone(), listener, stop).await
+                if let (true, Some(t)) = (signals, &served_tls) {
+                    tokio::spawn(serve::reload_on_sighup(t.clone()));
+                }
+                serve::serve(s.clone(), listener, served_tls, stop).await
             });
             rt.shutdown_timeout(Duration::from_secs(5));
             let closed = match Arc::try_unwrap(svc) {
@@ -226,6 +300,7 @@ fn spawn(settings: Settings, signals: bool) -> Result<Running, ServeError> {
         })?;
     Ok(Running {
         addr,
+        tls,
         stop: Some(tx),
         thread: Some(thread),
     })
@@ -243,7 +318,12 @@ pub fn run(flags: ServeConfig) -> Result<(), ServeError> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
+    let scheme = if settings.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     let running = spawn(settings, true)?;
-    tracing::info!("idmint service listening on http://{}", running.addr());
+    tracing::info!("idmint service listening on {scheme}://{}", running.addr());
     running.wait()
 }

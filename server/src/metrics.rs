@@ -97,6 +97,14 @@ pub struct LeaseLabels {
     pub event: &'static str,
 }
 
+/// Why the service closed a connection or stopped a batch.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReasonLabels {
+    /// `per_ip_limit`, `write_timeout`, `idle_timeout`, `tls_handshake`; for batches
+    /// `deadline` or `cancelled`.
+    pub reason: &'static str,
+}
+
 /// A segment key.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct KeyLabels {
@@ -137,6 +145,12 @@ pub struct Metrics {
     pub ready: Gauge,
     /// Requests and IDs per interval, for the monitor page's chart.
     pub rates: Rates,
+    /// Connections the service closed itself, by reason.
+    pub connections_closed: Family<ReasonLabels, Counter>,
+    /// ID batches stopped before they were done (their IDs discarded), by reason.
+    pub batches_stopped: Family<ReasonLabels, Counter>,
+    /// ID batches running on the blocking pool now.
+    pub batches_running: Gauge,
     seen: Mutex<LeaseStats>,
     /// The keys with series of their own, and how many may have one.
     key_series: RwLock<HashSet<String>>,
@@ -206,6 +220,24 @@ impl Metrics {
             client_leases.clone(),
         );
         registry.register("ready", "1 when /readyz answers 200", ready.clone());
+        let connections_closed = Family::<ReasonLabels, Counter>::default();
+        let batches_stopped = Family::<ReasonLabels, Counter>::default();
+        let batches_running = Gauge::default();
+        registry.register(
+            "connections_closed",
+            "Connections the service closed itself (a limit or a deadline), by reason",
+            connections_closed.clone(),
+        );
+        registry.register(
+            "batches_stopped",
+            "ID batches stopped unfinished, their IDs discarded (deadline passed, request gone)",
+            batches_stopped.clone(),
+        );
+        registry.register(
+            "batches_running",
+            "ID batches running on the blocking pool now (at most one per core)",
+            batches_running.clone(),
+        );
         Metrics {
             registry,
             ids,
@@ -219,6 +251,9 @@ impl Metrics {
             client_leases,
             ready,
             rates: Rates::new(),
+            connections_closed,
+            batches_stopped,
+            batches_running,
             seen: Mutex::new(LeaseStats::default()),
             key_series: RwLock::new(HashSet::new()),
             max_key_series,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use idmint::segment::SegmentConfig;
@@ -16,7 +16,8 @@ use idmint_coord::segment::{open_store, Range, SegmentAllocator, SegmentStore, M
 
 use crate::client_lease::ClientLeases;
 use crate::config::Settings;
-use crate::error::ApiError;
+use crate::deadline::Stop;
+use crate::error::{ApiError, ApiResult};
 use crate::lease_token::TokenKey;
 use crate::metrics::{KeyLabels, Metrics};
 use crate::segment_keys::KeyRegistry;
@@ -76,8 +77,53 @@ pub struct Service {
     pub keys: KeyRegistry,
     stopping: AtomicBool,
     /// Held by whoever mints Snowflake IDs on the blocking pool (see [`Service::snowflakes`]).
-    minting: Mutex<()>,
+    minting: MintGate,
+    /// Permits for ID batches on the blocking pool: one per core (see `batch` in the crate
+    /// root), so batches cannot take every blocking thread and CPU.
+    pub(crate) batches: Arc<tokio::sync::Semaphore>,
     store_ok: AtomicBool,
+}
+
+/// One minter at a time, waited for no longer than the waiter's [`Stop`] allows.
+struct MintGate {
+    busy: Mutex<bool>,
+    freed: Condvar,
+}
+
+/// The gate held; dropping it lets the next minter in.
+struct MintTurn<'a>(&'a MintGate);
+
+impl MintGate {
+    fn new() -> MintGate {
+        MintGate {
+            busy: Mutex::new(false),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Waits for the gate until `stop` says to give up; `None` then.
+    fn enter(&self, stop: &Stop) -> Option<MintTurn<'_>> {
+        let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        while *busy {
+            stop.check().ok()?;
+            // Slices of at most 10 ms: a cancelled request notices soon.
+            let slice = stop.remaining().min(Duration::from_millis(10));
+            busy = self
+                .freed
+                .wait_timeout(busy, slice)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *busy = true;
+        Some(MintTurn(self))
+    }
+}
+
+impl Drop for MintTurn<'_> {
+    fn drop(&mut self) {
+        *self.0.busy.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        self.0.freed.notify_one();
+    }
 }
 
 /// How long until `ms` (ms since the Unix epoch) by the wall clock; at least 50 µs, so a
@@ -169,7 +215,10 @@ impl Service {
             metrics,
             keys,
             stopping: AtomicBool::new(false),
-            minting: Mutex::new(()),
+            minting: MintGate::new(),
+            batches: Arc::new(tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, usize::from),
+            )),
             store_ok: AtomicBool::new(true),
         };
         svc.check_store();
@@ -206,31 +255,40 @@ impl Service {
     }
 
     /// Fills `out` with Snowflake IDs, sleeping where the sequence of the current tick is
-    /// spent (blocking; gives up with [`Error::WouldBlock`] after the request timeout).
+    /// spent (blocking). Gives up when `stop` says so — waiting for its turn (503 `ERR_BUSY`)
+    /// or between chunks of [`Stop::CHUNK`] IDs and in tick waits (408 `ERR_TIMEOUT`) — and
+    /// what it filled is then the caller's to discard: those IDs are never issued again, so a
+    /// stopped batch wastes IDs but never duplicates one.
     ///
     /// One caller at a time, and no spinning: the generator's own wait
     /// ([`LeasedSnowflake::next_ids`]) yields in a loop for waits under 2 ms, so concurrent
     /// batches — one blocking-pool thread each — all spun on the CPU the HTTP workers need,
     /// for IDs the layout's cap lets through one tick at a time anyway. Here the others sleep
-    /// on the lock, and the holder sleeps until the tick it was told (in slices of at most
+    /// on the gate, and the holder sleeps until the tick it was told (in slices of at most
     /// 1 ms, so a clock that disagrees with ours costs at most one slice).
-    pub fn snowflakes(&self, out: &mut [u64]) -> Result<()> {
-        let _one = self.minting.lock().unwrap_or_else(PoisonError::into_inner);
-        let give_up = Instant::now() + self.settings.request_timeout;
+    pub fn snowflakes(&self, out: &mut [u64], stop: &Stop) -> ApiResult<()> {
+        let Some(_turn) = self.minting.enter(stop) else {
+            return Err(crate::deadline::busy());
+        };
         let mut filled = 0;
         while let Some(slot) = out.get_mut(filled) {
+            if filled % Stop::CHUNK == 0 {
+                stop.check().map_err(|_| crate::deadline::timed_out())?;
+            }
             match self.snowflake.try_next_id() {
                 Ok(id) => {
                     *slot = id;
                     filled += 1;
                 }
                 Err(Error::WouldBlock { until_ms }) => {
-                    if Instant::now() >= give_up {
-                        return Err(Error::WouldBlock { until_ms });
-                    }
-                    std::thread::sleep(until_unix_ms(until_ms).min(Duration::from_millis(1)));
+                    stop.check().map_err(|_| crate::deadline::timed_out())?;
+                    std::thread::sleep(
+                        until_unix_ms(until_ms)
+                            .min(Duration::from_millis(1))
+                            .min(stop.remaining()),
+                    );
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(ApiError::own(e)),
             }
         }
         Ok(())
@@ -357,13 +415,14 @@ mod tests {
         .unwrap();
         // The leaf layout mints 4,096 per ms: 10,000 need at least three ticks.
         let mut ids = vec![0u64; 10_000];
-        svc.snowflakes(&mut ids).unwrap();
+        let stop = Stop::within(Duration::from_secs(60));
+        svc.snowflakes(&mut ids, &stop).unwrap();
         assert!(
             ids.windows(2).all(|w| w[0] < w[1]),
             "IDs ascend, so none repeats"
         );
         let mut more = vec![0u64; 5];
-        svc.snowflakes(&mut more).unwrap();
+        svc.snowflakes(&mut more, &stop).unwrap();
         assert!(more[0] > ids[ids.len() - 1]);
         svc.close().unwrap();
         let _ = std::fs::remove_dir_all(dir);

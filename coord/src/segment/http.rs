@@ -5,15 +5,20 @@
 //!
 //! # URL
 //!
-//! `idmint+http://HOST[:PORT][/PREFIX][?token=T&timeout_ms=N]`, and `idmint+https://…` for
-//! TLS (rustls with the *ring* provider, checked against the system's trusted roots; the
-//! certificate must name `HOST`). Without a port, 80 or 443 as for any HTTP URL (the service
+//! `idmint+http://HOST[:PORT][/PREFIX][?token=T&timeout_ms=N]`, and
+//! `idmint+https://…[?ca_file=PATH]` for TLS (rustls with the *ring* provider, checked against
+//! the system's trusted roots, or only the CA certificates of `ca_file`; the certificate must
+//! name `HOST`). Without a port, 80 or 443 as for any HTTP URL (the service
 //! itself listens on 7600 by default). `PREFIX` is a path the service is mounted under behind
 //! a proxy; a trailing `/` is ignored. Options:
 //!
 //! - `token=T` (percent-decoded, printable ASCII without spaces): sent as
 //!   `Authorization: Bearer T` with every call. The URL then holds a secret: pass it by
 //!   reference ([`url_ref`](crate::url_ref): `@env:NAME`, `@PATH`).
+//! - `ca_file=PATH` (percent-decoded; `idmint+https://` only): trust the CA certificates in
+//!   the PEM file `PATH` — a private CA, as the service's `--tls-cert` is often signed by —
+//!   instead of the system's. Read when the store is opened: a file that cannot be read or
+//!   holds no PEM certificate is [`Error::InvalidConfig`].
 //! - `timeout_ms=N`: the deadline of one call, from the DNS lookup and connect to the last
 //!   byte of the answer (default [`DEFAULT_STORE_TIMEOUT`](crate::lease::DEFAULT_STORE_TIMEOUT),
 //!   one second). At least 1; above [`MAX_TIMEOUT`] (one hour, as `busy_timeout_ms=`) it is
@@ -141,7 +146,7 @@ impl HttpStore {
             .max_idle_connections(MAX_IDLE)
             .max_idle_connections_per_host(MAX_IDLE);
         if target.tls {
-            config = config.tls_config(tls_config()?);
+            config = config.tls_config(tls_config(target.ca_file.as_deref())?);
         }
         Ok(HttpStore {
             agent: config.build().new_agent(),
@@ -390,17 +395,32 @@ fn transport_reason(e: &ureq::Error) -> &'static str {
 }
 
 /// rustls with *ring* (passed explicitly: no process-wide provider is needed or installed)
-/// and the system's trusted roots.
-fn tls_config() -> Result<ureq::tls::TlsConfig> {
+/// and the CA certificates of `ca_file`, or else the system's trusted roots.
+fn tls_config(ca_file: Option<&str>) -> Result<ureq::tls::TlsConfig> {
     use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
-    let found = rustls_native_certs::load_native_certs();
-    let roots: Vec<Certificate<'static>> = found
-        .certs
-        .iter()
-        .map(|c| Certificate::from_der(c.as_ref()).to_owned())
-        .collect();
+    let roots: Vec<Certificate<'static>> = match ca_file {
+        Some(path) => {
+            use rustls::pki_types::pem::PemObject;
+            use rustls::pki_types::CertificateDer;
+            let pem = std::fs::read(path).or_else(|_| bad("cannot read the ca_file"))?;
+            CertificateDer::pem_slice_iter(&pem)
+                .map(|c| c.map(|c| Certificate::from_der(c.as_ref()).to_owned()))
+                .collect::<std::result::Result<_, _>>()
+                .or_else(|_| bad("the ca_file holds a malformed PEM certificate"))?
+        }
+        None => rustls_native_certs::load_native_certs()
+            .certs
+            .iter()
+            .map(|c| Certificate::from_der(c.as_ref()).to_owned())
+            .collect(),
+    };
     if roots.is_empty() {
-        return bad("no system CA certificates found: idmint+https:// needs them");
+        return match ca_file {
+            Some(_) => bad("the ca_file holds no PEM certificate"),
+            None => {
+                bad("no system CA certificates found: idmint+https:// needs them (or ca_file=)")
+            }
+        };
     }
     Ok(TlsConfig::builder()
         .provider(TlsProvider::Rustls)
@@ -419,6 +439,8 @@ struct Target {
     base: String,
     tls: bool,
     token: Option<String>,
+    /// `ca_file=`: the PEM file of CA certificates to trust (https only).
+    ca_file: Option<String>,
     timeout: Duration,
 }
 
@@ -443,6 +465,7 @@ impl Target {
             return bad("idmint+http:// needs a host (idmint+http://HOST:PORT/)");
         }
         let mut token = None;
+        let mut ca_file = None;
         let mut timeout = None;
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -453,12 +476,27 @@ impl Target {
                         Ok,
                     )?)
                     .is_some(),
+                "ca_file" => ca_file
+                    .replace(crate::url_ref::percent_decode(v).map_or_else(
+                        || bad("an idmint+http:// option has a malformed %-escape or is not UTF-8"),
+                        Ok,
+                    )?)
+                    .is_some(),
                 "timeout_ms" => timeout.replace(timeout_ms(v)?).is_some(),
-                _ => return bad("unknown option for idmint+http:// (takes token, timeout_ms)"),
+                _ => {
+                    return bad(
+                        "unknown option for idmint+http:// (takes token, timeout_ms; ca_file with https)",
+                    )
+                }
             };
             if repeated {
                 return bad("an option of an idmint+http:// URL is given twice");
             }
+        }
+        match &ca_file {
+            Some(_) if !tls => return bad("ca_file needs an idmint+https:// URL"),
+            Some(f) if f.is_empty() => return bad("ca_file= needs a path"),
+            _ => {}
         }
         if let Some(t) = &token {
             if t.is_empty() || !t.bytes().all(|b| b.is_ascii_graphic()) {
@@ -491,6 +529,7 @@ impl Target {
             base,
             tls,
             token,
+            ca_file,
             timeout: timeout.unwrap_or(crate::lease::DEFAULT_STORE_TIMEOUT),
         })
     }
@@ -937,9 +976,12 @@ mod tests {
                 base: "http://ids.internal:7600/edge".into(),
                 tls: false,
                 token: Some("a+b".into()),
+                ca_file: None,
                 timeout: Duration::from_millis(250),
             }
         );
+        let t = Target::parse("idmint+https://h:1/?ca_file=%2Fetc%2Fca%20x.pem").unwrap();
+        assert_eq!(t.ca_file.as_deref(), Some("/etc/ca x.pem"));
         let t = Target::parse("idmint+http://[::1]:7600").unwrap();
         assert_eq!(t.base, "http://[::1]:7600");
         assert_eq!(t.timeout, crate::lease::DEFAULT_STORE_TIMEOUT);
@@ -959,6 +1001,9 @@ mod tests {
             "idmint+http://h:1/?timeout_ms=0",
             "idmint+http://h:1/?timeout_ms=soon",
             "idmint+http://h:1/?timeout_ms=1&timeout_ms=2",
+            "idmint+http://h:1/?ca_file=/etc/ca.pem",
+            "idmint+https://h:1/?ca_file=",
+            "idmint+https://h:1/?ca_file=/a&ca_file=/b",
             "idmint+http://user:pw@h:1/",
             "idmint+http://h:1/#x",
             "idmint+http://h:99999/",
@@ -992,6 +1037,8 @@ mod tests {
             "idmint+http://h:1/?shards=2",
             "idmint+http://h:1/?busy_timeout_ms=2",
             "idmint+http://h:1/?ca_file=/x",
+            "idmint+https://h:1/?ca_file=/nonexistent/ca.pem",
+            "idmint+https://h:1/?ca_file=/etc/hostname",
         ] {
             assert!(
                 matches!(
