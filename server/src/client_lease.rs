@@ -219,7 +219,7 @@ impl ClientLeases {
             return Ok(self.policy.layouts[0]);
         };
         let layout = Layout::parse(text)?;
-        if self.policy.layouts.iter().any(|l| *l == layout) {
+        if self.policy.layouts.contains(&layout) {
             Ok(layout)
         } else {
             let open: Vec<String> = self

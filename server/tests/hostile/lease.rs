@@ -315,7 +315,7 @@ fn every_mutation_of_a_token_is_refused_or_harmless() {
         );
     }
     let (f, _) = fields(&token);
-    for i in 0..f.len() {
+    for (i, field) in f.iter().enumerate() {
         for value in [
             "",
             "-",
@@ -324,7 +324,7 @@ fn every_mutation_of_a_token_is_refused_or_harmless() {
             "ffffffffffffffff",
             "18446744073709551616",
         ] {
-            if f[i] != value {
+            if field != value {
                 check(&edited(&token, i, value), &format!("field {i} = {value:?}"));
             }
         }
