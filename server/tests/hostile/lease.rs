@@ -647,3 +647,33 @@ fn the_browser_examples_config_opens_what_its_page_asks_for() {
     let main = std::fs::read_to_string(root.join("examples/browser/main.js")).unwrap();
     assert!(main.contains("namespace: 'example'"));
 }
+
+/// A bearer token holds at most its quota of leases, from whatever addresses it comes: the
+/// token a page ships cannot take the whole node space either.
+#[test]
+fn a_token_holds_at_most_its_quota_from_any_address() {
+    let dir = temp_dir("hostile-token-quota");
+    let tokens = dir.join("tokens");
+    std::fs::write(&tokens, "page page-token-0123456789 lease\n").unwrap();
+    let svc = start(ServeConfig {
+        tokens_file: Some(tokens),
+        client_leases_per_token: Some(2),
+        client_leases_per_address: Some(0),
+        ..config(&dir)
+    });
+    let a = svc.addr();
+    let auth = [("Authorization", "Bearer page-token-0123456789")];
+    let from = |last: u8| call_from(peer(last), a, "POST", "/v1/leases", Some("{}"), &auth);
+    assert_eq!(from(30).status, 201);
+    assert_eq!(from(31).status, 201);
+    let over = from(32);
+    assert_eq!(
+        (over.status, over.json()["code"].clone()),
+        (429, "ERR_LIMIT_EXCEEDED".into()),
+        "{}",
+        over.body
+    );
+    assert!(over.json()["message"].as_str().unwrap().contains("token"));
+    assert!(over.header("retry-after").is_some());
+    svc.stop().unwrap();
+}
