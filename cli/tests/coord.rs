@@ -97,18 +97,71 @@ fn a_restart_with_the_clock_set_back_never_reissues() {
             .args(base)
             .args(["--on-backwards", policy, "-n", "20000"]))
     };
-    // Waiting up to 1 s cannot bridge 30 s: a typed refusal, nothing minted.
+    // The node's record keeps the first run's last renewal (a TTL, 10 s, ahead of its clock):
+    // 40 s ahead of this clock is more than an honest holder can have put it (TTL + reserve,
+    // 20 s), so this host's clock is behind: a typed refusal at once, nothing minted. (It used
+    // to say "clock moved backwards"; no clock moved in this process.)
     let refused = faked("wait:1000");
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
     assert!(refused.stdout.is_empty());
     let msg = String::from_utf8_lossy(&refused.stderr);
-    assert!(msg.contains("clock moved backwards"), "{msg}");
+    assert!(msg.contains("node 0 is fenced until"), "{msg}");
+    assert!(msg.contains("fix the clock"), "{msg}");
+    assert!(!msg.contains("waiting"), "{msg}");
 
     // A logical clock continues above the fence: every new ID is above every old one.
     let second = ids(&faked("logical:60000"));
     assert_eq!(second.len(), 20_000);
     assert!(second.iter().all(|&id| id > last));
     assert!(second.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// Bug 2 end to end on Redis: a restart with the clock 1 s back finds the node fenced by the
+/// first run's last renewal (a TTL ahead of its clock): ready in about 3 s, longer than the
+/// 2 s TTL. It prints one line, waits while renewing its lease, and mints above every earlier
+/// ID. Under `--on-backwards fail` it refuses at once instead.
+#[test]
+fn a_restart_on_redis_waits_for_the_fence_and_keeps_its_lease() {
+    let server = Server::start(Kind::Redis);
+    let url = server.url();
+    let base = [
+        "gen",
+        "--layout",
+        "leaf",
+        "--lease",
+        &url,
+        "--lease-nodes",
+        "1",
+        "--lease-ttl",
+        "2000",
+    ];
+    let first = ids(&run(Command::new(BIN).args(base).args(["-n", "1000"])));
+    let last = *first.iter().max().unwrap();
+    let faked = |policy: &str| {
+        run(Command::new("faketime")
+            .args(["-f", "-1s", BIN])
+            .args(base)
+            .args(["--on-backwards", policy, "-n", "1000"]))
+    };
+    let refused = faked("fail");
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(refused.stdout.is_empty());
+    let msg = String::from_utf8_lossy(&refused.stderr);
+    assert!(msg.contains("node 0 is fenced until"), "{msg}");
+    assert!(!msg.contains("waiting"), "{msg}");
+
+    let waited = faked("wait:1000");
+    let msg = String::from_utf8_lossy(&waited.stderr).to_string();
+    let second = ids(&waited);
+    assert_eq!(second.len(), 1000);
+    assert!(second.iter().all(|&id| id > last));
+    let lines: Vec<&str> = msg.lines().collect();
+    assert_eq!(lines.len(), 1, "one line before the wait: {msg}");
+    assert!(
+        lines[0].starts_with("idmint: node 0 of namespace default is fenced until 20")
+            && lines[0].contains("(its previous holder's recorded bound); waiting "),
+        "{msg}"
+    );
 }
 
 #[test]

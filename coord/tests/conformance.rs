@@ -45,6 +45,10 @@ const LEASE_SHARED: &[(&str, Check)] = &[
     ("lease_concurrent_holders", kit::lease_concurrent_holders),
     ("lease_expiry_and_takeover", kit::lease_expiry_and_takeover),
     (
+        "lease_bound_never_decreases",
+        kit::lease_bound_never_decreases,
+    ),
+    (
         "lease_fence_after_restart_with_the_clock_back",
         kit::lease_fence_after_restart_with_the_clock_back,
     ),

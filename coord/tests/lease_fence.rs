@@ -70,8 +70,10 @@ fn file_store(dir: &std::path::Path) -> Arc<dyn LeaseStore> {
     Arc::new(FileStore::open(dir).unwrap())
 }
 
-/// Holder A on a manual clock mints from T − 1 s up to T and releases.
-fn holder_a(store: &Arc<dyn LeaseStore>, ns: &str) -> (u64, u64) {
+/// Holder A on a manual clock mints from T − 1 s up to T and releases; returns its largest
+/// ID, its node and the bound its last renewal recorded (a reserve, the 10 s TTL, ahead of
+/// its clock), which the release leaves in place: a record never goes down.
+fn holder_a(store: &Arc<dyn LeaseStore>, ns: &str) -> (u64, u64, u64) {
     let clock = ManualClock::new(T - 1_000);
     let a =
         LeasedSnowflake::with_clock(store.clone(), cfg("wait:1000"), opts(ns, 1), clock).unwrap();
@@ -86,15 +88,19 @@ fn holder_a(store: &Arc<dyn LeaseStore>, ns: &str) -> (u64, u64) {
     }
     assert_eq!(layout().timestamp_ms(max), T);
     let node = a.node();
+    let bound = a.lease_info().unwrap().bound_ms;
+    assert!(bound > T, "{bound}");
     a.release().unwrap();
-    (max, node)
+    (max, node, bound)
 }
 
 #[test]
 fn fence_after_release_with_clock_set_back() {
     let dir = temp_dir("rel");
     let store = file_store(&dir);
-    let (max_a, node) = holder_a(&store, "rel");
+    // The release leaves A's last renewal's bound F on record (it used to record A's exact
+    // maximum T; a record never goes down now). B's clock is 5 s behind F.
+    let (max_a, node, f) = holder_a(&store, "rel");
     let l = layout();
 
     // wait:N covering the step: B waits until the clock passes the fence, then mints above.
@@ -102,19 +108,22 @@ fn fence_after_release_with_clock_set_back() {
         store.clone(),
         cfg("wait:10000"),
         opts("rel", 1),
-        ManualClock::new(T - 5_000),
+        ManualClock::new(f - 5_000),
     )
     .unwrap();
     assert_eq!(b.node(), node);
-    assert_eq!(b.lease_info().unwrap().lease.fence_ms, Some(T));
+    assert_eq!(b.lease_info().unwrap().lease.fence_ms, Some(f));
     let id = b.next_id().unwrap();
     assert!(id > max_a, "wait policy minted at or below A's maximum");
     assert!(
-        b.clock().now_ms() > T,
+        b.clock().now_ms() > f,
         "the manual clock was advanced by the wait"
     );
-    assert_eq!(l.timestamp_ms(id), T + 1);
+    assert_eq!(l.timestamp_ms(id), f + 1);
     assert_eq!(b.try_next_id().map(|x| x > id), Ok(true));
+    // Its renewal recorded a bound a reserve ahead, and the release leaves it: the next B's
+    // fence.
+    let f = b.lease_info().unwrap().bound_ms;
     b.release().unwrap();
 
     // logical:N: B keeps minting at once, on a logical clock ahead of its own.
@@ -122,9 +131,10 @@ fn fence_after_release_with_clock_set_back() {
         store.clone(),
         cfg("logical:10000"),
         opts("rel", 1),
-        ManualClock::new(T - 5_000),
+        ManualClock::new(f - 5_000),
     )
     .unwrap();
+    assert_eq!(b.lease_info().unwrap().lease.fence_ms, Some(f));
     let mut batch = vec![0u64; 10_000];
     b.next_ids(&mut batch).unwrap();
     assert!(
@@ -132,43 +142,50 @@ fn fence_after_release_with_clock_set_back() {
         "logical policy minted at or below A's maximum"
     );
     assert!(batch.windows(2).all(|w| w[0] < w[1]));
-    assert_eq!(b.clock().now_ms(), T - 5_000, "logical does not wait");
+    assert_eq!(b.clock().now_ms(), f - 5_000, "logical does not wait");
     let max_b = *batch.last().unwrap();
+    let bound_b = b.lease_info().unwrap().bound_ms;
+    assert!(bound_b > l.timestamp_ms(max_b));
     b.release().unwrap();
 
-    // fail: B refuses; so does wait:N with N shorter than the step.
-    for policy in ["fail", "wait:1000", "logical:1000"] {
+    // fail: B refuses at once (`NodeFenced`, the node's fence is not a clock step here).
+    // Further back than an honest holder can have put the bound (the horizon: TTL + reserve
+    // + how far the policy runs ahead), every policy refuses at once, without waiting.
+    for (policy, back) in [
+        ("fail", 5_000),
+        ("wait:1000", 25_000),
+        ("logical:1000", 25_000),
+    ] {
         let b = LeasedSnowflake::with_clock(
             store.clone(),
             cfg(policy),
             opts("rel", 1),
-            ManualClock::new(T - 5_000),
+            ManualClock::new(bound_b - back),
         )
         .unwrap();
         let e = b.next_id().unwrap_err();
         assert!(
-            matches!(e, Error::ClockMovedBackwards { by_ms, .. } if by_ms >= 5_000),
+            matches!(e, Error::NodeFenced { by_ms, .. } if by_ms == back),
             "{policy}: {e:?}"
         );
-        assert!(matches!(
-            b.try_next_id(),
-            Err(Error::ClockMovedBackwards { .. })
-        ));
-        // Released without minting: the recorded bound stays at B's (logical) maximum.
+        assert!(matches!(b.try_next_id(), Err(Error::NodeFenced { .. })));
+        assert_eq!(b.clock().now_ms(), bound_b - back, "{policy}: no wait");
+        // Released without minting: the recorded bound stays at B's (logical) one.
         b.release().unwrap();
     }
     let s = FileStore::open(&*dir).unwrap();
     let l2 = s
         .acquire(&LeaseSpec::new("rel", 1, Duration::from_secs(1)), 0, None)
         .unwrap();
-    assert_eq!(l2.fence_ms, Some(layout().timestamp_ms(max_b)));
+    assert_eq!(l2.fence_ms, Some(bound_b));
     s.release(&l2, 0).unwrap();
 }
 
-/// Dropping the generator releases too, with its exact high-water mark (not the reservation
-/// the renewals recorded), so the next holder's fence is as low as it can safely be.
+/// Dropping the generator releases too, with its exact high-water mark; the store keeps the
+/// reservation the renewals recorded (a record never goes down), so that is the next
+/// holder's fence.
 #[test]
-fn drop_records_the_exact_high_water_mark() {
+fn drop_releases_and_the_record_keeps_the_reservation() {
     let dir = temp_dir("drop");
     let store = file_store(&dir);
     {
@@ -190,7 +207,8 @@ fn drop_records_the_exact_high_water_mark() {
     let l = store
         .acquire(&LeaseSpec::new("drop", 1, Duration::from_secs(1)), T, None)
         .unwrap();
-    assert_eq!(l.fence_ms, Some(T + 1));
+    // It used to be T + 1, the exact maximum; a release no longer lowers the record.
+    assert_eq!(l.fence_ms, Some(T + 10_000));
     store.release(&l, T).unwrap();
 }
 
@@ -571,9 +589,13 @@ fn killed_holder_fence_with_each_policy() {
         ManualClock::new(dead_ms - 5_000),
     )
     .unwrap();
-    assert!(matches!(
-        b.next_id(),
-        Err(Error::ClockMovedBackwards { .. })
-    ));
+    // The node's fence is ahead of this clock: under `fail` that is refused at once, as
+    // `NodeFenced` (it used to be ClockMovedBackwards; no clock moved in this process).
+    assert!(matches!(b.next_id(), Err(Error::NodeFenced { .. })));
+    assert_eq!(
+        b.clock().now_ms(),
+        dead_ms - 5_000,
+        "refused without waiting"
+    );
     assert_eq!(b.config().on_backwards_policy(), OnBackwards::Fail);
 }

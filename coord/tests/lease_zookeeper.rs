@@ -219,8 +219,8 @@ impl Probe {
 // Grants, renewals, the time fence and the epoch
 
 /// Acquire, renew and release on one namespace: distinct nodes, the fencing token is the
-/// ephemeral znode's czxid, renew never lowers the bound and release records the exact final
-/// one (never below the lease's fence); the first grant of a namespace is fenced at its lock
+/// ephemeral znode's czxid, neither renew nor release ever lowers the bound (a release below
+/// the last renewal leaves it; one below the lease's fence records the fence); the first grant of a namespace is fenced at its lock
 /// delay (it cannot be told from the first grant after a loss), and so is every grant until
 /// the delay has passed.
 #[test]
@@ -258,11 +258,13 @@ fn zk_grants_renewals_and_the_bound_record() {
         rec.starts_with(&format!("bound={} ", NOW + 30_000)),
         "{rec}"
     );
+    // Below the last renewal: the record keeps the renewal's bound (a record never goes
+    // down; it used to take the exact final value).
     store.release(&a, NOW + 21_000).unwrap();
     assert!(!probe.exists(&held), "release deletes held/N");
     let rec = probe.get(&record).unwrap();
     assert!(
-        rec.starts_with(&format!("bound={} owner=- ", NOW + 21_000)),
+        rec.starts_with(&format!("bound={} owner=- ", NOW + 30_000)),
         "{rec}"
     );
     // Below the lease's fence, release records the fence.
@@ -285,7 +287,7 @@ fn zk_grants_renewals_and_the_bound_record() {
     let c = store.acquire(&spec, NOW + 30_000, Some(b.node)).unwrap();
     assert_eq!(
         (c.node, c.not_before_ms, c.fence_ms),
-        (a.node, None, Some(NOW + 21_000))
+        (a.node, None, Some(NOW + 30_000))
     );
     assert!(c.token > a.token, "the czxid of the new held/N");
     store.release(&c, NOW + 30_000).unwrap();
@@ -325,8 +327,8 @@ fn zk_queue_order_and_bounds() {
     let a = store.acquire(&spec(), NOW + 1_000, None).unwrap();
     assert_eq!(
         (a.node, a.fence_ms),
-        (1, Some(NOW + 50)),
-        "released longest ago first"
+        (1, Some(NOW + 500)),
+        "released longest ago first, with the bound it renewed (the release did not lower it)"
     );
     let b = store.acquire(&spec(), NOW + 1_000, Some(2)).unwrap();
     assert_eq!(b.node, 0, "avoid skips node 2");

@@ -63,6 +63,23 @@ pub enum Error {
         /// The start (ms since the Unix epoch) of the last issued tick.
         last_ms: u64,
     },
+    /// A leased node's recorded bound (its previous holder's, or the store's lock delay) is
+    /// further ahead of this host's clock than an honest holder can have put it, or the
+    /// `on_backwards` policy is `fail`: minting there would need a wait. Not a clock step in
+    /// this process: this host's clock is behind the one that recorded the bound. Same kind as
+    /// [`Error::ClockMovedBackwards`].
+    #[error(
+        "node {node} is fenced until {} ({fence_ms} ms since the Unix epoch): this host's clock is {by_ms} ms behind the bound its previous holder recorded; fix the clock, wait until then, or lease from more nodes",
+        Rfc3339(fence_ms.saturating_add(1))
+    )]
+    NodeFenced {
+        /// The leased node.
+        node: u64,
+        /// How far this host's clock is behind the node's fence.
+        by_ms: u64,
+        /// The node's fence (ms since the Unix epoch): IDs of the node must come after it.
+        fence_ms: u64,
+    },
     /// All sequence numbers of the current tick are used and the policy says fail.
     #[error("sequence exhausted in the tick starting at {tick_ms} ms")]
     SequenceExhausted {
@@ -183,7 +200,7 @@ pub enum ErrorKind {
     BeforeEpoch = 3,
     /// [`Error::FieldOverflow`].
     OutOfRange = 4,
-    /// [`Error::ClockMovedBackwards`].
+    /// [`Error::ClockMovedBackwards`] and [`Error::NodeFenced`].
     ClockBackwards = 5,
     /// [`Error::SequenceExhausted`].
     SequenceExhausted = 6,
@@ -223,7 +240,9 @@ impl Error {
             Error::LayoutExpired { .. } => ErrorKind::LayoutExpired,
             Error::BeforeEpoch { .. } => ErrorKind::BeforeEpoch,
             Error::FieldOverflow { .. } => ErrorKind::OutOfRange,
-            Error::ClockMovedBackwards { .. } => ErrorKind::ClockBackwards,
+            Error::ClockMovedBackwards { .. } | Error::NodeFenced { .. } => {
+                ErrorKind::ClockBackwards
+            }
             Error::SequenceExhausted { .. } => ErrorKind::SequenceExhausted,
             Error::WouldBlock { .. } => ErrorKind::WouldBlock,
             Error::Forked => ErrorKind::Forked,
@@ -289,6 +308,15 @@ impl Error {
                 f("by_ms", "byMs", U64(*by_ms)),
                 f("last_ms", "lastMs", U64(*last_ms)),
                 None,
+            ],
+            Error::NodeFenced {
+                node,
+                by_ms,
+                fence_ms,
+            } => [
+                f("node", "node", U64(*node)),
+                f("by_ms", "byMs", U64(*by_ms)),
+                f("fence_ms", "fenceMs", U64(*fence_ms)),
             ],
             Error::SequenceExhausted { tick_ms } => {
                 [f("tick_ms", "tickMs", U64(*tick_ms)), None, None]
@@ -431,7 +459,7 @@ mod tests {
     use super::*;
 
     /// One error of every kind, so the checks below see every variant's fields.
-    fn one_of_each() -> [Error; 20] {
+    fn one_of_each() -> [Error; 21] {
         let n = Name::lossy("worker");
         [
             Error::InvalidLayout { reason: "r" },
@@ -449,6 +477,11 @@ mod tests {
             Error::ClockMovedBackwards {
                 by_ms: 1,
                 last_ms: 2,
+            },
+            Error::NodeFenced {
+                node: 1,
+                by_ms: 2,
+                fence_ms: 3,
             },
             Error::SequenceExhausted { tick_ms: 1 },
             Error::WouldBlock { until_ms: 1 },

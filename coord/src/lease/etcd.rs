@@ -31,8 +31,8 @@
 //! - **Holder check.** Renew and release run a transaction that compares the node key's create
 //!   revision (token), its etcd lease (owner), its value and the namespace's epoch. Renew raises
 //!   the node's bound (a value comparison on the zero-padded bound: it never lowers it) and
-//!   keeps the etcd lease alive; release records the final bound, deletes the node key and
-//!   revokes the etcd lease.
+//!   keeps the etcd lease alive; release raises it to the final bound the same way (never
+//!   lowering it), deletes the node key and revokes the etcd lease.
 //! - **Queue order.** Never-used nodes come first: those above the highest node with a record.
 //!   Then the node records sorted by their last modification (a grant, a renewal that raised the
 //!   bound, a release): the front of that order is the node released, or last renewed before it
@@ -1193,8 +1193,8 @@ impl EtcdStore {
         Ok(())
     }
 
-    /// Release: record the final bound and free the node, checking the holder and the epoch;
-    /// then revoke the etcd lease.
+    /// Release: raise the bound to `last` (never lower it) and free the node, checking the
+    /// holder and the epoch; then revoke the etcd lease.
     async fn release_in(
         &self,
         st: &mut State,
@@ -1204,12 +1204,25 @@ impl EtcdStore {
     ) -> Result<()> {
         let k = Keys::new(&self.prefix, &lease.namespace);
         let (lk, nk) = (k.lease(lease.node), k.node(lease.node));
+        let last = bound_text(last);
+        // Bounds are fixed-width text, so they compare as numbers; an empty record is lower.
+        // A higher recorded bound stays, but is written again so the release still moves
+        // the node to the back of the queue (its modification revision).
+        let raise = Txn::new()
+            .when(vec![Compare::value(
+                nk.as_str(),
+                CompareOp::Less,
+                last.as_str(),
+            )])
+            .and_then(vec![TxnOp::put(nk.as_str(), last.as_str(), None)])
+            .or_else(vec![TxnOp::put(
+                nk.as_str(),
+                "",
+                Some(PutOptions::new().with_ignore_value()),
+            )]);
         let txn = Txn::new()
             .when(owns(&k, lease))
-            .and_then(vec![
-                TxnOp::put(nk.as_str(), bound_text(last), None),
-                TxnOp::delete(lk.as_str(), None),
-            ])
+            .and_then(vec![TxnOp::txn(raise), TxnOp::delete(lk.as_str(), None)])
             .or_else(vec![
                 TxnOp::get(k.epoch.as_str(), None),
                 TxnOp::get(lk.as_str(), None),

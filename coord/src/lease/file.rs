@@ -699,7 +699,9 @@ impl LeaseStore for FileStore {
             return Err(lost(lease.node, "lease not held by this store"));
         };
         let mut rec = h.rec.clone();
-        rec.last_issued_ms = Some(lease.final_bound(issued_up_to_ms));
+        // The record only rises: a release below what was renewed (or granted) leaves it.
+        let last = lease.final_bound(issued_up_to_ms);
+        rec.last_issued_ms = Some(rec.last_issued_ms.unwrap_or(0).max(last));
         rec.queued_ms = wall_ms();
         let written = self.write_record(&lease.namespace, lease.node, &rec, "release");
         // Unlock even if the record could not be written: the bound recorded by the last

@@ -42,7 +42,13 @@
 //! 2. Before minting, [`LeaseStore::renew`] with a bound ahead of what it will mint
 //!    (`issued_up_to_ms`), and mint only IDs whose time is at most the recorded bound, and only
 //!    while the lease is surely alive. Renew again well before either runs out.
-//! 3. [`LeaseStore::release`] with the exact last issued time when done.
+//! 3. [`LeaseStore::release`] with the last issued time when done. The record only rises, so
+//!    the node stays fenced up to the bound of the last renewal: its next holder may find the
+//!    fence ahead of its clock (by up to the reserve), which [`LeasedSnowflake`] treats as
+//!    "ready at that time", not as a clock step.
+//!
+//! A node's recorded bound never goes down, in any store: a renew or release with a lower
+//! value than recorded leaves the record as it was (the conformance kit checks it).
 //!
 //! [`LeasedSnowflake`] does all of this for a generator.
 
@@ -78,7 +84,7 @@ pub use mysql::MysqlStore;
 pub use postgres::PgStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
-pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeasedSnowflake};
+pub use snowflake::{LeaseInfo, LeaseOptions, LeaseStats, LeaseWait, LeasedSnowflake, WaitCause};
 #[cfg(feature = "zookeeper")]
 pub use zookeeper::ZkStore;
 
@@ -238,9 +244,9 @@ pub struct Lease {
 }
 
 impl Lease {
-    /// The value to record at release: `issued_up_to_ms`, but never below the fence it was
-    /// granted with (the generator's high-water mark includes the fence; this guards callers
-    /// that pass less).
+    /// The least value a release may raise the record to: `issued_up_to_ms`, but never below
+    /// the fence the lease was granted with (which may be a lock delay the node's record does
+    /// not hold yet). Stores raise the record to it and never lower the record.
     pub(crate) fn final_bound(&self, issued_up_to_ms: u64) -> u64 {
         issued_up_to_ms.max(self.fence_ms.unwrap_or(0))
     }
@@ -250,8 +256,11 @@ impl Lease {
 ///
 /// Every implementation keeps these promises:
 /// - no two live leases of a namespace hold the same node — across threads, processes and hosts;
-/// - a node's recorded bound never goes below what a holder renewed with, except at its own
-///   [`release`](Self::release), which records the exact final value;
+/// - a node's recorded bound never goes down: a renew or release with a lower value leaves the
+///   record as it was (it becomes the larger of the two). Callers may pass values a client
+///   sent (the ID service does), and a lying client must not be able to lower a node's fence;
+///   the price is that a node released early stays fenced up to the bound its holder last
+///   renewed with (typically a reserve ahead of its clock), see [`LeasedSnowflake`];
 /// - a store failure is [`Error::StoreUnavailable`]; nothing was granted or extended then.
 pub trait LeaseStore: Send + Sync {
     /// The store's name in errors: `file`, `redis`, `postgres`, `mysql`, `etcd`, `zookeeper`.
@@ -269,9 +278,11 @@ pub trait LeaseStore: Send + Sync {
     /// node was granted again) or is not held.
     fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()>;
 
-    /// Records the final bound (`issued_up_to_ms`, at least the lease's fence) and frees the
-    /// node, to the back of the queue. [`Error::LeaseLost`] if the lease was superseded; the
-    /// node's record is then left to its new holder.
+    /// Raises the node's recorded bound to `issued_up_to_ms`, and at least to the lease's
+    /// fence (never lowers it: a value below what was recorded, by this holder's renewals or
+    /// before its grant, leaves the record) and
+    /// frees the node, to the back of the queue. [`Error::LeaseLost`] if the lease was
+    /// superseded; the node's record is then left to its new holder.
     fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()>;
 }
 

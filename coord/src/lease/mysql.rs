@@ -242,7 +242,8 @@ const RENEW: &str = "UPDATE idmint_lease l JOIN idmint_lease_epoch e ON e.namesp
       AND l.holder IS NOT NULL AND e.epoch = ?";
 
 const RELEASE: &str = "UPDATE idmint_lease l JOIN idmint_lease_epoch e ON e.namespace = l.namespace
-    SET l.holder = NULL, l.expires_at = NULL, l.last_issued_ms = ?, l.released_at = NOW(3),
+    SET l.holder = NULL, l.expires_at = NULL,
+        l.last_issued_ms = GREATEST(COALESCE(l.last_issued_ms, 0), ?), l.released_at = NOW(3),
         l.version = l.version + 1, e.writes = e.writes + 1
     WHERE l.namespace = ? AND l.node = ? AND l.token = ? AND l.owner = ?
       AND l.holder IS NOT NULL AND e.epoch = ?";

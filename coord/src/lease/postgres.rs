@@ -348,7 +348,8 @@ impl Sql {
                     WHERE e.namespace = $1
                  ), u AS (
                     UPDATE idmint_lease
-                    SET holder = NULL, expires_at = NULL, last_issued_ms = $8,
+                    SET holder = NULL, expires_at = NULL,
+                        last_issued_ms = GREATEST(COALESCE(last_issued_ms, 0), $8),
                         released_at = now()
                     WHERE namespace = $1 AND node = $2 AND token = $3 AND owner = $4
                       AND holder IS NOT NULL AND COALESCE((SELECT ok FROM e), false)
@@ -389,7 +390,8 @@ const BOOT_NEXT: &str = "INSERT INTO idmint_boot_seq (namespace, next_node) VALU
 const BOOT_ROW: &str = "INSERT INTO idmint_boot (namespace, node, host, pid, holder)
     VALUES ($1, $2, $3, $4, $5)";
 
-const BOOT_STOP: &str = "UPDATE idmint_boot SET stopped_at = now(), last_issued_ms = $3
+const BOOT_STOP: &str = "UPDATE idmint_boot
+    SET stopped_at = now(), last_issued_ms = GREATEST(COALESCE(last_issued_ms, 0), $3)
     WHERE namespace = $1 AND node = $2";
 
 /// Node leases on PostgreSQL; see the [module docs](self).

@@ -242,7 +242,8 @@ local p, node, epoch, token, owner, ttl, final, holder, trust = ARGV[1], ARGV[2]
 local c = owns(p, node, epoch, token, owner, ttl, holder, trust)
 if c ~= 0 then return c end
 local nk = p .. 'node:' .. node
-redis.call('HSET', nk, 'bound', final)
+local b = redis.call('HGET', nk, 'bound')
+if (not b) or tonumber(b) < tonumber(final) then redis.call('HSET', nk, 'bound', final) end
 -- Released: a late renewal of this lease must not take the node again.
 redis.call('HDEL', nk, 'owner')
 redis.call('DEL', p .. 'lease:' .. node)
@@ -489,11 +490,7 @@ impl LeaseStore for RedisStore {
     }
 
     fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        self.owned_call(
-            &self.release,
-            "release",
-            lease,
-            lease.final_bound(issued_up_to_ms),
-        )
+        let last = lease.final_bound(issued_up_to_ms);
+        self.owned_call(&self.release, "release", lease, last)
     }
 }

@@ -7,8 +7,19 @@
 //! - **Distinct nodes**: a store grants a node to one live holder at a time.
 //! - **The time fence**: the generator is built with `Config::fence_ms(lease.fence_ms)`, the
 //!   node's recorded last-issued bound, so it never mints at or before a time a previous holder
-//!   may have used. A clock behind the fence meets the config's `on_backwards` policy (wait,
-//!   continue on a logical clock, fail) — or a swap, below.
+//!   may have used. Stores never lower that record, so after a release it still holds the
+//!   last renewal's bound, up to a reserve ahead of the previous holder's clock.
+//! - **Ready at T**: a fence ahead of the clock that the store set (the previous holder's
+//!   bound, the lock delay) is not a clock step in this process. Where the config's policy
+//!   would wait or refuse, the generator waits until the fence has passed — bounded by the
+//!   horizon (TTL + reserve + how far the policies run ahead of the clock: the farthest an
+//!   honest previous holder can have put the bound), whatever the `on_backwards` budget —
+//!   renewing its lease while it waits, and reports the wait to [`LeaseOptions::on_wait`]
+//!   first. A fence further ahead means this host's clock is behind: [`Error::NodeFenced`]
+//!   at once. So is any fence under `on_backwards = fail` (the store's lock delay excepted,
+//!   which is always waited for). A `logical` policy still continues above the fence at once
+//!   where its bound allows; a swap (below) is tried before waiting. A clock behind IDs this
+//!   generator minted itself meets the `on_backwards` policy as before.
 //! - **The recorded bound**: before minting, and every `renew_every` (TTL/3) after, the renewal
 //!   records `issued_up_to = max(high-water, now) + reserve` (reserve = TTL) for the node. An ID
 //!   is handed out only if its time is at most the recorded bound, so the next holder's fence
@@ -37,7 +48,8 @@
 //! when the store answers again it either extends the same lease (it was not granted to anyone
 //! else meanwhile) or, if the lease was superseded, acquires a new node (fenced by the store's
 //! record and by this process's own high-water marks) and minting resumes. Dropping the
-//! generator stops the thread and releases the node with its exact high-water mark.
+//! generator stops the thread and releases the node with its exact high-water mark (the store
+//! keeps the higher bound of the last renewal: a record never goes down).
 //!
 //! # Swap on rollback (seed 001)
 //!
@@ -98,7 +110,51 @@ pub struct LeaseOptions {
     swap_after_ms: Option<u64>,
     nodes: Option<u64>,
     holder: Option<String>,
+    on_wait: Option<WaitHook>,
 }
+
+/// Why a [`LeasedSnowflake`] waits before it can mint on its node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WaitCause {
+    /// The node's recorded bound (its previous holder's last renewal) is ahead of this clock.
+    Fence,
+    /// The store's lock delay after it found its records lost ([`Lease::not_before_ms`]).
+    LockDelay,
+}
+
+/// A wait a [`LeasedSnowflake`] is about to make, reported to [`LeaseOptions::on_wait`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseWait {
+    /// The lease's namespace.
+    pub namespace: String,
+    /// The node it waits on.
+    pub node: u64,
+    /// What it waits for.
+    pub cause: WaitCause,
+    /// The first moment (ms since the Unix epoch, this clock) an ID can carry.
+    pub until_ms: u64,
+    /// How long that is from now, ms.
+    pub wait_ms: u64,
+}
+
+/// The [`LeaseOptions::on_wait`] callback; compared by identity.
+#[derive(Clone)]
+struct WaitHook(Arc<dyn Fn(&LeaseWait) + Send + Sync>);
+
+impl std::fmt::Debug for WaitHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WaitHook")
+    }
+}
+
+impl PartialEq for WaitHook {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for WaitHook {}
 
 impl Default for LeaseOptions {
     fn default() -> Self {
@@ -120,6 +176,7 @@ impl LeaseOptions {
             swap_after_ms: None,
             nodes: None,
             holder: None,
+            on_wait: None,
         }
     }
 
@@ -182,6 +239,14 @@ impl LeaseOptions {
         self
     }
 
+    /// Called (on the minting thread) before each wait for a node that is not ready yet: its
+    /// fence ahead of the clock, or the store's lock delay. coord does not log; a CLI or
+    /// service prints or counts these. Called once per lease, before the wait starts.
+    pub fn on_wait(mut self, f: impl Fn(&LeaseWait) + Send + Sync + 'static) -> Self {
+        self.on_wait = Some(WaitHook(Arc::new(f)));
+        self
+    }
+
     /// The renewal period these options give.
     pub fn renew_period(&self) -> Duration {
         self.renew_every.unwrap_or(self.ttl / 3)
@@ -236,7 +301,12 @@ impl LeaseOptions {
                 .saturating_add(Duration::from_millis(ahead_of_clock_ms(cfg))),
         };
         spec.validate()?;
+        // The farthest an honest previous holder (same options) can have put the node's
+        // bound ahead of the clock by the time its lease ran out: its horizon.
+        let max_fence_wait_ms = ms(spec.horizon);
         Ok(Resolved {
+            max_fence_wait_ms,
+            on_wait: self.on_wait.clone(),
             spec,
             live_ms,
             renew_ms,
@@ -270,6 +340,9 @@ struct Resolved {
     retry_ms: u64,
     reserve_ms: u64,
     swap_after_ms: Option<u64>,
+    /// How far ahead of the clock a node's recorded bound may be and still be waited for.
+    max_fence_wait_ms: u64,
+    on_wait: Option<WaitHook>,
 }
 
 /// A snapshot of the lease a [`LeasedSnowflake`] mints under.
@@ -317,6 +390,8 @@ struct Slot<C: Clock> {
     deadline: AtomicU64,
     /// The store said the lease was superseded: take a new one.
     lost: AtomicBool,
+    /// A wait for this lease's fence was reported (see [`LeaseOptions::on_wait`]).
+    announced: AtomicBool,
 }
 
 impl<C: Clock> Slot<C> {
@@ -355,6 +430,17 @@ struct Shared<C: Clock> {
     counters: Counters,
     /// The coarse monotonic clock's largest lag, ms.
     lag_ms: u64,
+}
+
+/// A node that can be minted on from a known time (see [`Shared::not_ready`]).
+struct NotReady {
+    cause: WaitCause,
+    /// The store's fence: IDs must come after it.
+    fence_ms: u64,
+    /// `fence_ms + 1`, the first ms an ID can carry.
+    until_ms: u64,
+    /// The clock when this was found.
+    now_ms: u64,
 }
 
 /// Why a minted ID was not handed out.
@@ -436,7 +522,14 @@ impl<C: Clock + 'static> Shared<C> {
         let sent = mono::now_ms();
         let now = self.clock.now_ms();
         let hw = s.gen.high_water_ms().unwrap_or(0);
-        let up_to = hw.max(now).saturating_add(opts.reserve_ms);
+        // While the node is not ready (its fence ahead of the clock), nothing can be minted:
+        // renew at the fence only, so a holder that waits, or starts and is refused, does not
+        // push the node's record (which never goes down) a reserve further each time. The
+        // first ID after the wait passes the bound and renews with the reserve on the spot.
+        let up_to = match self.not_ready(s) {
+            Some(r) => r.fence_ms,
+            None => hw.max(now).saturating_add(opts.reserve_ms),
+        };
         match store.renew(lease, up_to) {
             Ok(()) => {
                 s.bound_ms.fetch_max(up_to, RELAXED);
@@ -501,6 +594,7 @@ impl<C: Clock + 'static> Shared<C> {
             bound_ms: AtomicU64::new(0),
             deadline: AtomicU64::new(0),
             lost: AtomicBool::new(false),
+            announced: AtomicBool::new(false),
         });
         if let Err(e) = self.renew_slot(&slot) {
             if let Some(l) = slot.lease.as_ref() {
@@ -604,10 +698,83 @@ impl<C: Clock + 'static> Shared<C> {
         Ok(())
     }
 
-    /// The lease's lock delay (see [`Lease::not_before_ms`]) while the clock has not passed it.
-    fn lock_delay(&self, s: &Slot<C>) -> Option<u64> {
-        let nb = s.lease.as_ref()?.not_before_ms?;
-        (self.clock.now_ms() <= nb).then_some(nb)
+    /// When `s`'s node is not ready yet because of what the store fenced it at (the recorded
+    /// bound of its previous holder, the lock delay), not because of IDs minted here: the
+    /// clock is at or before that fence and nothing was minted above it.
+    fn not_ready(&self, s: &Slot<C>) -> Option<NotReady> {
+        let lease = s.lease.as_ref()?;
+        let delay = lease.not_before_ms.unwrap_or(0);
+        let fence = lease.fence_ms.unwrap_or(0).max(delay);
+        let now = self.clock.now_ms();
+        // A fence in the current tick is the generator's ordinary wait for the next tick.
+        if self.tick_of(fence) <= self.tick_of(now) || s.gen.high_water_ms().unwrap_or(0) > fence {
+            return None;
+        }
+        // The lock delay also covers the record when it is the later of the two.
+        let cause = if lease.fence_ms.unwrap_or(0) > delay {
+            WaitCause::Fence
+        } else {
+            WaitCause::LockDelay
+        };
+        Some(NotReady {
+            cause,
+            fence_ms: fence,
+            until_ms: fence.saturating_add(1),
+            now_ms: now,
+        })
+    }
+
+    /// Refuses at once to wait for a fence an honest previous holder cannot have recorded
+    /// (this host's clock is behind), or any fence under `on_backwards = fail`. The store's
+    /// lock delay is always waited for.
+    fn check_ready(&self, s: &Slot<C>, ready: &NotReady) -> Result<()> {
+        if ready.cause != WaitCause::Fence {
+            return Ok(());
+        }
+        let limit = self.opts()?.max_fence_wait_ms;
+        let ahead = ready.fence_ms - ready.now_ms;
+        if ahead > limit || self.cfg.on_backwards_policy() == OnBackwards::Fail {
+            return Err(Error::NodeFenced {
+                node: s.node(),
+                by_ms: ahead,
+                fence_ms: ready.fence_ms,
+            });
+        }
+        Ok(())
+    }
+
+    /// Waits until `ready.until_ms`, renewing the lease from this thread on the way so a wait
+    /// longer than the TTL never loses it. Reports the wait first (once per lease).
+    fn wait_ready(&self, s: &Slot<C>, ready: &NotReady) -> Result<()> {
+        let opts = self.opts()?;
+        if !s.announced.swap(true, RELAXED) {
+            if let (Some(hook), Some(lease)) = (opts.on_wait.as_ref(), s.lease.as_ref()) {
+                (hook.0)(&LeaseWait {
+                    namespace: lease.namespace.clone(),
+                    node: s.node(),
+                    cause: ready.cause,
+                    until_ms: ready.until_ms,
+                    wait_ms: ready.until_ms - ready.now_ms,
+                });
+            }
+        }
+        loop {
+            let now = self.clock.now_ms();
+            if now >= ready.until_ms {
+                return Ok(());
+            }
+            let step = (ready.until_ms - now).min(opts.renew_ms);
+            self.clock.wait_until(now.saturating_add(step));
+            let _g = lock(&self.lease_lock);
+            if !ptr::eq(s, self.slot()) {
+                return Ok(()); // swapped or re-acquired meanwhile: mint on the new slot
+            }
+            // A store hiccup is left to the renewal thread's retries (and to the deadline
+            // the minting checks enforce); a lost lease ends the wait.
+            if let Err(e @ Error::LeaseLost { .. }) = self.renew_slot(s) {
+                return Err(e);
+            }
+        }
     }
 
     /// Waits up to `d` for the stop signal; `true` when stopping.
@@ -673,15 +840,25 @@ impl<C: Clock + 'static> Shared<C> {
                     }
                 }
                 Err(Error::WouldBlock { .. } | Error::ClockMovedBackwards { .. })
-                    if self.lock_delay(s).is_some() =>
+                    if self.not_ready(s).is_some() =>
                 {
-                    // The store lost its records: every node is fenced past its lock delay,
-                    // so this is neither a clock step back nor worth a swap. Wait it out.
-                    let until_ms = self.lock_delay(s).unwrap_or(0).saturating_add(1);
-                    if !wait {
-                        return Err(Error::WouldBlock { until_ms });
+                    // The node's fence (its previous holder's bound, or the store's lock
+                    // delay) is ahead of the clock: the node is ready at a known time. Not a
+                    // clock step in this process, so not the `on_backwards` budget's business.
+                    let Some(ready) = self.not_ready(s) else {
+                        continue;
+                    };
+                    if ready.cause == WaitCause::Fence && self.maybe_swap(s) {
+                        changes += 1;
+                        continue;
                     }
-                    self.clock.wait_until(until_ms);
+                    self.check_ready(s, &ready)?;
+                    if !wait {
+                        return Err(Error::WouldBlock {
+                            until_ms: ready.until_ms,
+                        });
+                    }
+                    self.wait_ready(s, &ready)?;
                 }
                 Err(Error::WouldBlock { until_ms }) => {
                     if self.maybe_swap(s) {
@@ -743,7 +920,7 @@ impl<C: Clock + 'static> Shared<C> {
 /// let a = gen.next_id()?;
 /// assert!(gen.next_id()? > a);
 /// let node = gen.node();
-/// gen.release()?; // records the exact last-issued time for the node's next holder
+/// gen.release()?; // frees the node; its record keeps the last renewal's bound
 ///
 /// let fixed = LeasedSnowflake::from_source("static:7", cfg, LeaseOptions::new())?;
 /// assert_eq!((fixed.node(), fixed.lease_info()), (7, None));
@@ -856,6 +1033,7 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
                 bound_ms: AtomicU64::new(u64::MAX),
                 deadline: AtomicU64::new(u64::MAX),
                 lost: AtomicBool::new(false),
+                announced: AtomicBool::new(false),
             }),
             None,
         );
@@ -991,8 +1169,10 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
         }
     }
 
-    /// Stops the renewal thread and releases the node with its exact high-water mark, so the
-    /// next holder's fence is as low as it can safely be. Dropping does the same but cannot
+    /// Stops the renewal thread and releases the node with its exact high-water mark. The
+    /// store keeps the higher bound of the last renewal (a record never goes down), so the
+    /// node's next holder may find its fence up to the reserve ahead of its clock and wait
+    /// for it (see the [module docs](self)). Dropping does the same but cannot
     /// report a failure. Both wait for the renewal call in flight, then make the release call:
     /// with a store that bounds its calls they return within about two store calls even while
     /// the store does not answer (the PostgreSQL store: six `timeout_ms`).

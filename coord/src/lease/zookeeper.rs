@@ -83,8 +83,8 @@
 //! multi-write checks the epoch and `held/N` versions and sets the record (its version, which
 //! every grant bumps, must not have moved). Any difference is [`Error::LeaseLost`]; so is a
 //! session that expired (ZooKeeper says so, or the client gave up reconnecting after 7/5 of the
-//! timeout). Release does the same checks, writes the exact final bound, deletes `held/N` and
-//! closes the session.
+//! timeout). Release does the same checks, raises the bound to the final value (never lowers
+//! it), deletes `held/N` and closes the session.
 //!
 //! # Data loss
 //!
@@ -989,7 +989,7 @@ async fn grant(
 enum Hold {
     /// Raise the record's bound to this (never lower it).
     Renew(u64),
-    /// Record exactly this bound, delete `held/N`.
+    /// Raise the bound to this (never lower it), delete `held/N`.
     Release(u64),
 }
 
@@ -1029,13 +1029,13 @@ async fn hold_retrying(c: &Client, p: &Paths, lease: &Lease, what: Hold) -> Step
 }
 
 /// Whether the lease's release is already recorded: `held/N` gone, the record freed with
-/// exactly this bound.
+/// this bound or a higher one.
 async fn released(c: &Client, p: &Paths, lease: &Lease, last: u64) -> bool {
     let held = c.check_stat(&p.held(lease.node)).await;
     let rec = c.get_data(&p.node(lease.node)).await;
     match (held, rec) {
         (Ok(None), Ok((data, stat))) => NodeRecord::parse(&data, &stat)
-            .is_ok_and(|r| r.owner.is_none() && r.bound == Some(last)),
+            .is_ok_and(|r| r.owner.is_none() && r.bound.is_some_and(|b| b >= last)),
         _ => false,
     }
 }
@@ -1087,7 +1087,9 @@ async fn hold_on(c: &Client, p: &Paths, lease: &Lease, what: Hold) -> Step<()> {
                 w.add_set_data(&node_path, data.as_bytes(), Some(rec.version))?;
             }
             Hold::Release(last) => {
-                let data = rewrite(&rec_data, Some(last), None);
+                // The record only rises: a release below what was renewed leaves it.
+                let bound = rec.bound.map_or(last, |b| b.max(last));
+                let data = rewrite(&rec_data, Some(bound), None);
                 w.add_set_data(&node_path, data.as_bytes(), Some(rec.version))?;
                 w.add_delete(&held_path, Some(held_stat.version))?;
             }

@@ -9,6 +9,9 @@
 //!   (stores whose leases expire), who is fenced past the first one's recorded bound, under a
 //!   higher token; the first one's renewal and release are `LeaseLost`. On the file store,
 //!   whose locks live as long as the holder, the node stays taken until release.
+//! - [`lease_bound_never_decreases`]: on a one-node space, renewals and releases with bounds
+//!   below what was recorded (a lower renewal, a release with 0, a release just below the
+//!   last renewal) leave the record as it was: the next grant is fenced at the highest bound.
 //! - [`lease_fence_after_restart_with_the_clock_back`]: a holder process is killed (no
 //!   release) and the next one starts with its wall clock 5 s back: every ID it mints is above
 //!   the dead one's maximum.
@@ -218,6 +221,43 @@ pub fn lease_expiry_and_takeover(b: &dyn Backend) {
     ));
     other.renew(&next, wall_ms() + 10).unwrap();
     other.release(&next, next.fence_ms.unwrap()).unwrap();
+}
+
+/// A node's recorded bound never goes down: a renewal below the recorded bound, a release with
+/// 0, and a release below the holder's own last renewal all leave it, so the next grant (asked
+/// with a clock well below the bound) is fenced at the highest bound ever given. The ID service
+/// passes client-supplied values to these calls: a lying client must not lower a fence.
+pub fn lease_bound_never_decreases(b: &dyn Backend) {
+    let url = lease_url(b);
+    let store = lease::open(&url).unwrap();
+    let spec = LeaseSpec::new(&unique("bound"), 1, TTL);
+    let x = wall_ms() + 60_000;
+    let first = store.acquire(&spec, wall_ms(), None).unwrap();
+    store.renew(&first, x).unwrap();
+    store.renew(&first, x - 1_000).unwrap();
+    store.release(&first, 0).unwrap();
+    let second = store.acquire(&spec, wall_ms(), None).unwrap();
+    assert_eq!(second.node, first.node);
+    let fence = second.fence_ms.unwrap();
+    assert!(
+        fence >= x,
+        "{}: the record went down: {fence} < {x}",
+        b.name()
+    );
+    // A holder that renews higher, then releases just below it.
+    store.renew(&second, x + 5_000).unwrap();
+    store.release(&second, x + 4_999).unwrap();
+    let third = store.acquire(&spec, wall_ms(), None).unwrap();
+    let fence = third.fence_ms.unwrap();
+    assert!(
+        fence >= x + 5_000,
+        "{}: a release below the last renewal lowered the record: {fence}",
+        b.name()
+    );
+    store.release(&third, x - 1).unwrap();
+    let fourth = store.acquire(&spec, wall_ms(), None).unwrap();
+    assert!(fourth.fence_ms.unwrap() >= x + 5_000, "{}", b.name());
+    store.release(&fourth, 0).unwrap();
 }
 
 /// A holder process is killed mid-run (no release); the next one starts with its wall clock

@@ -343,8 +343,8 @@ fn expiry_takeover_once(url: &str, ttl: Duration) -> bool {
 }
 
 /// Free nodes are granted released-longest-ago first; a node whose bound is ahead of the
-/// caller's clock comes after all others; `avoid` is honoured; renew never lowers a bound and
-/// release records the exact final one.
+/// caller's clock comes after all others; `avoid` is honoured; neither renew nor release ever
+/// lowers a bound.
 pub fn queue_order(url: &str) {
     queue_order_in(url, &ns("queue"));
 }
@@ -360,7 +360,9 @@ pub fn queue_order_in(url: &str, ns: &str) {
     nodes.sort_unstable();
     assert_eq!(nodes, [0, 1, 2]);
     let by_node = |n: u64| ls.iter().find(|l| l.node == n).unwrap().clone();
-    // Renew never lowers; release sets the exact final bound.
+    // Renew never lowers, and neither does release: a record only rises (a release below the
+    // last renewal used to record the exact final value; the ID service passes client values
+    // here, and a lying client must not lower a node's fence).
     let l1 = by_node(1);
     store.renew(&l1, NOW + 500).unwrap();
     store.renew(&l1, NOW + 100).unwrap();
@@ -373,8 +375,8 @@ pub fn queue_order_in(url: &str, ns: &str) {
     let a = store.acquire(&spec, NOW + 1_000, None).unwrap();
     assert_eq!(
         (a.node, a.fence_ms),
-        (1, Some(NOW + 50)),
-        "released longest ago first"
+        (1, Some(NOW + 500)),
+        "released longest ago first, with the bound it renewed (the release did not lower it)"
     );
     let b = store.acquire(&spec, NOW + 1_000, Some(2)).unwrap();
     assert_eq!(b.node, 0, "avoid skips node 2");
