@@ -101,6 +101,9 @@ pub struct Tracked {
 #[derive(Default)]
 struct Book {
     tracked: HashMap<(String, u64), Tracked>,
+    /// Leases released or expired whose recorded bound is still ahead: who took them, and
+    /// until when (wall ms) their node stays fenced.
+    fenced: Vec<(Grantee, u64)>,
     /// Grants under way (quota already counted, store not yet answered).
     pending: Vec<Grantee>,
 }
@@ -236,42 +239,59 @@ impl ClientLeases {
     }
 
     /// Counts `who` against the quotas and holds its place until [`Self::settle`].
+    ///
+    /// A lease counts until its node is usable again: while it lives, and after its release or
+    /// expiry until the bound recorded for it passes — a lease released with its bound far
+    /// ahead (a claimed clock in the future, a long TTL) keeps its node fenced, so it keeps its
+    /// place in the quota. One client can thus fence at most its quota of nodes at any time.
     fn reserve(&self, who: &Grantee) -> ApiResult<()> {
         let mut book = lock(&self.book);
-        let now = Instant::now();
-        let live = book.tracked.values().filter(|t| t.expires > now);
-        let (mut by_peer, mut by_token) = (0, 0);
-        let mut soonest = Duration::from_secs(1);
-        for t in live {
-            let mine_peer = t.grantee.peer == who.peer;
-            let mine_token = who.token.is_some() && t.grantee.token == who.token;
-            by_peer += usize::from(mine_peer);
-            by_token += usize::from(mine_token);
-            if mine_peer || mine_token {
-                soonest = soonest.max(t.expires.saturating_duration_since(now));
+        let (now, wall) = (Instant::now(), now_ms());
+        book.fenced.retain(|(_, until)| *until > wall);
+        // Each of `who`'s charges, as the wall time it ends.
+        let mut mine_peer = Vec::new();
+        let mut mine_token = Vec::new();
+        let charges = book
+            .tracked
+            .values()
+            .map(|t| {
+                let expires =
+                    wall.saturating_add(duration_ms(t.expires.saturating_duration_since(now)));
+                (&t.grantee, expires.max(t.bound_ms))
+            })
+            .filter(|(_, until)| *until > wall)
+            .chain(book.fenced.iter().map(|(g, until)| (g, *until)))
+            .chain(book.pending.iter().map(|g| (g, u64::MAX)));
+        for (g, until) in charges {
+            if g.peer == who.peer {
+                mine_peer.push(until);
+            }
+            if who.token.is_some() && g.token == who.token {
+                mine_token.push(until);
             }
         }
-        for p in &book.pending {
-            by_peer += usize::from(p.peer == who.peer);
-            by_token += usize::from(who.token.is_some() && p.token == who.token);
-        }
-        let over = |held: usize, quota: usize| quota != 0 && held >= quota;
-        let what = if over(by_token, self.policy.per_token) {
-            Some(("bearer token", self.policy.per_token))
-        } else if over(by_peer, self.policy.per_address) {
-            Some(("address", self.policy.per_address))
+        let over = |held: &[u64], quota: usize| quota != 0 && held.len() >= quota;
+        let refused = if over(&mine_token, self.policy.per_token) {
+            Some(("bearer token", self.policy.per_token, mine_token))
+        } else if over(&mine_peer, self.policy.per_address) {
+            Some(("address", self.policy.per_address, mine_peer))
         } else {
             None
         };
-        if let Some((what, quota)) = what {
+        if let Some((what, quota, charges)) = refused {
+            let soonest = charges
+                .into_iter()
+                .min()
+                .unwrap_or(wall)
+                .saturating_sub(wall);
             let mut e = ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 "ERR_LIMIT_EXCEEDED",
                 format!(
-                    "this {what} already holds {quota} client leases, its quota: release one or let one expire"
+                    "this {what} already holds {quota} client leases, its quota (a lease counts until its node's recorded bound passes): release one or wait"
                 ),
             );
-            e.retry_after = Some(u32::try_from(soonest.as_secs().max(1)).unwrap_or(300));
+            e.retry_after = Some(u32::try_from(soonest.div_ceil(1_000).max(1)).unwrap_or(u32::MAX));
             return Err(e);
         }
         book.pending.push(who.clone());
@@ -331,12 +351,41 @@ impl ClientLeases {
             }
             Err(e) => return Err(e.into()),
         };
+        // A node fenced further ahead than the lease would live (its last holder recorded a
+        // bound far ahead: a long TTL, a clock claimed in the future) is no use to this client
+        // for a while: give it back and say when one is ready, rather than have the client
+        // wait out someone else's bound. Nodes fenced less are granted; the client waits.
+        let fence = lease.fence_ms.unwrap_or(0);
+        let ahead = fence.saturating_sub(now);
+        // While the store's own lock delay is in force (it found its records lost) every node
+        // is fenced alike: that the client waits out, as every holder does.
+        let delay_in_force = lease.not_before_ms.is_some_and(|nb| nb > now);
+        let lock_delay = lease.not_before_ms.is_some_and(|nb| fence <= nb);
+        if ahead > ttl_ms && !delay_in_force {
+            let _ = self.timed(metrics, "lease_release", |s| s.release(&lease, fence));
+            metrics.lease_event("client", "fenced");
+            let mut err = ApiError::unavailable(
+                "ERR_NO_FREE_NODE",
+                format!(
+                    "no free node of namespace {} is ready: the soonest is fenced until {fence} ms since the Unix epoch ({} s from now) by the bound its last holder recorded; retry then",
+                    spec.namespace,
+                    ahead.div_ceil(1_000)
+                ),
+            );
+            err.retry_after =
+                Some(u32::try_from((ahead - ttl_ms).div_ceil(1_000).max(1)).unwrap_or(u32::MAX));
+            return Err(err);
+        }
         // What the store granted, within our range (etcd may grant whole seconds more).
         lease.ttl = Duration::from_millis(clamp_ttl(duration_ms(lease.ttl)).max(ttl_ms));
         let ttl_ms = duration_ms(lease.ttl);
         // Record the bound before the client may mint under it.
-        let fence = lease.fence_ms.unwrap_or(0);
-        let bound = Self::bound(now, client_ms, None, ttl_ms).max(fence.saturating_add(ttl_ms));
+        // After the fence (at most a TTL ahead, see above), and no further: a bound of fence +
+        // TTL would push each next holder's fence one TTL further ahead of the clock. Past a
+        // lock delay, a whole TTL's window.
+        let after_fence = if lock_delay { ttl_ms } else { 1 };
+        let bound =
+            Self::bound(now, client_ms, None, ttl_ms).max(fence.saturating_add(after_fence));
         if let Err(e) = self.timed(metrics, "lease_renew", |s| s.renew(&lease, bound)) {
             let _ = self.timed(metrics, "lease_release", |s| s.release(&lease, fence));
             return Err(e.into());
@@ -370,10 +419,9 @@ impl ClientLeases {
         let (lease, who, ttl_ms) = self.open_token(token)?;
         let now = now_ms();
         let cap = self.issued_cap(&lease, now, ttl_ms);
-        // Never below what the grant recorded (fence + TTL): a node fenced ahead of the clock
-        // keeps a window after its fence.
+        // Always after the fence: a node fenced ahead of the clock keeps a window after it.
         let bound = Self::bound(now, client_ms, issued.map(|i| i.min(cap)), ttl_ms)
-            .max(lease.fence_ms.unwrap_or(0).saturating_add(ttl_ms));
+            .max(lease.fence_ms.unwrap_or(0).saturating_add(1));
         match self.timed(metrics, "lease_renew", |s| s.renew(&lease, bound)) {
             Ok(()) => {
                 metrics.lease_event("client", "renewed");
@@ -383,7 +431,7 @@ impl ClientLeases {
             Err(e) => {
                 if matches!(e, Error::LeaseLost { .. }) {
                     metrics.lease_event("client", "lost");
-                    self.untrack(&lease);
+                    self.untrack(&lease, None);
                 } else {
                     metrics.lease_event("client", "renew_failed");
                 }
@@ -400,14 +448,15 @@ impl ClientLeases {
         let cap = self.issued_cap(&lease, now_ms(), ttl_ms);
         let last = issued.min(cap).max(lease.fence_ms.unwrap_or(0));
         let r = self.timed(metrics, "lease_release", |s| s.release(&lease, last));
-        self.untrack(&lease);
+        self.untrack(&lease, Some(last));
         r?;
         metrics.lease_event("client", "released");
         Ok(())
     }
 
     fn track(&self, lease: &Lease, who: &Grantee, bound_ms: u64) {
-        lock(&self.book).tracked.insert(
+        let mut book = lock(&self.book);
+        let replaced = book.tracked.insert(
             (lease.namespace.clone(), lease.node),
             Tracked {
                 lease: lease.clone(),
@@ -416,9 +465,17 @@ impl ClientLeases {
                 expires: Instant::now() + lease.ttl,
             },
         );
+        // An earlier lease of the node (it expired here unseen): its charge stays.
+        if let Some(old) =
+            replaced.filter(|t| t.lease.token != lease.token || t.lease.owner != lease.owner)
+        {
+            book.fenced.push((old.grantee, old.bound_ms));
+        }
     }
 
-    fn untrack(&self, lease: &Lease) {
+    /// Stops tracking `lease` (released, with `released_at` recorded, or lost); its grantee's
+    /// charge stays until the node's recorded bound passes.
+    fn untrack(&self, lease: &Lease, released_at: Option<u64>) {
         let mut book = lock(&self.book);
         let key = (lease.namespace.clone(), lease.node);
         if book
@@ -426,7 +483,10 @@ impl ClientLeases {
             .get(&key)
             .is_some_and(|t| t.lease.token == lease.token && t.lease.owner == lease.owner)
         {
-            book.tracked.remove(&key);
+            if let Some(t) = book.tracked.remove(&key) {
+                let until = t.bound_ms.max(released_at.unwrap_or(0));
+                book.fenced.push((t.grantee, until));
+            }
         }
     }
 
@@ -480,9 +540,14 @@ impl ClientLeases {
                 .filter(|(_, t)| t.expires <= now)
                 .map(|(k, _)| k.clone())
                 .collect();
-            keys.into_iter()
+            let expired: Vec<Tracked> = keys
+                .into_iter()
                 .filter_map(|k| book.tracked.remove(&k))
-                .collect()
+                .collect();
+            for t in &expired {
+                book.fenced.push((t.grantee.clone(), t.bound_ms));
+            }
+            expired
         };
         if self.store.kind() != "file" {
             return;

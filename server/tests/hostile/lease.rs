@@ -204,7 +204,7 @@ fn quotas_and_exhaustion_leave_the_service_its_node() {
     let mut held = Vec::new();
     for p in 0..4u8 {
         for _ in 0..4 {
-            let r = grant_from(peer(10 + p), a, "{}");
+            let r = grant_from(peer(10 + p), a, r#"{"ttl_ms":1000}"#);
             assert_eq!(r.status, 201, "{}", r.body);
             assert_eq!(r.json()["namespace"], "clients");
             held.push(r.json());
@@ -228,7 +228,8 @@ fn quotas_and_exhaustion_leave_the_service_its_node() {
     assert!(full.header("retry-after").is_some());
     assert_eq!(get(a, "/v1/snowflake").ids().len(), 1);
     assert_eq!(get(a, "/readyz").status, 200);
-    // A released lease frees its place in the quota.
+    // A released lease keeps its place in the quota until the bound recorded for it passes
+    // (its node stays fenced until then), and frees it after.
     let t = held[0]["lease"].as_str().unwrap();
     let r = call_from(
         peer(10),
@@ -239,7 +240,21 @@ fn quotas_and_exhaustion_leave_the_service_its_node() {
         &[],
     );
     assert_eq!(r.status, 204, "{}", r.body);
-    assert_eq!(grant_from(peer(10), a, "{}").status, 201);
+    let bound = held[0]["bound_ms"].as_u64().unwrap();
+    let again = grant_from(peer(10), a, r#"{"ttl_ms":1000}"#);
+    if now_ms() < bound {
+        assert_eq!(again.status, 429, "{}", again.body);
+        let t = Instant::now();
+        while grant_from(peer(10), a, r#"{"ttl_ms":1000}"#).status != 201 {
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "the quota place never came back"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    } else {
+        assert_eq!(again.status, 201, "{}", again.body);
+    }
     svc.stop().unwrap();
     let svc = start(config(&dir));
     assert_eq!(get(svc.addr(), "/readyz").status, 200);
@@ -387,11 +402,16 @@ fn u(v: &serde_json::Value) -> u64 {
 
 /// An honest browser-style client, as the browser package behaves: lease, mint only inside
 /// the window (after the fence, up to the bound, before the deadline), renew when due, release
-/// with the latest time issued; again and again until `until`.
-fn honest(a: SocketAddr, from: IpAddr, until: Instant, start: Instant) -> Served {
+/// with the latest time issued; again and again until `until`, and on until it was served
+/// (minted at least one ID), up to `last`.
+fn honest(a: SocketAddr, from: IpAddr, until: Instant, last: Instant, start: Instant) -> Served {
     let layout = Layout::parse("js53").unwrap();
     let mut out = Served::default();
-    while Instant::now() < until {
+    let going = |out: &Served| {
+        let now = Instant::now();
+        now < until || (out.ids.is_empty() && now < last)
+    };
+    while going(&out) {
         let sent = mono(start);
         let r = grant_from(from, a, r#"{"ttl_ms":1500}"#);
         if r.status != 201 {
@@ -425,7 +445,7 @@ fn honest(a: SocketAddr, from: IpAddr, until: Instant, start: Instant) -> Served
         let mut lost = false;
         let minted_before = out.ids.len();
         // Hold for a while, and until the fence has passed and this lease minted something.
-        while Instant::now() < until && (Instant::now() < hold || out.ids.len() == minted_before) {
+        while going(&out) && (Instant::now() < hold || out.ids.len() == minted_before) {
             if w.renew_in(mono(start)) == 0 {
                 let sent = mono(start);
                 let body = match w.issued_ms() {
@@ -590,6 +610,8 @@ fn sixteen_honest_clients_and_a_liar_never_repeat_an_id() {
     let a = svc.addr();
     let start_at = Instant::now();
     let until = start_at + Duration::from_secs(8);
+    // A client that drew fenced nodes all along goes on until it is served, up to this.
+    let last = start_at + Duration::from_secs(60);
     let seed = now_ms() | 1;
     eprintln!("liar seed {seed}");
     let served: Arc<Mutex<Vec<Served>>> = Arc::default();
@@ -597,7 +619,7 @@ fn sixteen_honest_clients_and_a_liar_never_repeat_an_id() {
     for i in 0..16u8 {
         let served = served.clone();
         threads.push(std::thread::spawn(move || {
-            let s = honest(a, peer(100 + i), until, start_at);
+            let s = honest(a, peer(100 + i), until, last, start_at);
             served.lock().unwrap().push(s);
         }));
     }
@@ -646,6 +668,46 @@ fn the_browser_examples_config_opens_what_its_page_asks_for() {
     assert_eq!(s.clients.layouts, [Layout::parse(spec).unwrap()]);
     let main = std::fs::read_to_string(root.join("examples/browser/main.js")).unwrap();
     assert!(main.contains("namespace: 'example'"));
+}
+
+/// A client that claims a clock far ahead and releases leaves its node fenced far ahead: the
+/// service does not hand that node to the next client (503 `ERR_NO_FREE_NODE` with
+/// `Retry-After` saying when one is ready), and the liar's quota place stays taken until the
+/// node's bound passes — one client can keep at most its quota of nodes out of use.
+#[test]
+fn a_node_fenced_far_ahead_is_not_handed_out_and_counts_against_its_fencer() {
+    let dir = temp_dir("hostile-fenced-far");
+    let svc = start(ServeConfig {
+        client_leases_per_address: Some(1),
+        ..open(&dir, TWO)
+    });
+    let a = svc.addr();
+    let body = format!(r#"{{"layout":"{TWO}","ttl_ms":1000}}"#);
+    let held = call_from(peer(40), a, "POST", "/v1/leases", Some(&body), &[]);
+    assert_eq!(held.status, 201, "{}", held.body);
+    let g = call_from(peer(41), a, "POST", "/v1/leases", Some(&body), &[]).json();
+    let t = g["lease"].as_str().unwrap();
+    let far = format!(r#"{{"lease":"{t}","client_time_ms":{}}}"#, u64::MAX);
+    let r = call_from(peer(41), a, "POST", "/v1/leases/renew", Some(&far), &[]).json();
+    let bound = r["bound_ms"].as_u64().unwrap();
+    assert!(bound > now_ms() + 30_000, "{r}");
+    let rel = format!(r#"{{"lease":"{t}","issued_up_to_ms":0}}"#);
+    let rel = call_from(peer(41), a, "POST", "/v1/leases/release", Some(&rel), &[]);
+    assert_eq!(rel.status, 204);
+    // The next client is not given the node fenced a minute ahead.
+    let next = call_from(peer(42), a, "POST", "/v1/leases", Some(&body), &[]);
+    assert_eq!(
+        (next.status, next.json()["code"].clone()),
+        (503, "ERR_NO_FREE_NODE".into()),
+        "{}",
+        next.body
+    );
+    let retry: u64 = next.header("retry-after").unwrap().parse().unwrap();
+    assert!(retry >= 30, "ready in about a minute, not {retry} s");
+    // The liar's place stays taken while its node is fenced.
+    let liar = call_from(peer(41), a, "POST", "/v1/leases", Some(&body), &[]);
+    assert_eq!(liar.status, 429, "{}", liar.body);
+    svc.stop().unwrap();
 }
 
 /// A bearer token holds at most its quota of leases, from whatever addresses it comes: the
