@@ -289,27 +289,31 @@ impl Gateway {
             .limit(MAX_ANSWER_BYTES)
             .read_to_string()
             .map_err(|e| Failure::of(&e))?;
-        let value = serde_json::Deserializer::from_str(&text)
-            .into_iter::<Value>()
-            .next()
-            .and_then(|v| v.ok())
-            .ok_or(Failure::Malformed)?;
-        // A unary call's error: {"error": "...", "message": "...", "code": N}; a stream's:
-        // {"error": {"grpc_code": N, "message": "...", ...}}.
-        let error = match value.get("error") {
-            Some(e @ Value::Object(_)) => Some((e.get("grpc_code"), e.get("message"))),
-            Some(_) => Some((value.get("code"), value.get("message"))),
-            None if status != 200 => return Err(Failure::Malformed),
-            None => None,
-        };
-        match error {
-            None => Ok(value),
-            Some((code, message)) => Err(Failure::Answer {
-                code: code.and_then(Value::as_i64).unwrap_or(2),
-                message: message.and_then(Value::as_str).unwrap_or("").to_string(),
-            }),
-        }
+        answer_of(status, &text)
     }
+}
+
+/// The first JSON value of an answer with HTTP status `status` (a keep-alive's answer is a
+/// stream of them), or the error it holds.
+fn answer_of(status: u16, text: &str) -> std::result::Result<Value, Failure> {
+    let value = serde_json::Deserializer::from_str(text)
+        .into_iter::<Value>()
+        .next()
+        .and_then(|v| v.ok())
+        .ok_or(Failure::Malformed)?;
+    // A unary call's error: {"error": "...", "message": "...", "code": N}; a stream's:
+    // {"error": {"grpc_code": N, "message": "...", ...}}.
+    let (code, message) = match value.get("error") {
+        Some(e @ Value::Object(_)) => (e.get("grpc_code"), e.get("message")),
+        Some(_) => (value.get("code"), value.get("message")),
+        None if status == 200 => return Ok(value),
+        None => return Err(Failure::Malformed),
+    };
+    Err(Failure::Answer {
+        // Unknown, if the gateway did not say.
+        code: code.and_then(Value::as_i64).unwrap_or(2),
+        message: message.and_then(Value::as_str).unwrap_or("").to_string(),
+    })
 }
 
 /// One store call: its requests, on whichever members, end by its deadline.
@@ -488,5 +492,29 @@ mod tests {
             "timed out"
         );
         assert!(!Failure::Malformed.transient());
+    }
+
+    #[test]
+    fn answers_and_their_errors_are_told_apart() {
+        // As etcd 3.4's gateway answers.
+        let ka = "{\"result\":{\"header\":{\"revision\":\"2\"},\"ID\":\"7\",\"TTL\":\"2\"}}\n";
+        assert_eq!(answer_of(200, ka).unwrap()["result"]["TTL"], "2");
+        let unary =
+            r#"{"error":"etcdserver: no leader","message":"etcdserver: no leader","code":14}"#;
+        assert_eq!(
+            answer_of(503, unary),
+            Err(Failure::Answer {
+                code: 14,
+                message: "etcdserver: no leader".into()
+            })
+        );
+        let stream = r#"{"error":{"grpc_code":5,"http_code":404,"message":"etcdserver: requested lease not found","http_status":"Not Found"}}"#;
+        assert!(answer_of(200, stream).unwrap_err().lease_not_found());
+        assert_eq!(
+            answer_of(400, "Client sent an HTTP request to an HTTPS server.\n"),
+            Err(Failure::Malformed)
+        );
+        assert_eq!(answer_of(502, "{}"), Err(Failure::Malformed));
+        assert_eq!(answer_of(200, ""), Err(Failure::Malformed));
     }
 }

@@ -11,9 +11,9 @@
 //! `etcds://`. A gRPC client would need `protoc` to build (etcd's `.proto` files are compiled
 //! at build time) and would bring tonic, prost, hyper, h2 and tower into every artifact — the
 //! CLI, the Python wheel, the npm addon and the C library — for this one store. The gateway
-//! needs neither; what it costs is one JSON encoding per request, far below a network round
-//! trip, and the keep-alive of a renewal as a request of its own rather than a message on an
-//! open stream.
+//! needs neither; what it costs is a JSON encoding per request, far below a network round
+//! trip, and HTTP/1.1 connections (one per request in flight) instead of one multiplexed
+//! HTTP/2 connection per member.
 //!
 //! The code: `gateway.rs` (members, failover, deadlines, errors), `json.rs` (the requests and
 //! answers, base64 keys and values), `target.rs` (the URL, TLS) and `records.rs` (keys,
