@@ -2,7 +2,7 @@
 # Installs what the test suite needs, idempotently. Safe to run on a fresh machine or again.
 #
 #   bash scripts/setup.sh            everything
-#   bash scripts/setup.sh tools      what compiling needs (protoc, Debian's rustc-web, nextest)
+#   bash scripts/setup.sh tools      what compiling needs (Debian's rustc-web, nextest)
 #   bash scripts/setup.sh servers    what running the tests needs (servers, valgrind, faketime,
 #                                    Chromium, CMake, ...)
 # scripts/test.sh runs `tools` first and `servers` in the background while the lints compile:
@@ -24,9 +24,6 @@ tools() {
   # targets here).
   [ -x /usr/bin/rustc ] && /usr/bin/rustc --print target-list 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
     && [ -d /usr/lib/rustlib/src/rust/library ] || need+=(rustc-web cargo-web rust-web-src rust-web-llvm)
-  # The etcd client crate (etcd-client) compiles etcd's gRPC definitions with protoc when it
-  # builds.
-  command -v protoc >/dev/null || need+=(protobuf-compiler)
   apt_install "${need[@]}"
   # rust-lld is a symlink to an lld-NN package that rustc-web does not pull in by itself.
   if [ -L /usr/bin/rust-lld ] && [ ! -e /usr/bin/rust-lld ]; then

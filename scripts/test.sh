@@ -81,5 +81,13 @@ cargo run --locked -q -p idmint-example-rust
 step "CLI main job: mint and decode on embedded defaults (the debug build the tests made)"
 cargo run --locked -q -p idmint-cli -- gen -n 5 | cargo run --locked -q -p idmint-cli -- decode -
 
+step "CLI main job needs no protoc: no protobuf/gRPC crate in its build; it builds and runs with protoc hidden"
+if cargo tree -p idmint-cli --locked -e normal,build | grep -E 'prost|tonic'; then
+  echo "the CLI's build pulls in protobuf/gRPC crates (they need protoc to build)" >&2
+  exit 1
+fi
+bash scripts/without-protoc.sh bash -c \
+  'cargo run --locked -q -p idmint-cli -- gen -n 5 | cargo run --locked -q -p idmint-cli -- decode -'
+
 echo
 echo "all tests passed in $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"

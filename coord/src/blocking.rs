@@ -1,7 +1,7 @@
 //! Blocking calls over an async client: a current-thread tokio runtime that a store owns and
 //! drives only while one of its calls runs, with a client-side deadline on each call.
 //!
-//! The PostgreSQL and etcd stores offer the blocking [`LeaseStore`](crate::lease::LeaseStore)
+//! The PostgreSQL store offers the blocking [`LeaseStore`](crate::lease::LeaseStore)
 //! and segment calls over async clients. The runtime starts no thread of its own (DNS look-ups
 //! use its blocking pool); a client's background tasks (connection drivers) run while a call
 //! is in [`Blocking::block`]. When a deadline fires, the call's future — and whatever

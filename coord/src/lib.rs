@@ -60,7 +60,7 @@
 
 #![deny(missing_docs)]
 
-#[cfg(any(feature = "postgres", feature = "etcd"))]
+#[cfg(feature = "postgres")]
 mod blocking;
 pub mod lease;
 /// The leased generator under its former path: [`lease::snowflake`].

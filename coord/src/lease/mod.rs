@@ -12,7 +12,7 @@
 //! | `postgres://...?mode=boot` | [`PgStore`] in Baidu UidGenerator's *new row per boot* mode | never: every boot takes a new node |
 //! | `mysql://USER[:PASS]@HOST:PORT/DB`, `mariadb://...` | [`MysqlStore`] (feature `mysql`): the lease table and per-namespace epoch of the PostgreSQL store, on MySQL 8.0+ or MariaDB 10.6+; TLS by `ssl-mode`/`ca_file` | the row's `expires_at` passes |
 //! | `mysql://...?mode=boot` | [`MysqlStore`] on Baidu UidGenerator's own `WORKER_NODE` table: a new row per boot | never: every boot takes a new node |
-//! | `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`, `etcds://...` | [`EtcdStore`] (feature `etcd`): a node key per held node attached to an etcd lease, granted by a `create_revision == 0` transaction, the key's create revision as fencing token; a per-namespace epoch and lock delay after the prefix is deleted or the cluster restored | the etcd lease expires (TTL rounded up to whole seconds) |
+//! | `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`, `etcds://...` | [`EtcdStore`] (feature `etcd`; etcd ≥ 3.4, through its JSON gateway over HTTP: no gRPC client, no protoc): a node key per held node attached to an etcd lease, granted by a `create_revision == 0` transaction, the key's create revision as fencing token; a per-namespace epoch and lock delay after the prefix is deleted or the cluster restored | the etcd lease expires (TTL rounded up to whole seconds) |
 //! | `zk://HOST:PORT[,HOST:PORT...]/PATH` | [`ZkStore`] (feature `zookeeper`): Meituan Leaf's worker ids (a persistent sequential znode per holder identity gives it its node back after a restart), an ephemeral znode per held node whose `czxid` is the fencing token, a persistent bound record per node, and a per-namespace epoch with a lock delay after the data is lost | the lease's ZooKeeper session expires (its timeout is at least the TTL) |
 //!
 //! Redis, PostgreSQL, MySQL, etcd and ZooKeeper URLs accept `timeout_ms=N` (default 1000): the
@@ -32,7 +32,7 @@
 //! catches and what it cannot is listed in [`postgres`].
 //!
 //! On etcd, `timeout_ms` is the deadline of each whole call, whichever members its requests
-//! go to; `etcds://` URLs take `ca_file=PATH`. etcd leases live whole seconds: a lease's
+//! go to (it fails over across the members listed); `etcds://` URLs take `ca_file=PATH`. etcd leases live whole seconds: a lease's
 //! [`Lease::ttl`] is the TTL etcd granted, which may be longer than the spec's. See [`etcd`].
 //!
 //! # The protocol a holder follows
