@@ -382,3 +382,63 @@ fn unsafe_starts_are_refused_with_a_way_out() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--allow-anonymous"), "{err}");
 }
+
+/// `idmint serve --tls-cert --tls-key` reads both files again on SIGHUP: new connections get
+/// the new certificate (a client trusting only the new CA gets through, one trusting only the
+/// old is refused), with the process still the same.
+#[test]
+fn sighup_reloads_the_tls_certificate() {
+    let dir = temp_dir("serve-sighup");
+    let (a, b) = (
+        support::tls::make_pki(&dir.join("a")),
+        support::tls::make_pki(&dir.join("b")),
+    );
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let install = |pki: &support::tls::TestPki| {
+        std::fs::copy(&pki.server_cert, &cert).unwrap();
+        std::fs::copy(&pki.server_key, &key).unwrap();
+    };
+    install(&a);
+    let port = free_port();
+    let mut child = serve(
+        port,
+        &dir.join("data"),
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+    );
+    // A range through `idmint+https://` trusting only `ca`.
+    let through = |ca: &Path| {
+        let url = format!(
+            "idmint+https://127.0.0.1:{port}/?ca_file={}&timeout_ms=2000",
+            ca.display()
+        );
+        idmint_coord::segment::open_store(&url)
+            .and_then(|s| s.take("tls", 10))
+            .is_ok()
+    };
+    wait_until("the TLS service answers", Duration::from_secs(60), || {
+        through(&a.ca_cert)
+    });
+    assert!(
+        !through(&b.ca_cert),
+        "only the first CA's certificate is served"
+    );
+    install(&b);
+    signal(&child, libc::SIGHUP);
+    wait_until(
+        "new connections get the reloaded certificate",
+        Duration::from_secs(30),
+        || through(&b.ca_cert),
+    );
+    assert!(!through(&a.ca_cert), "the old certificate is gone");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "SIGHUP did not stop it"
+    );
+    signal(&child, libc::SIGTERM);
+    assert!(child.wait().unwrap().success());
+}
