@@ -24,8 +24,8 @@ pub struct GenArgs {
     #[command(flatten)]
     pub opts: GenOpts,
 
-    /// Text form: dec (decimal), hex (printed with a 0x prefix, so `idmint decode` recognises
-    /// it), base32 (13 Crockford characters, sortable) or base62 (11 characters, sortable).
+    /// Text form: dec (decimal), hex (with its 0x prefix, as every idmint surface writes it, so
+    /// `idmint decode` recognises it), base32 (13 Crockford characters, sortable) or base62 (11 characters, sortable).
     #[arg(short, long, default_value = "dec", value_name = "CODEC", value_parser = parse_codec)]
     pub format: Codec,
 
@@ -109,7 +109,6 @@ pub fn write_ids(
     json: bool,
     mut fill: impl FnMut(&mut [u64]) -> CliResult,
 ) -> CliResult {
-    let prefix: &[u8] = if format == Codec::Hex { b"0x" } else { b"" };
     let mut buf = vec![0u64; CHUNK.min(usize::try_from(count).unwrap_or(CHUNK))];
     let mut left = count;
     let mut first = true;
@@ -127,11 +126,9 @@ pub fn write_ids(
                     out.write_all(b",\n")?;
                 }
                 out.write_all(b"  \"")?;
-                out.write_all(prefix)?;
                 out.write_all(text.as_bytes())?;
                 out.write_all(b"\"")?;
             } else {
-                out.write_all(prefix)?;
                 out.write_all(text.as_bytes())?;
                 out.write_all(b"\n")?;
             }
