@@ -548,10 +548,11 @@ fn two_services_on_one_data_dir_are_refused() {
     let err = second
         .err()
         .expect("a second service on the same data dir must not start");
-    assert!(
-        err.to_string().contains("journal") || err.to_string().contains("lock"),
-        "{err}"
-    );
+    let msg = err.to_string();
+    let shown = dir.display().to_string();
+    assert!(msg.contains(&format!("data directory {shown} ")), "{msg}");
+    assert!(msg.contains("another `idmint serve`"), "{msg}");
+    assert!(msg.contains("--data-dir"), "{msg}");
     svc.stop().unwrap();
 }
 
