@@ -210,6 +210,20 @@ def test_codecs() -> None:
     assert idmint.encode(id_, "dec") == str(id_)
     assert idmint.decode_str("128ggyhyyk08n", "base32") == id_
     assert idmint.decode_str("0x112210f47de98115") == id_
+    # Hex is written with its 0x, so every codec's text reads back without naming the codec
+    # (base32/base62 text made only of digits excepted: that is decimal).
+    assert idmint.encode(id_, "hex") == "0x112210f47de98115"
+    for c in ("decimal", "hex", "base32", "base62"):
+        for x in (0, 255, 2**63, 2**64 - 1, id_):
+            text = idmint.encode(x, c)
+            if c == "decimal" or not text.isdigit():
+                assert idmint.decode_str(text) == x, (c, text)
+    assert idmint.decode_str("112210f47de98115", "hex") == id_
+    # Bare hex without a codec: refused at its first character, saying how to read it.
+    with pytest.raises(idmint.InvalidEncoding) as bare:
+        idmint.decode_str("1d83a82428800000")
+    assert (bare.value.codec, bare.value.at) == ("auto", 0)
+    assert "0x prefix" in str(bare.value)
     with pytest.raises(idmint.InvalidConfig):
         idmint.encode(1, "base64")
     with pytest.raises(idmint.InvalidEncoding) as info:
