@@ -50,5 +50,40 @@ api.uuid7s = function uuid7s(n) {
   return out
 }
 
+// A `SegmentAllocator` still open when the process (or worker) exits is closed first, so its
+// unserved values go to its journal for the next start. Node does not finalize native objects
+// on `process.exit()` or an uncaught exception, but it does emit 'exit', synchronously: the
+// handler closes each allocator still open, and `close()` is synchronous. Allocators are held
+// weakly, so tracking them keeps none alive.
+const NativeAllocator = api.SegmentAllocator
+const openAllocators = new Set()
+const forget = new FinalizationRegistry((ref) => openAllocators.delete(ref))
+function closeAllocatorsAtExit() {
+  for (const ref of openAllocators) {
+    const a = ref.deref()
+    if (a === undefined || a.closed) continue
+    try {
+      a.close()
+    } catch (e) {
+      process.stderr.write(`idmint: a SegmentAllocator open at exit could not be closed: ${e.message}\n`)
+    }
+  }
+  openAllocators.clear()
+}
+let exitHooked = false
+api.SegmentAllocator = new Proxy(NativeAllocator, {
+  construct(target, args, newTarget) {
+    const a = Reflect.construct(target, args, newTarget)
+    const ref = new WeakRef(a)
+    openAllocators.add(ref)
+    forget.register(a, ref)
+    if (!exitHooked) {
+      exitHooked = true
+      process.on('exit', closeAllocatorsAtExit)
+    }
+    return a
+  },
+})
+
 module.exports = api
 Object.defineProperty(module.exports, Symbol.for('idmint.benchFloor'), { value: _benchFloor })

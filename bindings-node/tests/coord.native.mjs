@@ -7,12 +7,13 @@
 // private ones). With IDMINT_TEST_REQUIRE_SERVERS=1 (test.sh sets it) a missing URL fails the
 // run, so the server-backed tests can never silently drop out.
 import assert from 'node:assert/strict'
-import { fork } from 'node:child_process'
+import { fork, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { after, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
@@ -314,6 +315,25 @@ describe('SegmentAllocator', () => {
     const ids = results.flatMap((r) => [...r.ids])
     assert.equal(new Set(ids).size, 12000)
   })
+
+  for (const [how, code] of [['exit', 0], ['exit1', 1], ['throw', 1]]) {
+    test(`a SegmentAllocator open at ${how === 'throw' ? 'an uncaught exception' : `process.${how === 'exit' ? 'exit()' : 'exit(1)'}`} journals its remainder`, () => {
+      // Node does not finalize native objects on these exits: the package's 'exit' handler
+      // closes what is still open, so the next start serves the very next value.
+      const dir = freshDir()
+      const url = `sqlite:${join(dir, 'x.db')}`
+      const journal = join(dir, 'segments.journal')
+      const child = spawnSync(process.execPath, [fileURLToPath(new URL('./support/exit-allocator.mjs', import.meta.url)), url, journal, how], {
+        encoding: 'utf8',
+        env: process.env,
+      })
+      assert.equal(child.status, code, child.stderr)
+      const first = BigInt(child.stdout.trim())
+      const b = new m.SegmentAllocator(url, { step: 1000, maxStep: 1000, journal })
+      assert.equal(b.nextId('k'), first + 1n)
+      b.close()
+    })
+  }
 
   test('the journal resumes the remainder', () => {
     const dir = freshDir()
