@@ -285,7 +285,10 @@ export declare class SegmentAllocator {
   stats(key: string): SegmentKeyStats | null
   /** The keys used or resumed so far, sorted. */
   keys(): Array<string>
-  /** Writes a journal checkpoint now (needs `journal` and `checkpointEveryMs`). */
+  /**
+   * Writes a journal checkpoint now. Throws `ERR_INVALID_CONFIG` unless the allocator was opened
+   * with `checkpointEveryMs` (and `journal`): a journal alone is written at `close()` only.
+   */
   checkpoint(): void
   /** The store: `sqlite`, `postgres`, `redis`, ... */
   get store(): string

@@ -345,6 +345,8 @@ describe('SegmentAllocator', () => {
     a.close()
     const b = new m.SegmentAllocator(url, { ...fixed, journal })
     assert.equal(b.nextId('k'), ids.at(-1) + 1n)
+    // A journal alone is written at close() only: checkpoint() needs checkpointEveryMs (README).
+    throwsCode(() => b.checkpoint(), Error, 'ERR_INVALID_CONFIG')
     b.close()
     const c = new m.SegmentAllocator(url, fixed)
     assert.ok(c.nextId('k') > ids.at(-1) + 1n) // without the journal the rest is skipped
