@@ -36,7 +36,11 @@ def test_presets_and_layout_basics() -> None:
     tw = idmint.Layout("twitter")
     assert tw.width == 63 and tw.max_id == 2**63 - 1
     assert tw.epoch == dt.datetime(2010, 11, 4, 1, 42, 54, 657000, tzinfo=dt.timezone.utc)
-    assert tw.lifetime_end.year == 2080
+    assert tw.lifetime_end is not None and tw.lifetime_end.year == 2080
+    # A lifetime past year 9999 is None (datetime ends there); lifetime_end_ms stays exact.
+    long_lived = idmint.Layout("time=50@1s,seq=3,epoch=2020-01-01")
+    assert long_lived.lifetime_end is None
+    assert long_lived.lifetime_end_ms > 253_402_300_800_000
     assert tw.node_names == ["datacenter", "worker"]
     assert [f.kind for f in tw.fields] == ["time", "node", "node", "sequence"]
     assert tw != idmint.Layout("leaf") or tw.spec == idmint.Layout("leaf").spec
