@@ -37,7 +37,9 @@ pub struct GenArgs {
     /// per-user lock directory; `file:DIR`, `redis://...`, `postgres://...`,
     /// `postgres://...?mode=boot`, `etcd://HOST:PORT,.../PREFIX`,
     /// `zk://HOST:PORT/PATH`) held while minting and
-    /// released at exit, whose recorded last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip`, `random`. A store
+    /// released at exit, whose recorded last-issued time fences the new IDs; or `static:N`,
+    /// `env:VAR`, `ip` (the low bits of the host's private IPv4 address), `ip:ADDR` (of the
+    /// address given, e.g. `ip:10.0.3.7`, for a host without a private one), `random`. A store
     /// URL can also come from a file or the environment (`@PATH`, `@env:NAME`), so that a
     /// password does not appear on the command line.
     #[arg(long, value_name = "SOURCE", conflicts_with = "node")]
