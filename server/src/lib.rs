@@ -16,7 +16,7 @@
 //! | `POST /v1/segments/{key}/ranges?count=N` | `{"key":…,"start":"…","end":"…"}` (end exclusive) |
 //! | `GET /v1/store` | the segment store's kind and identity |
 //! | `POST /v1/leases`, `/v1/leases/renew`, `/v1/leases/release` | client node leases ([`client_lease`]) |
-//! | `GET /v1/decode/{id}?layout=…`, `GET /v1/layouts` | an ID split into its fields; the layouts |
+//! | `GET /v1/decode/{id}?layout=…&codec=…`, `GET /v1/layouts` | an ID split into its fields (or a UUID, TypeID, ULID described); the layouts |
 //! | `GET /api/segment/get/{key}`, `/api/snowflake/get/{key}` | Leaf: the ID as plain text |
 //! | `GET /api/decodeSnowflakeId?snowflakeId=N` | Leaf: timestamp, worker and sequence |
 //! | `GET /metrics`, `/healthz`, `/readyz`, `/cache`, `/v1/monitor` | operators |
