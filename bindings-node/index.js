@@ -26,7 +26,7 @@ function load() {
 
 // `_benchFloor` (an empty call, the benchmarks' floor) is not part of the API: it stays off the
 // exports, reachable only under a symbol for bench/bench.mjs.
-const { _benchFloor, _uuid7sText, ...api } = load()
+const { _benchFloor, _closeOpenAllocators, _uuid7sText, ...api } = load()
 
 // `uuid7s(n)`: the addon returns the n UUIDs as one string of 36 * n characters (one string
 // across Node-API instead of n); slicing it here is the conversion to an array. A V8 string
@@ -51,39 +51,10 @@ api.uuid7s = function uuid7s(n) {
 }
 
 // A `SegmentAllocator` still open when the process (or worker) exits is closed first, so its
-// unserved values go to its journal for the next start. Node does not finalize native objects
-// on `process.exit()` or an uncaught exception, but it does emit 'exit', synchronously: the
-// handler closes each allocator still open, and `close()` is synchronous. Allocators are held
-// weakly, so tracking them keeps none alive.
-const NativeAllocator = api.SegmentAllocator
-const openAllocators = new Set()
-const forget = new FinalizationRegistry((ref) => openAllocators.delete(ref))
-function closeAllocatorsAtExit() {
-  for (const ref of openAllocators) {
-    const a = ref.deref()
-    if (a === undefined || a.closed) continue
-    try {
-      a.close()
-    } catch (e) {
-      process.stderr.write(`idmint: a SegmentAllocator open at exit could not be closed: ${e.message}\n`)
-    }
-  }
-  openAllocators.clear()
-}
-let exitHooked = false
-api.SegmentAllocator = new Proxy(NativeAllocator, {
-  construct(target, args, newTarget) {
-    const a = Reflect.construct(target, args, newTarget)
-    const ref = new WeakRef(a)
-    openAllocators.add(ref)
-    forget.register(a, ref)
-    if (!exitHooked) {
-      exitHooked = true
-      process.on('exit', closeAllocatorsAtExit)
-    }
-    return a
-  },
-})
+// unserved values go to its journal for the next start. Node finalizes no native object on
+// `process.exit()` or an uncaught exception, but it does emit 'exit', synchronously; the addon
+// keeps this thread's open allocators (weakly) and closes them there.
+process.on('exit', _closeOpenAllocators)
 
 module.exports = api
 Object.defineProperty(module.exports, Symbol.for('idmint.benchFloor'), { value: _benchFloor })
