@@ -19,7 +19,7 @@ const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs
 // which napi-rs does not see.
 const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.nextIdNumber', 'Snowflake.tryNextId', 'uuid7', 'uuid7s', 'ulid', 'typeid']
 // Native halves index.js wraps and keeps off the exports (`uuid7s` slices `_uuid7sText`'s string).
-const NODE_HIDDEN = ['_uuid7sText']
+const NODE_HIDDEN = ['_uuid7sText', '_closeOpenAllocators']
 // The browser package's class written in JavaScript (bindings-wasm/src/leased.js, appended to
 // the glue), which wasm-bindgen does not see.
 const WEB_BY_GLUE = ['lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']

@@ -285,7 +285,10 @@ export declare class SegmentAllocator {
   stats(key: string): SegmentKeyStats | null
   /** The keys used or resumed so far, sorted. */
   keys(): Array<string>
-  /** Writes a journal checkpoint now (needs `journal` and `checkpointEveryMs`). */
+  /**
+   * Writes a journal checkpoint now. Throws `ERR_INVALID_CONFIG` unless the allocator was opened
+   * with `checkpointEveryMs` (and `journal`): a journal alone is written at `close()` only.
+   */
   checkpoint(): void
   /** The store: `sqlite`, `postgres`, `redis`, ... */
   get store(): string
@@ -440,7 +443,8 @@ export interface ComposeParts {
 export declare function decodeString(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
 
 /**
- * Encodes an ID as text: `decimal` (default), `hex`, or the fixed-width sortable `base32`
+ * Encodes an ID as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
+ * `decodeString` reads it back without a codec), or the fixed-width sortable `base32`
  * (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
  * order. Unknown codec names throw `ERR_INVALID_CONFIG`.
  */

@@ -26,7 +26,7 @@ function load() {
 
 // `_benchFloor` (an empty call, the benchmarks' floor) is not part of the API: it stays off the
 // exports, reachable only under a symbol for bench/bench.mjs.
-const { _benchFloor, _uuid7sText, ...api } = load()
+const { _benchFloor, _closeOpenAllocators, _uuid7sText, ...api } = load()
 
 // `uuid7s(n)`: the addon returns the n UUIDs as one string of 36 * n characters (one string
 // across Node-API instead of n); slicing it here is the conversion to an array. A V8 string
@@ -49,6 +49,12 @@ api.uuid7s = function uuid7s(n) {
   for (let at = 0; at < k; ) at = slices(_uuid7sText(Math.min(k - at, CHUNK)), out, at)
   return out
 }
+
+// A `SegmentAllocator` still open when the process (or worker) exits is closed first, so its
+// unserved values go to its journal for the next start. Node finalizes no native object on
+// `process.exit()` or an uncaught exception, but it does emit 'exit', synchronously; the addon
+// keeps this thread's open allocators (weakly) and closes them there.
+process.on('exit', _closeOpenAllocators)
 
 module.exports = api
 Object.defineProperty(module.exports, Symbol.for('idmint.benchFloor'), { value: _benchFloor })

@@ -369,7 +369,8 @@ export interface ComposeParts {
 export declare function decodeString(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
 
 /**
- * Encodes an ID as text: `decimal` (default), `hex`, or the fixed-width sortable `base32`
+ * Encodes an ID as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
+ * `decodeString` reads it back without a codec), or the fixed-width sortable `base32`
  * (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
  * order. Unknown codec names throw `ERR_INVALID_CONFIG`.
  */

@@ -791,8 +791,8 @@ typedef struct {
 #define IDMINT_CODEC_DECIMAL 0
 
 /**
- * Lower-case base 16 without prefix or leading zeros (1 to 16 characters); decoding accepts
- * either case and a `0x` prefix.
+ * `0x` and lower-case base 16 without leading zeros (3 to 18 characters), so that
+ * `IDMINT_CODEC_AUTO` reads it back; decoding accepts either case, with or without the `0x`.
  */
 #define IDMINT_CODEC_HEX 1
 
@@ -808,8 +808,8 @@ typedef struct {
 #define IDMINT_CODEC_BASE62 3
 
 /**
- * Decoding only: guess the codec from the text's shape (all digits: decimal; `0x`: hex; 13
- * characters: base32; 11: base62).
+ * Decoding only: guess the codec from the text's shape (all digits: decimal; `0x`: hex, and
+ * `0X` unless 13 characters long; 13 characters: base32; 11: base62).
  */
 #define IDMINT_CODEC_AUTO 4
 

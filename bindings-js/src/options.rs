@@ -9,7 +9,7 @@ use idmint::{Config, Error, Layout, Name, Parts};
 
 use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg, wrong};
 use crate::error::OrThrow;
-use crate::{Host, JsType};
+use crate::{Class, Host, JsType, Out};
 
 /// Options set key by key: the core's `Options`, `LeasedOptions` or `SegmentOptions`.
 pub trait KeyedOptions {
@@ -19,6 +19,9 @@ pub trait KeyedOptions {
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()>;
     /// Sets one node sub-field by name.
     fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()>;
+    /// The keys in their JavaScript (camelCase) spelling, in documentation order, for the error
+    /// that answers an unknown key (the core's lists the snake_case names).
+    fn camel_keys() -> Vec<&'static str>;
 }
 
 impl KeyedOptions for Options {
@@ -30,6 +33,9 @@ impl KeyedOptions for Options {
     }
     fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()> {
         Options::set_node_part(self, name, v)
+    }
+    fn camel_keys() -> Vec<&'static str> {
+        idmint::options::KEYS.iter().map(|k| k.camel).collect()
     }
 }
 
@@ -44,6 +50,11 @@ impl KeyedOptions for idmint_coord::options::LeasedOptions {
     fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()> {
         Self::set_node_part(self, name, v)
     }
+    fn camel_keys() -> Vec<&'static str> {
+        let generator = idmint::options::KEYS.iter();
+        let lease = idmint_coord::options::LEASE_KEYS.iter();
+        generator.chain(lease).map(|k| k.camel).collect()
+    }
 }
 
 #[cfg(feature = "coord")]
@@ -57,6 +68,10 @@ impl KeyedOptions for idmint_coord::options::SegmentOptions {
     fn set_node_part(&mut self, _: &str, v: u64) -> idmint::Result<()> {
         // Segment allocators take no node: the core answers the key as unknown.
         Self::set(self, "node", OptionValue::Int(v))
+    }
+    fn camel_keys() -> Vec<&'static str> {
+        let keys = idmint_coord::options::SEGMENT_KEYS.iter().map(|k| k.camel);
+        keys.chain(["obfuscator"]).collect()
     }
 }
 
@@ -94,12 +109,32 @@ pub fn read<H: Host, O: KeyedOptions>(
                 continue;
             }
             Some(Takes::Node) => OptionValue::Int(node_number(h, &x, &what)?),
-            // No such key: the core answers it.
-            None => OptionValue::Int(0),
+            None => return Err(unknown_key::<H, O>(h, &key)),
         };
         o.set(&key, value).or_throw(h)?;
     }
     Ok(())
+}
+
+/// The core's `ERR_INVALID_ARG_VALUE` for a key these options do not have, listing the keys as
+/// JavaScript spells them.
+fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
+    let argument = Name::lossy(key);
+    let reason = format!("is not an option ({})", O::camel_keys().join(", "));
+    let e = Error::InvalidArgument {
+        argument,
+        reason: "",
+    };
+    let message = format!("invalid argument `{argument}`: {reason}");
+    h.throw(
+        Class::TypeError,
+        e.code(),
+        &message,
+        &[
+            ("argument", Out::Str(argument.as_str())),
+            ("reason", Out::Str(&reason)),
+        ],
+    )
 }
 
 /// The generator config of a `Snowflake` / `AtomicSnowflake` options object.

@@ -3,6 +3,9 @@
 //! Its options object becomes the coord crate's `SegmentOptions` key by key (and an
 //! `Obfuscator` object). A closed allocator throws `ERR_CLOSED`.
 
+use std::cell::{Ref, RefCell};
+use std::rc::{Rc, Weak};
+
 use idmint_coord::options::SegmentOptions;
 use idmint_coord::segment::{SegmentAllocator as CoreAllocator, SegmentStore};
 use idmint_js::convert::{batch_arg, string_arg};
@@ -20,23 +23,46 @@ use crate::snowflake::biguint64_array;
 
 type Allocator = CoreAllocator<Box<dyn SegmentStore>>;
 
+/// An allocator shared by its JavaScript object and [`OPEN`]: `None` once closed.
+type Slot = Rc<RefCell<Option<Allocator>>>;
+
+thread_local! {
+    /// The allocators opened on this JavaScript thread, held weakly, for [`close_open_allocators`].
+    static OPEN: RefCell<Vec<Weak<RefCell<Option<Allocator>>>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `_closeOpenAllocators()`: closes every allocator of this JavaScript thread still open,
+/// journaling its remainder. index.js calls it from `process.on('exit')`, which runs (and
+/// runs synchronously) on `process.exit()` and uncaught exceptions, where Node finalizes no
+/// native object. Errors are written to standard error: the process is exiting.
+#[napi(js_name = "_closeOpenAllocators", catch_unwind)]
+pub fn close_open_allocators() {
+    for slot in OPEN.with(RefCell::take).iter().filter_map(Weak::upgrade) {
+        let Some(a) = slot.borrow_mut().take() else {
+            continue;
+        };
+        if let Err(e) = a.close() {
+            eprintln!("idmint: a SegmentAllocator open at exit could not be closed: {e}");
+        }
+    }
+}
+
 #[napi]
 pub struct SegmentAllocator {
-    inner: Option<Allocator>,
+    inner: Slot,
     store: &'static str,
 }
 
 impl Drop for SegmentAllocator {
     fn drop(&mut self) {
-        drop_off_thread(self.inner.take());
+        drop_off_thread(self.inner.borrow_mut().take());
     }
 }
 
 impl SegmentAllocator {
-    fn alloc(&self, h: &Js<'_>) -> napi::Result<&Allocator> {
-        self.inner
-            .as_ref()
-            .ok_or_else(|| closed(h, "SegmentAllocator"))
+    fn alloc(&self, h: &Js<'_>) -> napi::Result<Ref<'_, Allocator>> {
+        Ref::filter_map(self.inner.borrow(), Option::as_ref)
+            .map_err(|_| closed(h, "SegmentAllocator"))
     }
 }
 
@@ -66,10 +92,14 @@ impl SegmentAllocator {
             o.obfuscate(ob);
         }
         let inner = open_after_releases(|| o.open(&url)).or_throw(&h)?;
-        Ok(SegmentAllocator {
-            store: inner.store().kind(),
-            inner: Some(inner),
-        })
+        let store = inner.store().kind();
+        let inner = Rc::new(RefCell::new(Some(inner)));
+        OPEN.with(|open| {
+            let mut open = open.borrow_mut();
+            open.retain(|w| w.strong_count() > 0);
+            open.push(Rc::downgrade(&inner));
+        });
+        Ok(SegmentAllocator { store, inner })
     }
 
     #[napi(catch_unwind)]
@@ -141,13 +171,12 @@ impl SegmentAllocator {
 
     #[napi(getter, catch_unwind)]
     pub fn closed(&self) -> bool {
-        self.inner.is_none()
+        self.inner.borrow().is_none()
     }
 
     #[napi(catch_unwind)]
     pub fn close(&mut self, env: &Env) -> napi::Result<()> {
-        self.inner
-            .take()
-            .map_or(Ok(()), |a| a.close().or_throw(&Js(env)))
+        let taken = self.inner.borrow_mut().take();
+        taken.map_or(Ok(()), |a| a.close().or_throw(&Js(env)))
     }
 }

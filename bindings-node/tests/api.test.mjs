@@ -105,15 +105,19 @@ describe('BigInt round trips at the 2^63-1 and 2^64-1 edges', () => {
       for (const codec of ['decimal', 'hex', 'base32', 'base62']) {
         const s = m.encode(id, codec)
         assert.equal(m.decodeString(s, codec), id, `${codec} ${id}`)
-        // Automatic decoding: bare hex is ambiguous (auto needs the 0x), and all-digit text is
-        // always read as decimal.
-        const auto = codec === 'hex' ? `0x${s}` : s
-        if (codec === 'decimal' || !/^[0-9]+$/.test(auto)) assert.equal(m.decodeString(auto), id, `auto ${auto}`)
+        // Automatic decoding reads every codec's text back (hex carries its 0x), but all-digit
+        // text is always read as decimal.
+        if (codec === 'decimal' || !/^[0-9]+$/.test(s)) assert.equal(m.decodeString(s), id, `auto ${s}`)
       }
     }
     assert.equal(m.encode(U64), '18446744073709551615')
-    assert.equal(m.encode(U64, 'hex'), 'ffffffffffffffff')
-    assert.equal(m.encode(U63, 'hex'), '7fffffffffffffff')
+    assert.equal(m.encode(U64, 'hex'), '0xffffffffffffffff')
+    assert.equal(m.encode(U63, 'hex'), '0x7fffffffffffffff')
+    assert.equal(m.decodeString('7fffffffffffffff', 'hex'), U63)
+    // Bare hex without a codec: refused at its first character, saying how to read it.
+    const bare = throwsCode(() => m.decodeString('1d83a82428800000'), Error, 'ERR_INVALID_ENCODING', 'bare hex')
+    assert.equal(bare.at, 0)
+    assert.match(bare.message, /0x prefix/)
     assert.equal(m.encode(2 ** 53 - 1), '9007199254740991') // the largest safe number is accepted
   })
 
@@ -335,7 +339,10 @@ describe('Snowflake', () => {
     throwsCode(() => new m.Snowflake({ layout: undefined, node: null }), Error, 'ERR_NODE_REQUIRED', 'node: null')
 
     each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], ['twitter', TypeError, 'ERR_INVALID_ARG_TYPE'], [true, TypeError, 'ERR_INVALID_ARG_TYPE']], (v) => new m.Snowflake(v), 'new Snowflake')
-    throwsCode(() => new m.Snowflake({ nodes: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'misspelt option')
+    const misspelt = throwsCode(() => new m.Snowflake({ nodes: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE', 'misspelt option')
+    // The keys are listed as JavaScript spells them (the README's camelCase), not snake_case.
+    assert.equal(misspelt.message, 'invalid argument `nodes`: is not an option (layout, node, onBackwards, onExhausted, sequenceStart, seed, fenceMs)')
+    assert.equal(misspelt.argument, 'nodes')
     each([[5, TypeError, 'ERR_INVALID_ARG_TYPE'], [{}, TypeError, 'ERR_INVALID_ARG_TYPE'], [gen(), TypeError, 'ERR_INVALID_ARG_TYPE'], ['nope', Error, 'ERR_INVALID_LAYOUT']], (v) => new m.Snowflake({ layout: v }), 'options.layout')
     each(BAD_U64.filter(([v]) => v !== undefined && v !== null && typeof v !== 'object'), (v) => new m.Snowflake({ node: v }), 'options.node')
     for (const key of ['onBackwards', 'onExhausted', 'sequenceStart']) {

@@ -7,12 +7,13 @@
 // private ones). With IDMINT_TEST_REQUIRE_SERVERS=1 (test.sh sets it) a missing URL fails the
 // run, so the server-backed tests can never silently drop out.
 import assert from 'node:assert/strict'
-import { fork } from 'node:child_process'
+import { fork, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { after, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
@@ -132,7 +133,9 @@ describe('LeasedSnowflake', () => {
     throwsCode(() => new m.LeasedSnowflake(src, 5), TypeError, 'ERR_INVALID_ARG_TYPE')
     // The node comes from the source.
     throwsCode(() => new m.LeasedSnowflake(src, { node: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE')
-    throwsCode(() => new m.LeasedSnowflake(src, { ttl: 5 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    const ttl = throwsCode(() => new m.LeasedSnowflake(src, { ttl: 5 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    assert.match(ttl.message, /is not an option \(layout, node, onBackwards, .*, ttlMs, renewEveryMs, .*, holder\)$/)
+    assert.doesNotMatch(ttl.message, /_/)
     throwsCode(() => new m.LeasedSnowflake(src, { ttlMs: -1 }), RangeError, 'ERR_OUT_OF_RANGE')
     throwsCode(() => new m.LeasedSnowflake(src, { ttlMs: 'long' }), TypeError, 'ERR_INVALID_ARG_TYPE')
     throwsCode(() => new m.LeasedSnowflake(src, { namespace: 7 }), TypeError, 'ERR_INVALID_ARG_TYPE')
@@ -313,6 +316,25 @@ describe('SegmentAllocator', () => {
     assert.equal(new Set(ids).size, 12000)
   })
 
+  for (const [how, code] of [['exit', 0], ['exit1', 1], ['throw', 1]]) {
+    test(`a SegmentAllocator open at ${how === 'throw' ? 'an uncaught exception' : `process.${how === 'exit' ? 'exit()' : 'exit(1)'}`} journals its remainder`, () => {
+      // Node does not finalize native objects on these exits: the package's 'exit' handler
+      // closes what is still open, so the next start serves the very next value.
+      const dir = freshDir()
+      const url = `sqlite:${join(dir, 'x.db')}`
+      const journal = join(dir, 'segments.journal')
+      const child = spawnSync(process.execPath, [fileURLToPath(new URL('./support/exit-allocator.mjs', import.meta.url)), url, journal, how], {
+        encoding: 'utf8',
+        env: process.env,
+      })
+      assert.equal(child.status, code, child.stderr)
+      const first = BigInt(child.stdout.trim())
+      const b = new m.SegmentAllocator(url, { step: 1000, maxStep: 1000, journal })
+      assert.equal(b.nextId('k'), first + 1n)
+      b.close()
+    })
+  }
+
   test('the journal resumes the remainder', () => {
     const dir = freshDir()
     const url = `sqlite:${join(dir, 'j.db')}`
@@ -323,6 +345,8 @@ describe('SegmentAllocator', () => {
     a.close()
     const b = new m.SegmentAllocator(url, { ...fixed, journal })
     assert.equal(b.nextId('k'), ids.at(-1) + 1n)
+    // A journal alone is written at close() only: checkpoint() needs checkpointEveryMs (README).
+    throwsCode(() => b.checkpoint(), Error, 'ERR_INVALID_CONFIG')
     b.close()
     const c = new m.SegmentAllocator(url, fixed)
     assert.ok(c.nextId('k') > ids.at(-1) + 1n) // without the journal the rest is skipped
@@ -355,7 +379,8 @@ describe('SegmentAllocator', () => {
     throwsCode(() => new m.SegmentAllocator(url, { refillAtPercent: 256 }), RangeError, 'ERR_OUT_OF_RANGE')
     throwsCode(() => new m.SegmentAllocator(url, { obfuscator: 'key' }), TypeError, 'ERR_INVALID_ARG_TYPE')
     throwsCode(() => new m.SegmentAllocator(url, { obfuscator: new m.Layout('twitter') }), TypeError, 'ERR_INVALID_ARG_TYPE')
-    throwsCode(() => new m.SegmentAllocator(url, { steps: 5 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    const steps = throwsCode(() => new m.SegmentAllocator(url, { steps: 5 }), TypeError, 'ERR_INVALID_ARG_VALUE')
+    assert.equal(steps.message, 'invalid argument `steps`: is not an option (step, maxStep, refillAtPercent, maxGap, gapSeed, journal, checkpointEveryMs, waitTimeoutMs, obfuscator)')
     throwsCode(() => new m.SegmentAllocator(7), TypeError, 'ERR_INVALID_ARG_TYPE')
     const a = new m.SegmentAllocator(url)
     throwsCode(() => a.nextId(5), TypeError, 'ERR_INVALID_ARG_TYPE')

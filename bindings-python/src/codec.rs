@@ -5,8 +5,9 @@ use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
 
-/// Encodes `id` as text: `decimal` (default), `hex`, `base32` (13 chars, sortable) or
-/// `base62` (11 chars, sortable).
+/// Encodes `id` as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
+/// `decode_str` reads it back without a codec), `base32` (13 chars, sortable) or `base62`
+/// (11 chars, sortable).
 #[pyfunction]
 #[pyo3(signature = (id, codec = "decimal"))]
 pub fn encode(id: u64, codec: &str) -> PyResult<String> {

@@ -7,6 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString, PyTuple, PyType};
 
 use crate::convert::utc_datetime;
+
+/// 10000-01-01T00:00:00Z in ms since the Unix epoch: the first instant `datetime` cannot hold.
+const DATETIME_END_MS: u64 = 253_402_300_800_000;
 use crate::error::IntoPyResult;
 use crate::methods::py_methods;
 
@@ -216,11 +219,16 @@ py_methods!(PyLayout; calls(inner) {
         utc_datetime(py, self.inner.epoch_ms())
     }
 
-    /// First instant the time field cannot represent, as an aware UTC datetime. Raises
-    /// OverflowError when it lies past year 9999 (use `lifetime_end_ms`).
+    /// First instant the time field cannot represent, as an aware UTC datetime; `None` when it
+    /// lies past year 9999, beyond what `datetime` can hold: the layout does not run out before
+    /// year 10000 (`lifetime_end_ms` has the exact instant).
     #[getter]
-    fn lifetime_end<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        utc_datetime(py, self.inner.lifetime_end_ms())
+    fn lifetime_end<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let ms = self.inner.lifetime_end_ms();
+        if ms >= DATETIME_END_MS {
+            return Ok(None);
+        }
+        utc_datetime(py, ms).map(Some)
     }
 
     /// The fields, most significant first.

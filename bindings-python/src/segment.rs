@@ -134,7 +134,8 @@ py_methods!(PySegmentAllocator; closable {
         })
     }
 
-    /// Writes a journal checkpoint now (needs `journal` and `checkpoint_every_ms`).
+    /// Writes a journal checkpoint now. Raises `InvalidConfig` unless the allocator was opened
+    /// with `checkpoint_every_ms` (and `journal`): a journal alone is written at `close()` only.
     fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
         self.with(|a| py.detach(|| a.checkpoint()).py())
     }

@@ -36,7 +36,11 @@ def test_presets_and_layout_basics() -> None:
     tw = idmint.Layout("twitter")
     assert tw.width == 63 and tw.max_id == 2**63 - 1
     assert tw.epoch == dt.datetime(2010, 11, 4, 1, 42, 54, 657000, tzinfo=dt.timezone.utc)
-    assert tw.lifetime_end.year == 2080
+    assert tw.lifetime_end is not None and tw.lifetime_end.year == 2080
+    # A lifetime past year 9999 is None (datetime ends there); lifetime_end_ms stays exact.
+    long_lived = idmint.Layout("time=50@1s,seq=3,epoch=2020-01-01")
+    assert long_lived.lifetime_end is None
+    assert long_lived.lifetime_end_ms > 253_402_300_800_000
     assert tw.node_names == ["datacenter", "worker"]
     assert [f.kind for f in tw.fields] == ["time", "node", "node", "sequence"]
     assert tw != idmint.Layout("leaf") or tw.spec == idmint.Layout("leaf").spec
@@ -210,6 +214,20 @@ def test_codecs() -> None:
     assert idmint.encode(id_, "dec") == str(id_)
     assert idmint.decode_str("128ggyhyyk08n", "base32") == id_
     assert idmint.decode_str("0x112210f47de98115") == id_
+    # Hex is written with its 0x, so every codec's text reads back without naming the codec
+    # (base32/base62 text made only of digits excepted: that is decimal).
+    assert idmint.encode(id_, "hex") == "0x112210f47de98115"
+    for c in ("decimal", "hex", "base32", "base62"):
+        for x in (0, 255, 2**63, 2**64 - 1, id_):
+            text = idmint.encode(x, c)
+            if c == "decimal" or not text.isdigit():
+                assert idmint.decode_str(text) == x, (c, text)
+    assert idmint.decode_str("112210f47de98115", "hex") == id_
+    # Bare hex without a codec: refused at its first character, saying how to read it.
+    with pytest.raises(idmint.InvalidEncoding) as bare:
+        idmint.decode_str("1d83a82428800000")
+    assert (bare.value.codec, bare.value.at) == ("auto", 0)
+    assert "0x prefix" in str(bare.value)
     with pytest.raises(idmint.InvalidConfig):
         idmint.encode(1, "base64")
     with pytest.raises(idmint.InvalidEncoding) as info:

@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import re
 import socket
 import subprocess
 import sys
@@ -398,6 +399,8 @@ def test_journal_resumes_the_remainder(tmp_path: Path) -> None:
         ids = [a.next_id("k") for _ in range(10)]
     with idmint.SegmentAllocator(url, step=1000, max_step=1000, journal=str(journal)) as b:
         assert b.next_id("k") == ids[-1] + 1  # not the next range: the remainder came back
+        with pytest.raises(idmint.InvalidConfig):
+            b.checkpoint()  # a journal alone is written at close only (README: checkpoint())
     # Without the journal the unserved rest of a range is skipped, never reissued.
     with idmint.SegmentAllocator(url, step=1000, max_step=1000) as c:
         assert c.next_id("k") > ids[-1] + 1
@@ -665,3 +668,13 @@ def test_named_store_types_on_redis() -> None:
     with idmint.NamedGenerator(cfg) as g:
         a, b = g.next_id(), g.next_id()
         assert isinstance(a, int) and isinstance(b, int) and b > a
+
+
+def test_readme_names_the_lease_stats_fields() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"\(`LeaseStats`: ([^)]*)\)", readme)
+    assert listed is not None
+    names = {n.strip(" `") for n in listed.group(1).split(",")}
+    # pyo3 getters are getset descriptors on the class.
+    fields = {n for n, v in vars(idmint.LeaseStats).items() if type(v).__name__ == "getset_descriptor"}
+    assert names == fields

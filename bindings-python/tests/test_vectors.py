@@ -67,8 +67,7 @@ def test_layout(case: dict[str, Any]) -> None:
         assert layout.lifetime_end == want
         assert layout.lifetime_end.tzinfo is dt.timezone.utc
     else:
-        with pytest.raises(OverflowError):
-            _ = layout.lifetime_end
+        assert layout.lifetime_end is None
 
     for c in case["compose"]:
         p = c["parts"]

@@ -3,11 +3,9 @@
 use std::io::{BufRead, Read, Write};
 
 use clap::Args;
-use idmint::codec::{decode_any, Codec};
-use idmint::typeid::TypeId;
-use idmint::ulid::Ulid;
-use idmint::uuids::{self, Uuid};
-use idmint::{Error, Layout, Rfc3339};
+use idmint::codec::Codec;
+use idmint::uuids;
+use idmint::{AnyId, Error, Layout, Rfc3339};
 
 use crate::common::{parse_codec, parse_layout};
 use crate::error::{CliError, CliResult};
@@ -93,62 +91,17 @@ pub fn run(args: &DecodeArgs, stdin: &mut impl BufRead, out: &mut impl Write) ->
     printer.finish(out)
 }
 
-/// One decoded ID: a Snowflake-family ID, or one of the 128-bit formats.
-#[derive(Debug, Clone, Copy)]
-enum Decoded {
-    Snowflake(u64),
-    Uuid(Uuid),
-    TypeId(TypeId),
-    Ulid(Ulid),
+/// One decoded ID: a Snowflake-family ID, or one of the 128-bit formats, told apart by the
+/// core's [`AnyId::parse`] (which the service's `/v1/decode` uses too).
+type Decoded = AnyId;
+
+/// Printing forms of a decoded ID.
+trait Print {
+    fn to_json(self, layout: &Layout) -> Json;
+    fn write_human(self, layout: &Layout, out: &mut impl Write) -> CliResult;
 }
 
-/// Which 128-bit format `text` has the shape of, if any (see `DecodeArgs::ids`).
-fn wide(text: &str) -> Option<CliResult<Decoded>> {
-    let ctx = |e: Error| CliError::from(e).context(format!("{text:?}"));
-    let b = text.as_bytes();
-    let hyphenated = b.len() == 36 && [8, 13, 18, 23].iter().all(|&i| b[i] == b'-');
-    if hyphenated || text.starts_with("urn:uuid:") || text.starts_with('{') {
-        return Some(uuids::parse(text).map(Decoded::Uuid).map_err(ctx));
-    }
-    if text.contains('_') {
-        return Some(TypeId::parse(text).map(Decoded::TypeId).map_err(ctx));
-    }
-    if b.len() != 26 {
-        return None;
-    }
-    // 26 Crockford characters: a ULID (any case), or a TypeID with no prefix (lowercase). A
-    // lowercase one holding a version 7 UUID is taken for a TypeID; any other is a ULID, so
-    // that its time is read as a ULID's.
-    let lower = b.iter().any(u8::is_ascii_lowercase);
-    if lower && !b.iter().any(u8::is_ascii_uppercase) {
-        if let Ok(t) = TypeId::parse(text) {
-            let info = uuids::inspect(&t.uuid());
-            if info.variant == "rfc9562" && info.version == 7 {
-                return Some(Ok(Decoded::TypeId(t)));
-            }
-        }
-    }
-    Some(Ulid::parse(text).map(Decoded::Ulid).map_err(ctx))
-}
-
-impl Decoded {
-    fn uuid(&self) -> Option<Uuid> {
-        match self {
-            Decoded::Snowflake(_) => None,
-            Decoded::Uuid(u) => Some(*u),
-            Decoded::TypeId(t) => Some(t.uuid()),
-            Decoded::Ulid(u) => Some(u.to_uuid()),
-        }
-    }
-
-    /// The time a 128-bit ID carries: a ULID's own, else what its UUID says.
-    fn unix_ms(&self) -> Option<u64> {
-        match self {
-            Decoded::Ulid(u) => Some(u.timestamp_ms()),
-            other => other.uuid().and_then(|u| uuids::inspect(&u).unix_ms),
-        }
-    }
-
+impl Print for Decoded {
     fn to_json(self, layout: &Layout) -> Json {
         let Some(u) = self.uuid() else {
             return match self {
@@ -218,26 +171,28 @@ impl Decoded {
 /// Decodes one ID: a 128-bit format by its shape (unless a codec is given), else a
 /// Snowflake-family ID checked against the layout.
 fn decode_checked(layout: &Layout, text: &str, codec: Option<Codec>) -> CliResult<Decoded> {
-    if codec.is_none() {
-        if let Some(r) = wide(text) {
-            return r;
-        }
-    }
-    Ok(Decoded::Snowflake(decode_snowflake(layout, text, codec)?))
-}
-
-/// Decodes one Snowflake-family ID and checks that it fits the layout.
-fn decode_snowflake(layout: &Layout, text: &str, codec: Option<Codec>) -> CliResult<u64> {
-    let id = decode_text(text, codec).map_err(|e| e.context(format!("{text:?}")))?;
-    layout.decompose(id).map_err(|e| {
-        CliError::from(e).context(format!("{text:?}")).note(format!(
-            "hint: IDs of layout {} are at most {} ({} bits)",
-            layout_label(layout),
-            layout.max_id(),
-            layout.width()
-        ))
+    let decoded = AnyId::parse(text, codec).map_err(|e| {
+        let err = CliError::from(e);
+        let bare_hex =
+            !text.is_empty() && text.len() <= 16 && text.bytes().all(|b| b.is_ascii_hexdigit());
+        let err = if codec.is_none() && bare_hex {
+            err.note("hint: for bare hex, add a 0x prefix or pass --codec hex")
+        } else {
+            err
+        };
+        err.context(format!("{text:?}"))
     })?;
-    Ok(id)
+    if let AnyId::Snowflake(id) = decoded {
+        layout.decompose(id).map_err(|e| {
+            CliError::from(e).context(format!("{text:?}")).note(format!(
+                "hint: IDs of layout {} are at most {} ({} bits)",
+                layout_label(layout),
+                layout.max_id(),
+                layout.width()
+            ))
+        })?;
+    }
+    Ok(decoded)
 }
 
 /// Calls `f(line number, word)` for each whitespace-separated word of `input`, reading one line
@@ -324,23 +279,6 @@ fn layout_label(layout: &Layout) -> String {
     match layout.preset_name() {
         Some(name) => name.to_owned(),
         None => layout.to_string(),
-    }
-}
-
-/// Decodes one ID with the given codec or by its shape.
-pub fn decode_text(text: &str, codec: Option<Codec>) -> CliResult<u64> {
-    match codec {
-        Some(c) => Ok(c.decode(text)?),
-        None => decode_any(text).map_err(|e| {
-            let err = CliError::from(e);
-            let bare_hex =
-                !text.is_empty() && text.len() <= 16 && text.bytes().all(|b| b.is_ascii_hexdigit());
-            if bare_hex {
-                err.note("hint: for bare hex, add a 0x prefix or pass --codec hex")
-            } else {
-                err
-            }
-        }),
     }
 }
 

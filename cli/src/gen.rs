@@ -24,8 +24,8 @@ pub struct GenArgs {
     #[command(flatten)]
     pub opts: GenOpts,
 
-    /// Text form: dec (decimal), hex (printed with a 0x prefix, so `idmint decode` recognises
-    /// it), base32 (13 Crockford characters, sortable) or base62 (11 characters, sortable).
+    /// Text form: dec (decimal), hex (with its 0x prefix, as every idmint surface writes it, so
+    /// `idmint decode` recognises it), base32 (13 Crockford characters, sortable) or base62 (11 characters, sortable).
     #[arg(short, long, default_value = "dec", value_name = "CODEC", value_parser = parse_codec)]
     pub format: Codec,
 
@@ -37,7 +37,9 @@ pub struct GenArgs {
     /// per-user lock directory; `file:DIR`, `redis://...`, `postgres://...`,
     /// `postgres://...?mode=boot`, `etcd://HOST:PORT,.../PREFIX`,
     /// `zk://HOST:PORT/PATH`) held while minting and
-    /// released at exit, whose recorded last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip`, `random`. A store
+    /// released at exit, whose recorded last-issued time fences the new IDs; or `static:N`,
+    /// `env:VAR`, `ip` (the low bits of the host's private IPv4 address), `ip:ADDR` (of the
+    /// address given, e.g. `ip:10.0.3.7`, for a host without a private one), `random`. A store
     /// URL can also come from a file or the environment (`@PATH`, `@env:NAME`), so that a
     /// password does not appear on the command line.
     #[arg(long, value_name = "SOURCE", conflicts_with = "node")]
@@ -126,7 +128,6 @@ pub fn write_ids(
     json: bool,
     mut fill: impl FnMut(&mut [u64]) -> CliResult,
 ) -> CliResult {
-    let prefix: &[u8] = if format == Codec::Hex { b"0x" } else { b"" };
     let mut buf = vec![0u64; CHUNK.min(usize::try_from(count).unwrap_or(CHUNK))];
     let mut left = count;
     let mut first = true;
@@ -144,11 +145,9 @@ pub fn write_ids(
                     out.write_all(b",\n")?;
                 }
                 out.write_all(b"  \"")?;
-                out.write_all(prefix)?;
                 out.write_all(text.as_bytes())?;
                 out.write_all(b"\"")?;
             } else {
-                out.write_all(prefix)?;
                 out.write_all(text.as_bytes())?;
                 out.write_all(b"\n")?;
             }

@@ -196,7 +196,7 @@ pub fn private_ipv4() -> Result<Ipv4Addr> {
         .into_iter()
         .find(|a| is_private_ipv4(*a))
         .ok_or_else(|| {
-            invalid("no private IPv4 address on this host; use ip:ADDR or another node source")
+            invalid("no private IPv4 address (10/8, 172.16/12, 192.168/16, 100.64/10) on this host; name the address whose low bits make the node with ip:ADDR (e.g. ip:10.0.3.7), or use another node source")
         })
 }
 

@@ -2,13 +2,14 @@
 //!
 //! IDs travel through URLs, logs, JSON and spreadsheets, and each place prefers a different
 //! form. Decimal is what databases and JavaScript-free APIs expect; hex is compact and common in
-//! logs; the two fixed-width forms are short *and* sort as text in the same order as the
+//! logs (written with its `0x` prefix, so that [`decode_any`] and every surface's automatic
+//! decoding read it back); the two fixed-width forms are short *and* sort as text in the same order as the
 //! numbers, so an index on the string column stays time-ordered:
 //!
 //! | codec     | width    | alphabet                                            |
 //! |-----------|----------|-----------------------------------------------------|
 //! | `decimal` | 1..=20   | `0-9`                                               |
-//! | `hex`     | 1..=16   | `0-9a-f` out, either case (and an optional `0x`) in |
+//! | `hex`     | 3..=18   | `0x` + `0-9a-f` out; either case, `0x` optional in  |
 //! | `base32`  | 13 fixed | Crockford: `0123456789ABCDEFGHJKMNPQRSTVWXYZ`       |
 //! | `base62`  | 11 fixed | `0-9A-Za-z` (ASCII order)                           |
 //!
@@ -64,8 +65,9 @@ const MAX_LEN: usize = 20;
 pub enum Codec {
     /// Base 10 without leading zeros; what most databases and APIs expect.
     Decimal,
-    /// Lower-case base 16 without prefix or leading zeros; decoding accepts either case and an
-    /// optional `0x`/`0X` prefix.
+    /// `0x` and lower-case base 16 without leading zeros (`0x0` for zero), the form every
+    /// surface writes and [`decode_any`] recognises; decoding accepts either case, with or
+    /// without the `0x`/`0X` prefix.
     Hex,
     /// 13 Crockford base32 characters, zero-padded so text order equals numeric order; decoding
     /// is case-insensitive and reads the look-alikes `I`/`L` as `1` and `O` as `0`.
@@ -130,7 +132,7 @@ impl Codec {
     pub const fn max_len(self) -> usize {
         match self {
             Codec::Decimal => 20,
-            Codec::Hex => 16,
+            Codec::Hex => 18,
             Codec::Base32 => 13,
             Codec::Base62 => 11,
         }
@@ -141,14 +143,19 @@ impl Codec {
     /// # Examples
     /// ```
     /// use idmint::codec::Codec;
-    /// assert_eq!(Codec::Hex.format(255).as_str(), "ff");
+    /// assert_eq!(Codec::Hex.format(255).as_str(), "0xff");
     /// assert_eq!(Codec::Decimal.format(u64::MAX).as_str(), "18446744073709551615");
     /// ```
     pub fn format(self, id: u64) -> Encoded {
         let mut buf = [0u8; MAX_LEN];
         let len = match self {
             Codec::Decimal => encode_radix(id, 10, HEX, None, &mut buf),
-            Codec::Hex => encode_radix(id, 16, HEX, None, &mut buf),
+            Codec::Hex => {
+                buf[0] = b'0';
+                buf[1] = b'x';
+                let (_, digits) = buf.split_at_mut(2);
+                2 + encode_radix(id, 16, HEX, None, digits)
+            }
             Codec::Base32 => encode_radix(id, 32, BASE32, Some(13), &mut buf),
             Codec::Base62 => encode_radix(id, 62, BASE62, Some(11), &mut buf),
         };
@@ -239,11 +246,13 @@ impl FromStr for Codec {
 /// 1. only ASCII digits → decimal (so an 11- or 13-digit all-digit string is read as
 ///    *decimal*, even though it would also be valid base62 or base32 — encode to those codecs
 ///    and decode with [`Codec::decode`] when that matters);
-/// 2. a `0x` or `0X` prefix → hex (bare hex such as `ff` is not recognised: it could be base62
-///    or base32 text);
+/// 2. a `0x` prefix → hex, the form [`Codec::Hex`] writes; `0X` too, unless the text is 13
+///    characters long (`0X…` is also how some base32 IDs begin). Bare hex such as `ff` is not
+///    recognised (it could be base62 or base32 text) and fails with a reason that says so;
 /// 3. exactly 13 characters → base32;
 /// 4. exactly 11 characters → base62;
-/// 5. anything else fails with codec `auto`.
+/// 5. anything else fails with codec `auto` at character 0: it is the whole text that has no
+///    recognisable shape.
 ///
 /// No whitespace is trimmed.
 ///
@@ -269,16 +278,24 @@ pub fn decode_any(s: &str) -> Result<u64> {
     if s.bytes().all(|b| b.is_ascii_digit()) {
         return Codec::Decimal.decode(s);
     }
-    if matches!(s.get(..2), Some("0x" | "0X")) {
-        return Codec::Hex.decode(s);
+    // Base32 text may begin with `0X` (Crockford has an X): 13 characters with an upper-case
+    // `0X` are base32, as `Codec::Base32` writes them; hex is written with a lower-case `0x`.
+    match s.get(..2) {
+        Some("0x") => return Codec::Hex.decode(s),
+        Some("0X") if s.len() != 13 => return Codec::Hex.decode(s),
+        _ => {}
     }
     match s.chars().count() {
         13 => Codec::Base32.decode(s),
         11 => Codec::Base62.decode(s),
         n => Err(Error::InvalidEncoding {
             codec: "auto",
-            at: n,
-            reason: "cannot tell the codec: expected digits, a 0x prefix, 13 base32 or 11 base62 characters",
+            at: 0,
+            reason: if n <= 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                "cannot tell the codec: bare hex is ambiguous, write it with its 0x prefix or name the hex codec"
+            } else {
+                "cannot tell the codec: expected digits, a 0x prefix, 13 base32 or 11 base62 characters"
+            },
         }),
     }
 }
@@ -419,7 +436,7 @@ fn encode_radix(
     radix: u64,
     alphabet: &[u8],
     width: Option<usize>,
-    buf: &mut [u8; MAX_LEN],
+    buf: &mut [u8],
 ) -> usize {
     let mut tmp = [0u8; MAX_LEN];
     let mut n = 0;
@@ -612,9 +629,9 @@ mod tests {
     fn known_values() {
         assert_eq!(enc(Codec::Decimal, 0), "0");
         assert_eq!(enc(Codec::Decimal, u64::MAX), "18446744073709551615");
-        assert_eq!(enc(Codec::Hex, 0), "0");
-        assert_eq!(enc(Codec::Hex, 0xDEAD_BEEF), "deadbeef");
-        assert_eq!(enc(Codec::Hex, u64::MAX), "ffffffffffffffff");
+        assert_eq!(enc(Codec::Hex, 0), "0x0");
+        assert_eq!(enc(Codec::Hex, 0xDEAD_BEEF), "0xdeadbeef");
+        assert_eq!(enc(Codec::Hex, u64::MAX), "0xffffffffffffffff");
         assert_eq!(enc(Codec::Base32, 0), "0000000000000");
         assert_eq!(enc(Codec::Base32, 31), "000000000000Z");
         assert_eq!(enc(Codec::Base32, u64::MAX), "FZZZZZZZZZZZZ");
@@ -725,10 +742,26 @@ mod tests {
             decode_any("ff"),
             Err(Error::InvalidEncoding {
                 codec: "auto",
-                at: 2,
+                at: 0,
                 ..
             })
         ));
+        // What the service wrote before hex carried its prefix: the error is at the start (not
+        // past the end) and says how to read it.
+        match decode_any("1d83a82428800000") {
+            Err(Error::InvalidEncoding {
+                codec: "auto",
+                at: 0,
+                reason,
+            }) => assert!(reason.contains("0x prefix"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(decode_any("0x1d83a82428800000"), Ok(0x1d83_a824_2880_0000));
+        // Base32 may begin with 0X: 13 characters with an upper-case X stay base32.
+        let b32 = Codec::Base32.format(1_044_835_113_549_955_072);
+        assert!(b32.as_str().starts_with("0X"), "{b32}");
+        assert_eq!(decode_any(b32.as_str()), Ok(1_044_835_113_549_955_072));
+        assert_eq!(decode_any("0X2A"), Ok(42));
         assert!(matches!(
             decode_any("zzzzzzzzzzzzz"),
             Err(Error::InvalidEncoding {
@@ -750,7 +783,7 @@ mod tests {
         assert_eq!(&buf[..11], b"00000000001");
         assert_eq!(
             Codec::Hex.encode_into(0, &mut []),
-            Err(Error::BufferTooSmall { needed: 1 })
+            Err(Error::BufferTooSmall { needed: 3 })
         );
     }
 
@@ -791,8 +824,16 @@ mod tests {
                     prop_assert_eq!(c.decode(&upper), Ok(id));
                 }
             }
-            let hex = std::format!("0x{}", Codec::Hex.format(id));
-            prop_assert_eq!(decode_any(&hex), Ok(id));
+            // Every codec's output reads back without naming the codec, except base32/base62
+            // text made only of digits (read as decimal, as documented).
+            for c in Codec::ALL {
+                let e = c.format(id);
+                if !e.as_bytes().iter().all(u8::is_ascii_digit) {
+                    prop_assert_eq!(decode_any(e.as_str()), Ok(id), "{}", c);
+                }
+            }
+            let bare = std::format!("{id:x}");
+            prop_assert_eq!(Codec::Hex.decode(&bare), Ok(id));
             prop_assert_eq!(decode_any(Codec::Decimal.format(id).as_str()), Ok(id));
         }
 

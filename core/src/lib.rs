@@ -30,6 +30,7 @@
 extern crate alloc;
 
 pub mod anchor;
+pub mod any_id;
 mod atomic;
 pub mod clock;
 mod clocked;
@@ -69,6 +70,7 @@ pub mod uuid_clock {
 }
 pub mod uuids;
 
+pub use any_id::AnyId;
 pub use atomic::AtomicSnowflake;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;

@@ -16,7 +16,7 @@
 //! | `POST /v1/segments/{key}/ranges?count=N` | `{"key":…,"start":"…","end":"…"}` (end exclusive) |
 //! | `GET /v1/store` | the segment store's kind and identity |
 //! | `POST /v1/leases`, `/v1/leases/renew`, `/v1/leases/release` | client node leases ([`client_lease`]) |
-//! | `GET /v1/decode/{id}?layout=…`, `GET /v1/layouts` | an ID split into its fields; the layouts |
+//! | `GET /v1/decode/{id}?layout=…&codec=…`, `GET /v1/layouts` | an ID split into its fields (or a UUID, TypeID, ULID described); the layouts |
 //! | `GET /api/segment/get/{key}`, `/api/snowflake/get/{key}` | Leaf: the ID as plain text |
 //! | `GET /api/decodeSnowflakeId?snowflakeId=N` | Leaf: timestamp, worker and sequence |
 //! | `GET /metrics`, `/healthz`, `/readyz`, `/cache`, `/v1/monitor` | operators |
@@ -249,13 +249,28 @@ pub fn start(settings: Settings) -> Result<Running, ServeError> {
     spawn(settings, false)
 }
 
+/// The refusal to open the segment journal, said as what it nearly always means for a service:
+/// another `idmint serve` already runs on the data directory.
+fn data_dir_in_use(e: idmint::Error, data_dir: &std::path::Path) -> ServeError {
+    if idmint_coord::segment::is_held_elsewhere(&e) {
+        ServeError::Config(format!(
+            "the data directory {} is in use by another `idmint serve` (its segment journal is \
+             locked); stop that service, or give this one its own --data-dir",
+            data_dir.display()
+        ))
+    } else {
+        ServeError::Idmint(e)
+    }
+}
+
 fn spawn(settings: Settings, signals: bool) -> Result<Running, ServeError> {
     // The certificate first: a mistake in it must not cost a lease and a store connection.
     let tls = match &settings.tls {
         Some(files) => Some(Arc::new(Tls::new(files).map_err(ServeError::Config)?)),
         None => None,
     };
-    let svc: Shared = Arc::new(Service::open(settings)?);
+    let data_dir = settings.data_dir.clone();
+    let svc: Shared = Arc::new(Service::open(settings).map_err(|e| data_dir_in_use(e, &data_dir))?);
     let listener = std::net::TcpListener::bind(svc.settings.listen)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;

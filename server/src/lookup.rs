@@ -3,7 +3,9 @@
 
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
-use idmint::{Layout, Rfc3339};
+use idmint::codec::Codec;
+use idmint::uuids;
+use idmint::{AnyId, Layout, Rfc3339};
 use serde_json::{json, Map, Value};
 
 use crate::error::{ApiError, ApiResult};
@@ -37,8 +39,36 @@ fn layout_name(l: &Layout) -> String {
     l.preset_name().map_or_else(|| l.to_string(), str::to_owned)
 }
 
-/// `GET /v1/decode/{id}?layout=…`: the ID in any idmint text form (decimal, `0x` hex, base32,
-/// base62); the service's layout when none is given.
+/// A 128-bit ID (UUID, TypeID, ULID) described with the keys `idmint decode --json` prints.
+fn decoded_wide(id: &AnyId) -> Value {
+    let Some(u) = id.uuid() else {
+        return Value::Null;
+    };
+    let info = uuids::inspect(&u);
+    let text = match id {
+        AnyId::TypeId(t) => t.to_string(),
+        AnyId::Ulid(x) => x.to_string(),
+        _ => u.to_string(),
+    };
+    let mut v = json!({ "kind": id.kind(), "id": text });
+    if let AnyId::TypeId(t) = id {
+        v["prefix"] = t.prefix().into();
+    }
+    v["uuid"] = u.to_string().into();
+    if !matches!(id, AnyId::Ulid(_)) {
+        v["version"] = info.version.into();
+        v["variant"] = info.variant.into();
+    }
+    let ms = id.unix_ms();
+    v["timestamp_ms"] = ms.into();
+    v["time"] = ms.map(|ms| Rfc3339(ms).to_string()).into();
+    v
+}
+
+/// `GET /v1/decode/{id}?layout=…&codec=…`: whatever `idmint decode` reads — a 64-bit ID in any
+/// idmint text form (decimal, `0x` hex, base32, base62; or in the codec named by `codec`), split
+/// by `layout` (the service's when none is given), or a UUID, TypeID or ULID, told apart by the
+/// core's [`AnyId::parse`].
 pub async fn decode(
     State(svc): State<Shared>,
     id: Result<Path<String>, axum::extract::rejection::PathRejection>,
@@ -54,8 +84,11 @@ pub async fn decode(
         Some(l) => Layout::parse(l)?,
         None => svc.settings.layout,
     };
-    let id = idmint::codec::decode_any(&id)?;
-    Ok(axum::Json(decoded(&layout, id)?).into_response())
+    let codec = p.get("codec").map(Codec::parse).transpose()?;
+    match AnyId::parse(&id, codec)? {
+        AnyId::Snowflake(id) => Ok(axum::Json(decoded(&layout, id)?).into_response()),
+        wide => Ok(axum::Json(decoded_wide(&wide)).into_response()),
+    }
 }
 
 /// `GET /v1/layouts`: every preset, and the service's own layout.

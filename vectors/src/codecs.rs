@@ -38,7 +38,7 @@ const IDS: [u64; 20] = [
 ];
 
 /// (codec name or `auto`, text)
-const DECODE: [(&str, &str); 64] = [
+const DECODE: [(&str, &str); 66] = [
     ("decimal", "0"),
     ("decimal", "00000000000000000000000042"),
     ("decimal", "18446744073709551615"),
@@ -103,6 +103,8 @@ const DECODE: [(&str, &str); 64] = [
     ("auto", "18446744073709551616"),
     ("auto", "G000000000000"),
     ("auto", "ééééééééééé"),
+    ("auto", "1d83a82428800000"),
+    ("auto", "0X00000000000"),
 ];
 
 pub(crate) fn generate() -> Value {

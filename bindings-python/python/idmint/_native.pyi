@@ -330,8 +330,8 @@ class Layout:
     @property
     def lifetime_end_ms(self) -> int: ...
     @property
-    def lifetime_end(self) -> _dt.datetime:
-        """Aware UTC; raises OverflowError past year 9999 (use lifetime_end_ms)."""
+    def lifetime_end(self) -> _dt.datetime | None:
+        """Aware UTC; None when it lies past year 9999, beyond datetime (see lifetime_end_ms)."""
     @property
     def fields(self) -> tuple[Field, ...]: ...
     @property
