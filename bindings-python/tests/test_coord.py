@@ -112,7 +112,8 @@ def test_leases_give_distinct_nodes_and_fence_the_next_holder(lease_source: str)
         assert e.value.code == "ERR_NO_FREE_NODE" and e.value.nodes == 2
         assert str(e.value) == "no free node: all 2 nodes are leased"
 
-        # Released with its exact last issued time: the next holder of the node starts after it.
+        # Released: the node keeps the bound its last renewal recorded (never lowered), so the next
+        # holder starts after every ID issued, waiting out that bound if it is still ahead.
         node, last = a.node, ids[-1]
         a.close()
         with idmint.LeasedSnowflake(lease_source, **opts) as c:
