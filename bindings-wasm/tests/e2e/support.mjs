@@ -24,7 +24,7 @@ const TYPES = {
  * Serves the files of `root` below the URL prefixes `allowed` (e.g. `/examples/browser/`) on
  * 127.0.0.1 at a free port. Resolves to `{ url, close }`.
  */
-export async function serve(allowed, port = Number(process.env.IDMINT_TEST_PAGE_PORT ?? 0)) {
+export async function serve(allowed, listenOn = Number(process.env.IDMINT_TEST_PAGE_PORT ?? 0)) {
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
@@ -44,7 +44,7 @@ export async function serve(allowed, port = Number(process.env.IDMINT_TEST_PAGE_
   })
   await new Promise((resolve, reject) => {
     server.once('error', reject)
-    server.listen(port, '127.0.0.1', resolve)
+    server.listen(listenOn, '127.0.0.1', resolve)
   })
   const { port } = server.address()
   return {
