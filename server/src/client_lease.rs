@@ -32,6 +32,7 @@ use axum::http::StatusCode;
 use idmint::{Error, Layout};
 use idmint_coord::lease::{Lease, LeaseSpec, LeaseStore};
 
+use crate::clock::now_ms;
 use crate::error::{ApiError, ApiResult};
 use crate::lease_token::{Grantee, TokenKey};
 use crate::metrics::Metrics;
@@ -115,13 +116,6 @@ pub struct ClientLeases {
     key: TokenKey,
     policy: ClientPolicy,
     book: Mutex<Book>,
-}
-
-/// The wall clock, ms since the Unix epoch (0 before it).
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, duration_ms)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

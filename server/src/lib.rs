@@ -44,6 +44,7 @@
 pub mod app;
 pub mod auth;
 pub mod client_lease;
+pub mod clock;
 pub mod config;
 pub mod deadline;
 pub mod edge;

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use idmint::Rfc3339;
 use serde_json::{json, Value};
 
-use crate::client_lease::now_ms;
+use crate::clock::now_ms;
 use crate::rates::{Interval, INTERVAL};
 use crate::Shared;
 

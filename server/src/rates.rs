@@ -55,7 +55,7 @@ impl Rates {
     pub fn new() -> Rates {
         Rates {
             start: Instant::now(),
-            start_unix_ms: crate::client_lease::now_ms(),
+            start_unix_ms: crate::clock::now_ms(),
             slots: std::array::from_fn(|_| Slot::default()),
         }
     }
