@@ -44,7 +44,7 @@
 /**
  * The highest status that is a core error kind: statuses 1 to this are `idmint::ErrorKind`.
  */
-#define IDMINT_CORE_STATUS_MAX 19
+#define IDMINT_CORE_STATUS_MAX 20
 
 /**
  * Longest field name, plus its NUL.
@@ -189,6 +189,11 @@ typedef enum {
      */
     IDMINT_INVALID_ARG_VALUE = 19,
     /**
+     * The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
+     * only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
+     */
+    IDMINT_CLOSED = 20,
+    /**
      * A pointer argument that must not be NULL was NULL.
      */
     IDMINT_NULL_POINTER = 100,
@@ -280,6 +285,19 @@ typedef enum {
      * `type=segment`: 64-bit IDs of one key from ranges of a segment store.
      */
     IDMINT_NAMED_SEGMENT = 5,
+    /**
+     * `type=counter`: one value of a key's counter in a segment store per ID (Redis `INCR`, a
+     * database sequence).
+     */
+    IDMINT_NAMED_COUNTER = 6,
+    /**
+     * `type=autoinc`: auto-increment with offset and step over several segment stores.
+     */
+    IDMINT_NAMED_AUTOINC = 7,
+    /**
+     * `type=redis_compose`: Redis milliseconds + shard + a per-millisecond sequence.
+     */
+    IDMINT_NAMED_REDIS_COMPOSE = 8,
 } idmint_named_type;
 
 /**
@@ -1519,6 +1537,16 @@ idmint_status idmint_uuid_v5(const idmint_uuid *ns,
                              idmint_uuid *out_uuid);
 
 /**
+ * @brief A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's bytes
+ * and the name (RFC 9562 appendix B.2), the same UUID every idmint surface gives. Arguments and
+ * results as #idmint_uuid_v3.
+ */
+idmint_status idmint_uuid_v8_sha256(const idmint_uuid *ns,
+                                    const uint8_t *name,
+                                    size_t name_len,
+                                    idmint_uuid *out_uuid);
+
+/**
  * @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
  *
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
@@ -1832,7 +1860,7 @@ void idmint_named_generator_free(idmint_named_generator *gen);
  * @brief The type of generator (`type=...` of its config; a leased Snowflake is
  * `IDMINT_NAMED_SNOWFLAKE`).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_kind(const idmint_named_generator *gen,
                                           idmint_named_type *out_kind);
@@ -1856,7 +1884,7 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
  *         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
  *         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
- *         process; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
+ *         process; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_next(const idmint_named_generator *gen,
                                           idmint_generated_id *out_id);
@@ -1895,8 +1923,8 @@ idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
  *         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
  *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
- *         `random` holds fewer bytes than the call draws (the generator is left as it was), or
- *         the generator is closed; `IDMINT_RANDOM_SOURCE` (OS randomness);
+ *         `random` holds fewer bytes than the call draws (the generator is left as it was);
+ *         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
  *         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
  *
  */
@@ -2071,7 +2099,8 @@ idmint_status idmint_segments_new(const char *store_url,
  *         before (a counter that went back: a store restored or restarted without its data);
  *         `IDMINT_INVALID_CONFIG` (an empty or too long key); `IDMINT_LIMIT_EXCEEDED` (more
  *         keys than one allocator serves, 100,000); `IDMINT_FORKED` in a child process;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8, a closed allocator); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
+ *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_segments_next(const idmint_segments *segments,
                                    const char *key,

@@ -67,6 +67,9 @@ pub enum idmint_status {
     /// unknown option key; an unknown, missing or repeated node sub-field). Code
     /// `"ERR_INVALID_ARG_VALUE"`, as on every idmint surface.
     IDMINT_INVALID_ARG_VALUE = 19,
+    /// The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
+    /// only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
+    IDMINT_CLOSED = 20,
     /// A pointer argument that must not be NULL was NULL.
     IDMINT_NULL_POINTER = 100,
     /// An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
@@ -79,7 +82,7 @@ pub enum idmint_status {
 }
 
 /// The highest status that is a core error kind: statuses 1 to this are `idmint::ErrorKind`.
-pub const IDMINT_CORE_STATUS_MAX: i32 = 19;
+pub const IDMINT_CORE_STATUS_MAX: i32 = 20;
 
 use idmint_status::*;
 
@@ -114,7 +117,7 @@ static CORE_CODES: [[u8; 32]; ErrorKind::ALL.len()] = {
 
 impl idmint_status {
     /// Every status, in numeric order.
-    pub(crate) const ALL: [idmint_status; 24] = [
+    pub(crate) const ALL: [idmint_status; 25] = [
         IDMINT_OK,
         IDMINT_INVALID_LAYOUT,
         IDMINT_LAYOUT_EXPIRED,
@@ -135,6 +138,7 @@ impl idmint_status {
         IDMINT_STORE_MISMATCH,
         IDMINT_LIMIT_EXCEEDED,
         IDMINT_INVALID_ARG_VALUE,
+        IDMINT_CLOSED,
         IDMINT_NULL_POINTER,
         IDMINT_INVALID_ARGUMENT,
         IDMINT_PANIC,
@@ -195,6 +199,7 @@ impl idmint_status {
             IDMINT_INVALID_ARG_VALUE => {
                 b"argument names something unknown or leaves out something required\0"
             }
+            IDMINT_CLOSED => b"the object is closed: only its free function may follow\0",
             IDMINT_NULL_POINTER => b"NULL pointer argument\0",
             IDMINT_INVALID_ARGUMENT => b"invalid argument\0",
             IDMINT_PANIC => b"internal error (panic caught inside idmint)\0",

@@ -33,6 +33,13 @@ pub enum idmint_named_type {
     IDMINT_NAMED_UUID6 = 4,
     /// `type=segment`: 64-bit IDs of one key from ranges of a segment store.
     IDMINT_NAMED_SEGMENT = 5,
+    /// `type=counter`: one value of a key's counter in a segment store per ID (Redis `INCR`, a
+    /// database sequence).
+    IDMINT_NAMED_COUNTER = 6,
+    /// `type=autoinc`: auto-increment with offset and step over several segment stores.
+    IDMINT_NAMED_AUTOINC = 7,
+    /// `type=redis_compose`: Redis milliseconds + shard + a per-millisecond sequence.
+    IDMINT_NAMED_REDIS_COMPOSE = 8,
 }
 
 /// @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
@@ -78,7 +85,9 @@ impl idmint_named_generator {
         let s = self.0.read().unwrap_or_else(PoisonError::into_inner);
         match s.as_deref() {
             Some(s) => f(s),
-            None => Err(Fail::Arg("the named generator is closed")),
+            None => Err(Fail::Core(Error::Closed {
+                what: "the named generator",
+            })),
         }
     }
 }
@@ -163,7 +172,7 @@ pub unsafe extern "C" fn idmint_named_generator_free(gen: *mut idmint_named_gene
 /// @brief The type of generator (`type=...` of its config; a leased Snowflake is
 /// `IDMINT_NAMED_SNOWFLAKE`).
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_kind(
     gen: *const idmint_named_generator,
@@ -175,6 +184,9 @@ pub unsafe extern "C" fn idmint_named_generator_kind(
         let (g, dst) = unsafe { (arg(gen, "gen")?, out(out_kind, "out_kind")?) };
         let kind = g.with(|s| match s.kind() {
             "segment" => Ok(IDMINT_NAMED_SEGMENT),
+            "counter" => Ok(IDMINT_NAMED_COUNTER),
+            "autoinc" => Ok(IDMINT_NAMED_AUTOINC),
+            "redis_compose" => Ok(IDMINT_NAMED_REDIS_COMPOSE),
             name => match NamedType::from_name(name) {
                 Some(NamedType::Snowflake) => Ok(IDMINT_NAMED_SNOWFLAKE),
                 Some(NamedType::Uuid4) => Ok(IDMINT_NAMED_UUID4),
@@ -216,7 +228,7 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
 ///         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
 ///         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
-///         process; `IDMINT_INVALID_ARGUMENT` (a closed generator); `IDMINT_NULL_POINTER`.
+///         process; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_next(
     gen: *const idmint_named_generator,
@@ -279,8 +291,8 @@ pub unsafe extern "C" fn idmint_named_generator_next_n(
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
 ///         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
 ///         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
-///         `random` holds fewer bytes than the call draws (the generator is left as it was), or
-///         the generator is closed; `IDMINT_RANDOM_SOURCE` (OS randomness);
+///         `random` holds fewer bytes than the call draws (the generator is left as it was);
+///         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
 ///         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
 ///
 #[no_mangle]

@@ -55,7 +55,9 @@ impl idmint_segments {
         let a = self.0.read().unwrap_or_else(PoisonError::into_inner);
         match a.as_ref() {
             Some(a) => Ok(f(a)?),
-            None => Err(Fail::Arg("the segment allocator is closed")),
+            None => Err(Fail::Core(Error::Closed {
+                what: "the segment allocator",
+            })),
         }
     }
 }
@@ -131,7 +133,8 @@ pub unsafe extern "C" fn idmint_segments_new(
 ///         before (a counter that went back: a store restored or restarted without its data);
 ///         `IDMINT_INVALID_CONFIG` (an empty or too long key); `IDMINT_LIMIT_EXCEEDED` (more
 ///         keys than one allocator serves, 100,000); `IDMINT_FORKED` in a child process;
-///         `IDMINT_INVALID_ARGUMENT` (not UTF-8, a closed allocator); `IDMINT_NULL_POINTER`.
+///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
+///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_segments_next(
     segments: *const idmint_segments,

@@ -447,7 +447,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_fill(
     })
 }
 
-/// Shared body of v3 and v5.
+/// Shared body of the name-based versions (3, 5 and 8 with SHA-256).
 unsafe fn name_based(
     f: fn(&Uuid, &[u8]) -> Uuid,
     ns: *const idmint_uuid,
@@ -494,6 +494,20 @@ pub unsafe extern "C" fn idmint_uuid_v5(
 ) -> idmint_status {
     // SAFETY: the caller's contract.
     unsafe { name_based(uuids::v5, ns, name, name_len, out_uuid) }
+}
+
+/// @brief A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's bytes
+/// and the name (RFC 9562 appendix B.2), the same UUID every idmint surface gives. Arguments and
+/// results as #idmint_uuid_v3.
+#[no_mangle]
+pub unsafe extern "C" fn idmint_uuid_v8_sha256(
+    ns: *const idmint_uuid,
+    name: *const u8,
+    name_len: usize,
+    out_uuid: *mut idmint_uuid,
+) -> idmint_status {
+    // SAFETY: the caller's contract.
+    unsafe { name_based(uuids::v8_sha256, ns, name, name_len, out_uuid) }
 }
 
 /// @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.

@@ -36,7 +36,8 @@ _Static_assert(IDMINT_NODE_REQUIRED == 16, "kind numbers");
 _Static_assert(IDMINT_STORE_MISMATCH == 17, "kind numbers");
 _Static_assert(IDMINT_LIMIT_EXCEEDED == 18, "kind numbers");
 _Static_assert(IDMINT_INVALID_ARG_VALUE == 19, "kind numbers");
-_Static_assert(IDMINT_CORE_STATUS_MAX == IDMINT_INVALID_ARG_VALUE, "the last core kind");
+_Static_assert(IDMINT_CLOSED == 20, "kind numbers");
+_Static_assert(IDMINT_CORE_STATUS_MAX == IDMINT_CLOSED, "the last core kind");
 _Static_assert(IDMINT_NULL_POINTER >= 100 && IDMINT_INVALID_ARGUMENT >= 100 && IDMINT_PANIC >= 100,
                "binding statuses are above the core range");
 
@@ -102,6 +103,7 @@ static void test_status(void) {
         CHECK(s == IDMINT_UNKNOWN_ERROR || strcmp(c, "ERR_UNKNOWN") != 0);
     }
     CHECK(strcmp(idmint_status_code(IDMINT_INVALID_ARG_VALUE), "ERR_INVALID_ARG_VALUE") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_CLOSED), "ERR_CLOSED") == 0);
     CHECK(strcmp(idmint_status_message(IDMINT_CORE_STATUS_MAX + 1), "unknown status") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_CLOCK_BACKWARDS), "ERR_CLOCK_BACKWARDS") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_NULL_POINTER), "ERR_NULL_POINTER") == 0);
@@ -555,6 +557,9 @@ static void test_rfc9562_vectors(void) {
             const uint8_t *name = (const uint8_t *)v->name;
             st = m[1] == '3' ? idmint_uuid_v3(&ns, name, v->name_len, &u)
                              : idmint_uuid_v5(&ns, name, v->name_len, &u);
+        } else if (strcmp(m, "v8_sha256") == 0) {
+            if (!OK(idmint_uuid_parse(v->ns, &ns))) continue;
+            st = idmint_uuid_v8_sha256(&ns, (const uint8_t *)v->name, v->name_len, &u);
         } else if (strcmp(m, "v4") == 0) {
             st = idmint_uuid_v4_from_bytes(bytes, v->bytes_len, &u);
         } else if (strcmp(m, "v7") == 0) {

@@ -254,9 +254,9 @@ static void test_segments_journal(void) {
     CHECK(three[0] == 2 && three[2] == 4);
     OK(idmint_segments_close(s));
     OK(idmint_segments_close(s)); /* again: nothing to do */
-    EXPECT(idmint_segments_next(s, "orders", &id), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_segments_next(s, "orders", &id), IDMINT_CLOSED);
     CHECK(last_has("closed"));
-    EXPECT(idmint_segments_fill(s, "orders", three, 3), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_segments_fill(s, "orders", three, 3), IDMINT_CLOSED);
     idmint_segments_free(s);
 
     s = NULL;
@@ -397,13 +397,41 @@ static void test_named_store_types(void) {
            IDMINT_INVALID_CONFIG);
     OK(idmint_named_generator_close(a));
     OK(idmint_named_generator_close(a));
-    EXPECT(idmint_named_generator_next(a, &one), IDMINT_INVALID_ARGUMENT);
-    EXPECT(idmint_named_generator_kind(a, &kind), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_named_generator_next(a, &one), IDMINT_CLOSED);
+    EXPECT(idmint_named_generator_kind(a, &kind), IDMINT_CLOSED);
     OK(idmint_named_generator_close(s));
 out:
     idmint_named_generator_free(s);
     idmint_named_generator_free(a);
     idmint_named_generator_free(b);
+
+    CTX("named: the naive generators, type=counter and type=autoinc");
+    char counter[256], autoinc[512];
+    snprintf(counter, sizeof counter, "type=counter,store=sqlite:%s/counter.db,key=orders", dir);
+    snprintf(autoinc, sizeof autoinc,
+             "type=autoinc,stores=(sqlite:%s/ai-a.db|sqlite:%s/ai-b.db|sqlite:%s/ai-c.db),key=k",
+             dir, dir, dir);
+    idmint_named_generator *c1 = NULL, *c2 = NULL, *ai = NULL;
+    if (OK(idmint_named_generator_new(counter, &c1)) && OK(idmint_named_generator_new(counter, &c2))) {
+        OK(idmint_named_generator_kind(c1, &kind));
+        CHECK(kind == IDMINT_NAMED_COUNTER);
+        OK(idmint_named_generator_next(c1, &one));
+        CHECK(one.id == 1);
+        OK(idmint_named_generator_next(c2, &one));
+        CHECK(one.id == 2); /* one store value per ID: nothing held, nothing skipped */
+    }
+    if (OK(idmint_named_generator_new(autoinc, &ai))) {
+        OK(idmint_named_generator_kind(ai, &kind));
+        CHECK(kind == IDMINT_NAMED_AUTOINC);
+        uint64_t seen = 0;
+        if (OK(idmint_named_generator_next_n(ai, many, 9)))
+            for (size_t i = 0; i < 9; i++)
+                if (many[i].id >= 1 && many[i].id <= 9) seen |= 1u << many[i].id;
+        CHECK(seen == 0x3fe); /* 1..9, each once */
+    }
+    idmint_named_generator_free(c1);
+    idmint_named_generator_free(c2);
+    idmint_named_generator_free(ai);
 
     CTX("named: errors of the store-backed types");
     idmint_named_generator *g = (idmint_named_generator *)&ctx;

@@ -150,6 +150,9 @@ macro_rules! functions_api {
                 values::uuid8_from_fields(h, custom_a, custom_b, custom_c)
             }
             "uuid8Fields" uuid8_fields(uuid) -> value { values::uuid8_fields(h, uuid) }
+            "uuid8Sha256" uuid8_sha256(namespace, name) -> uuid {
+                values::uuid_name_based(h, 8, namespace, name)
+            }
             "uuid1ToUuid6" uuid1_to_uuid6(uuid) -> uuid { values::uuid1_to_uuid6(h, uuid) }
             "uuid6ToUuid1" uuid6_to_uuid1(uuid) -> uuid { values::uuid6_to_uuid1(h, uuid) }
             "parseUuid" parse_uuid(text) -> uuid {

@@ -253,8 +253,8 @@ pub fn uuid7_at<H: Host>(h: &H, unix_ms: &H::Value, random: &H::Value) -> Result
     Ok(uuids::v7(ms, bytes_arg(h, random, "random")?))
 }
 
-/// `uuid3(namespace, name)` and `uuid5(...)` (`version` 3 or 5): the namespace by name or as
-/// a UUID, the name as text (UTF-8) or bytes.
+/// `uuid3(namespace, name)`, `uuid5(...)` and `uuid8Sha256(...)` (`version` 3, 5 or 8): the
+/// namespace by name or as a UUID, the name as text (UTF-8) or bytes.
 pub fn uuid_name_based<H: Host>(
     h: &H,
     version: u8,
@@ -265,7 +265,8 @@ pub fn uuid_name_based<H: Host>(
     let name = text_or_bytes_arg(h, name, "name")?;
     Ok(match version {
         3 => uuids::v3(&ns, &name),
-        _ => uuids::v5(&ns, &name),
+        5 => uuids::v5(&ns, &name),
+        _ => uuids::v8_sha256(&ns, &name),
     })
 }
 

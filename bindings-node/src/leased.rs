@@ -18,14 +18,9 @@ use crate::convert::{unknown, Js, Layout, OrThrow};
 use crate::release::{drop_off_thread, open_after_releases};
 use crate::snowflake::biguint64_array;
 
-/// The `ERR_CLOSED` error of a call after `close()`.
-pub(crate) fn closed(h: &Js<'_>, what: &str) -> napi::Error {
-    h.throw(
-        Class::Error,
-        "ERR_CLOSED",
-        &format!("{what} is closed"),
-        &[],
-    )
+/// The core's `Closed` error (`ERR_CLOSED`) of a call after `close()`.
+pub(crate) fn closed(h: &Js<'_>, what: &'static str) -> napi::Error {
+    idmint_js::error::core(h, idmint::Error::Closed { what })
 }
 
 #[napi]

@@ -171,6 +171,7 @@ describe('LeasedSnowflake', () => {
     for (const call of [() => g.nextId(), () => g.tryNextId(), () => g.nextIds(2), () => g.stats(), () => g.node, () => g.lease]) {
       const e = throwsCode(call, Error, 'ERR_CLOSED')
       assert.equal(e.message, 'LeasedSnowflake is closed')
+      assert.equal(e.what, 'LeasedSnowflake') // the core's Closed error, as on every surface
     }
     // The node was released: the next holder gets it at once.
     const h = new m.LeasedSnowflake(`file:${dir}`, { nodes: 1 })
@@ -440,6 +441,23 @@ describe('named generators of the store-backed types', () => {
     const e = throwsCode(() => a.nextId(), Error, 'ERR_CLOSED')
     assert.equal(e.message, 'NamedGenerator is closed')
     b.close()
+  })
+
+  test('the naive generators: type=counter and type=autoinc build by name', () => {
+    const dir = freshDir()
+    const counter = `type=counter,store=sqlite:${join(dir, 'c.db')},key=orders`
+    const a = new m.NamedGenerator(counter)
+    const b = new m.NamedGenerator(counter)
+    assert.equal(a.kind, 'counter')
+    assert.deepEqual([a.nextId(), b.nextId(), ...a.nextIds(3)], [1n, 2n, 3n, 4n, 5n])
+    a.close()
+    b.close()
+    const stores = ['a.db', 'b.db', 'c3.db'].map((n) => `sqlite:${join(dir, n)}`).join('|')
+    const g = new m.NamedGenerator(`type=autoinc,stores=(${stores}),key=k`)
+    assert.equal(g.kind, 'autoinc')
+    assert.deepEqual([...g.nextIds(9)].sort((x, y) => (x < y ? -1 : 1)), [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n])
+    g.close()
+    throwsCode(() => new m.NamedGenerator('type=autoinc,key=k'), Error, 'ERR_INVALID_LAYOUT')
   })
 
   test('the core types keep their classes; NamedGenerator takes them too', () => {

@@ -425,6 +425,7 @@ describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)'
       v7: (c) => m.uuid7At(BigInt(c.unix_ms), bytes(c.random)),
       v8_fields: (c) => m.uuid8FromFields(BigInt(c.custom_a), BigInt(c.custom_b), BigInt(c.custom_c)),
       v8: (c) => m.uuid8(bytes(c.bytes)),
+      v8_sha256: (c) => m.uuid8Sha256(c.namespace, c.name),
       v1_to_v6: (c) => m.uuid1ToUuid6(c.uuid),
       v6_to_v1: (c) => m.uuid6ToUuid1(c.uuid),
     }

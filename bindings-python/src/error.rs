@@ -35,6 +35,7 @@ NodeRequired ValueError No node was given: pass node=N (one no other process use
 StoreMismatch - A journal or shard set does not match the store it was recorded with (`store`, `reason`); resuming would repeat values.
 LimitExceeded ValueError A request is larger than idmint does in one call (`what`, `limit`).
 InvalidArgument KeyError,ValueError An argument names something that does not exist or leaves out something required: an unknown option key, an unknown, missing or repeated node sub-field (`name`, `reason`); also a KeyError and a ValueError.
+Closed ValueError The object was closed (close() or the end of its with block): only close() may follow (`what`); a ValueError, as for a closed file.
 ";
 
 /// What the core's `NodeRequired` text says, in this package's spelling.

@@ -90,6 +90,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuid::uuid8, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid8_from_fields, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid8_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(uuid::uuid8_sha256, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid1_to_uuid6, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid6_to_uuid1, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid7s, m)?)?;

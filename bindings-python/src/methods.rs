@@ -19,7 +19,6 @@
 
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 macro_rules! py_methods {
@@ -239,11 +238,12 @@ impl<T: Send + Sync> Handle<T> {
         Handle(RwLock::new(Some(v)))
     }
 
-    /// Runs `f` on the value, or raises `ValueError("<what> is closed")`.
-    pub fn with<R>(&self, what: &str, f: impl FnOnce(&T) -> PyResult<R>) -> PyResult<R> {
+    /// Runs `f` on the value, or raises the core's `Closed` error (`idmint.Closed`, also a
+    /// `ValueError`).
+    pub fn with<R>(&self, what: &'static str, f: impl FnOnce(&T) -> PyResult<R>) -> PyResult<R> {
         match self.read().as_ref() {
             Some(v) => f(v),
-            None => Err(PyValueError::new_err(format!("{what} is closed"))),
+            None => Err(crate::error::to_py(idmint::Error::Closed { what })),
         }
     }
 

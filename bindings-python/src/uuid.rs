@@ -369,6 +369,13 @@ pub fn uuid5(namespace: UuidArg, name: NameArg) -> PyUuid {
     PyUuid(uuids::v5(&namespace.0, &name.0))
 }
 
+/// A name-based version 8 UUID: the first 16 bytes of SHA-256 over `namespace` and `name`
+/// (RFC 9562 appendix B.2); the same UUID as every idmint surface gives.
+#[pyfunction]
+pub fn uuid8_sha256(namespace: UuidArg, name: NameArg) -> PyUuid {
+    PyUuid(uuids::v8_sha256(&namespace.0, &name.0))
+}
+
 /// A version 7 UUID from the process-wide monotonic generator: strictly increasing within the
 /// process (all threads share it), restarted in a forked child.
 #[pyfunction]

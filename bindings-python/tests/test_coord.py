@@ -197,8 +197,11 @@ def test_closed_generator(tmp_path: Path) -> None:
     g.close()  # idempotent
     assert g.closed and "closed" in repr(g)
     for call in (g.next_id, g.try_next_id, g.stats, lambda: g.next_ids(3), lambda: g.node):
-        with pytest.raises(ValueError, match="LeasedSnowflake is closed"):
+        with pytest.raises(idmint.Closed, match="LeasedSnowflake is closed") as e:
             call()
+        # The core's kind on every surface; a ValueError as for a closed file.
+        assert isinstance(e.value, ValueError) and e.value.code == "ERR_CLOSED"
+        assert e.value.what == "LeasedSnowflake"
     # The node was released: a new holder gets it at once.
     with idmint.LeasedSnowflake(f"file:{tmp_path}", nodes=1) as h:
         assert h.node == 0
@@ -465,7 +468,7 @@ def test_closed_allocator(tmp_path: Path) -> None:
     a.close()
     assert a.closed and "closed" in repr(a)
     for call in (lambda: a.next_id("k"), lambda: a.next_ids("k", 2), a.keys):
-        with pytest.raises(ValueError, match="SegmentAllocator is closed"):
+        with pytest.raises(idmint.Closed, match="SegmentAllocator is closed"):
             call()
 
 
@@ -510,6 +513,30 @@ def test_named_store_types_build_by_name(tmp_path: Path) -> None:
         idmint.from_config("type=segment,store=nope:x,key=a")
     with pytest.raises(idmint.StoreUnavailable):
         idmint.from_config(f"type=snowflake,layout=twitter,lease={DEAD_REDIS}")
+
+
+def test_naive_generators_build_by_name(tmp_path: Path) -> None:
+    # A counter store's value per ID (Redis INCR, a database sequence): no range held, nothing skipped.
+    counter = f"type=counter,store=sqlite:{tmp_path / 'c.db'},key=orders"
+    with idmint.NamedGenerator(counter) as a, idmint.NamedGenerator(counter) as b:
+        assert a.kind == "counter"
+        assert [a.next_id(), b.next_id()] == [1, 2] and list(a.next_ids(3)) == [3, 4, 5]
+    # Auto-increment with offset and step over three instances: together every value once.
+    stores = "|".join(f"sqlite:{tmp_path / n}" for n in ("a.db", "b.db", "c3.db"))
+    with idmint.NamedGenerator(f"type=autoinc,stores=({stores}),key=k") as g:
+        assert g.kind == "autoinc" and sorted(g.next_ids(9)) == list(range(1, 10))
+    with pytest.raises(idmint.InvalidLayout, match="needs stores="):
+        idmint.NamedGenerator("type=autoinc,key=k")
+
+
+@pytest.mark.skipif(not REDIS, reason="IDMINT_TEST_REDIS_URL is not set")
+def test_redis_compose_builds_by_name() -> None:
+    spec = "time=41@1ms,shard=12,seq=10,epoch=2020-01-01"
+    cfg = f"type=redis_compose,store={REDIS},layout=({spec}),shard=5,namespace={unique('py-compose')}"
+    with idmint.NamedGenerator(cfg) as a, idmint.NamedGenerator(cfg) as b:
+        ids = list(a.next_ids(300)) + list(b.next_ids(300)) + [a.next_id()]
+    assert len(set(ids)) == len(ids)
+    assert {idmint.Layout(spec).decompose(i).node for i in ids} == {5}
 
 
 CLOSE_WHILE_BUSY = """

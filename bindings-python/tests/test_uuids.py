@@ -175,7 +175,7 @@ def test_named_generator_next_at_callback_may_use_or_close_the_generator() -> No
             fresh.close()
             return bytes(n)
 
-        with pytest.raises(ValueError, match="NamedGenerator is closed"):
+        with pytest.raises(idmint.Closed, match="NamedGenerator is closed"):
             fresh.next_at(t, closing)
         assert fresh.closed
     s = idmint.NamedGenerator("type=snowflake,layout=twitter,node=5")

@@ -508,6 +508,8 @@ def _rfc_uuid(case: dict[str, Any]) -> uuid.UUID:
         u = idmint.uuid8_from_fields(a, b, c)
         assert idmint.uuid8_fields(u) == (a, b, c)
         return u
+    if m == "v8_sha256":
+        return idmint.uuid8_sha256(uuid.UUID(case["namespace"]), case["name"])
     if m == "v8":
         return idmint.uuid8(bytes.fromhex(case["bytes"]))
     if m == "v1_to_v6":

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::Args;
-use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator, V7Method};
+use idmint::uuids::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator, V7Method};
 use idmint::{os_random_fill, Rfc3339};
 
 use crate::common::now_ms;
@@ -139,14 +139,14 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
     let mut pool = Pool::new();
     let mut v7 = V7Generator::with_method(method);
     let mut v6 = Uuid6Generator::new();
-    let mut v1_state: Option<(u64, u16, u16, [u8; 6])> = None; // (ms, extra ticks, clock seq, node)
+    let mut v1 = Uuid1Generator::new();
     let name_based = match (&args.name, named) {
         (Some(name), true) => {
             let ns = namespace(args.namespace.as_deref().unwrap_or("dns"))?;
             Some(match v {
                 3 => uuids::v3(&ns, name.as_bytes()),
                 5 => uuids::v5(&ns, name.as_bytes()),
-                _ => v8_sha256(&ns, name),
+                _ => uuids::v8_sha256(&ns, name.as_bytes()),
             })
         }
         _ => match &args.bytes {
@@ -167,32 +167,11 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
             (Some(u), _) => u,
             (None, 4) => uuids::v4(pool.take()?),
             (None, 1) => {
-                let now = now_ms();
-                let (ms, extra, seq, node) = match v1_state {
-                    None => {
-                        let [a, b] = pool.take()?;
-                        (now, 0, u16::from_be_bytes([a, b]) & 0x3fff, pool.take()?)
-                    }
-                    // The clock stepped back: a new clock sequence keeps the UUIDs apart.
-                    Some((last, _, seq, node)) if now < last => {
-                        (now, 0, seq.wrapping_add(1) & 0x3fff, node)
-                    }
-                    Some((last, extra, seq, node)) if now == last && extra < 9_999 => {
-                        (now, extra + 1, seq, node)
-                    }
-                    // 10,000 UUIDs in one millisecond: move on to the next one.
-                    Some((last, _, seq, node)) if now == last => {
-                        let mut t = now_ms();
-                        while t <= last {
-                            std::thread::yield_now();
-                            t = now_ms();
-                        }
-                        (t, 0, seq, node)
-                    }
-                    Some((_, _, seq, node)) => (now, 0, seq, node),
-                };
-                v1_state = Some((ms, extra, seq, node));
-                uuids::v1_random_node(ms, extra, seq, node)
+                let mut first = || pool.take::<8>();
+                v1.next_at(now_ms(), |b: &mut [u8]| {
+                    b.copy_from_slice(&first().map_err(|_| idmint::Error::RandomSource)?);
+                    Ok(())
+                })?
             }
             (None, 6) => {
                 let mut first = || pool.take::<8>();
@@ -220,19 +199,6 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         out.write_all(if args.count == 0 { b"]\n" } else { b"\n]\n" })?;
     }
     Ok(())
-}
-
-/// Name-based version 8 (RFC 9562 appendix B.2): the first 16 bytes of SHA-256 over the
-/// namespace's bytes and the name.
-fn v8_sha256(ns: &Uuid, name: &str) -> Uuid {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(ns.as_bytes());
-    h.update(name.as_bytes());
-    let digest = h.finalize();
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&digest[..16]);
-    uuids::v8(b)
 }
 
 fn parse_hex16(text: &str) -> CliResult<[u8; 16]> {

@@ -12,6 +12,9 @@
 //! | `type=snowflake,layout=…,node=N` and `type=uuid4\|uuid7\|uuid6\|uuid1` | the core's ([`idmint::named`]) on the system clock and OS randomness | as the core documents them |
 //! | `type=segment,store=URL,key=KEY` | IDs of `KEY` from ranges of the segment store `URL` (any URL [`segment::open_store`](crate::segment::open_store) takes), served by a [`SegmentAllocator`] | `store`, `key` (both required) and the segment options of [`SEGMENT_KEYS`]: `step`, `max_step`, `refill_at_percent`, `max_gap`, `gap_seed`, `journal`, `checkpoint_every_ms`, `wait_timeout_ms` |
 //! | `type=snowflake,layout=…,lease=URL` | a [`LeasedSnowflake`] on a node leased from `URL` (any URL [`lease::open`] takes: `local`, `file:DIR`, `redis://…`, `postgres://…`) instead of `node=` | the core's Snowflake keys but `node`, `lease`, and the lease options of [`LEASE_KEYS`]: `namespace`, `ttl_ms`, `renew_every_ms`, `retry_every_ms`, `safety_margin_ms`, `reserve_ms`, `swap_after_ms`, `nodes`, `holder` |
+//! | `type=counter,store=URL,key=KEY` | one value of `KEY`'s counter in the segment store `URL` per ID: Redis `INCR`, a database sequence (a round trip per ID) | `store`, `key` |
+//! | `type=autoinc,stores=(URL\|URL\|…),key=KEY` | auto-increment with offset and step over `N` instances ([`AutoIncStore`](crate::segment::autoinc::AutoIncStore)): instance `k` gives `k+1`, `k+1+N`, … | `stores` (in order), `key` |
+//! | `type=redis_compose,store=redis://…,layout=SPEC,shard=N,namespace=NS` | Redis milliseconds + shard + a per-millisecond sequence ([`RedisCompose`](crate::redis_compose::RedisCompose), `redis` feature) | all four |
 //! | a type [`register`]ed by the program | whatever its factory builds | the factory's |
 //!
 //! Keys are snake_case and given at most once; a URL with commas is wrapped in parentheses
@@ -62,6 +65,7 @@
 //! [`LEASE_KEYS`]: crate::options::LEASE_KEYS
 
 mod builtin;
+mod naive;
 mod registry;
 mod source;
 mod spec;
@@ -73,6 +77,14 @@ pub use idmint::named::GeneratedId;
 pub use registry::{register, registered, Factory};
 pub use source::NamedSource;
 pub use spec::NamedSpec;
+
+/// The store-backed types built here, besides the core's: a program cannot register these names.
+const BUILT_IN: [&str; 4] = [
+    builtin::SEGMENT,
+    naive::COUNTER,
+    naive::AUTOINC,
+    naive::REDIS_COMPOSE,
+];
 
 /// What a config names: a core type, left for the surface to build natively, or a source built
 /// here (see [`resolve`]).
@@ -105,8 +117,15 @@ pub fn resolve(config: &str) -> Result<Named> {
     let spec = NamedSpec::new(config, &entries);
     // A `type` that is not text is the core's error to report.
     let name = spec.type_name().unwrap_or("");
-    if name == builtin::SEGMENT {
-        return builtin::segment(&spec).map(Named::Source);
+    let store_backed: Option<fn(&NamedSpec<'_>) -> Result<Box<dyn NamedSource>>> = match name {
+        builtin::SEGMENT => Some(builtin::segment),
+        naive::COUNTER => Some(naive::counter),
+        naive::AUTOINC => Some(naive::autoinc),
+        naive::REDIS_COMPOSE => Some(naive::redis_compose),
+        _ => None,
+    };
+    if let Some(build) = store_backed {
+        return build(&spec).map(Named::Source);
     }
     if name == NamedType::Snowflake.name() {
         if spec.get("lease").is_some() {

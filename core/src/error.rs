@@ -175,6 +175,14 @@ pub enum Error {
         /// The largest value allowed.
         limit: u64,
     },
+    /// The object was closed (`close()`, or the host language's `with`/`using` block ended):
+    /// a closed generator or allocator refuses rather than minting from a released node or a
+    /// returned range.
+    #[error("{what} is closed")]
+    Closed {
+        /// What was closed (`LeasedSnowflake`, `SegmentAllocator`, ...).
+        what: &'static str,
+    },
     /// An argument names something that does not exist or leaves out something required: an
     /// unknown option key, an unknown, missing or repeated node sub-field.
     #[error("invalid argument `{argument}`: {reason}")]
@@ -230,6 +238,8 @@ pub enum ErrorKind {
     LimitExceeded = 18,
     /// [`Error::InvalidArgument`].
     InvalidArgument = 19,
+    /// [`Error::Closed`].
+    Closed = 20,
 }
 
 impl Error {
@@ -257,6 +267,7 @@ impl Error {
             Error::StoreMismatch { .. } => ErrorKind::StoreMismatch,
             Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
             Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Error::Closed { .. } => ErrorKind::Closed,
         }
     }
 
@@ -356,6 +367,7 @@ impl Error {
                 f("reason", "reason", Str(reason)),
                 None,
             ],
+            Error::Closed { what } => [f("what", "what", Str(what)), None, None],
             Error::Forked | Error::RandomSource | Error::NodeRequired => [None, None, None],
         };
         ErrorFields { items, next: 0 }
@@ -403,7 +415,7 @@ impl<'a> Iterator for ErrorFields<'a> {
 
 impl ErrorKind {
     /// Every kind, in discriminant order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::InvalidLayout,
         ErrorKind::LayoutExpired,
         ErrorKind::BeforeEpoch,
@@ -423,6 +435,7 @@ impl ErrorKind {
         ErrorKind::StoreMismatch,
         ErrorKind::LimitExceeded,
         ErrorKind::InvalidArgument,
+        ErrorKind::Closed,
     ];
 
     /// The stable code string (`ERR_...`) of this kind.
@@ -447,6 +460,7 @@ impl ErrorKind {
             ErrorKind::StoreMismatch => "ERR_STORE_MISMATCH",
             ErrorKind::LimitExceeded => "ERR_LIMIT_EXCEEDED",
             ErrorKind::InvalidArgument => "ERR_INVALID_ARG_VALUE",
+            ErrorKind::Closed => "ERR_CLOSED",
         }
     }
 }
@@ -459,7 +473,7 @@ mod tests {
     use super::*;
 
     /// One error of every kind, so the checks below see every variant's fields.
-    fn one_of_each() -> [Error; 21] {
+    fn one_of_each() -> [Error; 22] {
         let n = Name::lossy("worker");
         [
             Error::InvalidLayout { reason: "r" },
@@ -517,6 +531,7 @@ mod tests {
                 argument: n,
                 reason: "r",
             },
+            Error::Closed { what: "thing" },
         ]
     }
 

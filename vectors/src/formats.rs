@@ -194,6 +194,19 @@ fn rfc9562() -> Vec<Value> {
                 "B.2",
             ),
         ),
+        case(
+            [
+                ("appendix", "B.2".into()),
+                ("method", "v8_sha256".into()),
+                ("namespace", uuid_text(&dns)),
+                ("name", name.into()),
+            ],
+            agree(
+                &uuids::v8_sha256(&dns, name.as_bytes()),
+                "5c146b14-3c52-8afd-938a-375d0df1fbf6",
+                "B.2",
+            ),
+        ),
     ]
 }
 

@@ -747,6 +747,10 @@ fn replay_formats() {
             "v4" => Ok(uuids::v4(fixed(st(c, "random")))),
             "v7" => Ok(uuids::v7(u(c, "unix_ms"), fixed(st(c, "random")))),
             "v8" => Ok(uuids::v8(fixed(st(c, "bytes")))),
+            "v8_sha256" => Ok(uuids::v8_sha256(
+                &uuid_of("namespace"),
+                st(c, "name").as_bytes(),
+            )),
             "v8_fields" => {
                 uuids::v8_from_fields(u(c, "custom_a"), u(c, "custom_b"), u(c, "custom_c"))
             }

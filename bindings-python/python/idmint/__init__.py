@@ -27,6 +27,7 @@ from ._native import (
     ForkedGenerator,
     IdmintError,
     InvalidArgument,
+    Closed,
     InvalidConfig,
     InvalidEncoding,
     InvalidLayout,
@@ -84,6 +85,7 @@ from ._native import (
     uuid8,
     uuid8_fields,
     uuid8_from_fields,
+    uuid8_sha256,
     uuid_info,
 )
 
@@ -101,6 +103,7 @@ __all__ = [
     "ForkedGenerator",
     "IdmintError",
     "InvalidArgument",
+    "Closed",
     "InvalidConfig",
     "InvalidEncoding",
     "InvalidLayout",
@@ -158,5 +161,6 @@ __all__ = [
     "uuid8",
     "uuid8_fields",
     "uuid8_from_fields",
+    "uuid8_sha256",
     "uuid_info",
 ]

@@ -36,6 +36,7 @@ __all__ = [
     "StoreMismatch",
     "LimitExceeded",
     "InvalidArgument",
+    "Closed",
     "Layout",
     "Field",
     "Parts",
@@ -66,6 +67,7 @@ __all__ = [
     "uuid8",
     "uuid8_from_fields",
     "uuid8_fields",
+    "uuid8_sha256",
     "uuid1_to_uuid6",
     "uuid6_to_uuid1",
     "uuid7s",
@@ -240,6 +242,13 @@ class InvalidArgument(IdmintError, KeyError, ValueError):
     code: str  # "ERR_INVALID_ARG_VALUE"
     argument: str
     reason: str
+
+class Closed(IdmintError, ValueError):
+    """The object was closed (close() or the end of its with block): only close() may follow.
+    Also a ValueError, as for a closed file."""
+
+    code: str  # "ERR_CLOSED"
+    what: str
 
 # ----------------------------------------------------------------------------------------------
 # Layouts
@@ -835,6 +844,7 @@ def uuid6_at(ticks: int, clock_seq: int, node: bytes) -> _uuid.UUID: ...
 def uuid8(data: bytes) -> _uuid.UUID: ...
 def uuid8_from_fields(custom_a: int, custom_b: int, custom_c: int) -> _uuid.UUID: ...
 def uuid8_fields(u: _uuid.UUID | str) -> tuple[int, int, int] | None: ...
+def uuid8_sha256(namespace: _uuid.UUID | str, name: str | bytes) -> _uuid.UUID: ...
 def uuid1_to_uuid6(u: _uuid.UUID | str) -> _uuid.UUID: ...
 def uuid6_to_uuid1(u: _uuid.UUID | str) -> _uuid.UUID: ...
 def uuid7s(n: int) -> list[_uuid.UUID]: ...

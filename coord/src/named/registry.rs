@@ -32,7 +32,8 @@ fn invalid(reason: &'static str) -> Error {
 /// registers links them).
 ///
 /// Names are 1 to 64 bytes of `[a-z0-9_]`. The built-in types (`snowflake`, `uuid4`, `uuid7`,
-/// `uuid6`, `uuid1`, `segment`) and a name already registered are refused
+/// `uuid6`, `uuid1`, `segment`, `counter`, `autoinc`, `redis_compose`) and a name already
+/// registered are refused
 /// ([`Error::InvalidConfig`]): a config keeps meaning one thing for the life of the process.
 ///
 /// The factory gets the config's [`NamedSpec`], `type` included; see [`NamedSource`] for an
@@ -51,7 +52,7 @@ where
             "a generator type name is 1 to 64 bytes of [a-z0-9_]",
         ));
     }
-    if NamedType::from_name(type_name).is_some() || type_name == super::builtin::SEGMENT {
+    if NamedType::from_name(type_name).is_some() || super::BUILT_IN.contains(&type_name) {
         return Err(invalid(
             "a built-in generator type cannot be registered again",
         ));

@@ -5,7 +5,7 @@
 
 pub mod allocator;
 pub mod autoinc;
-mod counter;
+pub(crate) mod counter;
 mod durable;
 #[cfg(feature = "http")]
 pub mod http;

@@ -53,7 +53,7 @@ pub use v4::v4;
 pub use v5::v5;
 pub use v6::{v1_to_v6, v6, v6_to_v1, Uuid6Generator};
 pub use v7::{v7, V7Generator, V7Method};
-pub use v8::{v8, v8_fields, v8_from_fields};
+pub use v8::{v8, v8_fields, v8_from_fields, v8_sha256};
 
 /// The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
 pub const NIL: Uuid = Uuid::nil();

@@ -22,6 +22,27 @@ pub const fn v8(bytes: [u8; 16]) -> Uuid {
     Builder::from_custom_bytes(bytes).into_uuid()
 }
 
+/// A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's 16 bytes
+/// and `name`, as RFC 9562 appendix B.2 shows. Deterministic like [`v5`](super::v5), with a
+/// modern hash; every surface gives the same UUID for the same namespace and name.
+///
+/// # Examples
+/// ```
+/// use idmint::uuids::{v8_sha256, NAMESPACE_DNS};
+/// let u = v8_sha256(&NAMESPACE_DNS, b"www.example.com");
+/// assert_eq!(u.to_string(), "5c146b14-3c52-8afd-938a-375d0df1fbf6");
+/// ```
+pub fn v8_sha256(namespace: &Uuid, name: &[u8]) -> Uuid {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(namespace.as_bytes());
+    h.update(name);
+    let digest = h.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    v8(bytes)
+}
+
 /// A version 8 UUID from its three custom fields: `custom_a` (48 bits), `custom_b` (12 bits)
 /// and `custom_c` (62 bits), as in RFC 9562 appendix B.1; [`Error::FieldOverflow`] if a value
 /// does not fit its field.
