@@ -253,7 +253,11 @@ impl FromStr for Codec {
 ///    and decode with [`Codec::decode`] when that matters);
 /// 2. a `0x` prefix → hex, the form [`Codec::Hex`] writes; `0X` too, unless the text is 13
 ///    characters long (`0X…` is also how some base32 IDs begin). Bare hex such as `ff` is not
-///    recognised (it could be base62 or base32 text) and fails with a reason that says so;
+///    recognised (it could be base62 or base32 text) and fails with a reason that says so.
+///    Eleven characters starting `0x` or `0X` may also be base62 (`0x000000000` is base62
+///    for 798,688,106,229,549,568 and hex for 0): when the text reads both ways it fails as
+///    ambiguous rather than guess; when it reads one way only (`0x00000000g`: base62), that
+///    one is taken;
 /// 3. exactly 13 characters → base32;
 /// 4. exactly 11 characters → base62;
 /// 5. anything else fails with codec `auto` at character 0: it is the whole text that has no
@@ -286,6 +290,17 @@ pub fn decode_any(s: &str) -> Result<u64> {
     // Base32 text may begin with `0X` (Crockford has an X): 13 characters with an upper-case
     // `0X` are base32, as `Codec::Base32` writes them; hex is written with a lower-case `0x`.
     match s.get(..2) {
+        Some("0x" | "0X") if s.len() == 11 => {
+            return match (Codec::Hex.decode(s), Codec::Base62.decode(s)) {
+                (Ok(_), Ok(_)) => Err(Error::InvalidEncoding {
+                    codec: "auto",
+                    at: 0,
+                    reason: "ambiguous: 11 characters starting 0x read as hex and as base62; name the codec",
+                }),
+                (Ok(id), Err(_)) | (Err(_), Ok(id)) => Ok(id),
+                (Err(e), Err(_)) => Err(e),
+            };
+        }
         Some("0x") => return Codec::Hex.decode(s),
         Some("0X") if s.len() != 13 => return Codec::Hex.decode(s),
         _ => {}
@@ -864,6 +879,26 @@ mod tests {
         assert_eq!(Codec::Decimal.encode(7), "7");
     }
 
+    #[test]
+    fn eleven_characters_after_0x_that_read_as_hex_and_base62_are_refused() {
+        // Base62 for 798,688,106,229,549,568, and hex for 0: no guess.
+        assert_eq!(
+            Codec::Base62.format(798_688_106_229_549_568).as_str(),
+            "0x000000000"
+        );
+        let ambiguous = decode_any("0x000000000").unwrap_err();
+        assert!(ambiguous.to_string().contains("ambiguous"), "{ambiguous}");
+        assert_eq!(decode_any("0X123456789"), Err(ambiguous));
+        // Not hex: base62 only.
+        assert_eq!(
+            decode_any("0x00000000g"),
+            Codec::Base62.decode("0x00000000g")
+        );
+        assert!(decode_any("0x00000000g").is_ok());
+        // Other lengths with 0x stay hex.
+        assert_eq!(decode_any("0x2a"), Ok(42));
+    }
+
     proptest! {
         #[test]
         fn round_trip(id in any::<u64>()) {
@@ -884,8 +919,16 @@ mod tests {
             // text made only of digits (read as decimal, as documented).
             for c in Codec::ALL {
                 let e = c.format(id);
-                if !e.as_bytes().iter().all(u8::is_ascii_digit) {
-                    prop_assert_eq!(decode_any(e.as_str()), Ok(id), "{}", c);
+                let text = e.as_str();
+                let both = text.len() == 11
+                    && (text.starts_with("0x") || text.starts_with("0X"))
+                    && Codec::Hex.decode(text).is_ok()
+                    && Codec::Base62.decode(text).is_ok();
+                if both {
+                    // Hex and base62 at once: refused, never a wrong value.
+                    prop_assert!(decode_any(text).is_err(), "{}", c);
+                } else if !e.as_bytes().iter().all(u8::is_ascii_digit) {
+                    prop_assert_eq!(decode_any(text), Ok(id), "{}", c);
                 }
             }
             let bare = std::format!("{id:x}");

@@ -38,7 +38,7 @@ const IDS: [u64; 20] = [
 ];
 
 /// (codec name or `auto`, text)
-const DECODE: [(&str, &str); 66] = [
+const DECODE: [(&str, &str); 68] = [
     ("decimal", "0"),
     ("decimal", "00000000000000000000000042"),
     ("decimal", "18446744073709551615"),
@@ -105,6 +105,8 @@ const DECODE: [(&str, &str); 66] = [
     ("auto", "ééééééééééé"),
     ("auto", "1d83a82428800000"),
     ("auto", "0X00000000000"),
+    ("auto", "0x000000000"),
+    ("auto", "0x00000000g"),
 ];
 
 pub(crate) fn generate() -> Value {
