@@ -13,17 +13,18 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-/// One line per kind, in the order of [`ErrorKind::ALL`]: class name, the built-in classes it
-/// also subclasses (`-` for none) and its docstring.
+/// One line per kind, by the core's kind name ([`ErrorKind::name`], which is the class name):
+/// the name, the built-in classes the class also subclasses (`-` for none) and its docstring.
+/// A kind without a line fails the import, naming it.
 const KINDS: &str = "\
 InvalidLayout ValueError A layout spec, preset name or named-generator config is invalid (`at` is the byte offset for text errors, else None).
 LayoutExpired - The layout's time field cannot represent the time any more (`end_ms`: its first unrepresentable instant).
 BeforeEpoch - A time before the layout's epoch (`now_ms`, `epoch_ms`).
 OutOfRange ValueError A value does not fit its field (`field`, `value`, `max`); a ValueError. Integers outside 0..2**64 raise the built-in OverflowError before reaching the core.
-ClockMovedBackwards - The clock went back further than the generator's on_backwards policy allows (`by_ms`, `last_ms`).
+ClockBackwards - The clock went back further than the generator's on_backwards policy allows (`by_ms`, `last_ms`).
 SequenceExhausted - Every sequence value of the tick is used and on_exhausted is 'fail' (`tick_ms`).
 WouldBlock - Not a failure: no ID can be issued before `until_ms` (sans-IO calls); call again then.
-ForkedGenerator - The generator was created before os.fork(); call set_node(new_node) in the child to re-arm it.
+Forked - The generator was created before os.fork(); call set_node(new_node) in the child to re-arm it.
 InvalidConfig ValueError A generator, policy, codec or obfuscation configuration is invalid (`reason`).
 InvalidEncoding ValueError Text could not be decoded (`codec`, `at`: character index, `reason`).
 BufferTooSmall - An output buffer is too small (`needed` bytes); not raised by the Python API.
@@ -77,8 +78,17 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
         let doc = "Base class of every idmint error; `.code` is the stable code shared by all surfaces (ERR_...).";
         let base = make_class(py, "IdmintError", vec![exc], doc, &[("__str__", str_)])?;
         let mut kinds = Vec::with_capacity(ErrorKind::ALL.len());
-        for (line, kind) in KINDS.lines().zip(ErrorKind::ALL) {
-            let (name, rest) = line.split_once(' ').unwrap_or((line, ""));
+        for kind in ErrorKind::ALL {
+            let name = kind.name();
+            let line = KINDS
+                .lines()
+                .find(|l| l.split_once(' ').is_some_and(|(n, _)| n == name))
+                .ok_or_else(|| {
+                    pyo3::exceptions::PyImportError::new_err(format!(
+                        "idmint: no exception class for the core's error kind {name}"
+                    ))
+                })?;
+            let (_, rest) = line.split_once(' ').unwrap_or((line, ""));
             let (also, doc) = rest.split_once(' ').unwrap_or(("-", rest));
             let mut bases = vec![base.clone().into_any()];
             for b in also.split(',').filter(|b| *b != "-") {

@@ -9,7 +9,7 @@
 //!
 //! `close()` (or leaving a `with` block) releases the node and records its exact last issued
 //! time; a generator dropped without it releases on garbage collection, without reporting
-//! errors. A child process after `os.fork()` gets `ForkedGenerator` from every minting call:
+//! errors. A child process after `os.fork()` gets `Forked` from every minting call:
 //! the lease stays the parent's.
 
 use std::time::Instant;

@@ -149,7 +149,7 @@ def test_next_id_at_is_sans_io() -> None:
     with pytest.raises(idmint.WouldBlock) as info:
         gen.next_id_at(t0)
     assert info.value.until_ms == t0 + 1
-    with pytest.raises(idmint.ClockMovedBackwards) as back:
+    with pytest.raises(idmint.ClockBackwards) as back:
         gen.next_id_at(t0 - 10)
     assert (back.value.by_ms, back.value.last_ms) == (10, t0)
     assert gen.stats().rollbacks == 1
@@ -265,10 +265,10 @@ def test_error_hierarchy() -> None:
         idmint.LayoutExpired: (False, "ERR_LAYOUT_EXPIRED"),
         idmint.BeforeEpoch: (False, "ERR_BEFORE_EPOCH"),
         idmint.OutOfRange: (True, "ERR_OUT_OF_RANGE"),
-        idmint.ClockMovedBackwards: (False, "ERR_CLOCK_BACKWARDS"),
+        idmint.ClockBackwards: (False, "ERR_CLOCK_BACKWARDS"),
         idmint.SequenceExhausted: (False, "ERR_SEQUENCE_EXHAUSTED"),
         idmint.WouldBlock: (False, "ERR_WOULD_BLOCK"),
-        idmint.ForkedGenerator: (False, "ERR_FORKED"),
+        idmint.Forked: (False, "ERR_FORKED"),
         idmint.InvalidConfig: (True, "ERR_INVALID_CONFIG"),
         idmint.InvalidEncoding: (True, "ERR_INVALID_ENCODING"),
         idmint.BufferTooSmall: (False, "ERR_BUFFER_TOO_SMALL"),

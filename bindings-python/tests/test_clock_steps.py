@@ -47,7 +47,7 @@ while not os.path.exists(stop):
     for _ in range(10):
         try:
             tag, id = 0, g.next_id()
-        except idmint.ClockMovedBackwards:
+        except idmint.ClockBackwards:
             tag, id = 1, 0
         except idmint.IdmintError:
             tag, id = 2, 0
@@ -63,7 +63,7 @@ print("@@STATS", g.stats().rollbacks, flush=True)
 class Rec:
     pre: int
     post: int
-    tag: int  # 0 an ID, 1 ClockMovedBackwards, 2 another error
+    tag: int  # 0 an ID, 1 ClockBackwards, 2 another error
     id: int
 
 
@@ -186,7 +186,7 @@ def increasing(ids: list[int]) -> bool:
 
 
 def test_step_back_under_fail_errors_once_seen(runs: dict[str, Run]) -> None:
-    """`fail`, clock set back 30 s: once seen, every call raises ClockMovedBackwards."""
+    """`fail`, clock set back 30 s: once seen, every call raises ClockBackwards."""
     run = runs["fail"]
     seen = run.after(REANCHOR_MS)
     assert len(seen) >= 50

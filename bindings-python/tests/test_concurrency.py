@@ -115,7 +115,7 @@ def test_os_fork_child_refuses_until_set_node() -> None:
             ):
                 try:
                     call()
-                except idmint.ForkedGenerator as e:
+                except idmint.Forked as e:
                     refused.append(e.code == "ERR_FORKED" and "fork" in str(e))
             if refused == [True] * 8:
                 gen.set_node(2)  # re-arms the generator in this process
@@ -150,7 +150,7 @@ def _worker(node: int, q: Any) -> None:
         GLOBAL_GEN.next_id()
         q.put(("not refused", []))
         return
-    except idmint.ForkedGenerator:
+    except idmint.Forked:
         pass
     GLOBAL_GEN.set_node(node)
     q.put(("ok", list(GLOBAL_GEN.next_ids(N_CHILD))))

@@ -296,7 +296,7 @@ def test_fork_child_gets_forked_error_and_leases_its_own_node(tmp_path: Path) ->
             try:
                 g.next_id()
                 msg = "minted"
-            except idmint.ForkedGenerator as e:
+            except idmint.Forked as e:
                 msg = e.code
             with idmint.LeasedSnowflake(src, nodes=4) as own:
                 msg += f" {own.node} {own.next_id()}"

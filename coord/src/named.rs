@@ -86,6 +86,9 @@ const BUILT_IN: [&str; 4] = [
     naive::REDIS_COMPOSE,
 ];
 
+/// Builds a store-backed type from its config.
+type Builder = fn(&NamedSpec<'_>) -> Result<Box<dyn NamedSource>>;
+
 /// What a config names: a core type, left for the surface to build natively, or a source built
 /// here (see [`resolve`]).
 // Made once per config and matched at once: boxing the config would only add an allocation.
@@ -117,7 +120,7 @@ pub fn resolve(config: &str) -> Result<Named> {
     let spec = NamedSpec::new(config, &entries);
     // A `type` that is not text is the core's error to report.
     let name = spec.type_name().unwrap_or("");
-    let store_backed: Option<fn(&NamedSpec<'_>) -> Result<Box<dyn NamedSource>>> = match name {
+    let store_backed: Option<Builder> = match name {
         builtin::SEGMENT => Some(builtin::segment),
         naive::COUNTER => Some(naive::counter),
         naive::AUTOINC => Some(naive::autoinc),

@@ -124,13 +124,15 @@ fn config_errors_point_into_the_text() {
         ),
     ];
     for (config, want) in cases {
-        let e = named::build(config).err().expect(config);
+        let Err(e) = named::build(config) else {
+            panic!("{config}: built");
+        };
         assert_eq!(e.kind(), ErrorKind::InvalidLayout, "{config}: {e}");
         assert!(e.to_string().contains(want), "{config}: {e}");
     }
-    let e = named::build("type=counter,store=nope://x,key=k")
-        .err()
-        .unwrap();
+    let Err(e) = named::build("type=counter,store=nope://x,key=k") else {
+        panic!("nope:// built");
+    };
     assert_eq!(e.kind(), ErrorKind::InvalidConfig, "{e}");
     // The names are taken: a program cannot register them again.
     for name in ["counter", "autoinc", "redis_compose"] {

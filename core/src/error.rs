@@ -438,6 +438,38 @@ impl ErrorKind {
         ErrorKind::Closed,
     ];
 
+    /// The kind's name, the same on every surface that names error classes (Python's exception
+    /// classes are these names): `"ClockBackwards"`, `"Closed"`, ...
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!(idmint::ErrorKind::ClockBackwards.name(), "ClockBackwards");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidLayout => "InvalidLayout",
+            ErrorKind::LayoutExpired => "LayoutExpired",
+            ErrorKind::BeforeEpoch => "BeforeEpoch",
+            ErrorKind::OutOfRange => "OutOfRange",
+            ErrorKind::ClockBackwards => "ClockBackwards",
+            ErrorKind::SequenceExhausted => "SequenceExhausted",
+            ErrorKind::WouldBlock => "WouldBlock",
+            ErrorKind::Forked => "Forked",
+            ErrorKind::InvalidConfig => "InvalidConfig",
+            ErrorKind::InvalidEncoding => "InvalidEncoding",
+            ErrorKind::BufferTooSmall => "BufferTooSmall",
+            ErrorKind::RandomSource => "RandomSource",
+            ErrorKind::StoreUnavailable => "StoreUnavailable",
+            ErrorKind::LeaseLost => "LeaseLost",
+            ErrorKind::NoFreeNode => "NoFreeNode",
+            ErrorKind::NodeRequired => "NodeRequired",
+            ErrorKind::StoreMismatch => "StoreMismatch",
+            ErrorKind::LimitExceeded => "LimitExceeded",
+            ErrorKind::InvalidArgument => "InvalidArgument",
+            ErrorKind::Closed => "Closed",
+        }
+    }
+
     /// The stable code string (`ERR_...`) of this kind.
     pub const fn code(self) -> &'static str {
         match self {

@@ -21,10 +21,10 @@ __all__ = [
     "LayoutExpired",
     "BeforeEpoch",
     "OutOfRange",
-    "ClockMovedBackwards",
+    "ClockBackwards",
     "SequenceExhausted",
     "WouldBlock",
-    "ForkedGenerator",
+    "Forked",
     "InvalidConfig",
     "InvalidEncoding",
     "BufferTooSmall",
@@ -136,7 +136,7 @@ class OutOfRange(IdmintError, ValueError):
     value: int
     max: int
 
-class ClockMovedBackwards(IdmintError):
+class ClockBackwards(IdmintError):
     """The clock went back further than the on_backwards policy allows."""
 
     code: str  # "ERR_CLOCK_BACKWARDS"
@@ -155,7 +155,7 @@ class WouldBlock(IdmintError):
     code: str  # "ERR_WOULD_BLOCK"
     until_ms: int
 
-class ForkedGenerator(IdmintError):
+class Forked(IdmintError):
     """The generator was created before os.fork(); call set_node(new_node) in the child."""
 
     code: str  # "ERR_FORKED"
@@ -405,7 +405,7 @@ class Run:
 class Snowflake:
     """A thread-safe, fork-safe Snowflake generator on the system clock.
 
-    After os.fork() the child's copy raises ForkedGenerator until given a node of its own
+    After os.fork() the child's copy raises Forked until given a node of its own
     with set_node(); the parent carries on. Without a node it raises NodeRequired.
     """
 
@@ -725,7 +725,7 @@ class LeasedSnowflake:
     `redis://...`, `postgres://...`: a node no live holder has, renewed in the background,
     fenced after the node's last issued time) or a fixed source (`static:N`, `env:NAME`, `ip`,
     `ip:A.B.C.D`, `random`). Store round trips run
-    without the GIL. After os.fork() the child's copy raises ForkedGenerator: build a new one.
+    without the GIL. After os.fork() the child's copy raises Forked: build a new one.
     """
 
     def __new__(

@@ -8,10 +8,8 @@
 //! ID (or per batch, for `redis_compose`). For new systems a `type=segment` allocator (a range
 //! per round trip) or a leased Snowflake (no round trip per ID) is faster and as safe.
 
-use std::sync::Arc;
-
 use idmint::named::GeneratedId;
-use idmint::{Error, Layout, Result};
+use idmint::{Error, Result};
 
 use super::source::batch;
 use super::{NamedSource, NamedSpec};
@@ -138,6 +136,7 @@ fn wrap(v: &str) -> String {
 #[cfg(feature = "redis")]
 pub(super) fn redis_compose(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
     use crate::redis_compose::RedisCompose;
+    use idmint::Layout;
     spec.check_keys(
         &["type", "store", "layout", "shard", "namespace"],
         "unknown key for type redis_compose (type, store, layout, shard, namespace)",
@@ -158,7 +157,7 @@ pub(super) fn redis_compose(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>
     )?;
     let gen = RedisCompose::new(url, layout, ns, shard)?;
     Ok(Box::new(ComposeSource {
-        gen: Arc::new(gen),
+        gen,
         config: format!(
             "type=redis_compose,store={},layout=({layout}),shard={shard},namespace={ns}",
             wrap(&redact(url))
@@ -176,7 +175,7 @@ pub(super) fn redis_compose(_: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
 
 #[cfg(feature = "redis")]
 struct ComposeSource {
-    gen: Arc<crate::redis_compose::RedisCompose>,
+    gen: crate::redis_compose::RedisCompose,
     config: String,
 }
 
