@@ -1,6 +1,8 @@
 //! What a [`SegmentBuffer`](super::SegmentBuffer) answers: an ID, a batch, a fetch to start, a
 //! stall; and the remainder and checkpoint it hands over for durable keeping.
 
+#[cfg(doc)]
+use super::SegmentBuffer;
 use super::{Range, NONE};
 
 /// A request to fetch the next range: call `store.take(key, fetch.step())` and hand the

@@ -1,5 +1,7 @@
 //! [`SegmentBuffer`]: the double buffer of one key, sans-IO.
 
+#[cfg(doc)]
+use super::SegmentCursor;
 use super::{
     key_seed, Batch, Checkpoint, Fetch, Range, Remainder, SegmentConfig, Stall, Take, GOLDEN, NONE,
 };
@@ -20,7 +22,7 @@ enum Pop {
     Fenced,
 }
 
-/// The double buffer of one key; see the [module docs](self).
+/// The double buffer of one key; see the [module docs](super).
 ///
 /// # Examples
 /// ```

@@ -1,5 +1,7 @@
 //! [`SegmentConfig`]: how a buffer sizes, schedules and shapes what it serves.
 
+#[cfg(doc)]
+use super::SegmentBuffer;
 use super::{
     DEFAULT_FAST_MS, DEFAULT_MAX_STEP, DEFAULT_REFILL_PERCENT, DEFAULT_RETRY_MAX_MS,
     DEFAULT_RETRY_MIN_MS, DEFAULT_SLOW_MS, DEFAULT_STEP,

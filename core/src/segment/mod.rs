@@ -35,7 +35,7 @@
 //!   key are disjoint — which is the contract of `idmint_coord::segment::SegmentStore`.
 //! * **Gaps only skip.** Random gaps (optional) skip values inside a range; a gap never leaves
 //!   a range, and values it skips are never served later.
-//! * **Obfuscation is a bijection.** With a keyed [`Obfuscator`], outputs stop being
+//! * **Obfuscation is a bijection.** With a keyed [`Obfuscator`](crate::obfuscate::Obfuscator), outputs stop being
 //!   increasing but stay unique, because the obfuscator permutes its domain.
 //! * **At most one fetch is in flight**, and only its [`Fetch`] token (not `Clone`) can be
 //!   supplied or failed.
