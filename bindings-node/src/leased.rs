@@ -9,7 +9,7 @@ use std::time::Instant;
 use idmint_coord::leased::LeasedSnowflake as CoreLeased;
 use idmint_coord::options::LeasedOptions;
 use idmint_js::convert::{batch_arg, string_arg};
-use idmint_js::{options, values, Class, Host, Out};
+use idmint_js::{options, values, Host, Out};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue};
 use napi_derive::napi;
