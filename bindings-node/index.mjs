@@ -44,6 +44,7 @@ export const {
   uuid7s,
   uuid8,
   uuid8Fields,
+  uuid8Sha256,
   uuid8FromFields,
   uuidInfo,
   version,

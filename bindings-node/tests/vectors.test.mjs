@@ -429,7 +429,7 @@ describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)'
       v1_to_v6: (c) => m.uuid1ToUuid6(c.uuid),
       v6_to_v1: (c) => m.uuid6ToUuid1(c.uuid),
     }
-    assert.equal(v.rfc9562.length, 10)
+    assert.equal(v.rfc9562.length, 11)
     for (const c of v.rfc9562) {
       const u = calls[c.method](c)
       assert.equal(u, c.expect.uuid, `${c.appendix} ${c.method}`)
