@@ -241,7 +241,9 @@ impl LeaseOptions {
 
     /// Called (on the minting thread) before each wait for a node that is not ready yet: its
     /// fence ahead of the clock, or the store's lock delay. coord does not log; a CLI or
-    /// service prints or counts these. Called once per lease, before the wait starts.
+    /// service prints or counts these. Called once per lease, before the wait starts, and
+    /// also by [`LeasedSnowflake::try_next_id`] when it answers `WouldBlock` for that reason
+    /// (its caller does the waiting).
     pub fn on_wait(mut self, f: impl Fn(&LeaseWait) + Send + Sync + 'static) -> Self {
         self.on_wait = Some(WaitHook(Arc::new(f)));
         self
@@ -743,21 +745,28 @@ impl<C: Clock + 'static> Shared<C> {
         Ok(())
     }
 
+    /// Reports a wait for `s`'s node to [`LeaseOptions::on_wait`], once per lease.
+    fn announce_wait(&self, s: &Slot<C>, ready: &NotReady) {
+        if s.announced.swap(true, RELAXED) {
+            return;
+        }
+        let Ok(opts) = self.opts() else { return };
+        if let (Some(hook), Some(lease)) = (opts.on_wait.as_ref(), s.lease.as_ref()) {
+            (hook.0)(&LeaseWait {
+                namespace: lease.namespace.clone(),
+                node: s.node(),
+                cause: ready.cause,
+                until_ms: ready.until_ms,
+                wait_ms: ready.until_ms - ready.now_ms,
+            });
+        }
+    }
+
     /// Waits until `ready.until_ms`, renewing the lease from this thread on the way so a wait
     /// longer than the TTL never loses it. Reports the wait first (once per lease).
     fn wait_ready(&self, s: &Slot<C>, ready: &NotReady) -> Result<()> {
         let opts = self.opts()?;
-        if !s.announced.swap(true, RELAXED) {
-            if let (Some(hook), Some(lease)) = (opts.on_wait.as_ref(), s.lease.as_ref()) {
-                (hook.0)(&LeaseWait {
-                    namespace: lease.namespace.clone(),
-                    node: s.node(),
-                    cause: ready.cause,
-                    until_ms: ready.until_ms,
-                    wait_ms: ready.until_ms - ready.now_ms,
-                });
-            }
-        }
+        self.announce_wait(s, ready);
         loop {
             let now = self.clock.now_ms();
             if now >= ready.until_ms {
@@ -854,6 +863,7 @@ impl<C: Clock + 'static> Shared<C> {
                     }
                     self.check_ready(s, &ready)?;
                     if !wait {
+                        self.announce_wait(s, &ready);
                         return Err(Error::WouldBlock {
                             until_ms: ready.until_ms,
                         });
