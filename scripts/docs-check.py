@@ -337,6 +337,29 @@ def check_named_tests(files: list[Path]) -> list[str]:
                          "--", "*.rs", "*.py", "*.c", "*.mjs", "*.js"], cwd=ROOT)
                 if r.returncode != 0:
                     problems.append(f"{rel}:{n}: names the test `{name}`, defined nowhere")
+    return problems + check_test_columns(files)
+
+
+def check_test_columns(files: list[Path]) -> list[str]:
+    """In a table whose last column is `test` or `backed by` (a guarantees table), every row's
+    last cell names a test: a test file or a test function in backticks."""
+    problems = []
+    names_test = re.compile(r"[\w/.-]+\.(?:rs|py|mjs|c)\b|`(?:test_)?[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}`")
+    for path in files:
+        rel = path.relative_to(ROOT)
+        in_table = False
+        for n, line in enumerate(path.read_text().split("\n"), 1):
+            if not line.startswith("|"):
+                in_table = False
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not in_table and cells[-1].lower() in ("test", "tests", "backed by"):
+                in_table = True
+                continue
+            # Or it points to another such table, which this check reads too.
+            refers = re.search(r"\]\([\w/.-]*\.md#[\w-]+\)", cells[-1])
+            if in_table and not set(line) <= set("|-: ") and not (names_test.search(cells[-1]) or refers):
+                problems.append(f"{rel}:{n}: a guarantee whose test column names no test")
     return problems
 
 
@@ -352,6 +375,8 @@ def account(blocks: list[Block], only: set[str] | None, rerun_rust: bool, listin
             b.status, b.detail = "unaccounted", "no info string: say ```text (not code) or the language"
         elif b.lang == "text":
             b.status, b.detail = "text", "not code"
+        elif b.lang == "console" and "ignore" in b.words:
+            b.status, b.detail = "unaccounted", "console,ignore without a <!-- not run: reason -->"
         elif b.lang == "python" and "notest" in b.words:
             b.status, b.detail = "unaccounted", "python notest without a <!-- not run: reason -->"
         elif b.lang in ("console", "rust", "python", "js", "c", "toml"):
