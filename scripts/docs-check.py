@@ -20,7 +20,9 @@ for anyone writing a README:
                `python notest` needs a reason (below).
   ```js        Run by node against the built packages: `idmint` is bindings-node, `idmint-web`
                bindings-wasm's Node build. A block with an `import`/`export` statement runs as
-               ESM, any other as CommonJS.
+               ESM, any other as CommonJS. `http://127.0.0.1:7600` means a private `idmint serve`
+               (the debug build, or $IDMINT_BIN) on examples/browser/idmint.toml, started here
+               on a free port the block is rewritten to.
   ```c         Compiled with cc (-Wall -Werror) against include/idmint.h and the release
                libidmint.a, and run. A block without `main(` is a fragment: its `#include`
                lines stay on top and the rest becomes the body of `int main(void)`.
@@ -54,6 +56,10 @@ Environment: IDMINT_PY_VENV (default target/py-venv), CARGO_TARGET_DIR (default 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import socket
+import time
+import urllib.request
 import os
 import re
 import shutil
@@ -202,14 +208,56 @@ def js_packages(scratch: Path) -> Path:
 ESM = re.compile(r"^\s*(import\s|export\s)", re.M)
 
 
+SERVICE = "127.0.0.1:7600"
+
+
+@contextlib.contextmanager
+def idmint_service(config: Path, scratch: Path):
+    """A private `idmint serve` on `config` and a free loopback port; yields the port."""
+    exe = os.environ.get("IDMINT_BIN") or str(target_dir() / "debug" / "idmint")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(scratch / "service.log", "w")
+    p = subprocess.Popen([exe, "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}",
+                          "--data-dir", str(scratch / "service"), "--log", "warn"],
+                         stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if p.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"idmint serve did not start: {(scratch / 'service.log').read_text()}")
+            time.sleep(0.05)
+        yield port
+    finally:
+        p.terminate()
+        p.wait()
+        log.close()
+
+
 def run_js(blocks: list[Block], scratch: Path) -> None:
     d = js_packages(scratch)
+    with contextlib.ExitStack() as stack:
+        port = None
+        if any(SERVICE in b.body for b in blocks):
+            port = stack.enter_context(idmint_service(ROOT / "examples/browser/idmint.toml", scratch))
+        run_js_blocks(blocks, d, port)
+
+
+def run_js_blocks(blocks: list[Block], d: Path, port: int | None) -> None:
     for n, b in enumerate(blocks):
         ext = "mjs" if ESM.search(b.body) else "cjs"
         work = d / f"block{n}"
         work.mkdir()
         src = d / f"block{n}.{ext}"
-        src.write_text(b.body + "\n")
+        body = b.body.replace(SERVICE, f"127.0.0.1:{port}") if port else b.body
+        src.write_text(body + "\n")
         r = run(["node", str(src)], cwd=work, timeout=120)
         if r.returncode == 0:
             b.status, b.detail = "ran", f"node ({'ESM' if ext == 'mjs' else 'CommonJS'})"
