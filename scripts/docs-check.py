@@ -26,9 +26,14 @@ for anyone writing a README:
   ```c         Compiled with cc (-Wall -Werror) against include/idmint.h and the release
                libidmint.a, and run. A block without `main(` is a fragment: its `#include`
                lines stay on top and the rest becomes the body of `int main(void)`.
-  ```toml      Must parse (tomllib), and a file it names as `idmint serve --config` is checked
-               by the console block that runs it.
-  ```text      Not code: diagrams, file trees, formats, command synopses. Never run.
+  ```toml      Must parse (tomllib).
+  ```text      Not code: diagrams, file trees, formats, command synopses. Never run. A
+               command's output is not a block of its own: it goes under the command in its
+               console block (or, for code, into a comment), where it is compared.
+
+The example configs are not blocks but files, and run too: examples/server/idmint.toml is the
+config of the service the console transcripts talk to, examples/browser/idmint.toml of the one
+the js blocks lease from.
 
 Any other block — or one of the above that cannot run here (another host, a production URL, a
 benchmark that takes minutes, the test command itself) — needs the line right before its

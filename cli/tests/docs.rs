@@ -5,8 +5,9 @@
 //! Each Markdown file with a console block is copied into a scratch directory with
 //! `127.0.0.1:7600` rewritten to the port of a private `idmint serve` started here on
 //! `examples/server/idmint.toml` (its own data directory), and trycmd runs the copy with that
-//! directory as the working directory: `idmint` is this build, `curl` the system's. A failure
-//! names the copy's path and line, which are the README's line.
+//! directory as the working directory: `idmint` is this build, `curl` the one on `PATH`. A
+//! failure names the copy's path and line, which are the README's line. Files one after
+//! another, each with a service and a directory of its own.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -45,6 +46,17 @@ fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn has_console_block(text: &str) -> bool {
     text.lines()
         .any(|l| l.trim_start().starts_with("```console"))
+}
+
+/// `name` as the shell would find it on `PATH` (scripts/setup.sh installs curl).
+fn on_path(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|f| f.is_file())
+        })
+        .unwrap_or_else(|| panic!("{name} is not on PATH (bash scripts/setup.sh servers)"))
 }
 
 fn free_port() -> u16 {
@@ -117,6 +129,7 @@ fn readme_transcripts_run_as_shown() {
     let _ = std::fs::remove_dir_all(&scratch);
     // One file at a time, each with a service and a working directory of its own, so the IDs
     // and files a transcript shows do not depend on another file's.
+    let curl = on_path("curl");
     for (i, f) in files.iter().enumerate() {
         let rel = f.strip_prefix(&root).unwrap();
         let dir = scratch.join(i.to_string());
@@ -133,7 +146,7 @@ fn readme_transcripts_run_as_shown() {
         std::env::set_current_dir(&work).unwrap();
         trycmd::TestCases::new()
             .register_bin("idmint", Path::new(BIN))
-            .register_bin("curl", Path::new("/usr/bin/curl"))
+            .register_bin("curl", curl.as_path())
             .env("IDMINT_LEASE_DIR", dir.join("leases").display().to_string())
             .case(&copy)
             .run();
