@@ -189,7 +189,11 @@ fn file_fence_try_next_id_says_when() {
     assert!(matches!(g.try_next_id(), Err(Error::WouldBlock { .. })));
     {
         let waits = waits.lock().unwrap();
-        assert_eq!(waits.len(), 1, "one report per lease, however often it is asked");
+        assert_eq!(
+            waits.len(),
+            1,
+            "one report per lease, however often it is asked"
+        );
         assert_eq!(
             (waits[0].cause, waits[0].until_ms, waits[0].wait_ms),
             (WaitCause::Fence, T + 1_501, 1_501)
