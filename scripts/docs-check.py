@@ -480,8 +480,8 @@ def main() -> int:
     print("\ndocs: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
           + f" ({len(blocks)} blocks in {len(files)} files)")
     # The plain closing line the CI reads.
-    ok = sum(counts.get(k, 0) for k in ("ran", "compiled", "text", "skipped"))
-    print(f"{ok} passed, {len(bad) + len(problems)} failed")
+    ok = sum(counts.get(k, 0) for k in ("ran", "compiled", "text"))
+    print(f"{ok} passed, {len(bad) + len(problems)} failed, {counts.get('skipped', 0)} skipped")
     return 1 if bad or problems else 0
 
 
