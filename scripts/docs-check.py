@@ -54,6 +54,7 @@ It also checks that every test a "guarantees" table or a "the test behind it" cl
   python3 scripts/docs-check.py --list       # the inventory only, nothing run
   python3 scripts/docs-check.py --only c,js  # run some kinds only (the others are listed)
   python3 scripts/docs-check.py --rust       # also re-run the trycmd test and the doc tests
+  python3 scripts/docs-check.py --self-test  # the accounting rules on a made-up file
 
 Environment: IDMINT_PY_VENV (default target/py-venv), CARGO_TARGET_DIR (default target).
 """
@@ -78,7 +79,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_DIRS = {"target", "node_modules", "dist", "pkg", ".git"}
-NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(.+?)\s*-->\s*$")
+NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(\S.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 
 # Markdown files whose Rust blocks rustdoc runs, and the source file that includes each.
@@ -117,8 +118,8 @@ def markdown_files() -> list[Path]:
     return out
 
 
-def blocks_of(path: Path) -> list[Block]:
-    rel = str(path.relative_to(ROOT))
+def blocks_of(path: Path, root: Path = ROOT) -> list[Block]:
+    rel = str(path.relative_to(root))
     lines = path.read_text().split("\n")
     out, i = [], 0
     while i < len(lines):
@@ -451,12 +452,71 @@ def account(blocks: list[Block], only: set[str] | None, rerun_rust: bool, listin
             run_toml(by_kind["toml"])
 
 
+SELF_TEST = """\
+```text
+a diagram
+```
+
+```
+untagged
+```
+
+```sh
+rm -rf /
+```
+
+<!-- not run: a benchmark -->
+```sh
+cargo bench
+```
+
+<!-- not run: -->
+```sh
+an empty reason is no reason
+```
+
+```python notest
+print("skipped without a reason")
+```
+
+```yaml
+a: 1
+```
+
+  ```toml
+  indented = "toml that parses"
+  ```
+
+````toml
+not = toml at all
+````
+"""
+
+
+def self_test() -> int:
+    """The accounting rules on a made-up file: what must fail fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "x.md"
+        f.write_text(SELF_TEST)
+        blocks = blocks_of(f, Path(tmp))
+        account(blocks, {"none"}, False, False)
+    got = [(b.line, b.status) for b in blocks]
+    want = [(1, "text"), (5, "unaccounted"), (9, "unaccounted"), (14, "skipped"),
+            (19, "unaccounted"), (23, "unaccounted"), (27, "unaccounted"), (31, "ran"),
+            (35, "failed")]
+    print("self-test:", "ok" if got == want else f"got {got}, want {want}")
+    return 0 if got == want else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--list", action="store_true", help="list the blocks; run nothing")
     ap.add_argument("--only", help="comma-separated kinds to run: python,js,c")
     ap.add_argument("--rust", action="store_true", help="re-run the trycmd test and the doc tests")
+    ap.add_argument("--self-test", action="store_true", help="check the accounting rules only")
     args = ap.parse_args()
+    if args.self_test:
+        return self_test()
     files = markdown_files()
     blocks = [b for f in files for b in blocks_of(f)]
     account(blocks, set(args.only.split(",")) if args.only else None, args.rust, args.list)
