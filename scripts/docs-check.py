@@ -68,7 +68,6 @@ import time
 import urllib.request
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
