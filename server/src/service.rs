@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use idmint::segment::SegmentConfig;
 use idmint::{Config, Error, Result};
-use idmint_coord::lease::{self, LeaseOptions, LeaseStore, LeaseWait, LeasedSnowflake, WaitCause};
+use idmint_coord::lease::{self, LeaseOptions, LeaseStore, LeasedSnowflake};
 use idmint_coord::node_source::NodeSource;
 use idmint_coord::segment::{open_store, Range, SegmentAllocator, SegmentStore, MAX_KEYS};
 
@@ -140,24 +140,6 @@ fn until_unix_ms(ms: u64) -> Duration {
         .max(Duration::from_micros(50))
 }
 
-/// Creates the data directory, private to the user.
-/// The one log line the service writes before its own lease waits for its node to be ready:
-/// what it waits for and until when (requests for Snowflake IDs wait with it).
-fn wait_line(w: &LeaseWait) -> String {
-    let why = match w.cause {
-        WaitCause::Fence => "its previous holder's recorded bound",
-        WaitCause::LockDelay => "the lease store's lock delay (a new namespace, or lost records)",
-        _ => "the lease store's record",
-    };
-    format!(
-        "snowflake node {} of lease namespace {} is fenced until {} ({why}); waiting {:.1} s",
-        w.node,
-        w.namespace,
-        idmint::Rfc3339(w.until_ms),
-        w.wait_ms as f64 / 1000.0
-    )
-}
-
 fn make_private_dir(dir: &Path) -> Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
@@ -199,7 +181,7 @@ impl Service {
                 let opts = LeaseOptions::new()
                     .namespace(&settings.lease_namespace)
                     .ttl(settings.lease_ttl)
-                    .on_wait(|w| tracing::warn!("{}", wait_line(w)));
+                    .on_wait(|w| tracing::warn!("snowflake {w}"));
                 let gen = LeasedSnowflake::new(store.clone(), cfg, opts)?;
                 let key = match &settings.lease_key {
                     Some(k) => k.clone(),
