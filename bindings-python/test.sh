@@ -22,18 +22,21 @@ python="${PYTHON:-python3}"
 MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
 MYPY_VERSION=2.4.1
+# Runs the READMEs' Python blocks against the installed wheel (scripts/docs-check.py).
+MARKDOWN_DOCS_VERSION=0.9.2
 # The ecosystem's own packages, cross-checked in tests/test_ecosystem.py (and benchmarked).
 ECOSYSTEM=(uuid6==2025.0.1 uuid-utils==1.2.0 typeid-python==0.3.11 python-ulid==4.1.0)
 
 step() { printf '\n==> python: %s\n' "$*"; }
 
-step "venv ($venv) with maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, mypy $MYPY_VERSION, ${ECOSYSTEM[*]}"
+step "venv ($venv) with maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, mypy $MYPY_VERSION, pytest-markdown-docs $MARKDOWN_DOCS_VERSION, ${ECOSYSTEM[*]}"
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 py="$venv/bin/python"
 "$py" -m pip install -q --disable-pip-version-check \
-  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "mypy==$MYPY_VERSION" "${ECOSYSTEM[@]}"
+  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "mypy==$MYPY_VERSION" \
+  "pytest-markdown-docs==$MARKDOWN_DOCS_VERSION" "${ECOSYSTEM[@]}"
 
 step "build the abi3 wheel (release, Cargo.lock must be up to date)"
 # A module left in the source tree by `maturin develop` must not shadow or enter the wheel.

@@ -60,6 +60,8 @@ servers() {
   command -v pkg-config >/dev/null || need+=(pkg-config)
   # It also renders the CLI's man page (and cli/tests/cli.rs does, when man is there).
   command -v man >/dev/null || need+=(man-db)
+  # The READMEs' HTTP transcripts run curl against a private service (cli/tests/docs.rs).
+  command -v curl >/dev/null || need+=(curl)
   # The browser package's tests run in headless Chromium (bindings-wasm/test.sh).
   { command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || need+=(chromium chromium-driver)
   apt_install "${need[@]}"

@@ -75,6 +75,11 @@ step "release artifacts: scripts/dist.sh builds dist/, scripts/dist-smoke.sh ins
 bash scripts/dist.sh
 bash scripts/dist-smoke.sh
 
+step "documentation that runs: every README block ran (python, js, c here; console and rust in the Rust tests) or is marked not run with a reason"
+# scripts/docs-check.py: the rules for README blocks, the inventory by file:line, the counts.
+python3 scripts/docs-check.py --self-test
+python3 scripts/docs-check.py
+
 step "examples/rust runs"
 cargo run --locked -q -p idmint-example-rust
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use idmint::codec::Codec;
 use idmint::Snowflake;
-use idmint_coord::leased::{LeaseOptions, LeaseWait, LeasedSnowflake, WaitCause};
+use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 
 use crate::common::{parse_codec, GenOpts};
 use crate::error::CliResult;
@@ -87,7 +87,7 @@ pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
     let mut opts = LeaseOptions::new()
         .ttl(Duration::from_millis(args.lease_ttl))
         .namespace(&args.lease_namespace)
-        .on_wait(|w| eprintln!("{}", wait_line(w)));
+        .on_wait(|w| eprintln!("idmint: {w}"));
     if let Some(ms) = args.swap_after {
         opts = opts.swap_after_ms(ms);
     }
@@ -101,22 +101,6 @@ pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
     // Records the exact last-issued time for the node's next holder.
     gen.release()?;
     Ok(())
-}
-
-/// The one line `gen` prints before it waits for a leased node to be ready.
-fn wait_line(w: &LeaseWait) -> String {
-    let why = match w.cause {
-        WaitCause::Fence => "its previous holder's recorded bound",
-        WaitCause::LockDelay => "the store's lock delay: it found its records lost",
-        _ => "the store's record",
-    };
-    format!(
-        "idmint: node {} of namespace {} is fenced until {} ({why}); waiting {:.1} s",
-        w.node,
-        w.namespace,
-        idmint::Rfc3339(w.until_ms),
-        w.wait_ms as f64 / 1000.0
-    )
 }
 
 /// Writes `count` IDs obtained `CHUNK` at a time from `fill`, one per line or as a JSON array

@@ -158,7 +158,7 @@ fn a_restart_on_redis_waits_for_the_fence_and_keeps_its_lease() {
     let lines: Vec<&str> = msg.lines().collect();
     assert_eq!(lines.len(), 1, "one line before the wait: {msg}");
     assert!(
-        lines[0].starts_with("idmint: node 0 of namespace default is fenced until 20")
+        lines[0].starts_with("idmint: node 0 of lease namespace default is fenced until 20")
             && lines[0].contains("(its previous holder's recorded bound); waiting "),
         "{msg}"
     );

@@ -355,6 +355,96 @@ fn a_service_paused_past_its_lease_never_repeats_the_ids_of_the_next_holder() {
     }
 }
 
+/// A service whose own lease must wait (here the lock delay of a fresh Redis namespace, which
+/// cannot be told from a wiped one) says so in its log before its first Snowflake ID: one line
+/// with the node, the cause and the time it waits until.
+#[test]
+fn a_service_whose_lease_waits_logs_what_it_awaits_and_until_when() {
+    let redis = Server::start(Kind::Redis);
+    let url = redis.url();
+    let flags = ["--lease", &url, "--lease-ttl-ms", "1000"];
+    let port = free_port();
+    let dir = temp_dir("serve-wait-line");
+    let mut child = serve(port, &dir, &flags);
+    wait_until("ready", Duration::from_secs(60), || ready(port));
+    let (status, body) = call(port, "GET", "/v1/snowflake?count=3").unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids(&body).len(), 3);
+    signal(&child, libc::SIGTERM);
+    let mut log = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    let _ = child.wait();
+    let waits: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("is fenced until"))
+        .collect();
+    assert_eq!(waits.len(), 1, "one line per wait: {log}");
+    assert!(
+        waits[0].contains("snowflake node ")
+            && waits[0].contains(" of lease namespace default is fenced until 20")
+            && waits[0].contains("(the lease store's lock delay")
+            && waits[0].contains("; waiting "),
+        "{log}"
+    );
+}
+
+/// A service whose lease store stops answering logs it once — the node, that it retries, and
+/// until when it still serves Snowflake IDs — from its background check.
+#[test]
+fn a_service_whose_lease_store_stops_answering_logs_until_when_it_serves() {
+    let redis = Server::start(Kind::Redis);
+    let url = redis.url();
+    let flags = ["--lease", &url, "--lease-ttl-ms", "3000"];
+    let port = free_port();
+    let dir = temp_dir("serve-renew-line");
+    let mut child = serve(port, &dir, &flags);
+    let log = Arc::new(Mutex::new(String::new()));
+    let reader = {
+        let (log, mut stderr) = (log.clone(), child.stderr.take().unwrap());
+        thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stderr.read(&mut buf) {
+                log.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        })
+    };
+    wait_until("ready", Duration::from_secs(60), || ready(port));
+    let (status, body) = call(port, "GET", "/v1/snowflake?count=1").unwrap();
+    assert_eq!(status, 200, "{body}");
+    redis.kill();
+    let line = |log: &str| {
+        log.lines()
+            .find(|l| l.contains("lease renewals of snowflake node"))
+            .map(str::to_owned)
+    };
+    wait_until("the renewal failure line", Duration::from_secs(60), || {
+        line(&log.lock().unwrap()).is_some()
+    });
+    signal(&child, libc::SIGTERM);
+    let _ = child.wait();
+    reader.join().unwrap();
+    let log = log.lock().unwrap();
+    let l = line(&log).unwrap();
+    // Seen before the lease's deadline (the usual case), or after it.
+    assert!(
+        l.contains("fail (the redis lease store does not answer); retrying; ")
+            && (l.contains("Snowflake IDs are served until 20") || l.contains("the lease is lost")),
+        "{log}"
+    );
+    assert_eq!(
+        log.matches("lease renewals of snowflake node").count(),
+        1,
+        "{log}"
+    );
+}
+
 /// A secret on the command line is refused before anything starts, with a message saying how
 /// to pass it, which never repeats it; so is an anonymous service on a non-loopback address.
 #[test]

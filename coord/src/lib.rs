@@ -82,3 +82,13 @@ mod redis_conn;
 pub mod segment;
 mod timeouts;
 pub mod url_ref;
+
+/// The Rust blocks of the READMEs, run by rustdoc (`cargo test --doc`) so they cannot drift
+/// from the code; `scripts/docs-check.py` checks that each README with Rust blocks is here.
+#[cfg(doctest)]
+mod readme_doctests {
+    #[doc = include_str!("../../README.md")]
+    pub struct RootReadme;
+    #[doc = include_str!("../README.md")]
+    pub struct CoordReadme;
+}

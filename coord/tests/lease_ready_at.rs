@@ -166,7 +166,8 @@ fn file_fence_under_fail_is_refused_at_once() {
     g.release().unwrap();
 }
 
-/// `try_next_id` does not wait: it says when the node is ready.
+/// `try_next_id` does not wait: it says when the node is ready, and reports that wait to
+/// `on_wait` once (its caller, e.g. the service, does the waiting and logs it).
 #[test]
 fn file_fence_try_next_id_says_when() {
     let dir = temp_dir("ready-try");
@@ -185,6 +186,19 @@ fn file_fence_try_next_id_says_when() {
             until_ms: T + 1_501
         })
     );
+    assert!(matches!(g.try_next_id(), Err(Error::WouldBlock { .. })));
+    {
+        let waits = waits.lock().unwrap();
+        assert_eq!(
+            waits.len(),
+            1,
+            "one report per lease, however often it is asked"
+        );
+        assert_eq!(
+            (waits[0].cause, waits[0].until_ms, waits[0].wait_ms),
+            (WaitCause::Fence, T + 1_501, 1_501)
+        );
+    }
     g.clock().set(T + 1_501);
     assert!(layout().timestamp_ms(g.try_next_id().unwrap()) > T + 1_500);
     g.release().unwrap();

@@ -170,6 +170,7 @@ async fn background_checks(svc: Shared) {
         let _ = tokio::task::spawn_blocking(move || {
             s.warm_keys();
             s.check_store();
+            s.watch_lease();
             if let Some(c) = &s.clients {
                 c.reap(&s.metrics);
             }

@@ -82,6 +82,9 @@ pub struct Service {
     /// root), so batches cannot take every blocking thread and CPU.
     pub(crate) batches: Arc<tokio::sync::Semaphore>,
     store_ok: AtomicBool,
+    /// The lease's renewal counters at the last background check, and whether renewals were
+    /// failing then: a store the service retries is logged when it starts and stops failing.
+    lease_seen: Mutex<(u64, u64, bool)>,
 }
 
 /// One minter at a time, waited for no longer than the waiter's [`Stop`] allows.
@@ -137,7 +140,6 @@ fn until_unix_ms(ms: u64) -> Duration {
         .max(Duration::from_micros(50))
 }
 
-/// Creates the data directory, private to the user.
 fn make_private_dir(dir: &Path) -> Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
@@ -178,7 +180,8 @@ impl Service {
                 let store: Arc<dyn LeaseStore> = Arc::from(lease::open(&url)?);
                 let opts = LeaseOptions::new()
                     .namespace(&settings.lease_namespace)
-                    .ttl(settings.lease_ttl);
+                    .ttl(settings.lease_ttl)
+                    .on_wait(|w| tracing::warn!("snowflake {w}"));
                 let gen = LeasedSnowflake::new(store.clone(), cfg, opts)?;
                 let key = match &settings.lease_key {
                     Some(k) => k.clone(),
@@ -220,6 +223,7 @@ impl Service {
                 std::thread::available_parallelism().map_or(2, usize::from),
             )),
             store_ok: AtomicBool::new(true),
+            lease_seen: Mutex::new((0, 0, false)),
         };
         svc.check_store();
         Ok(svc)
@@ -301,11 +305,72 @@ impl Service {
     }
 
     /// Asks the segment store for its identity (one round trip) and remembers whether it
-    /// answered, for `/readyz` (blocking).
+    /// answered, for `/readyz` (blocking). Logs one line when it stops answering (what the
+    /// service does meanwhile, how often it asks again) and one when it answers again.
     pub fn check_store(&self) -> bool {
-        let ok = self.store.identity().is_ok();
-        self.store_ok.store(ok, Ordering::Relaxed);
+        let answer = self.store.identity();
+        let ok = answer.is_ok();
+        let was = self.store_ok.swap(ok, Ordering::Relaxed);
+        match answer {
+            Err(e) if was => tracing::warn!(
+                "the segment store ({}) does not answer: {e}; keys with buffered IDs keep \
+                 serving, the others answer 503 with Retry-After; asking again every {} s",
+                self.store.kind(),
+                Self::CHECK_EVERY.as_secs()
+            ),
+            Ok(_) if !was => {
+                tracing::info!("the segment store ({}) answers again", self.store.kind())
+            }
+            _ => {}
+        }
         ok
+    }
+
+    /// From the background check: logs one line when the service's own lease renewals start
+    /// failing (the lease store does not answer; renewals are retried), saying until when
+    /// Snowflake IDs are still served, and one when a renewal succeeds again.
+    pub fn watch_lease(&self) {
+        let Some(info) = self.snowflake.lease_info() else {
+            return;
+        };
+        let stats = self.snowflake.stats();
+        let mut seen = self
+            .lease_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (failures, renewals, was_failing) = *seen;
+        let failing = if stats.renew_failures > failures {
+            true
+        } else if stats.renewals > renewals {
+            false
+        } else {
+            was_failing
+        };
+        *seen = (stats.renew_failures, stats.renewals, failing);
+        drop(seen);
+        if failing && !was_failing {
+            let until = match info.deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now()).as_millis();
+                    let at = crate::clock::now_ms().saturating_add(left as u64);
+                    format!("Snowflake IDs are served until {}, then refused with 503 until one succeeds", idmint::Rfc3339(at))
+                }
+                None => {
+                    "the lease is lost: Snowflake IDs are refused with 503 until a new one is taken"
+                        .to_owned()
+                }
+            };
+            tracing::warn!(
+                "lease renewals of snowflake node {} fail (the {} lease store does not answer); retrying; {until}",
+                info.lease.node,
+                info.store
+            );
+        } else if was_failing && !failing {
+            tracing::info!(
+                "lease renewals of snowflake node {} succeed again",
+                info.lease.node
+            );
+        }
     }
 
     /// Marks the service as stopping: `/readyz` answers 503 from now on.

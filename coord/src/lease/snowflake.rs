@@ -138,6 +138,38 @@ pub struct LeaseWait {
     pub wait_ms: u64,
 }
 
+/// The one line every front end prints or logs before the wait: the node, its namespace, until
+/// when and why, and for how long.
+///
+/// # Examples
+/// ```
+/// use idmint_coord::lease::{LeaseWait, WaitCause};
+/// let w = LeaseWait { namespace: "orders".into(), node: 3, cause: WaitCause::Fence, until_ms: 1_700_000_000_000, wait_ms: 1500 };
+/// assert_eq!(
+///     w.to_string(),
+///     "node 3 of lease namespace orders is fenced until 2023-11-14T22:13:20.000Z \
+///      (its previous holder's recorded bound); waiting 1.5 s"
+/// );
+/// ```
+impl std::fmt::Display for LeaseWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.cause {
+            WaitCause::Fence => "its previous holder's recorded bound",
+            WaitCause::LockDelay => {
+                "the lease store's lock delay (a new namespace, or lost records)"
+            }
+        };
+        write!(
+            f,
+            "node {} of lease namespace {} is fenced until {} ({why}); waiting {:.1} s",
+            self.node,
+            self.namespace,
+            idmint::Rfc3339(self.until_ms),
+            self.wait_ms as f64 / 1000.0
+        )
+    }
+}
+
 /// The [`LeaseOptions::on_wait`] callback; compared by identity.
 #[derive(Clone)]
 struct WaitHook(Arc<dyn Fn(&LeaseWait) + Send + Sync>);
@@ -241,7 +273,9 @@ impl LeaseOptions {
 
     /// Called (on the minting thread) before each wait for a node that is not ready yet: its
     /// fence ahead of the clock, or the store's lock delay. coord does not log; a CLI or
-    /// service prints or counts these. Called once per lease, before the wait starts.
+    /// service prints or counts these. Called once per lease, before the wait starts, and
+    /// also by [`LeasedSnowflake::try_next_id`] when it answers `WouldBlock` for that reason
+    /// (its caller does the waiting).
     pub fn on_wait(mut self, f: impl Fn(&LeaseWait) + Send + Sync + 'static) -> Self {
         self.on_wait = Some(WaitHook(Arc::new(f)));
         self
@@ -743,21 +777,28 @@ impl<C: Clock + 'static> Shared<C> {
         Ok(())
     }
 
+    /// Reports a wait for `s`'s node to [`LeaseOptions::on_wait`], once per lease.
+    fn announce_wait(&self, s: &Slot<C>, ready: &NotReady) {
+        if s.announced.swap(true, RELAXED) {
+            return;
+        }
+        let Ok(opts) = self.opts() else { return };
+        if let (Some(hook), Some(lease)) = (opts.on_wait.as_ref(), s.lease.as_ref()) {
+            (hook.0)(&LeaseWait {
+                namespace: lease.namespace.clone(),
+                node: s.node(),
+                cause: ready.cause,
+                until_ms: ready.until_ms,
+                wait_ms: ready.until_ms - ready.now_ms,
+            });
+        }
+    }
+
     /// Waits until `ready.until_ms`, renewing the lease from this thread on the way so a wait
     /// longer than the TTL never loses it. Reports the wait first (once per lease).
     fn wait_ready(&self, s: &Slot<C>, ready: &NotReady) -> Result<()> {
         let opts = self.opts()?;
-        if !s.announced.swap(true, RELAXED) {
-            if let (Some(hook), Some(lease)) = (opts.on_wait.as_ref(), s.lease.as_ref()) {
-                (hook.0)(&LeaseWait {
-                    namespace: lease.namespace.clone(),
-                    node: s.node(),
-                    cause: ready.cause,
-                    until_ms: ready.until_ms,
-                    wait_ms: ready.until_ms - ready.now_ms,
-                });
-            }
-        }
+        self.announce_wait(s, ready);
         loop {
             let now = self.clock.now_ms();
             if now >= ready.until_ms {
@@ -854,6 +895,7 @@ impl<C: Clock + 'static> Shared<C> {
                     }
                     self.check_ready(s, &ready)?;
                     if !wait {
+                        self.announce_wait(s, &ready);
                         return Err(Error::WouldBlock {
                             until_ms: ready.until_ms,
                         });
