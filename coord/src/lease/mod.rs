@@ -65,6 +65,7 @@ pub(crate) mod mono;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 mod name_lock;
+mod open;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "redis")]
@@ -334,56 +335,8 @@ impl<S: LeaseStore + ?Sized> LeaseStore for Box<S> {
 pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
     let url = crate::url_ref::resolve(url)?;
     let url = url.as_str();
-    if url == "local" {
-        return Ok(Box::new(FileStore::open(local_dir()?)?));
-    }
-    if let Some(path) = url.strip_prefix("file:") {
-        return Ok(Box::new(FileStore::open(url::file_path(path)?)?));
-    }
-    if url.starts_with("redis://") || url.starts_with("rediss://") || url.starts_with("redis+unix:")
-    {
-        #[cfg(feature = "redis")]
-        return Ok(Box::new(RedisStore::open(url)?));
-        #[cfg(not(feature = "redis"))]
-        return Err(Error::InvalidConfig {
-            reason: "this build has no Redis support (feature `redis`)",
-        });
-    }
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        #[cfg(feature = "postgres")]
-        return Ok(Box::new(PgStore::open(url)?));
-        #[cfg(not(feature = "postgres"))]
-        return Err(Error::InvalidConfig {
-            reason: "this build has no PostgreSQL support (feature `postgres`)",
-        });
-    }
-    if url.starts_with("mysql://") || url.starts_with("mariadb://") {
-        #[cfg(feature = "mysql")]
-        return Ok(Box::new(MysqlStore::open(url)?));
-        #[cfg(not(feature = "mysql"))]
-        return Err(Error::InvalidConfig {
-            reason: "this build has no MySQL support (feature `mysql`)",
-        });
-    }
-    if url.starts_with("etcd://") || url.starts_with("etcds://") {
-        #[cfg(feature = "etcd")]
-        return Ok(Box::new(EtcdStore::open(url)?));
-        #[cfg(not(feature = "etcd"))]
-        return Err(Error::InvalidConfig {
-            reason: "this build has no etcd support (feature `etcd`)",
-        });
-    }
-    if url.starts_with("zk://") {
-        #[cfg(feature = "zookeeper")]
-        return Ok(Box::new(ZkStore::open(url)?));
-        #[cfg(not(feature = "zookeeper"))]
-        return Err(Error::InvalidConfig {
-            reason: "this build has no ZooKeeper support (feature `zookeeper`)",
-        });
-    }
-    Err(Error::InvalidConfig {
-        reason: "lease store URL must be local, or start with file:, redis://, rediss://, redis+unix:, postgres://, postgresql://, mysql://, mariadb://, etcd://, etcds:// or zk://",
-    })
+    let scheme = crate::scheme::find(url, crate::scheme::Role::Lease)?;
+    open::open(scheme.store, url)
 }
 
 /// A fresh random value for [`Lease::owner`] or a store epoch (never 0, which means "none").

@@ -60,6 +60,25 @@ pub trait SegmentStore: Send + Sync {
     /// [`idmint::Error::StoreUnavailable`].
     fn take(&self, key: &str, step: u64) -> idmint::Result<Range>;
 
+    /// Takes a range of at most `most` values for `key`: [`take`](Self::take), with a longer
+    /// answer clipped to `most` (the rest is skipped, never reissued) — what a front end that
+    /// hands a client the range it asked for (the service's `POST …/ranges`) needs. An empty
+    /// answer is [`idmint::Error::StoreUnavailable`], since it would serve nothing.
+    fn take_at_most(&self, key: &str, most: u64) -> idmint::Result<Range> {
+        let mut r = self.take(key, most)?;
+        if r.len() > most {
+            r.end = r.start + most;
+        }
+        if r.is_empty() {
+            return Err(idmint::Error::StoreUnavailable {
+                store: self.kind(),
+                op: "take",
+                reason: "the store answered an empty range",
+            });
+        }
+        Ok(r)
+    }
+
     /// Whether every range this store hands out for a key starts above all earlier ones — true
     /// for counter stores (the default). A [`SegmentAllocator`] then refuses a range that goes
     /// back (a counter reset by a Redis restarted without persistence, a restored backup)
@@ -123,6 +142,10 @@ impl<S: SegmentStore + ?Sized> SegmentStore for std::sync::Arc<S> {
         (**self).take(key, step)
     }
 
+    fn take_at_most(&self, key: &str, most: u64) -> idmint::Result<Range> {
+        (**self).take_at_most(key, most)
+    }
+
     fn ascending(&self) -> bool {
         (**self).ascending()
     }
@@ -139,6 +162,10 @@ impl<S: SegmentStore + ?Sized> SegmentStore for Box<S> {
 
     fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
         (**self).take(key, step)
+    }
+
+    fn take_at_most(&self, key: &str, most: u64) -> idmint::Result<Range> {
+        (**self).take_at_most(key, most)
     }
 
     fn ascending(&self) -> bool {
