@@ -71,6 +71,8 @@ pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod snowflake;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+mod sql;
 mod url;
 #[cfg(feature = "zookeeper")]
 pub mod zookeeper;
