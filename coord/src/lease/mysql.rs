@@ -127,8 +127,8 @@ use mysql::{Conn, Params, Value};
 
 use crate::mysql_conn::{self, CallError, CallResult, Deadline, My, MyConn};
 
+use super::contract::{Lease, LeaseSpec};
 use super::sql::{self, to_i64, Ask, Grant, HolderOp, Matched, NsRepair, Seen, SqlDialect, Step};
-use super::{Lease, LeaseSpec};
 
 const STORE: &str = "mysql";
 
@@ -773,8 +773,8 @@ impl MysqlStore {
 
     fn boot_node(&self, spec: &LeaseSpec) -> Result<Lease> {
         let holder = spec.holder_clean();
-        let owner = super::random_nonzero()?;
-        let host: String = super::hostname().chars().take(64).collect();
+        let owner = super::contract::random_nonzero()?;
+        let host: String = super::contract::hostname().chars().take(64).collect();
         let port: String = format!("{}-{owner:016x}", std::process::id());
         let id: u64 = self.my.call("acquire", false, |c, d| {
             self.ensure_schema(c, d)?;

@@ -1,13 +1,39 @@
-//! Each lease store's opener, by the store a URL names in the [scheme registry](crate::scheme).
+//! [`open`]: a lease store by URL, each store's opener found by the store the URL names in the
+//! [scheme registry](crate::scheme).
 
 use idmint::{Error, Result};
 
-use super::{local_dir, url, FileStore, LeaseStore};
+use super::contract::LeaseStore;
+use super::file::FileStore;
+use super::local::local_dir;
+use super::url;
 use crate::scheme::Store;
+
+/// Opens a lease store from a URL (see the [module docs](super) for the forms).
+///
+/// Opening does not contact a network store yet; the first call does (and reconnects after
+/// a failure).
+///
+/// # Examples
+/// ```
+/// use idmint_coord::lease;
+/// let dir = std::env::temp_dir().join(format!("idmint-doc-open-{}", std::process::id()));
+/// let store = lease::open(&format!("file:{}", dir.display()))?;
+/// assert_eq!(store.kind(), "file");
+/// assert!(lease::open("memcached://x").is_err());
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), idmint::Error>(())
+/// ```
+pub fn open(url: &str) -> Result<Box<dyn LeaseStore>> {
+    let url = crate::url_ref::resolve(url)?;
+    let url = url.as_str();
+    let scheme = crate::scheme::find(url, crate::scheme::Role::Lease)?;
+    open_store(scheme.store, url)
+}
 
 /// Opens the lease store `store` at `url` (the registry has found `url` to name it, in a build
 /// with its feature).
-pub(super) fn open(store: Store, url: &str) -> Result<Box<dyn LeaseStore>> {
+fn open_store(store: Store, url: &str) -> Result<Box<dyn LeaseStore>> {
     Ok(match store {
         Store::Local => Box::new(FileStore::open(local_dir()?)?),
         Store::File => {
@@ -15,15 +41,15 @@ pub(super) fn open(store: Store, url: &str) -> Result<Box<dyn LeaseStore>> {
             Box::new(FileStore::open(url::file_path(path)?)?)
         }
         #[cfg(feature = "redis")]
-        Store::Redis => Box::new(super::RedisStore::open(url)?),
+        Store::Redis => Box::new(super::redis::RedisStore::open(url)?),
         #[cfg(feature = "postgres")]
-        Store::Postgres => Box::new(super::PgStore::open(url)?),
+        Store::Postgres => Box::new(super::postgres::PgStore::open(url)?),
         #[cfg(feature = "mysql")]
-        Store::Mysql => Box::new(super::MysqlStore::open(url)?),
+        Store::Mysql => Box::new(super::mysql::MysqlStore::open(url)?),
         #[cfg(feature = "etcd")]
-        Store::Etcd => Box::new(super::EtcdStore::open(url)?),
+        Store::Etcd => Box::new(super::etcd::EtcdStore::open(url)?),
         #[cfg(feature = "zookeeper")]
-        Store::Zookeeper => Box::new(super::ZkStore::open(url)?),
+        Store::Zookeeper => Box::new(super::zookeeper::ZkStore::open(url)?),
         #[allow(unreachable_patterns)] // with every feature, only the segment stores are left
         _ => {
             return Err(Error::InvalidConfig {

@@ -118,8 +118,9 @@ use tokio_postgres::Client;
 use crate::pg::{self, Conn, Pg};
 use crate::reason::Reason;
 
+use super::contract::{Lease, LeaseSpec};
 use super::sql::{self, to_i64, Ask, Grant, HolderOp, Matched, NsRepair, Seen, SqlDialect, Step};
-use super::{url, Lease, LeaseSpec};
+use super::url;
 
 type PgError = tokio_postgres::Error;
 
@@ -799,7 +800,7 @@ impl PgStore {
 
     fn boot_node(&self, spec: &LeaseSpec) -> Result<Lease> {
         let holder = spec.holder_clean();
-        let host = super::hostname();
+        let host = super::contract::hostname();
         let pid = i64::from(std::process::id());
         let ns = spec.namespace.as_str();
         let nodes = spec.nodes;
@@ -830,7 +831,7 @@ impl PgStore {
             fence_ms: None,
             ttl: spec.ttl,
             holder,
-            owner: super::random_nonzero()?,
+            owner: super::contract::random_nonzero()?,
             epoch: 0,
             not_before_ms: None,
         })

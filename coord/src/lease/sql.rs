@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use idmint::{Error, Result};
 
-use super::{Lease, LeaseSpec};
+use super::contract::{Lease, LeaseSpec};
 
 /// How many times `acquire` tries again while free rows exist but are all locked for the
 /// moment, or the records were just repaired.
@@ -154,7 +154,7 @@ pub(super) fn acquire<D: SqlDialect>(
         return this.acquire_boot(spec);
     }
     let holder: String = spec.holder_clean().chars().take(D::HOLDER_MAX).collect();
-    let owner = super::random_nonzero()?;
+    let owner = super::contract::random_nonzero()?;
     let ask = Ask {
         ns: spec.namespace.as_str(),
         nodes: to_i64(spec.nodes),
@@ -164,7 +164,7 @@ pub(super) fn acquire<D: SqlDialect>(
         now: to_i64(now_ms),
         horizon: to_i64(spec.horizon_ms()),
         owner: owner as i64,
-        fresh_epoch: super::random_nonzero()? as i64,
+        fresh_epoch: super::contract::random_nonzero()? as i64,
     };
     // `SKIP LOCKED` also skips a free row that another session has locked for a moment
     // (a release committing). So "no row" is only believed once no free row is visible at

@@ -44,7 +44,7 @@ pub(crate) fn split_params(url: &str) -> Result<Split> {
         None => (url, None),
     };
     let mut keep = Vec::new();
-    let mut timeout = super::DEFAULT_STORE_TIMEOUT;
+    let mut timeout = crate::timeouts::DEFAULT_STORE_TIMEOUT;
     let mut mode = None;
     for pair in query.into_iter().flat_map(|q| q.split('&')) {
         if pair.is_empty() {

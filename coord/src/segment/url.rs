@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use idmint::{Error, Result};
 
-use super::SegmentStore;
+use super::contract::SegmentStore;
 use crate::scheme::{Role, Store};
 
 /// Block size of a sharded store when the URL gives `shards=` without `block=`.

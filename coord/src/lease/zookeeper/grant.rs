@@ -11,7 +11,7 @@ use zookeeper_client::{
 
 use super::records::*;
 use super::session::{connection_error, Fail, Step, ZkError, RECORDS_LOST, SESSION_GONE, TAKEN};
-use crate::lease::Lease;
+use crate::lease::contract::Lease;
 
 /// How many node records one multi-read of an acquire reads.
 pub const READ_BATCH: usize = 256;
@@ -190,7 +190,7 @@ pub(super) async fn acquire_on(c: &Client, p: &Paths, a: &Ask<'_>) -> Step<Grant
                 "identity={} holder={} host={} pid={} created_ms={}",
                 a.identity,
                 a.holder,
-                crate::lease::hostname().replace(' ', "_"),
+                crate::lease::contract::hostname().replace(' ', "_"),
                 std::process::id(),
                 a.now
             );

@@ -137,7 +137,8 @@ use idmint::{Error, Result};
 
 use crate::reason::Reason;
 
-use super::{url, Lease, LeaseSpec, LeaseStore};
+use super::contract::{Lease, LeaseSpec, LeaseStore};
+use super::url;
 
 mod grant;
 mod records;
@@ -372,8 +373,8 @@ impl LeaseStore for ZkStore {
             horizon: spec.horizon_ms(),
             holder: &holder_word,
             identity: &identity,
-            owner: super::random_nonzero()?,
-            fresh_epoch: super::random_nonzero()?,
+            owner: super::contract::random_nonzero()?,
+            fresh_epoch: super::contract::random_nonzero()?,
         };
         let p = Paths::new(&self.root, &spec.namespace);
         let started = Instant::now();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use idmint::{Error, Result};
 use zookeeper_client::{Client, MultiWriteError};
 
-use crate::lease::Lease;
+use crate::lease::contract::Lease;
 use crate::reason::Reason;
 
 pub(super) type ZkError = zookeeper_client::Error;
