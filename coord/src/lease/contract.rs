@@ -202,35 +202,27 @@ pub trait LeaseStore: Send + Sync {
     fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()>;
 }
 
-impl<S: LeaseStore + ?Sized> LeaseStore for std::sync::Arc<S> {
-    fn kind(&self) -> &'static str {
-        (**self).kind()
-    }
-    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
-        (**self).acquire(spec, now_ms, avoid)
-    }
-    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        (**self).renew(lease, issued_up_to_ms)
-    }
-    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        (**self).release(lease, issued_up_to_ms)
-    }
+/// A shared or boxed store is the store it points to.
+macro_rules! forward_lease_store {
+    ($($ptr:ident)::+) => {
+        impl<S: LeaseStore + ?Sized> LeaseStore for $($ptr)::+<S> {
+            fn kind(&self) -> &'static str {
+                (**self).kind()
+            }
+            fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
+                (**self).acquire(spec, now_ms, avoid)
+            }
+            fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
+                (**self).renew(lease, issued_up_to_ms)
+            }
+            fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
+                (**self).release(lease, issued_up_to_ms)
+            }
+        }
+    };
 }
-
-impl<S: LeaseStore + ?Sized> LeaseStore for Box<S> {
-    fn kind(&self) -> &'static str {
-        (**self).kind()
-    }
-    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
-        (**self).acquire(spec, now_ms, avoid)
-    }
-    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        (**self).renew(lease, issued_up_to_ms)
-    }
-    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        (**self).release(lease, issued_up_to_ms)
-    }
-}
+forward_lease_store!(std::sync::Arc);
+forward_lease_store!(Box);
 
 /// A fresh random value for [`Lease::owner`] or a store epoch (never 0, which means "none").
 pub(crate) fn random_nonzero() -> Result<u64> {

@@ -316,11 +316,7 @@ impl RedisStore {
     /// (see the [module docs](self)). Does not connect yet.
     pub fn open(url: &str) -> Result<RedisStore> {
         let split = url::split_params(url)?;
-        if split.mode.is_some() {
-            return Err(Error::InvalidConfig {
-                reason: "the Redis lease store has no `mode` parameter",
-            });
-        }
+        split.no_mode("the Redis lease store has no `mode` parameter")?;
         let (rest, restart) = crate::redis_conn::take_param(&split.url, "restart")?;
         let durable_restarts = match restart.as_deref() {
             None | Some("fence") => false,

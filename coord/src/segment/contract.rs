@@ -99,46 +99,75 @@ pub(crate) fn derived_identity(tag: &str, parts: &[u64]) -> u64 {
     z.max(1)
 }
 
-impl<S: SegmentStore + ?Sized> SegmentStore for std::sync::Arc<S> {
-    fn kind(&self) -> &'static str {
-        (**self).kind()
-    }
-
-    fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
-        (**self).take(key, step)
-    }
-
-    fn take_at_most(&self, key: &str, most: u64) -> idmint::Result<Range> {
-        (**self).take_at_most(key, most)
-    }
-
-    fn ascending(&self) -> bool {
-        (**self).ascending()
-    }
-
-    fn identity(&self) -> idmint::Result<u64> {
-        (**self).identity()
-    }
+/// A shared or boxed store is the store it points to.
+macro_rules! forward_segment_store {
+    ($($ptr:ident)::+) => {
+        impl<S: SegmentStore + ?Sized> SegmentStore for $($ptr)::+<S> {
+            fn kind(&self) -> &'static str {
+                (**self).kind()
+            }
+            fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
+                (**self).take(key, step)
+            }
+            fn take_at_most(&self, key: &str, most: u64) -> idmint::Result<Range> {
+                (**self).take_at_most(key, most)
+            }
+            fn ascending(&self) -> bool {
+                (**self).ascending()
+            }
+            fn identity(&self) -> idmint::Result<u64> {
+                (**self).identity()
+            }
+        }
+    };
 }
+forward_segment_store!(std::sync::Arc);
+forward_segment_store!(Box);
 
-impl<S: SegmentStore + ?Sized> SegmentStore for Box<S> {
-    fn kind(&self) -> &'static str {
-        (**self).kind()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers every take with the range it was built with, whatever was asked.
+    struct Fixed(Range);
+
+    impl SegmentStore for Fixed {
+        fn kind(&self) -> &'static str {
+            "fixed"
+        }
+        fn take(&self, _: &str, _: u64) -> idmint::Result<Range> {
+            Ok(self.0)
+        }
+        fn identity(&self) -> idmint::Result<u64> {
+            Ok(1)
+        }
     }
 
-    fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
-        (**self).take(key, step)
-    }
-
-    fn take_at_most(&self, key: &str, most: u64) -> idmint::Result<Range> {
-        (**self).take_at_most(key, most)
-    }
-
-    fn ascending(&self) -> bool {
-        (**self).ascending()
-    }
-
-    fn identity(&self) -> idmint::Result<u64> {
-        (**self).identity()
+    #[test]
+    fn take_at_most_clips_a_longer_answer_and_refuses_an_empty_one() {
+        let long: Box<dyn SegmentStore> = Box::new(Fixed(Range {
+            start: 10,
+            end: 110,
+        }));
+        assert_eq!(
+            long.take_at_most("k", 5).unwrap(),
+            Range { start: 10, end: 15 }
+        );
+        assert_eq!(
+            long.take_at_most("k", 500).unwrap(),
+            Range {
+                start: 10,
+                end: 110
+            }
+        );
+        let empty = std::sync::Arc::new(Fixed(Range { start: 7, end: 7 }));
+        assert!(matches!(
+            empty.take_at_most("k", 5),
+            Err(idmint::Error::StoreUnavailable {
+                store: "fixed",
+                op: "take",
+                ..
+            })
+        ));
     }
 }

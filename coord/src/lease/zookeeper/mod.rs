@@ -153,6 +153,7 @@ use session::{
 };
 
 /// Node leases on ZooKeeper; see the [module docs](self).
+#[derive(Debug)]
 pub struct ZkStore {
     /// `HOST:PORT[,HOST:PORT...]`, as the client takes it.
     hosts: String,
@@ -165,18 +166,6 @@ pub struct ZkStore {
     sessions: Sessions,
 }
 
-impl std::fmt::Debug for ZkStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ZkStore")
-            .field("hosts", &self.hosts)
-            .field("root", &self.root)
-            .field("timeout", &self.timeout)
-            .field("session_timeout", &self.session_timeout)
-            .field("identity", &self.identity)
-            .finish_non_exhaustive()
-    }
-}
-
 impl ZkStore {
     /// Opens a store for `zk://HOST:PORT[,HOST:PORT...]/PATH` with the parameters
     /// `timeout_ms=N` (the deadline of each call), `session_timeout_ms=N` (the session timeout
@@ -184,28 +173,17 @@ impl ZkStore {
     /// default the holder name). Does not connect yet.
     pub fn open(url: &str) -> Result<ZkStore> {
         let split = url::split_params(url)?;
-        if split.mode.is_some() {
-            return Err(Error::InvalidConfig {
-                reason: "the ZooKeeper lease store has no `mode` parameter",
-            });
-        }
+        split.no_mode("the ZooKeeper lease store has no `mode` parameter")?;
         let rest = split
             .url
             .strip_prefix("zk://")
             .ok_or(Error::InvalidConfig {
                 reason: "a ZooKeeper lease store URL starts with zk://",
             })?;
-        let (base, query) = match rest.split_once('?') {
-            Some((b, q)) => (b, Some(q)),
-            None => (rest, None),
-        };
+        let (base, pairs) = url::query_pairs(rest);
         let mut session_timeout = None;
         let mut identity = None;
-        for pair in query.into_iter().flat_map(|q| q.split('&')) {
-            if pair.is_empty() {
-                continue;
-            }
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        for (k, v, _) in pairs {
             match k {
                 "session_timeout_ms" => {
                     let ms: u64 = v.parse().map_err(|_| Error::InvalidConfig {

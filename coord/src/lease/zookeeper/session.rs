@@ -225,6 +225,12 @@ pub(super) type Slot = Arc<Mutex<Option<Session>>>;
 #[derive(Default)]
 pub(super) struct Sessions(Mutex<HashMap<u64, Slot>>);
 
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} sessions", lock(&self.0).len())
+    }
+}
+
 impl Sessions {
     /// Drops sessions that cannot be alive any more (the client gave up, or nothing succeeded
     /// on them for two session timeouts): their leases' holders stopped renewing long ago.
