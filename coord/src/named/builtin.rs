@@ -11,7 +11,8 @@ use idmint::uuid_clock::random_fill;
 use idmint::{Clock, Error, ForkGuard, OptionValue, Result, SystemClock};
 
 use super::source::batch;
-use super::{NamedSource, NamedSpec};
+use super::source::NamedSource;
+use super::spec::NamedSpec;
 use crate::lease::{self, LeasedSnowflake};
 use crate::options::{LeasedOptions, SegmentOptions, LEASE_KEYS, SEGMENT_KEYS};
 use crate::segment::{SegmentAllocator, SegmentStore};

@@ -6,7 +6,8 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use idmint::named::NamedType;
 use idmint::{Error, Result};
 
-use super::{NamedSource, NamedSpec};
+use super::source::NamedSource;
+use super::spec::NamedSpec;
 
 /// Builds a generator of a registered type from its config: reads its keys from the
 /// [`NamedSpec`] (checking them with [`NamedSpec::check_keys`], so errors point into the text)
