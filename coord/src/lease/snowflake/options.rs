@@ -60,6 +60,38 @@ pub struct LeaseWait {
     pub wait_ms: u64,
 }
 
+/// The one line every front end prints or logs before the wait: the node, its namespace, until
+/// when and why, and for how long.
+///
+/// # Examples
+/// ```
+/// use idmint_coord::lease::{LeaseWait, WaitCause};
+/// let w = LeaseWait { namespace: "orders".into(), node: 3, cause: WaitCause::Fence, until_ms: 1_700_000_000_000, wait_ms: 1500 };
+/// assert_eq!(
+///     w.to_string(),
+///     "node 3 of lease namespace orders is fenced until 2023-11-14T22:13:20.000Z \
+///      (its previous holder's recorded bound); waiting 1.5 s"
+/// );
+/// ```
+impl std::fmt::Display for LeaseWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.cause {
+            WaitCause::Fence => "its previous holder's recorded bound",
+            WaitCause::LockDelay => {
+                "the lease store's lock delay (a new namespace, or lost records)"
+            }
+        };
+        write!(
+            f,
+            "node {} of lease namespace {} is fenced until {} ({why}); waiting {:.1} s",
+            self.node,
+            self.namespace,
+            idmint::Rfc3339(self.until_ms),
+            self.wait_ms as f64 / 1000.0
+        )
+    }
+}
+
 /// The [`LeaseOptions::on_wait`] callback; compared by identity.
 #[derive(Clone)]
 pub(super) struct WaitHook(pub(super) Arc<dyn Fn(&LeaseWait) + Send + Sync>);
