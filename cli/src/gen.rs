@@ -15,6 +15,20 @@ use crate::error::CliResult;
 /// IDs minted per `next_ids` call, which also bounds the buffer.
 const CHUNK: usize = 16 * 1024;
 
+/// `--lease`'s help: the lease stores come from coord's scheme registry.
+fn lease_help() -> String {
+    format!(
+        "Take the node from a source instead of `--node`: a lease store ({}; default `local`, \
+         the per-user lock directory) held while minting and released at exit, whose recorded \
+         last-issued time fences the new IDs; or `static:N`, `env:VAR`, `ip` (the low bits of \
+         the host's private IPv4 address), `ip:ADDR` (of the address given, e.g. \
+         `ip:10.0.3.7`, for a host without a private one), `random`. A store URL can also come \
+         from a file or the environment (`@PATH`, `@env:NAME`), so that a password does not \
+         appear on the command line",
+        idmint_coord::scheme::lease_forms()
+    )
+}
+
 #[derive(Debug, Args)]
 pub struct GenArgs {
     /// How many IDs to mint.
@@ -33,16 +47,9 @@ pub struct GenArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Take the node from a source instead of `--node`: a lease (`local`, the default: the
-    /// per-user lock directory; `file:DIR`, `redis://...`, `postgres://...`,
-    /// `postgres://...?mode=boot`, `etcd://HOST:PORT,.../PREFIX`,
-    /// `zk://HOST:PORT/PATH`) held while minting and
-    /// released at exit, whose recorded last-issued time fences the new IDs; or `static:N`,
-    /// `env:VAR`, `ip` (the low bits of the host's private IPv4 address), `ip:ADDR` (of the
-    /// address given, e.g. `ip:10.0.3.7`, for a host without a private one), `random`. A store
-    /// URL can also come from a file or the environment (`@PATH`, `@env:NAME`), so that a
-    /// password does not appear on the command line.
-    #[arg(long, value_name = "SOURCE", conflicts_with = "node")]
+    /// Take the node from a source instead of `--node` (a lease store, `static:N`, `env:VAR`,
+    /// `ip`, `ip:ADDR`, `random`).
+    #[arg(long, value_name = "SOURCE", conflicts_with = "node", help = lease_help())]
     pub lease: Option<String>,
 
     /// Lease time to live, in ms (renewed every third of it while minting).

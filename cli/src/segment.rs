@@ -13,11 +13,18 @@ use crate::common::parse_codec;
 use crate::error::CliResult;
 use crate::gen::write_ids;
 
+/// `--store`'s help: the segment stores of coord's scheme registry.
+fn store_help() -> String {
+    format!(
+        "The store: {} (options as query parameters, e.g. `postgres://.../db?shards=4`)",
+        idmint_coord::scheme::segment_forms()
+    )
+}
+
 #[derive(Debug, Args)]
 pub struct SegmentArgs {
-    /// The store: `sqlite:PATH`, `postgres://...`, `redis://...` (options as query
-    /// parameters, e.g. `postgres://.../db?shards=4`).
-    #[arg(long, value_name = "URL")]
+    /// The segment store URL (options as query parameters, e.g. `postgres://.../db?shards=4`).
+    #[arg(long, value_name = "URL", help = store_help())]
     pub store: String,
 
     /// The key (Leaf's `biz_tag`): each key is its own sequence.

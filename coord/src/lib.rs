@@ -79,6 +79,7 @@ mod reason;
 pub mod redis_compose;
 #[cfg(feature = "redis")]
 mod redis_conn;
+pub mod scheme;
 pub mod segment;
 mod timeouts;
 pub mod url_ref;

@@ -78,14 +78,6 @@ pub use registry::{register, registered, Factory};
 pub use source::NamedSource;
 pub use spec::NamedSpec;
 
-/// The store-backed types built here, besides the core's: a program cannot register these names.
-const BUILT_IN: [&str; 4] = [
-    builtin::SEGMENT,
-    naive::COUNTER,
-    naive::AUTOINC,
-    naive::REDIS_COMPOSE,
-];
-
 /// Builds a store-backed type from its config.
 type Builder = fn(&NamedSpec<'_>) -> Result<Box<dyn NamedSource>>;
 

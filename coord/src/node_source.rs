@@ -8,7 +8,7 @@
 //! | `ip` / `ip:A.B.C.D` | the low node bits of the host's private IPv4 address (Sonyflake) | unique only while no two hosts share those bits |
 //! | `random` | OS randomness over the node space | collisions become likely near √(node space) generators (birthday bound) |
 //! | `local` | a lease from the per-user local lock directory ([`crate::lease::local`]) | distinct nodes for every process of the host; the CLI's default |
-//! | `file:DIR`, `redis://...`, `postgres://...`, `mysql://...`, `etcd://...`, `zk://...` | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
+//! | a lease store URL ([`crate::scheme::lease_forms`]: `file:DIR`, `redis://...`, …) | a lease from a store ([`crate::lease`]) | the only sources that *guarantee* distinct nodes, and carry a time fence |
 //! | `@env:NAME`, `@PATH` | the source text from an environment variable or a file ([`crate::url_ref`]) | keeps passwords in store URLs off the command line |
 //!
 //! A value is checked against the layout's node field and rejected when it does not fit
@@ -16,8 +16,11 @@
 //! by design (Sonyflake's machine id is the address's low 16 bits).
 
 use std::net::Ipv4Addr;
+use std::sync::OnceLock;
 
 use idmint::{Error, Layout, Result};
+
+use crate::scheme::Role;
 
 /// One node source; see the [module docs](self).
 ///
@@ -63,23 +66,7 @@ impl NodeSource {
     pub fn parse(s: &str) -> Result<NodeSource> {
         let resolved = crate::url_ref::resolve(s)?;
         let s = resolved.as_str();
-        if s == "local" {
-            return Ok(NodeSource::Leased(s.to_string()));
-        }
-        const LEASED: [&str; 11] = [
-            "file:",
-            "redis://",
-            "rediss://",
-            "redis+unix:",
-            "postgres://",
-            "postgresql://",
-            "mysql://",
-            "mariadb://",
-            "etcd://",
-            "etcds://",
-            "zk://",
-        ];
-        if LEASED.iter().any(|p| s.starts_with(p)) {
+        if crate::scheme::scheme_of(s).is_some_and(|f| f.serves(Role::Lease)) {
             return Ok(NodeSource::Leased(s.to_string()));
         }
         match s.split_once(':') {
@@ -89,7 +76,9 @@ impl NodeSource {
             )?)),
             Some(("env", name)) => {
                 if name.is_empty() || name.contains('=') || name.contains('\0') {
-                    return Err(invalid("env node source needs a variable name (env:NODE_ID)"));
+                    return Err(invalid(
+                        "env node source needs a variable name (env:NODE_ID)",
+                    ));
                 }
                 Ok(NodeSource::Env(name.to_string()))
             }
@@ -104,9 +93,7 @@ impl NodeSource {
             None if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) => Ok(
                 NodeSource::Static(parse_decimal(s, "static node must be a decimal number")?),
             ),
-            _ => Err(invalid(
-                "node source is static:N, env:NAME, ip, ip:ADDR, random, local, file:DIR, redis://..., postgres://..., mysql://..., etcd://... or @env:NAME / @PATH holding one",
-            )),
+            _ => Err(invalid(unknown_source())),
         }
     }
 
@@ -160,6 +147,23 @@ impl NodeSource {
         layout.node_to_bits(node)?;
         Ok(node)
     }
+}
+
+/// The forms of a node source, for its error and for help texts: the fixed sources, every lease
+/// store of the [scheme registry](crate::scheme), and the references that hold one.
+pub fn source_forms() -> &'static str {
+    static FORMS: OnceLock<String> = OnceLock::new();
+    FORMS.get_or_init(|| {
+        format!(
+            "static:N, env:NAME, ip, ip:ADDR, random, a lease store ({}), or @env:NAME / @PATH holding one",
+            crate::scheme::lease_forms()
+        )
+    })
+}
+
+fn unknown_source() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| format!("node source must be {}", source_forms()))
 }
 
 impl std::str::FromStr for NodeSource {

@@ -162,6 +162,12 @@ impl Backend for ServerBackend {
     fn resume(&self) {
         self.0.resume();
     }
+    fn pause(&self) -> bool {
+        self.0.signal("STOP")
+    }
+    fn unpause(&self) {
+        self.0.signal("CONT");
+    }
     fn wipe(&self) {
         match self.1 {
             "redis" => {
@@ -207,11 +213,14 @@ fn server_groups() -> [&'static [(&'static str, Check)]; 6] {
     ]
 }
 
+/// Pausing the server (SIGSTOP), on the stores whose fixtures can.
+const PAUSED: &[(&str, Check)] = &[("lease_store_paused", kit::lease_store_paused)];
+
 #[test]
 fn redis_stores() {
     play(
         &|| Box::new(ServerBackend(Server::start(Kind::Redis), "redis")),
-        &server_groups(),
+        &[server_groups().as_slice(), &[PAUSED]].concat(),
     );
 }
 
@@ -331,6 +340,12 @@ impl Backend for ZkBackend {
     fn resume(&self) {
         self.0.resume();
     }
+    fn pause(&self) -> bool {
+        self.0.signal("STOP")
+    }
+    fn unpause(&self) {
+        assert!(self.0.signal("CONT"));
+    }
     fn wipe(&self) {
         self.0.wipe();
     }
@@ -340,7 +355,7 @@ impl Backend for ZkBackend {
 fn zookeeper_lease_store() {
     play(
         &|| Box::new(ZkBackend(support::zookeeper::ZooKeeper::start())),
-        &lease_groups(),
+        &[lease_groups().as_slice(), &[PAUSED]].concat(),
     );
 }
 

@@ -6,21 +6,13 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use idmint::{Clock, Config, Layout, SystemClock};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
-
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use support::TempDir;
 
 /// The child half of the process tests (see `support::minter`).
 #[test]

@@ -10,7 +10,6 @@
 mod support;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,6 +20,7 @@ use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 use support::etcd::{Etcd, MEMBERS, PREFIX};
 use support::lease_checks::{self, ns, NOW};
 use support::minter::{assert_no_duplicates, Minter, MinterSpec};
+use support::{wall_ms, TempDir};
 
 /// etcd's shortest lease with its default election timeout (1 s) is 2 s.
 const TTL_MS: u64 = 2_000;
@@ -38,29 +38,12 @@ fn child_holder() {
     lease_checks::child_holder_main();
 }
 
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir(support::temp_dir(tag))
-}
-
 fn cfg() -> Config {
     Config::new(Layout::preset("twitter").unwrap())
 }
 
 fn store(url: &str) -> Arc<dyn LeaseStore> {
     Arc::from(lease::open(url).unwrap())
-}
-
-fn wall_ms() -> u64 {
-    idmint::Clock::now_ms(&idmint::SystemClock::new())
 }
 
 /// A namespace whose first epoch is already behind every clock: its first grant is made at
@@ -267,7 +250,7 @@ fn etcd_follower_killed_holders_keep_minting() {
 #[test]
 fn etcd_leader_killed_while_two_processes_mint_gives_no_duplicate() {
     let c = Etcd::start();
-    let outs = temp_dir("leader-out");
+    let outs = TempDir::new("leader-out");
     let url = c.url();
     let ns = primed(&url, "leader", 2);
     // Paced: a run of seconds, not millions of IDs a second.
@@ -414,7 +397,7 @@ fn etcd_cluster_killed_and_resumed_minting_stops_before_the_deadline_and_resumes
 #[test]
 fn etcd_prefix_deleted_while_two_holders_mint_gives_no_duplicate() {
     let c = Etcd::start();
-    let outs = temp_dir("prefix-out");
+    let outs = TempDir::new("prefix-out");
     let url = c.url();
     let ns = primed(&url, "prefix", 1);
     let mut a = minter(&url, &ns, 1, &outs.0.join("a"));
@@ -477,7 +460,7 @@ fn etcd_wipe_loses_every_lease_and_fences_the_next_grant() {
 #[test]
 fn etcd_restored_from_an_older_snapshot_is_fenced_by_a_store_that_saw_later_revisions() {
     let c = Etcd::start();
-    let snap = temp_dir("snap");
+    let snap = TempDir::new("snap");
     let url = c.url();
     let ns = primed(&url, "restore", 1);
     let spec = LeaseSpec::new(&ns, 1, TTL);
@@ -622,7 +605,7 @@ fn etcd_bad_urls_are_typed_errors() {
 /// speaking plain gRPC to the TLS port, fails with a typed error naming the cause.
 #[test]
 fn etcd_tls_with_its_ca_works_and_another_ca_is_refused() {
-    let pki_dir = temp_dir("etcd-pki");
+    let pki_dir = TempDir::new("etcd-pki");
     let pki = support::tls::make_pki(&pki_dir.0);
     let c = Etcd::start_tls(&pki);
     let url = format!("{}?ca_file={}", c.url(), pki.ca_cert.display());

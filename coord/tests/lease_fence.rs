@@ -10,49 +10,23 @@
 //! `child_minter` is not a test of its own: it is the child half of the process tests, run by
 //! re-executing this binary, and does nothing without `IDMINT_FENCE_CHILD_URL`.
 
+mod support;
+
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use idmint::{Clock, Config, Error, Layout, ManualClock, OnBackwards, SystemClock};
 use idmint_coord::lease::{self, FileStore, LeaseSpec, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use support::{wall_ms, TempDir};
 
 const T: u64 = 1_750_000_000_000;
 
 fn layout() -> Layout {
     Layout::preset("twitter").unwrap()
-}
-
-/// A temporary directory removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "idmint-fence-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    TempDir(d)
 }
 
 fn opts(ns: &str, nodes: u64) -> LeaseOptions {
@@ -96,7 +70,7 @@ fn holder_a(store: &Arc<dyn LeaseStore>, ns: &str) -> (u64, u64, u64) {
 
 #[test]
 fn fence_after_release_with_clock_set_back() {
-    let dir = temp_dir("rel");
+    let dir = TempDir::new("rel");
     let store = file_store(&dir);
     // The release leaves A's last renewal's bound F on record (it used to record A's exact
     // maximum T; a record never goes down now). B's clock is 5 s behind F.
@@ -186,7 +160,7 @@ fn fence_after_release_with_clock_set_back() {
 /// holder's fence.
 #[test]
 fn drop_releases_and_the_record_keeps_the_reservation() {
-    let dir = temp_dir("drop");
+    let dir = TempDir::new("drop");
     let store = file_store(&dir);
     {
         let g = LeasedSnowflake::with_clock(
@@ -216,7 +190,7 @@ fn drop_releases_and_the_record_keeps_the_reservation() {
 /// the generator renews on the spot and goes on; IDs never pass the recorded bound.
 #[test]
 fn clock_jump_past_the_bound_renews_synchronously() {
-    let dir = temp_dir("jump");
+    let dir = TempDir::new("jump");
     let store = file_store(&dir);
     let g = LeasedSnowflake::with_clock(
         store.clone(),
@@ -253,7 +227,7 @@ fn queue_1_2_0(store: &Arc<dyn LeaseStore>, ns: &str) {
 }
 
 fn swap_case(policy: &str) {
-    let dir = temp_dir("swap");
+    let dir = TempDir::new("swap");
     let store = file_store(&dir);
     queue_1_2_0(&store, "swap");
     let g = LeasedSnowflake::with_clock(
@@ -323,7 +297,7 @@ fn swap_on_rollback_beyond_the_logical_window() {
 /// admitted under the old lease or retries on the new one), and no ID repeats.
 #[test]
 fn swap_while_threads_mint() {
-    let dir = temp_dir("swapmt");
+    let dir = TempDir::new("swapmt");
     let store = file_store(&dir);
     let cfg = cfg("fail").on_exhausted(idmint::OnExhausted::Borrow { max_ticks: 100 });
     let g = LeasedSnowflake::with_clock(
@@ -379,7 +353,7 @@ fn swap_while_threads_mint() {
 /// once the clock is back.
 #[test]
 fn swap_without_a_free_node_falls_back_to_the_policy() {
-    let dir = temp_dir("noswap");
+    let dir = TempDir::new("noswap");
     let store = file_store(&dir);
     let g = LeasedSnowflake::with_clock(
         store.clone(),
@@ -494,19 +468,12 @@ fn child_result(child: &mut Child) -> (u64, Result<(u64, u64), String>) {
     }
 }
 
-fn wall_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
 /// A process mints and exits; the next holder of its node runs with its wall clock 30 s back
 /// (`faketime -f -30s`): with `logical` all its IDs are above the first process's, with
 /// `fail` or a short `wait` it refuses.
 #[test]
 fn faketime_process_clock_set_back() {
-    let dir = temp_dir("faketime");
+    let dir = TempDir::new("faketime");
     let url = format!("file:{}", dir.display());
     let mut first = spawn_minter(&url, "wait:1000", None, false);
     let (_, r1) = child_result(&mut first);
@@ -544,7 +511,7 @@ fn faketime_process_clock_set_back() {
 /// (ManualClock), never mints at or below the dead holder's maximum, under each policy.
 #[test]
 fn killed_holder_fence_with_each_policy() {
-    let dir = temp_dir("killed");
+    let dir = TempDir::new("killed");
     let url = format!("file:{}", dir.display());
     let mut child = spawn_minter(&url, "wait:1000", None, true);
     let (_, r) = child_result(&mut child);

@@ -7,27 +7,14 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use idmint::Error;
 use idmint_coord::lease::{FileStore, LeaseSpec, LeaseStore};
 use support::minter::{assert_no_duplicates, Minter, MinterSpec};
+use support::TempDir;
 
 const T: u64 = 1_750_000_000_000;
-
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir(support::temp_dir(tag))
-}
 
 fn spec(ns: &str, nodes: u64) -> LeaseSpec {
     LeaseSpec::new(ns, nodes, Duration::from_secs(10))
@@ -59,8 +46,8 @@ fn directory_removed_under_a_live_holder_two_nodes() {
 }
 
 fn directory_removed_case(nodes: u64) {
-    let dir = temp_dir("removed");
-    let outs = temp_dir("removed-out");
+    let dir = TempDir::new("removed");
+    let outs = TempDir::new("removed-out");
     let url = format!("file:{}", dir.0.display());
     let mut a = Minter::start(
         &MinterSpec::new(&url, "faults", nodes, 1_500),
@@ -99,8 +86,8 @@ fn directory_removed_case(nodes: u64) {
 /// past its deadline it mints nothing until a renewal succeeds. Zero duplicates.
 #[test]
 fn holder_paused_past_its_ttl() {
-    let dir = temp_dir("paused");
-    let outs = temp_dir("paused-out");
+    let dir = TempDir::new("paused");
+    let outs = TempDir::new("paused-out");
     let url = format!("file:{}", dir.0.display());
     let mut a = Minter::start(&MinterSpec::new(&url, "faults", 2, 600), &outs.0.join("a"));
     a.wait_for("HOLD");
@@ -126,7 +113,7 @@ fn holder_paused_past_its_ttl() {
 
 #[test]
 fn renewal_finds_the_lock_file_removed() {
-    let dir = temp_dir("ground");
+    let dir = TempDir::new("ground");
     let store = FileStore::open(&dir.0).unwrap();
     let l = store.acquire(&spec("g", 4), T, None).unwrap();
     store.renew(&l, T + 10).unwrap();
@@ -162,7 +149,7 @@ fn renewal_finds_the_lock_file_removed() {
 
 #[test]
 fn renewal_finds_another_holder_in_the_record() {
-    let dir = temp_dir("record");
+    let dir = TempDir::new("record");
     let store = FileStore::open(&dir.0).unwrap();
     let l = store.acquire(&spec("r", 1), T, None).unwrap();
     let rec = dir.0.join("r").join(format!("node-{}.rec", l.node));
@@ -204,7 +191,7 @@ fn in_child(f: impl FnOnce() -> i32) -> i32 {
 /// it go.
 #[test]
 fn forked_child_neither_unlocks_nor_keeps_the_parents_node() {
-    let dir = temp_dir("fork");
+    let dir = TempDir::new("fork");
     let store = FileStore::open(&dir.0).unwrap();
     let l = store.acquire(&spec("f", 1), T, None).unwrap();
     let code = in_child(|| match (store.release(&l, T), store.renew(&l, T)) {
@@ -266,7 +253,7 @@ fn forked_child_neither_unlocks_nor_keeps_the_parents_node() {
 
 #[test]
 fn symbolic_links_are_not_followed() {
-    let dir = temp_dir("links");
+    let dir = TempDir::new("links");
     let victim = dir.0.join("victim");
     std::fs::write(&victim, "keep").unwrap();
     let store = FileStore::open(dir.0.join("store")).unwrap();
@@ -298,7 +285,7 @@ fn symbolic_links_are_not_followed() {
 /// thousand runs one after another leave the directory with one node, not a thousand.
 #[test]
 fn huge_node_spaces_are_not_scanned() {
-    let dir = temp_dir("huge");
+    let dir = TempDir::new("huge");
     let store = FileStore::open(&dir.0).unwrap();
     let s = spec("h", 1 << 32);
     let a = store.acquire(&s, T, None).unwrap();

@@ -1,43 +1,17 @@
 //! `LeasedSnowflake` itself, on the file store: options validation, background renewal of
 //! the durable high-water mark, fork safety, and the cost of the lease checks on the hot path.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout, ManualClock};
 use idmint_coord::lease::{FileStore, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use support::TempDir;
 
 const T: u64 = 1_750_000_000_000;
-
-/// A temporary directory removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "idmint-gen-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    TempDir(d)
-}
 
 fn twitter() -> Config {
     Config::new(Layout::preset("twitter").unwrap())
@@ -59,7 +33,7 @@ fn generator_types_are_shareable() {
 
 #[test]
 fn options_are_validated() {
-    let dir = temp_dir("opts");
+    let dir = TempDir::new("opts");
     let store = file_store(&dir);
     let bad = [
         LeaseOptions::new().ttl(Duration::from_millis(5)),
@@ -103,7 +77,7 @@ fn options_are_validated() {
 /// and nothing minted).
 #[test]
 fn renewal_pushes_the_durable_high_water_mark() {
-    let dir = temp_dir("push");
+    let dir = TempDir::new("push");
     let store = file_store(&dir);
     let g = LeasedSnowflake::with_clock(
         store,
@@ -145,7 +119,7 @@ fn renewal_pushes_the_durable_high_water_mark() {
 /// carries on.
 #[test]
 fn forked_child_cannot_mint_or_release() {
-    let dir = temp_dir("fork");
+    let dir = TempDir::new("fork");
     let store = file_store(&dir);
     let g = LeasedSnowflake::new(
         store.clone(),

@@ -6,23 +6,14 @@
 mod support;
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use idmint::{Clock, Config, Error, Layout};
 use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use support::ns;
 use support::{Kind, Server};
-
-fn ns(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 fn cfg() -> Config {
     Config::new(Layout::preset("twitter").unwrap())

@@ -9,8 +9,6 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -20,31 +18,10 @@ use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 use idmint_coord::segment::postgres::PostgresStore;
 use idmint_coord::segment::SegmentStore;
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
+use support::{ns, TempDir};
 use support::{Kind, Server};
 
 const T: u64 = 1_750_000_000_000;
-
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir(support::temp_dir(tag))
-}
-
-fn ns(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 fn client(s: &Server) -> postgres::Client {
     postgres::Client::connect(&s.url(), postgres::NoTls).expect("connect to the test server")
@@ -142,7 +119,7 @@ fn postgres_acquire_next_to_a_session_crossing_its_locks_gets_a_node() {
 #[test]
 fn postgres_truncate_while_two_holders_mint_gives_no_duplicate() {
     let s = Server::start(Kind::Postgres);
-    let outs = temp_dir("pg-truncate");
+    let outs = TempDir::new("pg-truncate");
     let url = format!("{}?timeout_ms=500", s.url());
     let spec = MinterSpec::new(&url, "truncate", 1, 3_000);
     let mut a = Minter::start(&spec, &outs.0.join("a"));
@@ -165,7 +142,7 @@ fn postgres_truncate_while_two_holders_mint_gives_no_duplicate() {
 #[test]
 fn postgres_table_restored_from_an_older_copy_gives_no_duplicate() {
     let s = Server::start(Kind::Postgres);
-    let outs = temp_dir("pg-restore");
+    let outs = TempDir::new("pg-restore");
     let url = format!("{}?timeout_ms=500", s.url());
     let spec = MinterSpec::new(&url, "restore", 1, 3_000);
     let mut a = Minter::start(&spec, &outs.0.join("a"));
@@ -198,7 +175,7 @@ fn postgres_table_restored_from_an_older_copy_gives_no_duplicate() {
 fn postgres_restored_into_a_new_cluster_gives_no_duplicate() {
     let old = Server::start(Kind::Postgres);
     let new = Server::start(Kind::Postgres);
-    let outs = temp_dir("pg-newcluster");
+    let outs = TempDir::new("pg-newcluster");
     let dump = outs.0.join("dump.sql");
     let spec_a = MinterSpec::new(&format!("{}?timeout_ms=500", old.url()), "moved", 1, 3_000);
     let spec_b = MinterSpec::new(&format!("{}?timeout_ms=500", new.url()), "moved", 1, 3_000);
@@ -257,7 +234,7 @@ fn postgres_restored_into_a_new_cluster_gives_no_duplicate() {
 #[test]
 fn postgres_holder_paused_past_its_ttl_mints_nothing_after_its_deadline() {
     let s = Server::start(Kind::Postgres);
-    let outs = temp_dir("pg-paused");
+    let outs = TempDir::new("pg-paused");
     let url = format!("{}?timeout_ms=500", s.url());
     let spec = MinterSpec::new(&url, "paused", 1, 1_000);
     let mut a = Minter::start(&spec, &outs.0.join("a"));
@@ -398,7 +375,7 @@ fn postgres_segment_store_call_fails_within_its_timeout_while_the_server_is_stop
 #[test]
 fn postgres_restart_with_the_clock_30s_back_issues_nothing_at_or_below_the_last_maximum() {
     let s = Server::start(Kind::Postgres);
-    let outs = temp_dir("pg-faketime");
+    let outs = TempDir::new("pg-faketime");
     let spec = MinterSpec::new(&s.url(), "faketime", 1, 1_500);
     let mut a = Minter::start(&spec, &outs.0.join("a"));
     let clock_a = a.clock();
@@ -564,7 +541,7 @@ fn postgres_acquire_on_a_2_pow_32_node_space_creates_rows_only_for_granted_nodes
 
 /// A server with TLS only (`hostssl`), its certificate from a private CA.
 fn tls_server() -> (TempDir, support::tls::TestPki, Server, String) {
-    let dir = temp_dir("pg-pki");
+    let dir = TempDir::new("pg-pki");
     let pki = support::tls::make_pki(&dir.0);
     let s = Server::start_postgres_tls(&pki);
     let base = format!("postgres://idmint@127.0.0.1:{}/postgres", s.port());

@@ -18,25 +18,19 @@
 mod support;
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use idmint::{Clock, Config, Error, Layout, ManualClock};
 use idmint_coord::lease::{
     self, FileStore, LeaseOptions, LeaseSpec, LeaseStore, LeaseWait, LeasedSnowflake, WaitCause,
 };
+use support::wall_ms;
 use support::{temp_dir, Kind, Server};
 
 const T: u64 = 1_750_000_000_000;
 
 fn layout() -> Layout {
     Layout::preset("twitter").unwrap()
-}
-
-fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 /// The default config: `on_backwards` is `wait:1000`.

@@ -10,14 +10,14 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, Lease, LeaseSpec, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
+use support::{ns, wall_ms, TempDir};
 use support::{Kind, Persistence, Server};
 
 const NOW: u64 = 1_750_000_000_000;
@@ -26,35 +26,6 @@ const NOW: u64 = 1_750_000_000_000;
 #[test]
 fn fault_child() {
     support::minter::child_main();
-}
-
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir(support::temp_dir(tag))
-}
-
-fn ns(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 fn con(url: &str) -> redis::Connection {
@@ -119,7 +90,7 @@ fn minter(url: &str, ns: &str, nodes: u64, out: &Path) -> Minter {
 /// B has leased the node; then A runs on. Whatever the store forgot, A must stop before it
 /// mints anything B may mint: zero duplicates.
 fn one_node_loss(s: &Server, lose: impl FnOnce(&Server)) {
-    let outs = temp_dir("loss-out");
+    let outs = TempDir::new("loss-out");
     let url = s.url();
     let ns = ns("loss");
     let mut a = minter(&url, &ns, 1, &outs.0.join("a"));
@@ -158,7 +129,7 @@ fn redis_flushall_while_two_holders_mint_gives_no_duplicate_one_node() {
 #[test]
 fn redis_flushall_while_two_holders_mint_gives_no_duplicate_two_nodes() {
     let s = Server::start(Kind::Redis);
-    let outs = temp_dir("flush2-out");
+    let outs = TempDir::new("flush2-out");
     let url = s.url();
     let ns = ns("flush2");
     let mut a = minter(&url, &ns, 2, &outs.0.join("a"));
@@ -204,7 +175,7 @@ fn redis_restart_without_persistence_gives_no_duplicate() {
 #[test]
 fn redis_crash_under_appendfsync_everysec_gives_no_duplicate() {
     let s = Server::start_redis(Persistence::EverySec);
-    let outs = temp_dir("everysec-out");
+    let outs = TempDir::new("everysec-out");
     let url = s.url();
     let ns = ns("everysec");
     // The namespace exists (epoch, counters) before the writes the crash will lose: an older
@@ -263,7 +234,7 @@ fn incr_aof(dir: &Path) -> PathBuf {
 #[test]
 fn redis_holder_paused_past_its_ttl_one_node() {
     let s = Server::start(Kind::Redis);
-    let outs = temp_dir("paused-out");
+    let outs = TempDir::new("paused-out");
     let url = s.url();
     let ns = ns("paused");
     let mut a = minter(&url, &ns, 1, &outs.0.join("a"));
@@ -298,83 +269,6 @@ fn open(url: &str) -> Arc<dyn LeaseStore> {
     Arc::from(lease::open(url).unwrap())
 }
 
-/// The Redis server stopped (SIGSTOP) for three TTLs under two live generators: store calls
-/// fail on their timeout instead of hanging; minting stops before the lease could expire;
-/// dropping a generator (which releases) returns; after SIGCONT the other generator mints
-/// again. Zero duplicates.
-#[test]
-fn redis_server_paused_for_three_ttls() {
-    let s = Server::start(Kind::Redis);
-    let url = format!("{}?timeout_ms=300", s.url());
-    let ns = ns("srvpause");
-    let ttl = Duration::from_millis(1_500);
-    let opts = LeaseOptions::new().namespace(&ns).ttl(ttl).nodes(2);
-    let g = LeasedSnowflake::new(open(&url), cfg(), opts.clone()).unwrap();
-    let h = LeasedSnowflake::new(open(&url), cfg(), opts).unwrap();
-    let mut ids = Vec::new();
-    for _ in 0..1_000 {
-        ids.push(g.next_id().unwrap());
-        ids.push(h.next_id().unwrap());
-    }
-    let raw = open(&url);
-    let spec = LeaseSpec::new(&ns, 2, ttl);
-
-    s.signal("STOP");
-    let stopped = Instant::now();
-    // Minting goes on until the deadline the last renewal gave, and no further.
-    let err = loop {
-        let asked = Instant::now();
-        match g.next_id() {
-            Ok(id) => {
-                // The deadline only grows while the lease lives; the ID was admitted after
-                // `asked` and before the deadline.
-                if let Some(deadline) = g.lease_info().and_then(|i| i.deadline) {
-                    assert!(asked <= deadline, "minted past the lease's deadline");
-                }
-                ids.push(id);
-            }
-            Err(e) => break e,
-        }
-        assert!(stopped.elapsed() < Duration::from_secs(60), "never stopped");
-        std::thread::sleep(Duration::from_micros(200));
-    };
-    assert!(matches!(err, Error::LeaseLost { .. }), "{err:?}");
-    // A store call fails (on its 300 ms timeout), it does not wait for the server.
-    let e = returns("acquire on a stopped Redis", move || {
-        raw.acquire(&spec, wall_ms(), None)
-    });
-    assert!(
-        matches!(
-            e,
-            Err(Error::StoreUnavailable {
-                store: "redis",
-                op: "acquire",
-                ..
-            })
-        ),
-        "{e:?}"
-    );
-    // Dropping a generator joins its renewal thread and releases its node: it returns.
-    returns("drop of a generator", move || drop(h));
-    std::thread::sleep(Duration::from_millis(3 * 1_500).saturating_sub(stopped.elapsed()));
-    s.signal("CONT");
-    let back = Instant::now();
-    let id = loop {
-        match g.next_id() {
-            Ok(id) => break id,
-            Err(Error::LeaseLost { .. }) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => panic!("{e:?}"),
-        }
-        assert!(back.elapsed() < Duration::from_secs(60), "never resumed");
-    };
-    ids.push(id);
-    for _ in 0..1_000 {
-        ids.push(g.next_id().unwrap());
-    }
-    assert_no_duplicates(&[&ids]);
-    returns("release", move || g.release()).unwrap();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Clocks
 
@@ -387,7 +281,7 @@ fn redis_server_paused_for_three_ttls() {
 #[test]
 fn redis_faketime_process_clock_set_back() {
     let s = Server::start(Kind::Redis);
-    let outs = temp_dir("faketime-out");
+    let outs = TempDir::new("faketime-out");
     let url = s.url();
     let ns = ns("faketime");
     let mut first = minter(&url, &ns, 1, &outs.0.join("a"));
@@ -686,7 +580,7 @@ fn redis_expired_leases_are_granted_again() {
 
 /// A Redis listening for TLS only, with certificates of a throwaway CA.
 fn tls_server(tag: &str) -> (TempDir, support::tls::TestPki, Server) {
-    let dir = temp_dir(tag);
+    let dir = TempDir::new(tag);
     let pki = support::tls::make_pki(&dir.0);
     let s = Server::start_redis_tls(&pki);
     (dir, pki, s)

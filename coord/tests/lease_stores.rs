@@ -21,16 +21,8 @@ use support::lease_checks::{
     expiry_takeover, ns, processes, protocol_line, queue_order, queue_order_in, spawn_holder,
     threads, NOW,
 };
+use support::TempDir;
 use support::{Kind, Server};
-
-/// A temporary directory removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A `file:` lease URL on a fresh temporary directory (kept while the guard lives).
 fn file_url(tag: &str) -> (TempDir, String) {

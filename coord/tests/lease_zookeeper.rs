@@ -10,16 +10,17 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, Lease, LeaseSpec, LeaseStore};
 use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
 use support::zookeeper::ZooKeeper;
+use support::{ns, wall_ms, TempDir};
 use zookeeper_client::Client;
 
 const NOW: u64 = 1_750_000_000_000;
@@ -34,35 +35,6 @@ fn fault_child() {
 #[test]
 fn child_holder() {
     support::lease_checks::child_holder_main();
-}
-
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir(support::temp_dir(tag))
-}
-
-fn ns(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 fn open(url: &str) -> Arc<dyn LeaseStore> {
@@ -421,7 +393,7 @@ fn zk_same_identity_gets_its_worker_id_back() {
 #[test]
 fn zk_same_identity_process_restart_holds_the_same_node() {
     let z = ZooKeeper::start();
-    let outs = temp_dir("leaf-out");
+    let outs = TempDir::new("leaf-out");
     let ns = ns("leafproc");
     let url_p = format!("{}?identity=orders-7", z.url());
     let url_q = format!("{}?identity=orders-8", z.url());
@@ -634,7 +606,7 @@ fn zk_64_processes() {
 #[test]
 fn zk_holder_paused_past_its_session_timeout() {
     let z = ZooKeeper::start();
-    let outs = temp_dir("paused-out");
+    let outs = TempDir::new("paused-out");
     let url = z.url();
     let ns = ns("paused");
     let probe = probe(&z);
@@ -703,7 +675,7 @@ fn zk_holder_paused_past_its_session_timeout() {
 #[test]
 fn zk_server_restart_mid_run_keeps_the_sessions_and_gives_no_duplicate() {
     let z = ZooKeeper::start();
-    let outs = temp_dir("restart-out");
+    let outs = TempDir::new("restart-out");
     let url = format!("{}?session_timeout_ms=10000", z.url());
     let ns = ns("restart");
     warm(&z, &ns, 3);
@@ -743,7 +715,7 @@ fn zk_server_restart_mid_run_keeps_the_sessions_and_gives_no_duplicate() {
 #[test]
 fn zk_server_data_wiped_while_two_holders_mint_gives_no_duplicate() {
     let z = ZooKeeper::start();
-    let outs = temp_dir("wipe-out");
+    let outs = TempDir::new("wipe-out");
     let url = z.url();
     let ns = ns("wipe");
     let mut a = minter(&url, &ns, 2, &outs.0.join("a"));
@@ -774,82 +746,6 @@ fn zk_server_data_wiped_while_two_holders_mint_gives_no_duplicate() {
     for said in [said_a, said_b] {
         assert!(said.iter().any(|l| l == "ERROR ERR_LEASE_LOST"), "{said:?}");
     }
-}
-
-/// The server stopped (SIGSTOP) under two live generators: calls fail within their deadline
-/// instead of hanging; minting stops before the lease's deadline; dropping a generator
-/// returns; after SIGCONT minting goes on (the same lease, or a new one once ZooKeeper
-/// expired the sessions it could not hear from). Zero duplicates.
-#[test]
-fn zk_server_paused_calls_fail_within_their_timeout() {
-    let z = ZooKeeper::start();
-    let url = format!("{}?timeout_ms=300", z.url());
-    let ns = ns("srvpause");
-    let ttl = Duration::from_millis(1_500);
-    let opts = LeaseOptions::new().namespace(&ns).ttl(ttl).nodes(2);
-    let g = LeasedSnowflake::new(open(&url), cfg(), opts.clone()).unwrap();
-    let h = LeasedSnowflake::new(open(&url), cfg(), opts).unwrap();
-    // Both past the namespace's lock delay.
-    let mut ids = Vec::new();
-    for _ in 0..1_000 {
-        ids.push(g.next_id().unwrap());
-        ids.push(h.next_id().unwrap());
-    }
-    let raw = open(&url);
-    let spec = LeaseSpec::new(&ns, 2, ttl);
-    assert!(z.signal("STOP"));
-    let stopped = Instant::now();
-    let err = loop {
-        let asked = Instant::now();
-        match g.next_id() {
-            Ok(id) => {
-                if let Some(deadline) = g.lease_info().and_then(|i| i.deadline) {
-                    assert!(asked <= deadline, "minted past the lease's deadline");
-                }
-                ids.push(id);
-            }
-            Err(e) => break e,
-        }
-        assert!(stopped.elapsed() < Duration::from_secs(60), "never stopped");
-        std::thread::sleep(Duration::from_micros(200));
-    };
-    assert!(matches!(err, Error::LeaseLost { .. }), "{err:?}");
-    let t = Instant::now();
-    let e = returns("acquire on a stopped ZooKeeper", move || {
-        raw.acquire(&spec, wall_ms(), None)
-    });
-    assert!(
-        matches!(
-            e,
-            Err(Error::StoreUnavailable {
-                store: "zookeeper",
-                op: "acquire",
-                ..
-            })
-        ),
-        "{e:?}"
-    );
-    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
-    returns("drop of a generator", move || drop(h));
-    std::thread::sleep(Duration::from_millis(3 * 1_500).saturating_sub(stopped.elapsed()));
-    assert!(z.signal("CONT"));
-    let back = Instant::now();
-    let id = loop {
-        match g.next_id() {
-            Ok(id) => break id,
-            Err(Error::LeaseLost { .. } | Error::WouldBlock { .. }) => {
-                std::thread::sleep(Duration::from_millis(10))
-            }
-            Err(e) => panic!("{e:?}"),
-        }
-        assert!(back.elapsed() < Duration::from_secs(60), "never resumed");
-    };
-    ids.push(id);
-    for _ in 0..1_000 {
-        ids.push(g.next_id().unwrap());
-    }
-    assert_no_duplicates(&[&ids]);
-    returns("release", move || g.release()).unwrap();
 }
 
 /// Nothing listens, or the server is gone: a typed `StoreUnavailable` well within the
@@ -958,7 +854,7 @@ fn zk_bad_urls_and_session_timeouts_are_typed_errors() {
 #[test]
 fn zk_restart_with_the_clock_set_back_issues_nothing_at_or_below_the_last_maximum() {
     let z = ZooKeeper::start();
-    let outs = temp_dir("faketime-out");
+    let outs = TempDir::new("faketime-out");
     let url = format!("{}?identity=billing-1", z.url());
     let ns = ns("faketime");
     // The second process's logical policy lets it run 60 s ahead of its clock: its horizon

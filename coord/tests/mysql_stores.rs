@@ -12,9 +12,7 @@ mod support;
 
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -27,30 +25,9 @@ use idmint_coord::segment::{open_store, SegmentAllocator, SegmentStore};
 use mysql::prelude::Queryable;
 use support::mariadb::MariaDb;
 use support::minter::{assert_no_duplicates, Minter, MinterSpec};
+use support::{ns, TempDir};
 
 const T: u64 = 1_750_000_000_000;
-
-/// A temporary directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir(support::temp_dir(tag))
-}
-
-fn ns(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 /// A plain client of the test server, as the `idmint` user.
 fn client(m: &MariaDb) -> mysql::Conn {
@@ -136,7 +113,7 @@ fn leaf_take(c: &mut mysql::Conn, tag: &str) -> Vec<u64> {
 fn mysql_eight_concurrent_allocators_threads_and_processes_mint_no_duplicate() {
     let m = MariaDb::start();
     let url = m.url();
-    let outs = temp_dir("mysql-seg-procs");
+    let outs = TempDir::new("mysql-seg-procs");
     const N: usize = 4_000;
     let exe = std::env::current_exe().unwrap();
     let children: Vec<_> = (0..4)
@@ -333,7 +310,7 @@ fn mysql_segment_server_killed_mid_run_resumes_without_duplicate() {
 #[test]
 fn mysql_journal_after_a_wipe_is_refused() {
     let m = MariaDb::start();
-    let dir = temp_dir("mysql-journal");
+    let dir = TempDir::new("mysql-journal");
     let journal = dir.0.join("j");
     let build = || {
         SegmentAllocator::builder(
@@ -378,7 +355,7 @@ fn mysql_concurrent_holders_get_distinct_nodes_threads_and_processes() {
     let nodes: HashSet<u64> = leases.iter().map(|(l, _)| l.node).collect();
     assert_eq!(nodes.len(), 24, "two holders share a node");
     assert!(nodes.iter().all(|&n| n < 64));
-    let outs = temp_dir("mysql-holders");
+    let outs = TempDir::new("mysql-holders");
     let mspec = MinterSpec::new(&url, &name, 64, 3_000);
     let mut minters: Vec<Minter> = (0..4)
         .map(|i| Minter::start(&mspec, &outs.0.join(format!("m{i}"))))
@@ -525,7 +502,7 @@ fn mysql_expiry_and_takeover_with_fence() {
 #[test]
 fn mysql_truncate_while_two_holders_mint_gives_no_duplicate() {
     let m = MariaDb::start();
-    let outs = temp_dir("mysql-truncate");
+    let outs = TempDir::new("mysql-truncate");
     let url = format!("{}?timeout_ms=500", m.url());
     let spec = MinterSpec::new(&url, "truncate", 1, 2_000);
     let mut a = Minter::start(&spec, &outs.0.join("a"));

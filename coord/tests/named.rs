@@ -3,37 +3,16 @@
 //! leased from a lock directory (distinct nodes, the fence after a release), and a type the
 //! program registers.
 
+mod support;
+
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use idmint::named::GeneratedId;
 use idmint::{ErrorKind, Layout};
 use idmint_coord::named::{self, NamedSource};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!(
-            "idmint-named-{tag}-{}-{}",
-            std::process::id(),
-            idmint::os_random_u64().unwrap()
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use support::TempDir;
 
 fn u64s(g: &dyn NamedSource, n: usize) -> Vec<u64> {
     let mut v = vec![0; n];
@@ -46,7 +25,7 @@ fn segments_on_sqlite_from_threads_never_repeat() {
     let dir = TempDir::new("threads");
     let config = format!(
         "type=segment,store=sqlite:{},key=orders,step=50",
-        dir.path("ids.db")
+        dir.file("ids.db")
     );
     // Two generators on one database file: one key, two allocators, no value twice.
     let a: Arc<dyn NamedSource> = Arc::from(named::build(&config).unwrap());
@@ -78,8 +57,8 @@ fn a_segment_journal_survives_a_close_and_a_rebuild() {
     let dir = TempDir::new("journal");
     let config = format!(
         "{{\"type\":\"segment\",\"store\":\"sqlite:{}\",\"key\":\"orders\",\"step\":\"100\",\"journal\":\"{}\"}}",
-        dir.path("ids.db"),
-        dir.path("ids.journal")
+        dir.file("ids.db"),
+        dir.file("ids.journal")
     );
     let g = named::build(&config).unwrap();
     assert_eq!(g.next_id().unwrap(), GeneratedId::U64(1));
@@ -92,7 +71,7 @@ fn a_segment_journal_survives_a_close_and_a_rebuild() {
     // Without the journal the next start skips what the store handed out.
     let plain = format!(
         "type=segment,store=sqlite:{},key=orders,step=100",
-        dir.path("ids.db")
+        dir.file("ids.db")
     );
     let g = named::build(&plain).unwrap();
     assert!(g.next_id().unwrap().as_u64().unwrap() > 100);
@@ -103,7 +82,7 @@ fn leased_snowflakes_get_distinct_nodes_and_fences() {
     let dir = TempDir::new("lease");
     let config = format!(
         "type=snowflake,layout=twitter,lease=file:{},namespace=named,nodes=2",
-        dir.path("leases")
+        dir.file("leases")
     );
     let layout = Layout::preset("twitter").unwrap();
     let a = named::build(&config).unwrap();

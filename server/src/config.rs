@@ -22,6 +22,24 @@ use crate::rate::{RateLimit, DEFAULT_PER_SECOND};
 use crate::segment_keys::is_valid_key_name;
 use crate::ServeError;
 
+/// `--segments`' help: the segment stores come from coord's scheme registry.
+fn segments_help() -> String {
+    format!(
+        "Segment store URL: {} [default: sqlite:DATA_DIR/segments.db]",
+        idmint_coord::scheme::segment_forms()
+    )
+}
+
+/// `--lease`'s help: the lease stores come from coord's scheme registry.
+fn lease_help() -> String {
+    format!(
+        "Where the service's own Snowflake node comes from, and where client node leases are \
+         granted: {}, or a fixed source (`static:N`, …; then no client leases) [default: \
+         file:DATA_DIR/leases]",
+        idmint_coord::scheme::lease_forms()
+    )
+}
+
 /// Every setting, each optional: a flag (or its `IDMINT_*` variable) wins over the file, the
 /// file over the default.
 #[derive(Debug, Clone, Default, Args, Deserialize)]
@@ -41,15 +59,13 @@ pub struct ServeConfig {
     #[serde(skip)]
     pub config: Option<PathBuf>,
 
-    /// Segment store URL: `sqlite:PATH`, `postgres://…`, `redis://…` [default:
-    /// sqlite:DATA_DIR/segments.db].
-    #[arg(long, env = "IDMINT_SEGMENTS", value_name = "URL")]
+    /// Segment store URL [default: sqlite:DATA_DIR/segments.db].
+    #[arg(long, env = "IDMINT_SEGMENTS", value_name = "URL", help = segments_help())]
     pub segments: Option<String>,
 
     /// Where the service's own Snowflake node comes from, and where client node leases are
-    /// granted: `file:DIR`, `redis://…`, `postgres://…`, `etcd://…`, `zk://…`, or a fixed source
-    /// (`static:N`, …; then no client leases) [default: file:DATA_DIR/leases].
-    #[arg(long, env = "IDMINT_LEASE", value_name = "URL")]
+    /// granted [default: file:DATA_DIR/leases].
+    #[arg(long, env = "IDMINT_LEASE", value_name = "URL", help = lease_help())]
     pub lease: Option<String>,
 
     /// Segment keys served (Leaf's pre-registered `biz_tag`s), comma-separated.

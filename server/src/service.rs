@@ -29,10 +29,10 @@ pub struct MeteredStore {
 }
 
 impl MeteredStore {
-    /// A range for a client (`POST …/ranges`): straight from the store, never from the
-    /// service's buffers, so it cannot overlap what the service serves.
+    /// A range of at most `count` values for a client (`POST …/ranges`): straight from the
+    /// store, never from the service's buffers, so it cannot overlap what the service serves.
     pub fn take_range(&self, key: &str, count: u64) -> Result<Range> {
-        self.call("range", || self.inner.take(key, count))
+        self.call("range", || self.inner.take_at_most(key, count))
     }
 
     fn call<T>(&self, op: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {

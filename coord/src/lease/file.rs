@@ -62,9 +62,9 @@ use idmint::{Error, Result};
 
 use crate::reason::Reason;
 
+use super::contract::{Lease, LeaseSpec, LeaseStore};
 use super::inherited;
 use super::name_lock::{self, NameLock};
-use super::{Lease, LeaseSpec, LeaseStore};
 
 const STORE: &str = "file";
 const MAGIC_V1: &str = "idmint-lease/1";
@@ -310,7 +310,7 @@ impl FileStore {
     /// holder of the node's lock calls this.
     fn write_record(&self, ns: &str, node: u64, rec: &Record, op: &'static str) -> Result<()> {
         let path = self.rec_path(ns, node);
-        let nonce = super::random_nonzero()?;
+        let nonce = super::contract::random_nonzero()?;
         let tmp = self.ns_dir(ns).join(format!(
             "node-{node}.rec.tmp.{}.{nonce:016x}",
             std::process::id()
@@ -455,7 +455,7 @@ impl FileStore {
         };
         self.remove_stale_temps(ns, node);
         rec.token += 1;
-        rec.owner = super::random_nonzero()?;
+        rec.owner = super::contract::random_nonzero()?;
         rec.queued_ms = wall_ms();
         rec.holder = spec.holder_clean();
         self.write_record(ns, node, &rec, "acquire")?;

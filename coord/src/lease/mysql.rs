@@ -119,7 +119,7 @@
 //! that turns out dead run once more on a new one (an acquire committed but unanswered leaves
 //! a grant nobody holds, which expires after its TTL); releases do not.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use idmint::{Error, Result};
 use mysql::prelude::Queryable;
@@ -127,7 +127,8 @@ use mysql::{Conn, Params, Value};
 
 use crate::mysql_conn::{self, CallError, CallResult, Deadline, My, MyConn};
 
-use super::{Lease, LeaseSpec, LeaseStore};
+use super::contract::{Lease, LeaseSpec};
+use super::sql::{self, to_i64, Ask, Grant, HolderOp, Matched, NsRepair, Seen, SqlDialect, Step};
 
 const STORE: &str = "mysql";
 
@@ -254,10 +255,6 @@ const BOOT_ROW: &str = "INSERT INTO WORKER_NODE
 
 const BOOT_STOP: &str = "UPDATE WORKER_NODE SET MODIFIED = NOW() WHERE ID = ?";
 
-/// How many times `acquire` tries again while free rows exist but are all locked for the
-/// moment, or the records were just repaired.
-const ACQUIRE_RETRIES: u64 = 60;
-
 /// Node leases on MySQL or MariaDB; see the [module docs](self).
 #[derive(Debug)]
 pub struct MysqlStore {
@@ -374,40 +371,28 @@ impl Facts {
                 && self.versions == n.writes
         })
     }
+
+    /// What the shared repair decides on.
+    fn seen(&self) -> Seen {
+        Seen {
+            store_ok: self.store_ok(),
+            ns_ok: self.ns_ok(),
+            store_horizon: self.store.as_ref().map_or(0, |s| s.horizon_ms),
+            store_not_before: self.store.as_ref().and_then(|s| s.not_before_ms),
+            ns: self
+                .ns
+                .as_ref()
+                .map(|n| (n.next_node, n.horizon_ms, n.not_before_ms)),
+            rows: self.rows,
+            after: self.after,
+            rows_horizon: self.rows_horizon,
+        }
+    }
 }
 
-/// What one acquire asks for.
-struct Ask<'a> {
-    ns: &'a str,
-    nodes: i64,
-    avoid: i64,
-    holder: &'a str,
-    ttl_us: i64,
-    now: i64,
-    horizon: i64,
-    owner: i64,
-    /// The epoch to start if one is needed.
-    fresh_epoch: i64,
-}
-
-/// What one acquire attempt came to.
-enum Step {
-    Granted(Grant),
-    /// Try again: free rows exist but are locked, or the records were just repaired.
-    Again,
-    NoFree,
-}
-
-struct Grant {
-    node: i64,
-    token: i64,
-    bound: Option<i64>,
-    epoch: i64,
-    not_before: Option<i64>,
-}
-
-fn to_i64(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
+/// A duration in whole microseconds (MySQL's `INTERVAL … MICROSECOND`).
+fn us(d: Duration) -> i64 {
+    to_i64(u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 fn params(v: Vec<Value>) -> Params {
@@ -501,7 +486,7 @@ fn attempt(c: &mut MyConn, d: Deadline, a: &Ask<'_>) -> CallResult<Step> {
                 ns.next_node.into(),
                 a.holder.into(),
                 a.owner.into(),
-                a.ttl_us.into(),
+                us(a.ttl).into(),
                 a.horizon.into(),
             ]),
         )?;
@@ -544,7 +529,7 @@ fn attempt(c: &mut MyConn, d: Deadline, a: &Ask<'_>) -> CallResult<Step> {
                 a.holder.into(),
                 a.owner.into(),
                 a.horizon.into(),
-                a.ttl_us.into(),
+                us(a.ttl).into(),
                 a.ns.into(),
                 node.into(),
             ]),
@@ -572,21 +557,9 @@ fn attempt(c: &mut MyConn, d: Deadline, a: &Ask<'_>) -> CallResult<Step> {
 /// new epoch fenced past the lock delay, re-creates missing rows and recounts; creates the
 /// epoch row of a new namespace. The caller commits.
 fn repair(c: &mut MyConn, d: Deadline, a: &Ask<'_>, f: &Facts) -> CallResult<()> {
-    let store_h = f.store.as_ref().map_or(0, |s| s.horizon_ms);
-    let (ns_nb, ns_h) =
-        f.ns.as_ref()
-            .map_or((None, 0), |n| (n.not_before_ms, n.horizon_ms));
-    let h = [a.horizon, store_h, ns_h, f.rows_horizon]
-        .into_iter()
-        .max()
-        .unwrap_or(0);
-    let delay = a.now.saturating_add(h);
+    let plan = sql::plan_repair(a, &f.seen());
     let live = f.live.values();
-    let mut store_nb = f.store.as_ref().and_then(|s| s.not_before_ms);
-    if !f.store_ok() {
-        // The store row is missing or names other tables or another server: every namespace's
-        // records are suspect. Start the store-wide lock delay, which namespaces without any
-        // record left get.
+    if let Some((delay, h)) = plan.heal_store {
         d.check()?;
         let mut v: Vec<Value> = vec![h.into(), delay.into()];
         v.extend(live.iter().cloned());
@@ -602,22 +575,21 @@ fn repair(c: &mut MyConn, d: Deadline, a: &Ask<'_>, f: &Facts) -> CallResult<()>
                 server_id = VALUES(server_id), changed_at = NOW(3)",
             params(v),
         )?;
-        store_nb = Some(store_nb.unwrap_or(delay).max(delay));
     }
-    if f.store_ok() && f.ns_ok() {
-        // Repaired by another session before this one got the lock.
-        return Ok(());
-    }
-    if f.ns.is_none() && f.rows == 0 && f.store_ok() {
-        // A new namespace: nothing of it can be live, unless the store lost its records lately
-        // and the namespace's went with them.
-        let nb = store_nb.filter(|&nb| nb > a.now);
-        return insert_ns(c, d, a, 0, a.horizon, nb, &live);
-    }
-    // Records lost: a new epoch, every grant under it fenced past the lock delay.
-    let nb = [Some(delay), ns_nb, store_nb].into_iter().flatten().max();
-    let next = f.ns.as_ref().map_or(0, |n| n.next_node).max(f.after);
-    if f.ns.is_some() {
+    let (exists, next, h, nb) = match plan.ns {
+        NsRepair::Nothing => return Ok(()),
+        NsRepair::Create {
+            horizon,
+            not_before,
+        } => return insert_ns(c, d, a, 0, horizon, not_before, &live),
+        NsRepair::NewEpoch {
+            exists,
+            next,
+            horizon,
+            not_before,
+        } => (exists, next, horizon, not_before),
+    };
+    if exists {
         d.check()?;
         let mut v: Vec<Value> = vec![a.fresh_epoch.into(), next.into(), h.into(), nb.into()];
         v.extend(live.iter().cloned());
@@ -799,10 +771,10 @@ impl MysqlStore {
         Ok(())
     }
 
-    fn acquire_boot(&self, spec: &LeaseSpec) -> Result<Lease> {
+    fn boot_node(&self, spec: &LeaseSpec) -> Result<Lease> {
         let holder = spec.holder_clean();
-        let owner = super::random_nonzero()?;
-        let host: String = super::hostname().chars().take(64).collect();
+        let owner = super::contract::random_nonzero()?;
+        let host: String = super::contract::hostname().chars().take(64).collect();
         let port: String = format!("{}-{owner:016x}", std::process::id());
         let id: u64 = self.my.call("acquire", false, |c, d| {
             self.ensure_schema(c, d)?;
@@ -825,14 +797,63 @@ impl MysqlStore {
             not_before_ms: None,
         })
     }
+}
 
-    /// Renew or release: one statement that checks token, owner and epoch; on a miss, one
-    /// more read says which.
-    fn holder_call(&self, op: &'static str, lease: &Lease, sql: &str, v: Vec<Value>) -> Result<()> {
+sql::sql_lease_store!(MysqlStore);
+
+impl SqlDialect for MysqlStore {
+    const STORE: &'static str = STORE;
+    const TOO_MANY_NODES: &'static str =
+        "the MySQL lease store handles node spaces of at most 2^63 - 1 nodes";
+    const HOLDER_MAX: usize = 255;
+
+    fn boot(&self) -> bool {
+        self.boot
+    }
+
+    fn call_timeout(&self) -> Duration {
+        self.my.timeout()
+    }
+
+    fn acquire_boot(&self, spec: &LeaseSpec) -> Result<Lease> {
+        self.boot_node(spec)
+    }
+
+    fn release_boot(&self, lease: &Lease, _last: i64) -> Result<()> {
+        let node = to_i64(lease.node);
+        self.my.call("release", false, |c, d| {
+            self.ensure_schema(c, d)?;
+            d.check()?;
+            c.conn.exec_drop(BOOT_STOP, (node,))?;
+            Ok(())
+        })
+    }
+
+    fn attempt(&self, ask: &Ask<'_>) -> Result<Step> {
+        self.my.call("acquire", true, |c, d| {
+            self.ensure_schema(c, d)?;
+            attempt(c, d, ask)
+        })
+    }
+
+    /// On a miss, one more read says whether the epoch moved.
+    fn holder(&self, lease: &Lease, op: HolderOp) -> Result<Matched> {
+        let (sql, mut v): (&str, Vec<Value>) = match op {
+            HolderOp::Renew { ttl, up_to } => (RENEW, vec![us(ttl).into(), up_to.into()]),
+            HolderOp::Release { last } => (RELEASE, vec![last.into()]),
+        };
+        v.extend([
+            lease.namespace.as_str().into(),
+            to_i64(lease.node).into(),
+            to_i64(lease.token).into(),
+            (lease.owner as i64).into(),
+            (lease.epoch as i64).into(),
+        ]);
         let ns = lease.namespace.as_str();
         let epoch = lease.epoch as i64;
+        let name = op.name();
         let (matched, epoch_now): (u64, Option<i64>) =
-            self.my.call(op, op == "renew", |c, d| {
+            self.my.call(name, name == "renew", |c, d| {
                 self.ensure_schema(c, d)?;
                 d.check()?;
                 c.conn.exec_drop(sql, params(v.clone()))?;
@@ -848,127 +869,9 @@ impl MysqlStore {
                 )?;
                 Ok((n, e))
             })?;
-        if matched == 2 {
-            Ok(())
-        } else if epoch_now != Some(epoch) {
-            Err(Error::LeaseLost {
-                node: lease.node,
-                reason: "the store's records changed (a new epoch)",
-            })
-        } else {
-            Err(Error::LeaseLost {
-                node: lease.node,
-                reason: "fencing token superseded",
-            })
-        }
-    }
-}
-
-impl LeaseStore for MysqlStore {
-    fn kind(&self) -> &'static str {
-        STORE
-    }
-
-    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
-        spec.validate()?;
-        if spec.nodes > i64::MAX as u64 {
-            return Err(Error::InvalidConfig {
-                reason: "the MySQL lease store handles node spaces of at most 2^63 - 1 nodes",
-            });
-        }
-        if self.boot {
-            return self.acquire_boot(spec);
-        }
-        let holder: String = spec.holder_clean().chars().take(255).collect();
-        let owner = super::random_nonzero()?;
-        let ask = Ask {
-            ns: spec.namespace.as_str(),
-            nodes: to_i64(spec.nodes),
-            avoid: avoid.map_or(-1, to_i64),
-            holder: holder.as_str(),
-            ttl_us: to_i64(spec.ttl_ms().saturating_mul(1000)),
-            now: to_i64(now_ms),
-            horizon: to_i64(spec.horizon_ms()),
-            owner: owner as i64,
-            fresh_epoch: super::random_nonzero()? as i64,
-        };
-        // `SKIP LOCKED` also skips a free row that another session has locked for a moment
-        // (a release committing). So "no row" is only believed once no free row is visible at
-        // all; otherwise try again, for about a second at most.
-        let started = Instant::now();
-        let mut tries = 0u64;
-        let g = loop {
-            let step = self.my.call("acquire", true, |c, d| {
-                self.ensure_schema(c, d)?;
-                attempt(c, d, &ask)
-            })?;
-            match step {
-                Step::Granted(g) => break g,
-                Step::Again
-                    if tries < ACQUIRE_RETRIES
-                        && started.elapsed() < self.my.timeout().max(Duration::from_secs(1)) =>
-                {
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(tries.min(20)));
-                }
-                Step::Again | Step::NoFree => return Err(Error::NoFreeNode { nodes: spec.nodes }),
-            }
-        };
-        let not_before = g.not_before.map(|v| v.max(0) as u64);
-        let fence = [g.bound.map(|b| b.max(0) as u64), not_before]
-            .into_iter()
-            .flatten()
-            .max();
-        Ok(Lease {
-            namespace: spec.namespace.clone(),
-            node: g.node as u64,
-            token: g.token as u64,
-            fence_ms: fence,
-            ttl: spec.ttl,
-            holder,
-            owner,
-            epoch: g.epoch as u64,
-            not_before_ms: not_before,
+        Ok(Matched {
+            row: matched == 2,
+            epoch_ok: epoch_now == Some(epoch),
         })
-    }
-
-    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        if self.boot {
-            // A boot node is never granted again: nothing to extend or fence.
-            return Ok(());
-        }
-        let ttl_us = to_i64(u64::try_from(lease.ttl.as_micros()).unwrap_or(u64::MAX));
-        let v: Vec<Value> = vec![
-            ttl_us.into(),
-            to_i64(issued_up_to_ms).into(),
-            lease.namespace.as_str().into(),
-            to_i64(lease.node).into(),
-            to_i64(lease.token).into(),
-            (lease.owner as i64).into(),
-            (lease.epoch as i64).into(),
-        ];
-        self.holder_call("renew", lease, RENEW, v)
-    }
-
-    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        let last = to_i64(lease.final_bound(issued_up_to_ms));
-        if self.boot {
-            let node = to_i64(lease.node);
-            return self.my.call("release", false, |c, d| {
-                self.ensure_schema(c, d)?;
-                d.check()?;
-                c.conn.exec_drop(BOOT_STOP, (node,))?;
-                Ok(())
-            });
-        }
-        let v: Vec<Value> = vec![
-            last.into(),
-            lease.namespace.as_str().into(),
-            to_i64(lease.node).into(),
-            to_i64(lease.token).into(),
-            (lease.owner as i64).into(),
-            (lease.epoch as i64).into(),
-        ];
-        self.holder_call("release", lease, RELEASE, v)
     }
 }

@@ -109,7 +109,7 @@
 
 use std::future::Future;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use idmint::{Error, Result};
 use tokio_postgres::types::{ToSql, Type};
@@ -118,7 +118,9 @@ use tokio_postgres::Client;
 use crate::pg::{self, Conn, Pg};
 use crate::reason::Reason;
 
-use super::{url, Lease, LeaseSpec, LeaseStore};
+use super::contract::{Lease, LeaseSpec};
+use super::sql::{self, to_i64, Ask, Grant, HolderOp, Matched, NsRepair, Seen, SqlDialect, Step};
+use super::url;
 
 type PgError = tokio_postgres::Error;
 
@@ -379,10 +381,6 @@ const ANY_FREE: &str = "SELECT EXISTS (SELECT 1 FROM idmint_lease
     WHERE namespace = $1 AND node < $2 AND node <> $3
       AND (holder IS NULL OR expires_at <= now()))";
 
-/// How many times `acquire` tries again while free rows exist but are all locked for the
-/// moment, or the namespace's records changed between its check and its grant.
-const ACQUIRE_RETRIES: u64 = 60;
-
 const BOOT_NEXT: &str = "INSERT INTO idmint_boot_seq (namespace, next_node) VALUES ($1, 1)
     ON CONFLICT (namespace) DO UPDATE SET next_node = idmint_boot_seq.next_node + 1
     RETURNING next_node - 1";
@@ -432,10 +430,6 @@ fn unavailable(op: &'static str, reason: &'static str) -> Error {
         op,
         reason,
     }
-}
-
-fn to_i64(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// Whether the schema is complete, and which identity functions this role may call (one
@@ -523,37 +517,6 @@ async fn ensure_schema(c: &mut Client, sql: &Sql, id: Ident) -> std::result::Res
     tx.commit().await
 }
 
-/// What one acquire asks for.
-struct Ask<'a> {
-    ns: &'a str,
-    nodes: i64,
-    avoid: i64,
-    holder: &'a str,
-    ttl: i64,
-    now: i64,
-    horizon: i64,
-    owner: i64,
-    /// The epoch to start if one is needed.
-    fresh_epoch: i64,
-}
-
-/// What one acquire attempt came to.
-enum Step {
-    Granted(Grant),
-    /// Try again: rows are free but locked, the records changed between check and grant, or
-    /// they were just repaired.
-    Again,
-    NoFree,
-}
-
-struct Grant {
-    node: i64,
-    token: i64,
-    bound: Option<i64>,
-    epoch: i64,
-    not_before: Option<i64>,
-}
-
 /// What the check statement saw.
 struct Facts {
     /// The namespace's epoch row: epoch, next_node, not_before_ms, horizon_ms, fingerprint ok.
@@ -577,6 +540,25 @@ impl Facts {
         matches!(self.ns, Some((_, next, _, _, true))
             if self.rows == next && self.above == 0 && self.tokens_ok)
     }
+
+    /// What the shared repair decides on.
+    fn seen(&self) -> Seen {
+        Seen {
+            store_ok: self.store_ok(),
+            ns_ok: self.ns_ok(),
+            store_horizon: self.store.map_or(0, |s| s.2),
+            store_not_before: self.store.and_then(|s| s.1),
+            ns: self.ns.map(|n| (n.1, n.3, n.2)),
+            rows: self.rows,
+            after: self.after,
+            rows_horizon: self.rows_horizon,
+        }
+    }
+}
+
+/// A duration in whole milliseconds, for a `bigint` column.
+fn ms(d: Duration) -> i64 {
+    to_i64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 async fn check<C: tokio_postgres::GenericClient + Sync>(
@@ -629,11 +611,12 @@ async fn grant(
         return Ok(Step::Again);
     };
     let (sys, tl) = (&id.system_id, &id.timeline);
+    let ttl = ms(a.ttl);
     let row = if next < a.nodes {
         c.query_opt(
             sql.grant_new.as_str(),
             &[
-                &a.ns, &epoch, &a.nodes, &a.holder, &a.owner, &a.ttl, &a.horizon, sys, tl,
+                &a.ns, &epoch, &a.nodes, &a.holder, &a.owner, &ttl, &a.horizon, sys, tl,
             ],
         )
         .await?
@@ -641,7 +624,7 @@ async fn grant(
         c.query_opt(
             sql.grant_free.as_str(),
             &[
-                &a.ns, &a.nodes, &a.avoid, &a.holder, &a.ttl, &a.now, &a.owner, &a.horizon, &epoch,
+                &a.ns, &a.nodes, &a.avoid, &a.holder, &ttl, &a.now, &a.owner, &a.horizon, &epoch,
                 sys, tl,
             ],
         )
@@ -682,47 +665,43 @@ async fn repair(
     let (sys, tl) = (&id.system_id, &id.timeline);
     tx.execute(sql.lock_ns.as_str(), &[&a.ns]).await?;
     let f = check(&tx, sql, id, a.ns).await?;
-    let store_h = f.store.map_or(0, |s| s.2);
-    let (ns_nb, ns_h) = f.ns.map_or((None, 0), |n| (n.2, n.3));
-    let h = [a.horizon, store_h, ns_h, f.rows_horizon]
-        .into_iter()
-        .max()
-        .unwrap_or(0);
-    let delay = a.now.saturating_add(h);
-    let mut store_nb = f.store.and_then(|s| s.1);
-    if !f.store_ok() {
-        // The store row is missing or names other tables or another cluster: every
-        // namespace's records are suspect. Start the store-wide lock delay, which namespaces
-        // without any record left get.
+    let plan = sql::plan_repair(a, &f.seen());
+    if let Some((delay, h)) = plan.heal_store {
         tx.execute(sql.heal_store.as_str(), &[&delay, &h, sys, tl])
             .await?;
-        store_nb = Some(store_nb.unwrap_or(delay).max(delay));
     }
-    if f.store_ok() && f.ns_ok() {
-        // Repaired by another session meanwhile.
-    } else if f.ns.is_none() && f.rows == 0 && f.store_ok() {
-        // A new namespace: nothing of it can be live, unless the store lost its records
-        // lately and the namespace's went with them.
-        let nb = store_nb.filter(|&nb| nb > a.now);
-        let zero = 0i64;
-        tx.execute(
-            sql.new_ns.as_str(),
-            &[&a.ns, &a.fresh_epoch, &zero, &a.horizon, &nb, sys, tl],
-        )
-        .await?;
-    } else {
-        // Records lost: a new epoch, every grant under it fenced past the lock delay.
-        let nb = [Some(delay), ns_nb, store_nb].into_iter().flatten().max();
-        let next = f.ns.map_or(0, |n| n.1).max(f.after);
-        let stmt = if f.ns.is_some() {
-            sql.reset_ns.as_str()
-        } else {
-            sql.new_ns.as_str()
-        };
-        tx.execute(stmt, &[&a.ns, &a.fresh_epoch, &next, &h, &nb, sys, tl])
+    match plan.ns {
+        NsRepair::Nothing => {}
+        NsRepair::Create {
+            horizon,
+            not_before,
+        } => {
+            let zero = 0i64;
+            tx.execute(
+                sql.new_ns.as_str(),
+                &[&a.ns, &a.fresh_epoch, &zero, &horizon, &not_before, sys, tl],
+            )
             .await?;
-        tx.execute(REFILL, &[&a.ns, &next]).await?;
-        tx.execute(RECOUNT, &[&a.ns]).await?;
+        }
+        NsRepair::NewEpoch {
+            exists,
+            next,
+            horizon,
+            not_before,
+        } => {
+            let stmt = if exists {
+                sql.reset_ns.as_str()
+            } else {
+                sql.new_ns.as_str()
+            };
+            tx.execute(
+                stmt,
+                &[&a.ns, &a.fresh_epoch, &next, &horizon, &not_before, sys, tl],
+            )
+            .await?;
+            tx.execute(REFILL, &[&a.ns, &next]).await?;
+            tx.execute(RECOUNT, &[&a.ns]).await?;
+        }
     }
     tx.commit().await
 }
@@ -819,9 +798,9 @@ impl PgStore {
         }
     }
 
-    fn acquire_boot(&self, spec: &LeaseSpec) -> Result<Lease> {
+    fn boot_node(&self, spec: &LeaseSpec) -> Result<Lease> {
         let holder = spec.holder_clean();
-        let host = super::hostname();
+        let host = super::contract::hostname();
         let pid = i64::from(std::process::id());
         let ns = spec.namespace.as_str();
         let nodes = spec.nodes;
@@ -852,23 +831,64 @@ impl PgStore {
             fence_ms: None,
             ttl: spec.ttl,
             holder,
-            owner: super::random_nonzero()?,
+            owner: super::contract::random_nonzero()?,
             epoch: 0,
             not_before_ms: None,
         })
     }
+}
 
-    /// Renew or release: one statement that checks token, owner and epoch.
-    fn holder_call(&self, op: &'static str, lease: &Lease, value: i64, extra: i64) -> Result<()> {
-        let sql = if op == "renew" {
-            &self.sql.renew
-        } else {
-            &self.sql.release
+sql::sql_lease_store!(PgStore);
+
+impl SqlDialect for PgStore {
+    const STORE: &'static str = STORE;
+    const TOO_MANY_NODES: &'static str =
+        "the PostgreSQL lease store handles node spaces of at most 2^63 - 1 nodes";
+    const HOLDER_MAX: usize = usize::MAX;
+
+    fn boot(&self) -> bool {
+        self.boot
+    }
+
+    fn call_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn acquire_boot(&self, spec: &LeaseSpec) -> Result<Lease> {
+        self.boot_node(spec)
+    }
+
+    fn release_boot(&self, lease: &Lease, last: i64) -> Result<()> {
+        let ns = lease.namespace.as_str();
+        let node = to_i64(lease.node);
+        self.with("release", |lc| async move {
+            let r = lc
+                .conn
+                .client
+                .execute(BOOT_STOP, &[&ns, &node, &last])
+                .await;
+            (lc, r)
+        })?;
+        Ok(())
+    }
+
+    fn attempt(&self, ask: &Ask<'_>) -> Result<Step> {
+        let sql = &self.sql;
+        self.with("acquire", |mut lc| async move {
+            let r = grant(&mut lc.conn.client, sql, lc.ident, ask).await;
+            (lc, r)
+        })
+    }
+
+    fn holder(&self, lease: &Lease, op: HolderOp) -> Result<Matched> {
+        let (sql, value, extra) = match op {
+            HolderOp::Renew { ttl, up_to } => (&self.sql.renew, ms(ttl), Some(up_to)),
+            HolderOp::Release { last } => (&self.sql.release, last, None),
         };
         let ns = lease.namespace.as_str();
         let (node, token) = (to_i64(lease.node), to_i64(lease.token));
         let (owner, epoch) = (lease.owner as i64, lease.epoch as i64);
-        let (n, epoch_ok): (i64, bool) = self.with(op, |lc| async move {
+        let (n, epoch_ok): (i64, bool) = self.with(op.name(), |lc| async move {
             let (sys, tl) = (lc.ident.system_id, lc.ident.timeline);
             let mut params: Vec<(&(dyn ToSql + Sync), Type)> = vec![
                 (&ns, Type::TEXT),
@@ -880,8 +900,8 @@ impl PgStore {
                 (&tl, Type::INT8),
                 (&value, Type::INT8),
             ];
-            if op == "renew" {
-                params.push((&extra, Type::INT8));
+            if let Some(extra) = &extra {
+                params.push((extra, Type::INT8));
             }
             let r = match lc.conn.client.query_typed(sql, &params).await {
                 Ok(rows) => match rows.first() {
@@ -895,115 +915,9 @@ impl PgStore {
             drop(params);
             (lc, r)
         })?;
-        if n == 1 {
-            Ok(())
-        } else if !epoch_ok {
-            Err(Error::LeaseLost {
-                node: lease.node,
-                reason: "the store's records changed (a new epoch)",
-            })
-        } else {
-            Err(Error::LeaseLost {
-                node: lease.node,
-                reason: "fencing token superseded",
-            })
-        }
-    }
-}
-
-impl LeaseStore for PgStore {
-    fn kind(&self) -> &'static str {
-        STORE
-    }
-
-    fn acquire(&self, spec: &LeaseSpec, now_ms: u64, avoid: Option<u64>) -> Result<Lease> {
-        spec.validate()?;
-        if spec.nodes > i64::MAX as u64 {
-            return Err(Error::InvalidConfig {
-                reason: "the PostgreSQL lease store handles node spaces of at most 2^63 - 1 nodes",
-            });
-        }
-        if self.boot {
-            return self.acquire_boot(spec);
-        }
-        let holder = spec.holder_clean();
-        let owner = super::random_nonzero()?;
-        let ask = Ask {
-            ns: spec.namespace.as_str(),
-            nodes: to_i64(spec.nodes),
-            avoid: avoid.map_or(-1, to_i64),
-            holder: holder.as_str(),
-            ttl: to_i64(spec.ttl_ms()),
-            now: to_i64(now_ms),
-            horizon: to_i64(spec.horizon_ms()),
-            owner: owner as i64,
-            fresh_epoch: super::random_nonzero()? as i64,
-        };
-        let (ask, sql) = (&ask, &self.sql);
-        // `SKIP LOCKED` also skips a free row that another session has locked for a moment
-        // (a release committing). So "no row" is only believed once no free row is visible at
-        // all; otherwise try again, for about a second at most.
-        let started = Instant::now();
-        let mut attempt = 0u64;
-        let g = loop {
-            let step = self.with("acquire", |mut lc| async move {
-                let r = grant(&mut lc.conn.client, sql, lc.ident, ask).await;
-                (lc, r)
-            })?;
-            match step {
-                Step::Granted(g) => break g,
-                Step::Again
-                    if attempt < ACQUIRE_RETRIES
-                        && started.elapsed() < self.timeout.max(Duration::from_secs(1)) =>
-                {
-                    attempt += 1;
-                    std::thread::sleep(Duration::from_millis(attempt.min(20)));
-                }
-                Step::Again | Step::NoFree => return Err(Error::NoFreeNode { nodes: spec.nodes }),
-            }
-        };
-        let not_before = g.not_before.map(|v| v.max(0) as u64);
-        let fence = [g.bound.map(|b| b.max(0) as u64), not_before]
-            .into_iter()
-            .flatten()
-            .max();
-        Ok(Lease {
-            namespace: spec.namespace.clone(),
-            node: g.node as u64,
-            token: g.token as u64,
-            fence_ms: fence,
-            ttl: spec.ttl,
-            holder,
-            owner,
-            epoch: g.epoch as u64,
-            not_before_ms: not_before,
+        Ok(Matched {
+            row: n == 1,
+            epoch_ok,
         })
-    }
-
-    fn renew(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        if self.boot {
-            // A boot node is never granted again: nothing to extend or fence.
-            return Ok(());
-        }
-        let ttl = to_i64(u64::try_from(lease.ttl.as_millis()).unwrap_or(u64::MAX));
-        self.holder_call("renew", lease, ttl, to_i64(issued_up_to_ms))
-    }
-
-    fn release(&self, lease: &Lease, issued_up_to_ms: u64) -> Result<()> {
-        let last = to_i64(lease.final_bound(issued_up_to_ms));
-        if self.boot {
-            let ns = lease.namespace.as_str();
-            let node = to_i64(lease.node);
-            self.with("release", |lc| async move {
-                let r = lc
-                    .conn
-                    .client
-                    .execute(BOOT_STOP, &[&ns, &node, &last])
-                    .await;
-                (lc, r)
-            })?;
-            return Ok(());
-        }
-        self.holder_call("release", lease, last, 0)
     }
 }

@@ -80,7 +80,8 @@ use idmint::{Error, Result};
 use crate::reason::Reason;
 use redis::{Client, Connection, Script};
 
-use super::{url, Lease, LeaseSpec, LeaseStore};
+use super::contract::{Lease, LeaseSpec, LeaseStore};
+use super::url;
 
 const STORE: &str = "redis";
 
@@ -315,11 +316,7 @@ impl RedisStore {
     /// (see the [module docs](self)). Does not connect yet.
     pub fn open(url: &str) -> Result<RedisStore> {
         let split = url::split_params(url)?;
-        if split.mode.is_some() {
-            return Err(Error::InvalidConfig {
-                reason: "the Redis lease store has no `mode` parameter",
-            });
-        }
+        split.no_mode("the Redis lease store has no `mode` parameter")?;
         let (rest, restart) = crate::redis_conn::take_param(&split.url, "restart")?;
         let durable_restarts = match restart.as_deref() {
             None | Some("fence") => false,
@@ -437,8 +434,8 @@ impl LeaseStore for RedisStore {
         // A node outside the space is never granted anyway.
         let avoid = avoid.filter(|&a| a < spec.nodes).map_or(-1, |a| a as i64);
         let holder = spec.holder_clean();
-        let owner = super::random_nonzero()?;
-        let new_epoch = super::random_nonzero()?;
+        let owner = super::contract::random_nonzero()?;
+        let new_epoch = super::contract::random_nonzero()?;
         let ns = prefix(&spec.namespace);
         let (node, token, bound, epoch, delay): (i64, i64, String, String, i64) =
             self.with("acquire", |con| {

@@ -37,20 +37,41 @@ pub(crate) struct Split {
     pub mode: Option<String>,
 }
 
+impl Split {
+    /// Refuses a `mode=` parameter, for the stores that have no modes.
+    pub(crate) fn no_mode(&self, reason: &'static str) -> Result<()> {
+        match self.mode {
+            Some(_) => Err(Error::InvalidConfig { reason }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `url`'s part before the query, and the query's `key=value` pairs (a bare `key` has the
+/// value `""`), with each pair's text as written.
+pub(crate) fn query_pairs(url: &str) -> (&str, Vec<(&str, &str, &str)>) {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, q),
+        None => (url, ""),
+    };
+    let pairs = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k, v, pair)
+        })
+        .collect();
+    (base, pairs)
+}
+
 /// Takes `timeout_ms` and `mode` out of the query string of `url`.
 pub(crate) fn split_params(url: &str) -> Result<Split> {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (url, None),
-    };
+    let (base, pairs) = query_pairs(url);
     let mut keep = Vec::new();
-    let mut timeout = super::DEFAULT_STORE_TIMEOUT;
+    let mut timeout = crate::timeouts::DEFAULT_STORE_TIMEOUT;
     let mut mode = None;
-    for pair in query.into_iter().flat_map(|q| q.split('&')) {
-        if pair.is_empty() {
-            continue;
-        }
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+    for (k, v, pair) in pairs {
         match k {
             "timeout_ms" => {
                 let ms: u64 = v.parse().map_err(|_| Error::InvalidConfig {

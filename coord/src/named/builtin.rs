@@ -11,7 +11,8 @@ use idmint::uuid_clock::random_fill;
 use idmint::{Clock, Error, ForkGuard, OptionValue, Result, SystemClock};
 
 use super::source::batch;
-use super::{NamedSource, NamedSpec};
+use super::source::NamedSource;
+use super::spec::NamedSpec;
 use crate::lease::{self, LeasedSnowflake};
 use crate::options::{LeasedOptions, SegmentOptions, LEASE_KEYS, SEGMENT_KEYS};
 use crate::segment::{SegmentAllocator, SegmentStore};
@@ -19,6 +20,14 @@ use crate::url_ref::redact;
 
 /// The segment type's name.
 pub(super) const SEGMENT: &str = "segment";
+
+/// The store-backed types built here, besides the core's: a program cannot register these names.
+pub(super) const BUILT_IN: [&str; 4] = [
+    SEGMENT,
+    super::naive::COUNTER,
+    super::naive::AUTOINC,
+    super::naive::REDIS_COMPOSE,
+];
 
 // ---------------------------------------------------------------------------------------------
 // Core types

@@ -12,7 +12,8 @@ use idmint::named::GeneratedId;
 use idmint::{Error, Result};
 
 use super::source::batch;
-use super::{NamedSource, NamedSpec};
+use super::source::NamedSource;
+use super::spec::NamedSpec;
 use crate::segment::autoinc::AutoIncStore;
 use crate::segment::counter::check_key;
 use crate::segment::{self, SegmentStore};

@@ -6,7 +6,8 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use idmint::named::NamedType;
 use idmint::{Error, Result};
 
-use super::{NamedSource, NamedSpec};
+use super::source::NamedSource;
+use super::spec::NamedSpec;
 
 /// Builds a generator of a registered type from its config: reads its keys from the
 /// [`NamedSpec`] (checking them with [`NamedSpec::check_keys`], so errors point into the text)
@@ -52,7 +53,7 @@ where
             "a generator type name is 1 to 64 bytes of [a-z0-9_]",
         ));
     }
-    if NamedType::from_name(type_name).is_some() || super::BUILT_IN.contains(&type_name) {
+    if NamedType::from_name(type_name).is_some() || super::builtin::BUILT_IN.contains(&type_name) {
         return Err(invalid(
             "a built-in generator type cannot be registered again",
         ));

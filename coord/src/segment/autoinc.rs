@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use idmint::segment::Range;
 use idmint::{Error, Result};
 
+use super::contract::SegmentStore;
 use super::counter;
-use super::SegmentStore;
 
 /// The field reported when a counter value maps past `u64::MAX`.
 const ID: idmint::Name = match idmint::Name::new("id") {
@@ -112,7 +112,10 @@ impl SegmentStore for AutoIncStore {
         for s in &self.instances {
             parts.push(s.identity()?);
         }
-        Ok(super::derived_identity("idmint autoinc v1", &parts))
+        Ok(super::contract::derived_identity(
+            "idmint autoinc v1",
+            &parts,
+        ))
     }
 
     /// Hands out one value (whatever `step` asks), from the next instance in turn; falls over

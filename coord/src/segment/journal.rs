@@ -100,9 +100,9 @@ use std::path::Path;
 use idmint::segment::Range;
 use idmint::{Error, Result};
 
+use super::contract::{SegmentStore, MAX_KEYS};
 use super::counter::MAX_KEY_LEN;
 use super::durable::{self, Labels, OwnedFile};
-use super::{SegmentStore, MAX_KEYS};
 
 const HEADER_V1: &str = "# idmint segment journal v1";
 const HEADER: &str = "# idmint segment journal v2";

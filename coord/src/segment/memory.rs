@@ -17,7 +17,7 @@ use std::sync::{Mutex, OnceLock};
 use idmint::segment::Range;
 use idmint::{Error, Name, Result};
 
-use super::SegmentStore;
+use super::contract::SegmentStore;
 
 /// The field reported when a key has handed out every value.
 const MAX_ID: Name = match Name::new("max_id") {
@@ -146,7 +146,7 @@ impl SegmentStore for MemoryStore {
         if let Some(id) = self.identity.get() {
             return Ok(*id);
         }
-        let drawn = super::random_identity()?;
+        let drawn = super::contract::random_identity()?;
         Ok(*self.identity.get_or_init(|| drawn))
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod allocator;
 pub mod autoinc;
+mod contract;
 pub(crate) mod counter;
 mod durable;
 #[cfg(feature = "http")]
@@ -24,6 +25,7 @@ pub mod sqlite;
 pub mod url;
 
 pub use allocator::{KeyStats, SegmentAllocator, SegmentAllocatorBuilder, SegmentKey, CACHED_KEYS};
+pub use contract::{SegmentStore, MAX_KEYS};
 pub use idmint::segment::{Range, SegmentConfig};
 pub use journal::{Journal, JournalEntry};
 pub use memory::MemoryStore;
@@ -35,117 +37,4 @@ pub use url::open_store;
 /// say) or another process.
 pub fn is_held_elsewhere(e: &idmint::Error) -> bool {
     *e == journal::LABELS.in_use || *e == sections::LABELS.in_use
-}
-
-/// Most keys one [`SegmentAllocator`] serves (and one journal records): every key holds two
-/// buffers and a thread-safe entry, so an unbounded key space (keys taken from user input)
-/// would grow without bound. Beyond it, a new key is [`idmint::Error::LimitExceeded`].
-pub const MAX_KEYS: usize = 100_000;
-
-/// A store that hands out ranges of values per key (`biz_tag`).
-///
-/// Implementations: SQLite (embedded default), PostgreSQL, MySQL/MariaDB (on Leaf's own
-/// table), Redis, the idmint service over HTTP, and the in-memory store for tests. Ranges handed out for one key never overlap — across threads, processes and
-/// restarts — which is what makes every ID served from them unique.
-pub trait SegmentStore: Send + Sync {
-    /// The store's name in errors: `sqlite`, `postgres`, `redis`, `memory`, ...
-    fn kind(&self) -> &'static str;
-
-    /// Takes the next `step` values for `key` in one round trip, creating the key on first use.
-    /// Never none on success. Usually exactly `step`, but a store may return fewer (a service
-    /// that caps its ranges) or more (a store whose keys carry their own step, such as Leaf's
-    /// `leaf_alloc` rows on MySQL, where the row's step is the least a take hands out): callers
-    /// serve whatever range they get, and one that needs at most `step` trims the rest away —
-    /// values skipped are never a duplicate. A store failure is
-    /// [`idmint::Error::StoreUnavailable`].
-    fn take(&self, key: &str, step: u64) -> idmint::Result<Range>;
-
-    /// Whether every range this store hands out for a key starts above all earlier ones — true
-    /// for counter stores (the default). A [`SegmentAllocator`] then refuses a range that goes
-    /// back (a counter reset by a Redis restarted without persistence, a restored backup)
-    /// instead of reissuing values ([`SegmentConfig::ordered`]). Stores whose ranges
-    /// interleave by design (sharded rows, auto-increment across instances) return `false`.
-    fn ascending(&self) -> bool {
-        true
-    }
-
-    /// The store's identity: a random, nonzero number kept in the store itself, drawn at its
-    /// first use and then the same for every handle, process and restart that sees the same
-    /// data — and a new one for a store that lost its data (a new SQLite file, a dropped table,
-    /// a flushed Redis) or for another store. A [`journal`] records it with its values
-    /// and resumes them only on the store with the same identity, since any other store (or
-    /// the same one after a loss) may hand those values out again.
-    ///
-    /// May take a round trip (creating the identity on first use); callers ask once and keep
-    /// it. A store failure is [`idmint::Error::StoreUnavailable`]. Composite stores derive
-    /// theirs from their parts (so every part must be reachable) and their layout.
-    fn identity(&self) -> idmint::Result<u64>;
-}
-
-/// A fresh random identity for [`SegmentStore::identity`]: never 0.
-pub(crate) fn random_identity() -> idmint::Result<u64> {
-    loop {
-        let id = idmint::os_random_u64()?;
-        if id != 0 {
-            return Ok(id);
-        }
-    }
-}
-
-/// An identity derived from `parts` under `tag` (composite stores): a stable 64-bit hash
-/// (FNV-1a, then a SplitMix64 finaliser), never 0. Distinct tags keep a composite from ever
-/// sharing the identity of one of its parts.
-pub(crate) fn derived_identity(tag: &str, parts: &[u64]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |b: u8| h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    for b in tag.bytes() {
-        eat(b);
-    }
-    eat(0);
-    for p in parts {
-        for b in p.to_le_bytes() {
-            eat(b);
-        }
-    }
-    let mut z = h;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    z.max(1)
-}
-
-impl<S: SegmentStore + ?Sized> SegmentStore for std::sync::Arc<S> {
-    fn kind(&self) -> &'static str {
-        (**self).kind()
-    }
-
-    fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
-        (**self).take(key, step)
-    }
-
-    fn ascending(&self) -> bool {
-        (**self).ascending()
-    }
-
-    fn identity(&self) -> idmint::Result<u64> {
-        (**self).identity()
-    }
-}
-
-impl<S: SegmentStore + ?Sized> SegmentStore for Box<S> {
-    fn kind(&self) -> &'static str {
-        (**self).kind()
-    }
-
-    fn take(&self, key: &str, step: u64) -> idmint::Result<Range> {
-        (**self).take(key, step)
-    }
-
-    fn ascending(&self) -> bool {
-        (**self).ascending()
-    }
-
-    fn identity(&self) -> idmint::Result<u64> {
-        (**self).identity()
-    }
 }

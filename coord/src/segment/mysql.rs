@@ -77,8 +77,8 @@ use idmint::segment::Range;
 use idmint::{Error, Result};
 use mysql::prelude::Queryable;
 
+use super::contract::SegmentStore;
 use super::counter;
-use super::SegmentStore;
 use crate::mysql_conn::{self, CallResult, My};
 
 const KIND: &str = "mysql";
@@ -214,7 +214,7 @@ impl SegmentStore for MysqlStore {
 
     /// Kept in the database (table `idmint_segment_identity`).
     fn identity(&self) -> Result<u64> {
-        let fresh = super::random_identity()? as i64;
+        let fresh = super::contract::random_identity()? as i64;
         let id: Option<i64> = self.my.call("identity", true, |c, deadline| {
             let c = &mut c.conn;
             deadline.check()?;

@@ -42,9 +42,9 @@ use idmint::segment::Range;
 use idmint::{Error, Result};
 use tokio_postgres::types::{ToSql, Type};
 
+use super::contract::SegmentStore;
 use super::counter::{self, Moved};
 use super::sharded::{RowSpec, ShardRow, ShardRows};
-use super::SegmentStore;
 
 const KIND: &str = "postgres";
 
@@ -328,7 +328,7 @@ async fn typed(
 impl PostgresStore {
     /// The database's identity (created on first use) and its recorded shard topology.
     fn identity_row(&self) -> Result<(u64, Option<String>)> {
-        let fresh = super::random_identity()? as i64;
+        let fresh = super::contract::random_identity()? as i64;
         let row = self.with_client(|conn| async move {
             let r = async {
                 let c = &conn.client;

@@ -33,8 +33,8 @@ use idmint::segment::Range;
 use idmint::{Error, Result};
 use redis::{Connection, RedisError};
 
+use super::contract::SegmentStore;
 use super::counter;
-use super::SegmentStore;
 
 const KIND: &str = "redis";
 
@@ -219,7 +219,7 @@ impl SegmentStore for RedisStore {
 
     /// Kept in the key named by the prefix alone (`idmint:seg:`), set with `SET NX` on first use.
     fn identity(&self) -> Result<u64> {
-        let fresh = super::random_identity()?;
+        let fresh = super::contract::random_identity()?;
         let name = &self.prefix;
         let reply = self.pool.run(|con| {
             redis::pipe()

@@ -87,8 +87,8 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use idmint::{limits, Error, ForkGuard, Result};
 
+use super::contract::SegmentStore;
 use super::durable::{self, Labels, OwnedFile};
-use super::SegmentStore;
 
 /// Keys per section by default (seqsvr's).
 pub const DEFAULT_SECTION_SIZE: u64 = 100_000;

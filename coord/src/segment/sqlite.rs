@@ -47,9 +47,9 @@ use idmint::segment::Range;
 use idmint::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use super::contract::SegmentStore;
 use super::counter::{self, Moved};
 use super::sharded::{RowSpec, ShardRow, ShardRows};
-use super::SegmentStore;
 
 const KIND: &str = "sqlite";
 
@@ -353,7 +353,7 @@ fn log_state(wal: &Path) -> Option<(u64, Option<SystemTime>)> {
 impl SqliteStore {
     /// The file's identity (created on first use) and its recorded shard topology.
     fn identity_row(&self) -> Result<(u64, Option<String>)> {
-        let fresh = super::random_identity()? as i64;
+        let fresh = super::contract::random_identity()? as i64;
         let (id, topology) = self.with_conn("identity", |conn| {
             conn.query_row(IDENTITY, params![fresh, counter::unix_ms()], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))

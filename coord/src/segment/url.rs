@@ -31,7 +31,8 @@ use std::sync::Arc;
 
 use idmint::{Error, Result};
 
-use super::SegmentStore;
+use super::contract::SegmentStore;
+use crate::scheme::{Role, Store};
 
 /// Block size of a sharded store when the URL gives `shards=` without `block=`.
 pub const DEFAULT_SHARD_BLOCK: u64 = 1000;
@@ -91,52 +92,44 @@ pub fn open_store(url: &str) -> Result<Box<dyn SegmentStore>> {
         });
     }
     let rest = rest.join("&");
-    if let Some(path) = base.strip_prefix("sqlite:") {
-        let path = path.strip_prefix("//").unwrap_or(path);
-        if !rest.is_empty() {
-            return bad("unknown option for sqlite: (takes shards, block, busy_timeout_ms)");
-        }
-        return sqlite(path, &opts);
-    }
-    if opts.busy_timeout_ms.is_some() {
+    let scheme = crate::scheme::find(base, Role::Segment)?;
+    if opts.busy_timeout_ms.is_some() && scheme.store != Store::Sqlite {
         return bad("`busy_timeout_ms=` is an option of sqlite: only");
     }
-    let with_rest = if rest.is_empty() {
-        base.to_owned()
-    } else {
-        format!("{base}?{rest}")
-    };
-    if base.starts_with("postgres://") || base.starts_with("postgresql://") {
-        return postgres(&with_rest, &opts);
+    if opts.shards.is_some() && !matches!(scheme.store, Store::Sqlite | Store::Postgres) {
+        return bad("`shards=` needs a SQL store with idmint's own table (sqlite: or postgres://)");
     }
-    if base.starts_with("mysql://") || base.starts_with("mariadb://") {
-        if opts.shards.is_some() {
-            return bad("`shards=` needs sqlite: or postgres:// (MySQL keeps Leaf's own table)");
+    match scheme.store {
+        #[cfg(feature = "sqlite")]
+        Store::Sqlite => {
+            let path = base.strip_prefix("sqlite:").unwrap_or(base);
+            let path = path.strip_prefix("//").unwrap_or(path);
+            if !rest.is_empty() {
+                return bad("unknown option for sqlite: (takes shards, block, busy_timeout_ms)");
+            }
+            sqlite(path, &opts)
         }
-        return mysql(&with_rest);
-    }
-    if base.starts_with("redis://")
-        || base.starts_with("rediss://")
-        || base.starts_with("redis+unix://")
-    {
-        if opts.shards.is_some() {
-            return bad("`shards=` needs a SQL store (sqlite: or postgres://)");
+        #[cfg(feature = "postgres")]
+        Store::Postgres => opts.wrap(super::postgres::PostgresStore::new(&rejoin(base, &rest))?),
+        #[cfg(feature = "mysql")]
+        Store::Mysql => Ok(Box::new(super::mysql::MysqlStore::new(&rejoin(
+            base, &rest,
+        ))?)),
+        #[cfg(feature = "redis")]
+        Store::Redis => Ok(Box::new(super::redis::RedisStore::new(&rejoin(
+            base, &rest,
+        ))?)),
+        #[cfg(feature = "http")]
+        Store::Http => Ok(Box::new(super::http::HttpStore::new(&rejoin(base, &rest))?)),
+        Store::Memory => {
+            if base != "memory:" || !rest.is_empty() {
+                return bad("memory: takes no options");
+            }
+            Ok(Box::new(super::memory::MemoryStore::new()))
         }
-        return redis(&with_rest);
+        #[allow(unreachable_patterns)] // with every feature, only the lease stores are left
+        _ => bad("this store hands out no segment ranges"),
     }
-    if base.starts_with("idmint+http://") || base.starts_with("idmint+https://") {
-        if opts.shards.is_some() {
-            return bad("`shards=` needs a SQL store (sqlite: or postgres://)");
-        }
-        return http(&with_rest);
-    }
-    if base == "memory:" {
-        if opts.shards.is_some() || !rest.is_empty() {
-            return bad("memory: takes no options");
-        }
-        return Ok(Box::new(super::memory::MemoryStore::new()));
-    }
-    bad("unknown segment store URL (sqlite:PATH, postgres://..., postgresql://..., mysql://..., mariadb://..., redis://..., idmint+http://..., memory:)")
 }
 
 #[derive(Debug, Default)]
@@ -167,6 +160,21 @@ impl Options {
     }
 }
 
+/// `base` with the options left, the store's own, back on it.
+#[cfg(any(
+    feature = "postgres",
+    feature = "mysql",
+    feature = "redis",
+    feature = "http"
+))]
+fn rejoin(base: &str, rest: &str) -> String {
+    if rest.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{rest}")
+    }
+}
+
 fn number(v: &str) -> Result<u64> {
     v.parse().map_err(|_| Error::InvalidConfig {
         reason: "segment store option must be a whole number",
@@ -189,51 +197,6 @@ fn sqlite(path: &str, opts: &Options) -> Result<Box<dyn SegmentStore>> {
     opts.wrap(super::sqlite::SqliteStore::open_with_busy_timeout(
         path, timeout,
     )?)
-}
-
-#[cfg(not(feature = "sqlite"))]
-fn sqlite(_: &str, _: &Options) -> Result<Box<dyn SegmentStore>> {
-    bad("idmint-coord was built without the `sqlite` feature")
-}
-
-#[cfg(feature = "postgres")]
-fn postgres(url: &str, opts: &Options) -> Result<Box<dyn SegmentStore>> {
-    opts.wrap(super::postgres::PostgresStore::new(url)?)
-}
-
-#[cfg(not(feature = "postgres"))]
-fn postgres(_: &str, _: &Options) -> Result<Box<dyn SegmentStore>> {
-    bad("idmint-coord was built without the `postgres` feature")
-}
-
-#[cfg(feature = "mysql")]
-fn mysql(url: &str) -> Result<Box<dyn SegmentStore>> {
-    Ok(Box::new(super::mysql::MysqlStore::new(url)?))
-}
-
-#[cfg(not(feature = "mysql"))]
-fn mysql(_: &str) -> Result<Box<dyn SegmentStore>> {
-    bad("idmint-coord was built without the `mysql` feature")
-}
-
-#[cfg(feature = "redis")]
-fn redis(url: &str) -> Result<Box<dyn SegmentStore>> {
-    Ok(Box::new(super::redis::RedisStore::new(url)?))
-}
-
-#[cfg(not(feature = "redis"))]
-fn redis(_: &str) -> Result<Box<dyn SegmentStore>> {
-    bad("idmint-coord was built without the `redis` feature")
-}
-
-#[cfg(feature = "http")]
-fn http(url: &str) -> Result<Box<dyn SegmentStore>> {
-    Ok(Box::new(super::http::HttpStore::new(url)?))
-}
-
-#[cfg(not(feature = "http"))]
-fn http(_: &str) -> Result<Box<dyn SegmentStore>> {
-    bad("idmint-coord was built without the `http` feature")
 }
 
 #[cfg(test)]

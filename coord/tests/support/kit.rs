@@ -19,6 +19,9 @@
 //!   `ERR_LEASE_LOST` (before the lease could expire), resume when it is back, no ID twice.
 //! - [`lease_data_loss`]: the store loses its data while one process mints on the only node
 //!   and another waits for it: no ID twice across both, whatever the store grants.
+//! - [`lease_store_paused`]: the server paused (SIGSTOP) for three TTLs under two live
+//!   generators: minting stops before the lease's deadline, store calls fail on their timeout,
+//!   dropping a generator returns, and minting goes on after SIGCONT; no ID twice.
 //!
 //! Segment stores:
 //! - [`segment_eight_allocators`]: eight allocators, each on its own handle, draw from one key
@@ -34,16 +37,16 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use idmint::segment::SegmentConfig;
-use idmint::{Error, Layout};
-use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
+use idmint::{Config, Error, Layout};
+use idmint_coord::lease::{self, LeaseOptions, LeaseSpec, LeaseStore, LeasedSnowflake};
 use idmint_coord::segment::{open_store, SegmentAllocator, SegmentStore};
 
 use super::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
-use super::temp_dir;
+use super::{temp_dir, wall_ms};
 
 /// A store under test and what can be done to its server.
 pub trait Backend: Send + Sync {
@@ -72,6 +75,12 @@ pub trait Backend: Send + Sync {
     /// The store loses all its data (`FLUSHALL`, `TRUNCATE`, a wiped data directory, a
     /// deleted file), while holders may be live.
     fn wipe(&self);
+    /// Pauses the store's server (SIGSTOP); `false` when the fixture cannot.
+    fn pause(&self) -> bool {
+        false
+    }
+    /// Lets a paused server go on (SIGCONT).
+    fn unpause(&self) {}
 }
 
 fn unique(tag: &str) -> String {
@@ -91,13 +100,6 @@ fn lease_url(b: &dyn Backend) -> String {
 fn segment_url(b: &dyn Backend) -> String {
     b.segment_url()
         .unwrap_or_else(|| panic!("{} is not a segment store", b.name()))
-}
-
-fn wall_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 const TTL: Duration = Duration::from_millis(1000);
@@ -349,6 +351,106 @@ pub fn lease_data_loss(b: &dyn Backend) {
     let (ids_b, _) = waiting.finish();
     assert_no_duplicates(&[&ids_a, &ids_b]);
     let _ = std::fs::remove_dir_all(outs);
+}
+
+/// Runs `f` on another thread and returns its result, or panics if it does not return within
+/// a minute: a store call must fail on its timeout, never hang.
+pub fn returns<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{what} hung"))
+}
+
+/// The server stopped (SIGSTOP) for three TTLs under two live generators: minting stops
+/// before the lease's deadline; store calls fail on their timeout (300 ms) instead of hanging;
+/// dropping a generator (which releases) returns; after SIGCONT the other one mints again
+/// (the same lease, or a new one once the store expired those it could not hear from).
+/// Zero duplicates.
+pub fn lease_store_paused(b: &dyn Backend) {
+    let base = lease_url(b);
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}timeout_ms=300");
+    let open = |url: &str| -> Arc<dyn LeaseStore> { Arc::from(lease::open(url).unwrap()) };
+    let cfg = Config::new(Layout::preset("twitter").unwrap());
+    let ns = unique("srvpause");
+    let ttl = Duration::from_millis(1_500);
+    let opts = LeaseOptions::new().namespace(&ns).ttl(ttl).nodes(2);
+    let g = LeasedSnowflake::new(open(&url), cfg, opts.clone()).unwrap();
+    let h = LeasedSnowflake::new(open(&url), cfg, opts).unwrap();
+    // Both past the namespace's lock delay.
+    let mut ids = Vec::new();
+    for _ in 0..1_000 {
+        ids.push(g.next_id().unwrap());
+        ids.push(h.next_id().unwrap());
+    }
+    let raw = open(&url);
+    let kind = raw.kind();
+    let spec = LeaseSpec::new(&ns, 2, ttl);
+    assert!(
+        b.pause(),
+        "{}: the fixture cannot pause its server",
+        b.name()
+    );
+    let stopped = Instant::now();
+    // Minting goes on until the deadline the last renewal gave, and no further.
+    let err = loop {
+        let asked = Instant::now();
+        match g.next_id() {
+            Ok(id) => {
+                // The deadline only grows while the lease lives; the ID was admitted after
+                // `asked` and before the deadline.
+                if let Some(deadline) = g.lease_info().and_then(|i| i.deadline) {
+                    assert!(asked <= deadline, "minted past the lease's deadline");
+                }
+                ids.push(id);
+            }
+            Err(e) => break e,
+        }
+        assert!(stopped.elapsed() < Duration::from_secs(60), "never stopped");
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    assert!(matches!(err, Error::LeaseLost { .. }), "{err:?}");
+    // A store call fails (on its 300 ms timeout), it does not wait for the server.
+    let t = Instant::now();
+    let e = returns("acquire on a stopped store", move || {
+        raw.acquire(&spec, wall_ms(), None)
+    });
+    assert!(
+        matches!(
+            &e,
+            Err(Error::StoreUnavailable {
+                store,
+                op: "acquire",
+                ..
+            }) if *store == kind
+        ),
+        "{e:?}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // Dropping a generator joins its renewal thread and releases its node: it returns.
+    returns("drop of a generator", move || drop(h));
+    std::thread::sleep(Duration::from_millis(3 * 1_500).saturating_sub(stopped.elapsed()));
+    b.unpause();
+    let back = Instant::now();
+    let id = loop {
+        match g.next_id() {
+            Ok(id) => break id,
+            Err(Error::LeaseLost { .. } | Error::WouldBlock { .. }) => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+        assert!(back.elapsed() < Duration::from_secs(60), "never resumed");
+    };
+    ids.push(id);
+    for _ in 0..1_000 {
+        ids.push(g.next_id().unwrap());
+    }
+    assert_no_duplicates(&[&ids]);
+    returns("release", move || g.release()).unwrap();
 }
 
 fn allocator(

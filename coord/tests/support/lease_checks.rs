@@ -14,25 +14,17 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use idmint::Error;
 use idmint_coord::lease::{self, LeaseSpec};
 
+pub use super::ns;
+
 /// The clock the checks pass to the stores (ms since the Unix epoch).
 pub const NOW: u64 = 1_750_000_000_000;
-
-/// A namespace of its own for each run.
-pub fn ns(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 /// A barrier that gives up (panics) after a minute instead of hanging the suite when a
 /// participant died.

@@ -84,6 +84,53 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
+/// A fresh, empty temporary directory, removed when dropped.
+#[derive(Debug)]
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A new directory under the system temp dir, named after `tag`.
+    pub fn new(tag: &str) -> TempDir {
+        TempDir(temp_dir(tag))
+    }
+
+    /// The path of the file `name` in it, as text (for store URLs).
+    pub fn file(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A namespace (or key) no other test of this process uses: `TAG-PID-N`.
+pub fn ns(tag: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The wall clock, in ms since the Unix epoch.
+pub fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())

@@ -128,7 +128,7 @@ use std::time::Duration;
 
 use idmint::{Error, Result};
 
-use super::{Lease, LeaseSpec, LeaseStore};
+use super::contract::{Lease, LeaseSpec, LeaseStore};
 
 mod gateway;
 mod json;
@@ -419,7 +419,7 @@ fn new_epoch(call: &mut Call<'_>, k: &Keys, s: &Snapshot, now_ms: u64, horizon: 
         fence: now_ms.saturating_add(horizon),
         lost_at: now_ms,
     };
-    let epoch = super::random_nonzero()?;
+    let epoch = super::contract::random_nonzero()?;
     let epoch_rev = s.epoch.map_or(0, |e| e.1);
     let info_rev = s.info.map_or(0, |i| i.1);
     let txn = Txn::new()

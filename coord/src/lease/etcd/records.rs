@@ -298,7 +298,7 @@ pub(super) fn choose(
 /// An etcd lease id for a new grant: random, positive (etcd's ids are `int64`), never 0.
 pub(super) fn lease_id() -> Result<u64> {
     loop {
-        let v = super::super::random_nonzero()? & (i64::MAX as u64);
+        let v = super::super::contract::random_nonzero()? & (i64::MAX as u64);
         if v != 0 {
             return Ok(v);
         }

@@ -28,9 +28,7 @@ fn invalid(reason: &'static str) -> Error {
 /// Parses `etcd://HOST:PORT[,HOST:PORT...]/PREFIX[?timeout_ms=N&ca_file=PATH]`.
 pub(super) fn parse_url(url: &str) -> Result<Target> {
     let split = url::split_params(url)?;
-    if split.mode.is_some() {
-        return Err(invalid("the etcd lease store has no `mode` parameter"));
-    }
+    split.no_mode("the etcd lease store has no `mode` parameter")?;
     let (scheme, rest) = if let Some(r) = split.url.strip_prefix("etcd://") {
         ("http", r)
     } else if let Some(r) = split.url.strip_prefix("etcds://") {
