@@ -170,9 +170,7 @@ fn status() -> JsonB {
         shared::Mode::Lease => "lease",
         shared::Mode::Invalid => "invalid",
     };
-    let node = sh
-        .current()
-        .map(|(slot, _)| slot.generator().node());
+    let node = sh.current().map(|(slot, _)| slot.generator().node());
     let token = sh.lease_token.load(Acquire);
     JsonB(json!({
         "mode": mode,

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use idmint::{AtomicSnowflake, Error, LeaseWindow, OnBackwards};
 use idmint_coord::lease::{self, Lease, LeaseSpec, LeaseStore};
-use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, BgWorkerStartTime, SignalWakeFlags};
+use pgrx::bgworkers::{
+    BackgroundWorker, BackgroundWorkerBuilder, BgWorkerStartTime, SignalWakeFlags,
+};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
@@ -121,11 +123,16 @@ fn plan(sh: &Shared) -> Option<Plan> {
     };
     let ttl = Duration::from_millis(ttl_ms);
     let horizon_ms = ttl_ms + reserve_ms + ahead_ms;
-    let spec = LeaseSpec::new(&namespace, settings.layout.max_node().saturating_add(1), ttl)
-        .holder(&format!("postgresql:{}", lease::default_holder()))
-        .horizon(Duration::from_millis(horizon_ms));
+    let spec = LeaseSpec::new(
+        &namespace,
+        settings.layout.max_node().saturating_add(1),
+        ttl,
+    )
+    .holder(&format!("postgresql:{}", lease::default_holder()))
+    .horizon(Duration::from_millis(horizon_ms));
     if let Err(e) = spec.validate() {
-        sh.message.set(&format!("{}: idmint.lease_namespace: {e}", e.code()));
+        sh.message
+            .set(&format!("{}: idmint.lease_namespace: {e}", e.code()));
         return None;
     }
     sh.horizon_ms.store(horizon_ms, Ordering::Relaxed);
@@ -151,7 +158,14 @@ fn acquire(
         let _ = quiet(|| store.release(&held, fence.unwrap_or(0)));
         return Err(e);
     }
-    let window = LeaseWindow::new(held.node, fence, bound, sent, plan.ttl_ms, Some(plan.ttl_ms / 3))?;
+    let window = LeaseWindow::new(
+        held.node,
+        fence,
+        bound,
+        sent,
+        plan.ttl_ms,
+        Some(plan.ttl_ms / 3),
+    )?;
     let generator = match AtomicSnowflake::new(plan.settings.config(held.node, fence)) {
         Ok(g) => g,
         Err(e) => {
@@ -223,8 +237,9 @@ fn hold(
                 sh.lost.store(true, Ordering::Release);
                 sh.withdraw();
                 window.lose();
-                sh.message
-                    .set(&format!("ERR_LEASE_LOST: lease on node {node} lost: {reason}; leasing again"));
+                sh.message.set(&format!(
+                    "ERR_LEASE_LOST: lease on node {node} lost: {reason}; leasing again"
+                ));
                 pgrx::warning!("idmint: lease on node {node} lost: {reason}; leasing again");
                 return true;
             }

@@ -28,9 +28,11 @@ pgrx::pg_module_magic!();
 /// and (with `idmint.lease`) the lease worker.
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    settings::define();
     // SAFETY: a flag PostgreSQL sets while it loads the preloaded libraries (main thread).
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        // Postmaster-context settings can only be created while preloading (PostgreSQL
+        // refuses them later with FATAL); loaded later, the library mints nothing anyway.
+        settings::define();
         shared::install_hooks();
         if settings::lease_configured() {
             lease_worker::register();

@@ -97,7 +97,9 @@ pub fn fill(out: &mut [u64]) -> Result<(), Refusal> {
         }
         if lease {
             let node = sh.lease_node.load(Ordering::Relaxed);
-            if sh.lost.load(Ordering::Acquire) || mono_ms() >= sh.deadline_mono.load(Ordering::Acquire) {
+            if sh.lost.load(Ordering::Acquire)
+                || mono_ms() >= sh.deadline_mono.load(Ordering::Acquire)
+            {
                 return Err(Error::LeaseLost {
                     node,
                     reason: "the lease worker could not renew it before its deadline",

@@ -42,7 +42,8 @@ pub fn read() -> Result<Option<u64>, String> {
 
 /// Records `bound_ms`, durably, before any ID up to it is handed out.
 pub fn write(bound_ms: u64) -> Result<(), String> {
-    let fail = |what: &str, e: std::io::Error| format!("cannot {what} {TMP} in the data directory: {e}");
+    let fail =
+        |what: &str, e: std::io::Error| format!("cannot {what} {TMP} in the data directory: {e}");
     let mut f = OpenOptions::new()
         .write(true)
         .create(true)
