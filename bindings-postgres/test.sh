@@ -22,7 +22,7 @@ pgrx=$(sed -n 's/^pgrx = "=\(.*\)"$/\1/p' Cargo.toml)
 [ "$(cargo pgrx --version | awk '{print $2}')" = "$pgrx" ] \
   || { echo "cargo-pgrx must be $pgrx, the pgrx of Cargo.toml (scripts/setup.sh tools)" >&2; exit 1; }
 # The extension's version is the workspace's.
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' ../Cargo.toml | head -n 1)
+version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"$/\1/p' ../Cargo.toml)
 [ "$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)" = "$version" ] \
   || { echo "bindings-postgres/Cargo.toml's version differs from the workspace's $version" >&2; exit 1; }
 

@@ -68,8 +68,9 @@ fn ulid() -> String {
 }
 
 /// An ID's parts in `layout` (default `idmint.layout`): its time (the start of its tick), the
-/// whole node value, the node's sub-fields by name, and the sequence.
-#[pg_extern(immutable, parallel_safe)]
+/// whole node value, the node's sub-fields by name, and the sequence. `stable`, not
+/// `immutable`: without `layout` it reads `idmint.layout`.
+#[pg_extern(stable, parallel_safe)]
 #[allow(clippy::type_complexity)]
 fn decode(
     id: i64,
@@ -112,7 +113,7 @@ fn decode(
 
 /// A layout's description (default `idmint.layout`): the canonical spec, preset, width,
 /// epoch, tick, lifetime, capacity, maxima and fields (most significant first).
-#[pg_extern(immutable, parallel_safe)]
+#[pg_extern(stable, parallel_safe)]
 fn layout_info(layout: default!(Option<&str>, "NULL")) -> JsonB {
     let l = layout_of(layout);
     let fields: Vec<Value> = l

@@ -78,7 +78,16 @@ pub fn fill(out: &mut [u64]) -> Result<(), Refusal> {
         }
         let gen = slot.generator();
         let chunk = &mut out[filled..];
-        let n = match gen.next_ids_at(now, chunk) {
+        // One ID takes the generator's single-ID fast path (one load, one compare-and-swap).
+        let minted = if chunk.len() == 1 {
+            gen.next_id_at(now).map(|id| {
+                chunk[0] = id;
+                1
+            })
+        } else {
+            gen.next_ids_at(now, chunk)
+        };
+        let n = match minted {
             Ok(n) => n,
             Err(Error::WouldBlock { until_ms }) => {
                 sleep_ms(until_ms.saturating_sub(now));

@@ -362,6 +362,24 @@ fn u64_of(v: &Value) -> u64 {
 fn codec_vectors_replay_through_sql() {
     let c = Cluster::start(&["idmint.node = '1'"]);
     let mut client = c.with_extension();
+    // The extension's version is the workspace's one version number.
+    let manifest =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml")).unwrap();
+    let workspace_version = manifest
+        .split("[workspace.package]")
+        .nth(1)
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("version = ")))
+        .map(|v| v.trim_matches('"').to_string())
+        .expect("[workspace.package] version");
+    let extversion: String = client
+        .query_one(
+            "SELECT extversion FROM pg_extension WHERE extname = 'idmint'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(extversion, workspace_version);
+    assert_eq!(env!("CARGO_PKG_VERSION"), workspace_version);
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(vectors("codecs.json")).unwrap()).unwrap();
     let mut checked = 0;
