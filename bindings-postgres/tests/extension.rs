@@ -327,6 +327,25 @@ fn bad_settings_and_an_expired_layout_are_clear_errors() {
     // Settings are read at server start: SET is refused by PostgreSQL itself.
     let msg = sql_error(client.batch_execute("SET idmint.node = '2'"));
     assert!(msg.contains("cannot be changed"), "{msg}");
+    drop(client);
+    // A lease store nobody answers on: minting waits briefly, then says why, and goes on failing
+    // cleanly while the worker keeps trying.
+    c.restart(
+        &["idmint.lease = 'postgres://idmint@127.0.0.1:1/postgres?timeout_ms=200'"],
+        None,
+    );
+    let mut client = c.client();
+    let msg = sql_error(client.query_one("SELECT idmint.next_id()", &[]));
+    assert!(
+        msg.starts_with("ERR_LEASE_LOST: no node leased yet")
+            && msg.contains("ERR_STORE_UNAVAILABLE"),
+        "{msg}"
+    );
+    let status: String = client
+        .query_one("SELECT idmint.status()->>'mode'", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(status, "lease");
     assert!(!c.log().contains("PANIC"), "{}", c.log());
 }
 
