@@ -41,6 +41,14 @@ pub fn shared() -> Result<&'static Shared, Refusal> {
         )
     })?;
     ready(sh)?;
+    // A standby copies its primary's postgresql.conf, and with it a fixed idmint.node: minting
+    // there would repeat the primary's IDs. (A leased node is the standby's own.)
+    // SAFETY: a plain PostgreSQL call from a backend (cheap once recovery has ended).
+    if sh.mode() == Mode::Static && unsafe { pg_sys::RecoveryInProgress() } {
+        return Err(Refusal::NotReady(
+            "ERR_INVALID_CONFIG: this server is in recovery (a standby) and idmint.node is fixed: its primary mints on the same node; give the standby idmint.lease, or mint on the primary".to_string(),
+        ));
+    }
     Ok(sh)
 }
 

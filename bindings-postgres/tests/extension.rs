@@ -514,3 +514,32 @@ fn layout_vectors_replay_through_sql() {
         );
     }
 }
+
+#[test]
+fn a_standby_with_the_primarys_fixed_node_refuses_to_mint() {
+    let primary = Cluster::start(&["idmint.node = '4'"]);
+    let mut client = primary.with_extension();
+    let id: i64 = client
+        .query_one("SELECT idmint.next_id()", &[])
+        .unwrap()
+        .get(0);
+    assert!(id > 0);
+    let standby = Cluster::standby_of(&primary, &["idmint.node = '4'"]);
+    let mut client = standby.client();
+    let in_recovery: bool = client
+        .query_one("SELECT pg_is_in_recovery()", &[])
+        .unwrap()
+        .get(0);
+    assert!(in_recovery);
+    let msg = sql_error(client.query_one("SELECT idmint.next_id()", &[]));
+    assert!(
+        msg.starts_with("ERR_INVALID_CONFIG") && msg.contains("in recovery"),
+        "{msg}"
+    );
+    // What needs no node works on the standby.
+    let text: String = client
+        .query_one("SELECT idmint.encode($1, 'base62')", &[&id])
+        .unwrap()
+        .get(0);
+    assert_eq!(text.len(), 11);
+}

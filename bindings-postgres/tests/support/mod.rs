@@ -118,6 +118,37 @@ impl Cluster {
         c
     }
 
+    /// A hot standby of `primary` (pg_basebackup with `-R`), started with `settings`.
+    pub fn standby_of(primary: &Cluster, settings: &[&str]) -> Cluster {
+        let dir = std::env::temp_dir().join(format!(
+            "idmint-pg-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("cluster directory");
+        if is_root() {
+            let mut c = Command::new("chown");
+            c.arg("postgres").arg(&dir);
+            run(c, "chown");
+        }
+        let mut backup = pg_command("pg_basebackup", None);
+        backup
+            .arg("-D")
+            .arg(dir.join("data"))
+            .args(["-R", "-X", "stream", "-h", "127.0.0.1", "-U", "idmint"])
+            .arg("-p")
+            .arg(primary.port.to_string());
+        run(backup, "pg_basebackup");
+        let mut c = Cluster {
+            dir,
+            port: free_port(),
+            running: false,
+        };
+        c.restart(settings, None);
+        c
+    }
+
     /// The data directory.
     pub fn data(&self) -> PathBuf {
         self.dir.join("data")
