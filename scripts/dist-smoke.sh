@@ -11,6 +11,8 @@
 #   C        the tarball unpacked; examples/c/example.c and the C test suite (vector tables)
 #            built with pkg-config and with CMake, linked statically and dynamically
 #   CLI      the tarball unpacked; mint and decode, a vector decoded, man page, completions
+#   Postgres the extension package's install.sh into the machine's PostgreSQL, a fresh cluster
+#            (initdb, preloaded, idmint.node set) and bindings-postgres/README.md's example in psql
 # Prints install times and artifact sizes.
 #
 #   bash scripts/dist-smoke.sh
@@ -126,6 +128,33 @@ in_clean "cd '$work' && '$cli/bin/idmint' gen -n 5 | '$cli/bin/idmint' decode - 
   MANWIDTH=80 man -l '$cli/share/man/man1/idmint.1' | grep -q 'Mint IDs with the system clock'
   bash -c 'source $cli/share/bash-completion/completions/idmint && complete -p idmint' >/dev/null"
 echo "CLI: ok"
+
+# --- PostgreSQL -------------------------------------------------------------------------------
+step "PostgreSQL: the extension package into a fresh cluster, the README example"
+pgpkg=$(cd "$dist" && ls idmint-postgresql*-"$version"-linux-x86_64.tar.gz)
+pgname=${pgpkg%.tar.gz}
+pgbin=$(pg_config --bindir)
+in_clean "tar -C '$work' -xzf '$dist/$pgpkg'"
+timed "install.sh of $pgpkg" "sh '$work/$pgname/install.sh' >/dev/null"
+pgdir=$work/pg
+mkdir -p "$pgdir"
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+if [ "$(id -u)" = 0 ]; then chown postgres "$pgdir"; chmod o+x "$work"; fi
+pgport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+as_pg "$pgbin/initdb" -D "$pgdir/data" -A trust -U idmint --no-sync >/dev/null
+printf '%s\n' "shared_preload_libraries = 'idmint'" "idmint.node = '5'" "listen_addresses = '127.0.0.1'" \
+  "port = $pgport" "unix_socket_directories = '$pgdir'" >>"$pgdir/data/postgresql.conf"
+as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w start >/dev/null
+trap 'as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate -w stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+# The first sql block after the README's `dist-smoke: example` marker, as a user pastes it.
+sed -n '/<!-- dist-smoke: example -->/,$p' bindings-postgres/README.md | sed -n '/^```sql$/,/^```$/p' \
+  | sed '1d;$d' >"$work/example.sql"
+in_clean "psql -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $pgport -U idmint postgres -f '$work/example.sql'" >"$work/example.out"
+grep -Eq '\| +5 \|' "$work/example.out" \
+  || { cat "$work/example.out"; echo "dist-smoke: the README example minted no ID on node 5" >&2; exit 1; }
+grep -q '^ t$' "$work/example.out"
+as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null
+echo "PostgreSQL: ok"
 
 # --- Report -----------------------------------------------------------------------------------
 step "sizes and install times"

@@ -10,6 +10,10 @@
 #   idmint-VERSION-linux-x86_64.tar.gz         C: include/, lib/ (libidmint.a, libidmint.so with
 #                                              its soname), lib/pkgconfig, lib/cmake/idmint
 #   idmint-cli-VERSION-linux-x86_64.tar.gz     the `idmint` binary, completions, man page
+#   idmint-postgresqlNN-VERSION-linux-x86_64.tar.gz
+#                                              the PostgreSQL extension for the machine's major NN:
+#                                              lib/idmint.so, extension/idmint.control and
+#                                              idmint--VERSION.sql, install.sh, README.md
 #   SHA256SUMS
 # Builds reuse the release builds of the test suite (scripts/test.sh: one target directory,
 # the host's triple named), so after a test run only packing is left. Needs what the test
@@ -175,12 +179,30 @@ install -m 755 "$bin" "$cli/bin/idmint"
 cp README.md "$cli/README.md"
 tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$(basename "$cli").tar.gz" "$(basename "$cli")"
 
+# --- PostgreSQL -------------------------------------------------------------------------------
+pg_config=${PG_CONFIG:-/usr/bin/pg_config}
+pg_major=$("$pg_config" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+step "PostgreSQL $pg_major extension (cargo pgrx package)"
+pgname=idmint-postgresql$pg_major-$version-linux-x86_64
+(cd bindings-postgres && PGRX_PG_CONFIG_PATH=$pg_config cargo pgrx package --pg-config "$pg_config" \
+  --out-dir "$stage/pgrx" >"$stage/pgrx.log" 2>&1) || { cat "$stage/pgrx.log"; exit 1; }
+pg=$stage/$pgname
+install -d "$pg/lib" "$pg/extension"
+install -m 755 "$stage/pgrx$("$pg_config" --pkglibdir)/idmint.so" "$pg/lib/"
+install -m 644 "$stage/pgrx$("$pg_config" --sharedir)/extension/idmint.control" \
+  "$stage/pgrx$("$pg_config" --sharedir)/extension/idmint--$version.sql" "$pg/extension/"
+install -m 755 bindings-postgres/package/install.sh "$pg/install.sh"
+cp bindings-postgres/README.md "$pg/README.md"
+echo "$pg_major" >"$pg/PG_MAJOR"
+grep -q "default_version = '$version'" "$pg/extension/idmint.control"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$pgname.tar.gz" "$pgname"
+
 # --- Versions and checksums -------------------------------------------------------------------
 step "every artifact carries version $version; SHA256SUMS"
 expected=(
   "idmint-$version-cp39-abi3-$tag.whl" "idmint-$version.tar.gz" "idmint-$version.tgz"
   "idmint-linux-x64-gnu-$version.tgz" "idmint-web-$version.tgz" "$cname.tar.gz"
-  "idmint-cli-$version-linux-x86_64.tar.gz"
+  "idmint-cli-$version-linux-x86_64.tar.gz" "$pgname.tar.gz"
 )
 for f in "${expected[@]}"; do
   [ -f "$dist/$f" ] || { echo "dist: missing $f (have: $(ls "$dist"))" >&2; exit 1; }

@@ -29,6 +29,17 @@ tools() {
   if [ -L /usr/bin/rust-lld ] && [ ! -e /usr/bin/rust-lld ]; then
     apt_install "$(basename "$(readlink /usr/bin/rust-lld)")"
   fi
+  # The PostgreSQL extension (bindings-postgres) builds with pgrx: bindgen needs libclang, and
+  # the server headers of the PostgreSQL major this machine runs (Debian 12's is 15).
+  local pg_major
+  need=()
+  pg_major=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -n 1)
+  pg_major=${pg_major:-15}
+  [ -f "/usr/include/postgresql/$pg_major/server/postgres.h" ] || need+=("postgresql-server-dev-$pg_major")
+  dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
+  apt_install "${need[@]}"
+  # cargo-pgrx builds, packages and installs the extension; it must match the crate's pgrx.
+  [ "$(cargo pgrx --version 2>/dev/null)" = "cargo-pgrx 0.16.1" ] || cargo install --locked cargo-pgrx@0.16.1
   # The test runner of scripts/test.sh (part of the toolchain on these machines; built if
   # missing).
   command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest@0.9.143
