@@ -4,7 +4,8 @@
 # library, control file and SQL script; root writes into /usr), then tests/extension.rs, which
 # starts private clusters (initdb, a free loopback port, shared_preload_libraries = 'idmint'):
 # 16 sessions x 100,000 rows with no duplicate, a restart with the clock 10 s back under
-# libfaketime, the lease worker next to coord's LeasedSnowflake on one lease table, bad
+# libfaketime, the lease worker next to coord's LeasedSnowflake and next to Python's (the wheel
+# bindings-python/test.sh installed in target/py-venv) on one lease table, bad
 # settings and an expired layout, the shared vectors through SQL.
 # Needs what scripts/setup.sh installs (postgresql-server-dev-N, libclang-dev, cargo-pgrx).
 #   bash bindings-postgres/test.sh
@@ -36,4 +37,6 @@ cargo pgrx install --release --pg-config "$pg_config" 2>&1 | grep -v '^ *Compili
   || { echo "cargo pgrx install left no idmint--$version.sql" >&2; exit 1; }
 
 step "tests in private clusters"
+# The Python application test uses the wheel bindings-python/test.sh installs in this venv.
+export IDMINT_TEST_PYTHON=${IDMINT_TEST_PYTHON:-$CARGO_TARGET_DIR/py-venv/bin/python}
 cargo test --locked --test extension

@@ -59,14 +59,14 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
 step "C library and header (bindings-c/test.sh)"
 bash bindings-c/test.sh
 
-step "PostgreSQL extension (bindings-postgres/test.sh: clippy, cargo pgrx install, private clusters)"
-CARGO_TARGET_DIR="$root/target" bash bindings-postgres/test.sh
-
 # The C library, the Python and Node packages and the CLI's release build share one release
 # profile (thin LTO, one codegen unit, panic = "unwind"), the workspace's target directory and an
 # explicit host triple (napi-rs always names one): the dependencies compile once for all four.
 step "Python package (bindings-python/test.sh)"
 CARGO_TARGET_DIR="$root/target" bash bindings-python/test.sh
+
+step "PostgreSQL extension (bindings-postgres/test.sh: clippy, cargo pgrx install, private clusters, next to the Python package above)"
+CARGO_TARGET_DIR="$root/target" bash bindings-postgres/test.sh
 
 step "Node.js package (bindings-node/test.sh)"
 CARGO_TARGET_DIR="$root/target" bash bindings-node/test.sh

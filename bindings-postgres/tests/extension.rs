@@ -147,6 +147,103 @@ fn restart_with_the_clock_10s_back_repeats_nothing() {
     assert_eq!(duplicates(&mut client, "t"), 0);
 }
 
+/// Python's `idmint.LeasedSnowflake` (the installed wheel: `IDMINT_TEST_PYTHON`, which
+/// bindings-postgres/test.sh points at the venv bindings-python/test.sh builds) and the
+/// extension's lease worker on one lease table, minting at once: distinct nodes, no ID twice.
+#[test]
+fn the_database_and_a_python_application_lease_from_one_table_and_never_share_a_node() {
+    let python = std::env::var("IDMINT_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_idmint = std::process::Command::new(&python)
+        .args(["-c", "import idmint"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        has_idmint,
+        "{python} cannot import idmint: run bindings-python/test.sh first, or set IDMINT_TEST_PYTHON"
+    );
+    let mut c = Cluster::start(&[]);
+    let url = c.url();
+    let lease_settings = [
+        format!("idmint.lease = '{url}'"),
+        "idmint.lease_namespace = 'py'".to_string(),
+        "idmint.lease_ttl_ms = 3000".to_string(),
+    ];
+    let lease_settings: Vec<&str> = lease_settings.iter().map(|s| s.as_str()).collect();
+    c.restart(&lease_settings, None);
+    let mut client = c.with_extension();
+    let mut db_node = None;
+    for _ in 0..200 {
+        let status: String = client
+            .query_one("SELECT idmint.status()::text", &[])
+            .unwrap()
+            .get(0);
+        let status: Value = serde_json::from_str(&status).unwrap();
+        if let Some(n) = status["node"].as_u64() {
+            db_node = Some(n);
+            break;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    let db_node = db_node.expect("the lease worker took a node");
+    client
+        .batch_execute(
+            "CREATE TABLE t (id bigint NOT NULL DEFAULT idmint.next_id(), session int NOT NULL)",
+        )
+        .unwrap();
+    const SCRIPT: &str = "\
+import sys, idmint
+with idmint.LeasedSnowflake(sys.argv[1], layout='twitter', namespace='py', ttl_ms=3000) as g:
+    ids = []
+    for _ in range(40):
+        ids.extend(g.next_ids(5000))
+print('\\n'.join(map(str, ids)))
+";
+    let out = thread::scope(|s| {
+        let app = s.spawn(|| {
+            std::process::Command::new(&python)
+                .args(["-c", SCRIPT, &url])
+                .output()
+                .expect("run python")
+        });
+        insert_concurrently(&c, "t", 4, 50_000, 5_000);
+        app.join().unwrap()
+    });
+    assert!(
+        out.status.success(),
+        "python: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let app_ids: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(app_ids.len(), 200_000);
+    let app_nodes: HashSet<u64> = app_ids.iter().map(|&id| (id >> 12) & 1023).collect();
+    assert_eq!(app_nodes.len(), 1);
+    assert!(
+        !app_nodes.contains(&db_node),
+        "the database and the Python application share node {db_node}"
+    );
+    let db_ids: Vec<i64> = client
+        .query("SELECT id FROM t", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(db_ids.len(), 200_000);
+    let mut all: HashSet<u64> = app_ids.iter().copied().collect();
+    assert_eq!(
+        all.len(),
+        app_ids.len(),
+        "the Python application repeated an ID"
+    );
+    for id in db_ids {
+        assert!(all.insert(id as u64), "{id} minted by both");
+    }
+    c.stop();
+}
+
 #[test]
 fn the_database_and_an_application_lease_from_one_table_and_never_share_a_node() {
     // The lease table lives in the same server here; any postgres:// URL works the same.
