@@ -16,6 +16,11 @@
 //! | `convert`   | the shared crate's `Host` on `JsValue`s (conversions, errors: `idmint-js`) |
 //! | `error`     | the parked errors of the per-ID methods                                |
 //!
+//! Each entry of the npm package is one build with the cargo features of its part of the API:
+//! `snowflake` (`layout`, `snowflake`, `error`: `idmint-web/snowflake`), `formats` (`uuid`, the
+//! format half of `functions`: `idmint-web/formats`), `full`, the default (both, plus `leased`,
+//! `named`, `obfuscate` and the codecs: `idmint-web`).
+//!
 //! Every conversion, option object and error mapping comes from the shared crate `idmint-js`
 //! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
 //! from bindings-js/idmint.d.ts, the one declaration of both packages (`scripts/build.sh`), and
