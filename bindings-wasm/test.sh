@@ -110,12 +110,14 @@ if [ -n "$(entry_skips "$tap_dir/full.tap")" ]; then
   entry_skips "$tap_dir/full.tap" >&2
   exit 1
 fi
-echo "(idmint-web/snowflake entry, nodejs flavour)"
-(cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/node/snowflake/idmint.js" node --test --test-reporter=dot \
-  --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="$tap_dir/snowflake.tap" tests/)
-echo "$(entry_skips "$tap_dir/snowflake.tap" | wc -l) tests (or groups) skipped for the Snowflake entry, each for exports it does not have:"
-entry_skips "$tap_dir/snowflake.tap"
-grep -E '^# (tests|pass|skipped)' "$tap_dir/snowflake.tap"
+for entry in snowflake formats; do
+  echo "(idmint-web/$entry entry, nodejs flavour)"
+  (cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/node/$entry/idmint.js" node --test --test-reporter=dot \
+    --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="$tap_dir/$entry.tap" tests/)
+  echo "$(entry_skips "$tap_dir/$entry.tap" | wc -l) tests or groups skipped for the $entry entry, each for exports it does not have:"
+  entry_skips "$tap_dir/$entry.tap"
+  grep -E '^# (tests|pass)' "$tap_dir/$entry.tap"
+done
 rm -rf "$tap_dir"
 echo "(bundler flavour, through Node's WebAssembly ES module integration)"
 (cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/bundler/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \

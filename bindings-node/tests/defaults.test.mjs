@@ -25,7 +25,7 @@ function checkRefusals(got, where) {
   }
 }
 
-describe('no default node', () => {
+describe('no default node', { skip: lacks('Layout', 'Snowflake', 'AtomicSnowflake') }, () => {
   test('a generator without a node throws ERR_NODE_REQUIRED; node 0 given on purpose works', () => {
     checkRefusals(attempts(), 'main thread')
     const e = throwsCode(() => new m.Snowflake(), Error, 'ERR_NODE_REQUIRED', 'new Snowflake()')
@@ -81,7 +81,7 @@ describe('no default node', () => {
   })
 })
 
-describe('batch limit', () => {
+describe('batch limit', { skip: lacks('Layout', 'Snowflake', 'AtomicSnowflake') }, () => {
   test(`nextIds and nextIdsAt refuse more than ${MAX_BATCH} IDs with ERR_LIMIT_EXCEEDED`, () => {
     const g = new m.Snowflake({ node: 1 })
     const a = new m.AtomicSnowflake({ node: 2 })

@@ -30,7 +30,7 @@ function outcome(fn, expect, what, ok) {
   }
 }
 
-describe('layouts.json', () => {
+describe('layouts.json', { skip: lacks('Layout') }, () => {
   const v = vector('layouts.json')
 
   for (const c of v.layouts) {
@@ -98,7 +98,7 @@ describe('layouts.json', () => {
   })
 })
 
-describe('generators.json', () => {
+describe('generators.json', { skip: lacks('Layout', 'Snowflake', 'AtomicSnowflake') }, () => {
   const v = vector('generators.json')
 
   const options = (c) => ({
