@@ -9,7 +9,7 @@
 #   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
 #   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
 # each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json) and its
-# imports renamed short (scripts/imports.mjs), and the
+# imports renamed short (scripts/imports.mjs), the web flavour's glue minified (esbuild), and the
 # TypeScript declarations, generated from bindings-js/idmint.d.ts: index.d.ts (bundler and node
 # flavours) and web.d.ts (web flavour) for the full entry, <entry>.d.ts and web-<entry>.d.ts for
 # the others.
@@ -58,6 +58,13 @@ for spec in "snowflake:--no-default-features --features snowflake" "formats:--no
     [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
     node scripts/glue.mjs "$glue" "$entry"
     node scripts/imports.mjs "$dir/idmint_bg.wasm"
+    if [ "$target" = web ]; then
+      # Pages load the web flavour as it is (bundlers minify the bundler flavour themselves):
+      # minified by esbuild (pinned in package.json), names kept (error messages name classes).
+      node_modules/.bin/esbuild "$dir/idmint.js" --minify --keep-names --format=esm --log-level=warning \
+        --outfile="$dir/idmint.min.js"
+      mv "$dir/idmint.min.js" "$dir/idmint.js"
+    fi
   done
   node_dts=pkg/node/idmint.d.ts web_dts=pkg/web/idmint.d.ts
   [ "$entry" = full ] || node_dts=pkg/node/$entry/idmint.d.ts web_dts=pkg/web/$entry/idmint.d.ts

@@ -26,7 +26,7 @@
 //
 // 5. `LeasedSnowflake`, a class written in JavaScript (src/leased.js) on `Snowflake` and the
 //    internal `__idmintLeaseWindow` (src/leased.rs): appended without its comment lines (they
-//    are for this repository; pages without a bundler load the glue as it is), with the export
+//    are for this repository; the bundler and Node flavours ship the glue as it is), with the export
 //    its flavour needs (the bundler flavour's entry module lists its exports: it gets one more).
 //
 // 6. The constants `NIL_UUID` and `MAX_UUID` (wasm-bindgen exports no constants), with the export
