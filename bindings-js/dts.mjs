@@ -9,6 +9,10 @@
 //   node dts.mjs names PKG FILE   fail unless the classes, members and functions FILE declares
 //                                 (napi-rs's or wasm-bindgen's output, made from the Rust
 //                                 declarations) are those PKG's declarations name
+//
+// `wasm`, `web` and `names web` take an ENTRY after FILE, one of the browser package's entries
+// (ENTRIES below): its declarations are those of the names it exports and of the interfaces
+// they use; `full` (the default) is the whole API.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,8 +29,74 @@ const NODE_HIDDEN = ['_uuid7sText', '_closeOpenAllocators']
 const WEB_BY_GLUE = ['lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']
   .map((m) => `LeasedSnowflake.${m}`)
 
-/** The declarations of package `pkg` ('node' or 'web'). */
-function declarations(pkg) {
+/** The names each entry of the browser package exports (`full`: everything declared). */
+const ENTRIES = {
+  full: null,
+  snowflake: ['Layout', 'Snowflake', 'AtomicSnowflake', 'randomNode', 'version'],
+  formats: [
+    'uuid1', 'uuid1At', 'uuid1RandomNode', 'uuid3', 'uuid4', 'uuid5', 'uuid6', 'uuid6At', 'uuid7', 'uuid7At', 'uuid7s',
+    'uuid8', 'uuid8FromFields', 'uuid8Fields', 'uuid1ToUuid6', 'uuid6ToUuid1', 'parseUuid', 'uuidInfo', 'NIL_UUID', 'MAX_UUID',
+    'UuidGenerator', 'Uuid7Generator', 'typeid', 'typeidFromUuid', 'parseTypeId', 'ulid', 'ulidAt', 'ulidFromUuid',
+    'parseUlid', 'UlidGenerator', 'version',
+  ],
+}
+
+/**
+ * `text` (a declaration file's body) cut to the top-level declarations of `keep` and of the
+ * interfaces and types those use (each with its doc comment). Fails if a kept declaration uses a
+ * class or function the entry does not export.
+ */
+function only(text, keep) {
+  const blocks = []
+  let lead = []
+  let open = null
+  for (const line of text.split('\n')) {
+    if (open) {
+      open.lines.push(line)
+      if (line === '}') open = null
+      continue
+    }
+    const m = /^export (?:declare )?(class|function|interface|type|const) (\w+)/.exec(line)
+    if (m) {
+      const block = { kind: m[1], name: m[2], lines: [...lead, line] }
+      blocks.push(block)
+      lead = []
+      if (line.endsWith('{')) open = block
+    } else if (line === '') {
+      if (lead.length) blocks.push({ kind: 'text', lines: lead })
+      blocks.push({ kind: 'text', lines: [''] })
+      lead = []
+    } else lead.push(line)
+  }
+  if (lead.length) blocks.push({ kind: 'text', lines: lead })
+  const byName = new Map()
+  for (const b of blocks) if (b.name) byName.set(b.name, [...(byName.get(b.name) ?? []), b])
+  for (const n of keep) if (!byName.has(n)) throw new Error(`dts.mjs: ${n} is not declared`)
+  const kept = new Set(keep)
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const n of [...kept]) {
+      for (const b of byName.get(n)) {
+        const body = b.lines.filter((l) => !/^\s*(\/\*\*|\*|\/\/)/.test(l)).join('\n')
+        for (const word of new Set(body.match(/\b[A-Z]\w*\b/g) ?? [])) {
+          const used = byName.get(word)
+          if (!used || kept.has(word)) continue
+          if (!used.every((u) => u.kind === 'interface' || u.kind === 'type')) {
+            throw new Error(`dts.mjs: ${n} uses ${word}, which the entry does not export`)
+          }
+          kept.add(word)
+          grew = true
+        }
+      }
+    }
+  }
+  // Doc comments of dropped declarations go with them; so do free comments (section notes).
+  const out = blocks.filter((b) => (b.kind === 'text' ? b.lines[0] === '' : kept.has(b.name))).flatMap((b) => b.lines)
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').replace(/^\n+/, '')
+}
+
+/** The declarations of package `pkg` ('node' or 'web'), of one entry of the browser package. */
+function declarations(pkg, entry = 'full') {
   let mode = 'both'
   const out = []
   for (const line of source.split('\n')) {
@@ -34,7 +104,9 @@ function declarations(pkg) {
     if (m) mode = m[1] === 'end' ? 'both' : m[1]
     else if (mode === 'both' || mode === pkg) out.push(line)
   }
-  const body = out.join('\n').replace(/^(\/\/.*\n)+\n*/, '')
+  let body = out.join('\n').replace(/^(\/\/.*\n)+\n*/, '')
+  if (!(entry in ENTRIES)) throw new Error(`dts.mjs: unknown entry ${entry} (${Object.keys(ENTRIES).join(', ')})`)
+  if (ENTRIES[entry]) body = only(body, ENTRIES[entry])
   return HEADER + '/* eslint-disable */\n\n' + body.replace(/\n{3,}/g, '\n\n')
 }
 
@@ -54,20 +126,21 @@ function names(text) {
   return found
 }
 
-const [mode, pkg, file] = process.argv.slice(2)
+const [mode, pkg, file, entryArg] = process.argv.slice(2)
 if (mode === 'node' || mode === 'wasm') {
-  writeFileSync(pkg, declarations(mode === 'node' ? 'node' : 'web'))
+  writeFileSync(pkg, declarations(mode === 'node' ? 'node' : 'web', file))
 } else if (mode === 'web') {
   const generated = readFileSync(pkg, 'utf8')
   const loader = generated.indexOf('export type InitInput')
   if (loader < 0) throw new Error(`${pkg}: no loader declarations (InitInput) found`)
-  writeFileSync(pkg, declarations('web') + '\n' + generated.slice(loader))
+  writeFileSync(pkg, declarations('web', file) + '\n' + generated.slice(loader))
 } else if (mode === 'names') {
-  const declared = names(declarations(pkg))
+  const entry = entryArg ?? 'full'
+  const declared = names(declarations(pkg, entry))
   const exported = names(readFileSync(file, 'utf8'))
   if (pkg === 'node') NODE_BY_HAND.forEach((n) => exported.add(n))
   if (pkg === 'node') NODE_HIDDEN.forEach((n) => exported.delete(n))
-  if (pkg === 'web') WEB_BY_GLUE.forEach((n) => exported.add(n))
+  if (pkg === 'web' && entry === 'full') WEB_BY_GLUE.forEach((n) => exported.add(n))
   const missing = [...declared].filter((n) => !exported.has(n))
   const undeclared = [...exported].filter((n) => !declared.has(n))
   if (missing.length || undeclared.length) {
@@ -77,6 +150,6 @@ if (mode === 'node' || mode === 'wasm') {
     process.exit(1)
   }
 } else {
-  console.error('usage: node dts.mjs node|wasm|web FILE, or node dts.mjs names node|web FILE')
+  console.error('usage: node dts.mjs node FILE, node dts.mjs wasm|web FILE [ENTRY], or node dts.mjs names node|web FILE [ENTRY]')
   process.exit(2)
 }

@@ -152,7 +152,7 @@ fi
 
 # --- Browser ----------------------------------------------------------------------------------
 step "npm: idmint-web"
-for f in web bundler node; do
+for f in web bundler node {web,bundler,node}/snowflake {web,bundler,node}/formats; do
   [ -f "bindings-wasm/pkg/$f/idmint_bg.wasm" ] || { (cd bindings-wasm && env -u CARGO_TARGET_DIR bash scripts/build.sh); break; }
 done
 (cd bindings-wasm && npm pack --silent --pack-destination "$dist" >/dev/null)

@@ -124,15 +124,35 @@ macro_rules! snowflake_api {
 }
 
 /// The functions that need neither a clock nor OS randomness (the clocked ones, `uuid7()` and
-/// the like, read each package's own clock and are declared in each binding).
+/// the like, read each package's own clock and are declared in each binding): the codecs'
+/// and the formats' lists below, for a binding that exports all of them in one module.
 #[macro_export]
 macro_rules! functions_api {
+    ($expander:ident) => {
+        $crate::codec_functions_api!($expander);
+        $crate::format_functions_api!($expander);
+    };
+}
+
+/// `encode` and `decodeString` (the browser package leaves them out of its smaller entries).
+#[macro_export]
+macro_rules! codec_functions_api {
     ($expander:ident) => {
         $expander! { (h)
             "encode" encode(id, codec) -> String { values::encode(h, id, Some(codec)) }
             "decodeString" decode_string(text, codec) -> u64 {
                 values::decode_string(h, text, Some(codec))
             }
+        }
+    };
+}
+
+/// The UUID, TypeID and ULID functions that need neither a clock nor OS randomness (the
+/// browser package's `idmint-web/formats` entry holds them without the rest).
+#[macro_export]
+macro_rules! format_functions_api {
+    ($expander:ident) => {
+        $expander! { (h)
             "uuid3" uuid3(namespace, name) -> uuid { values::uuid_name_based(h, 3, namespace, name) }
             "uuid5" uuid5(namespace, name) -> uuid { values::uuid_name_based(h, 5, namespace, name) }
             "uuid1At" uuid1_at(ticks, clock_seq, node) -> uuid {

@@ -8,11 +8,14 @@ import * as uuidPkg from 'uuid'
 import { TypeID, typeid as typeidJs } from 'typeid-js'
 import { decodeTime, isValid as ulidIsValid, monotonicFactory, ulidToUUID, uuidToULID } from 'ulid'
 
-import m from './support/impl.mjs'
+import m, { lacks } from './support/impl.mjs'
+
+/** Every test here checks the formats (UUIDs, TypeID, ULID) against their reference packages. */
+const skip = lacks('uuid6', 'uuid7', 'uuid7At', 'uuid1ToUuid6', 'uuid6ToUuid1', 'uuid8', 'parseUuid', 'typeid', 'parseTypeId', 'typeidFromUuid', 'ulid', 'parseUlid', 'ulidFromUuid')
 
 const N = 200
 
-test('uuid: our v6 and v7 validate there, with its version; its v6/v7 parse here', () => {
+test('uuid: our v6 and v7 validate there, with its version; its v6/v7 parse here', { skip }, () => {
   for (let i = 0; i < N; i++) {
     for (const [ours, v] of [[m.uuid6(), 6], [m.uuid7(), 7]]) {
       assert.ok(uuidPkg.validate(ours), ours)
@@ -26,7 +29,7 @@ test('uuid: our v6 and v7 validate there, with its version; its v6/v7 parse here
   for (const u of m.uuid7s(N)) assert.equal(uuidPkg.version(u), 7)
 })
 
-test('uuid: the v7 timestamp agrees (its v7 at a time, ours at that time)', () => {
+test('uuid: the v7 timestamp agrees (its v7 at a time, ours at that time)', { skip }, () => {
   const msecs = 1_700_000_000_123
   const random = new Uint8Array(16).fill(0x5a)
   const theirs = uuidPkg.v7({ msecs, random, seq: 0 })
@@ -34,7 +37,7 @@ test('uuid: the v7 timestamp agrees (its v7 at a time, ours at that time)', () =
   assert.equal(theirs.slice(0, 13), m.uuid7At(msecs, random.subarray(0, 10)).slice(0, 13))
 })
 
-test('uuid: v1ToV6 / v6ToV1 agree with ours, both ways', () => {
+test('uuid: v1ToV6 / v6ToV1 agree with ours, both ways', { skip }, () => {
   for (let i = 0; i < N; i++) {
     const v1 = uuidPkg.v1()
     const v6 = m.uuid1ToUuid6(v1)
@@ -49,7 +52,7 @@ test('uuid: v1ToV6 / v6ToV1 agree with ours, both ways', () => {
   }
 })
 
-test('uuid: our v8 parses there with version 8 and the same bytes', () => {
+test('uuid: our v8 parses there with version 8 and the same bytes', { skip }, () => {
   const bytes = new Uint8Array(16).map((_, i) => i * 17)
   const u = m.uuid8(bytes)
   assert.equal(uuidPkg.version(u), 8)
@@ -66,7 +69,7 @@ test('uuid: our v8 parses there with version 8 and the same bytes', () => {
   assert.equal(uuidPkg.MAX, m.MAX_UUID)
 })
 
-test('typeid-js: its TypeIDs parse here with the same UUID; ours parse there', () => {
+test('typeid-js: its TypeIDs parse here with the same UUID; ours parse there', { skip }, () => {
   for (let i = 0; i < N; i++) {
     const theirs = typeidJs('user')
     const t = m.parseTypeId(theirs.toString())
@@ -86,7 +89,7 @@ test('typeid-js: its TypeIDs parse here with the same UUID; ours parse there', (
   assert.equal(m.typeidFromUuid('a_b', u), TypeID.fromUUID('a_b', u).toString())
 })
 
-test('ulid: its ULIDs decode here; ours decode there', () => {
+test('ulid: its ULIDs decode here; ours decode there', { skip }, () => {
   const next = monotonicFactory()
   for (let i = 0; i < N; i++) {
     const theirs = next()

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { describe, test } from 'node:test'
 import { Worker } from 'node:worker_threads'
 
-import m, { implUrl } from './support/impl.mjs'
+import m, { implUrl, lacks } from './support/impl.mjs'
 
 const here = new URL('.', import.meta.url)
 const mintScript = new URL('./support/mint.mjs', here)
@@ -79,7 +79,7 @@ function duplicates(arrays) {
   return { dup, total }
 }
 
-describe('several threads and processes', () => {
+describe('several threads and processes', { skip: lacks('Snowflake') }, () => {
   const N = 100_000
 
   test('worker_threads with distinct nodes mint no duplicate', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 
-import m from './support/impl.mjs'
+import m, { lacks } from './support/impl.mjs'
 import { bytes, checkError, throwsVector } from './support/check.mjs'
 import { vector, vectorFiles } from './support/vectors.mjs'
 
@@ -30,7 +30,7 @@ function outcome(fn, expect, what, ok) {
   }
 }
 
-describe('layouts.json', () => {
+describe('layouts.json', { skip: lacks('Layout') }, () => {
   const v = vector('layouts.json')
 
   for (const c of v.layouts) {
@@ -98,7 +98,7 @@ describe('layouts.json', () => {
   })
 })
 
-describe('generators.json', () => {
+describe('generators.json', { skip: lacks('Layout', 'Snowflake', 'AtomicSnowflake') }, () => {
   const v = vector('generators.json')
 
   const options = (c) => ({
@@ -201,7 +201,7 @@ describe('generators.json', () => {
   })
 })
 
-describe('codecs.json', () => {
+describe('codecs.json', { skip: lacks('encode', 'decodeString') }, () => {
   const v = vector('codecs.json')
 
   test('encode and decode every codec', () => {
@@ -225,7 +225,7 @@ describe('codecs.json', () => {
   })
 })
 
-describe('obfuscation.json', () => {
+describe('obfuscation.json', { skip: lacks('Obfuscator', 'SortableObfuscator') }, () => {
   const v = vector('obfuscation.json')
   const key = (hex) => BigInt(`0x${hex}`)
 
@@ -273,7 +273,7 @@ describe('obfuscation.json', () => {
   })
 })
 
-describe('uuids.json', () => {
+describe('uuids.json', { skip: lacks('uuid3', 'uuid4', 'uuid7At', 'uuid1At', 'UuidGenerator', 'parseUuid', 'uuidInfo') }, () => {
   const v = vector('uuids.json')
 
   function checkUuid(u, expect, what) {
@@ -347,7 +347,7 @@ describe('uuids.json', () => {
   })
 })
 
-describe('named.json', () => {
+describe('named.json', { skip: lacks('NamedGenerator', 'fromConfig') }, () => {
   const v = vector('named.json')
 
   for (const c of v.configs) {
@@ -412,7 +412,7 @@ describe('named.json', () => {
   })
 })
 
-describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)', () => {
+describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)', { skip: lacks('uuid8', 'uuid6At', 'UuidGenerator', 'Uuid7Generator', 'parseTypeId', 'typeidFromUuid', 'parseUlid', 'ulidAt', 'UlidGenerator') }, () => {
   const v = vector('formats.json')
 
   test('rfc9562: appendix A and B examples', () => {

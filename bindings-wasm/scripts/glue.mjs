@@ -26,7 +26,7 @@
 //
 // 5. `LeasedSnowflake`, a class written in JavaScript (src/leased.js) on `Snowflake` and the
 //    internal `__idmintLeaseWindow` (src/leased.rs): appended without its comment lines (they
-//    are for this repository; pages without a bundler load the glue as it is), with the export
+//    are for this repository; the bundler and Node flavours ship the glue as it is), with the export
 //    its flavour needs (the bundler flavour's entry module lists its exports: it gets one more).
 //
 // 6. The constants `NIL_UUID` and `MAX_UUID` (wasm-bindgen exports no constants), with the export
@@ -41,13 +41,27 @@
 //
 // The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
 // than emit a file with unchecked methods.
+//
+//   node scripts/glue.mjs GLUE [ENTRY]
+//
+// ENTRY is the npm entry the module was built for (scripts/build.sh): `full` (the default, every
+// item above), `snowflake` (Layout, Snowflake, AtomicSnowflake, randomNode: items 1, 2, 3 and 7
+// without the lease window) or `formats` (UUIDs, TypeID, ULID: items 1, 4 and 6).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 
 const file = process.argv[2]
+const which = process.argv[3] ?? 'full'
+/** What each entry's module holds: Snowflake (items 2, 3, 7), the UUID helper and constants (4, 6), LeasedSnowflake (5). */
+const HOLDS = {
+  full: { snowflake: true, formats: true, leased: true, minChecked: 50 },
+  snowflake: { snowflake: true, formats: false, leased: false, minChecked: 25 },
+  formats: { snowflake: false, formats: true, leased: false, minChecked: 10 },
+}[which]
+if (!HOLDS) throw new Error(`glue.mjs: unknown entry ${which} (full, snowflake or formats)`)
 const lines = readFileSync(file, 'utf8').split('\n')
 
-const HELPERS = `
+const RECEIVER = `
 /** The wasm pointer of \`obj\` if it is a live-or-freed instance of \`cls\`; a TypeError otherwise. */
 function __idmintThis(obj, cls) {
     if (obj instanceof cls && typeof obj.__wbg_ptr === 'number') return obj.__wbg_ptr;
@@ -55,7 +69,8 @@ function __idmintThis(obj, cls) {
     e.code = 'ERR_INVALID_ARG_TYPE';
     throw e;
 }
-
+`
+const UUID_TEXT = `
 const __idmintHex = Array.from({ length: 256 }, (_, i) => (i + 0x100).toString(16).slice(1));
 
 /** The lower-case hyphenated UUID whose bytes are the big-endian words a, b, c, d. */
@@ -66,7 +81,8 @@ function __idmintUuidText(a, b, c, d) {
         h[c >>> 24] + h[(c >>> 16) & 255] + '-' + h[(c >>> 8) & 255] + h[c & 255] +
         h[d >>> 24] + h[(d >>> 16) & 255] + h[(d >>> 8) & 255] + h[d & 255];
 }
-
+`
+const SNOWFLAKE = `
 /** Throws the exception a per-ID method parked, if it returned its sentinel for a failure. */
 function __idmintRethrow() {
     const e = _idmintTakeError();
@@ -87,7 +103,11 @@ function __idmintAdopt(obj) {
 `
 
 /** Exports of the module that are not the package's (item 7 above). */
-const INTERNAL = ['_benchFloor', '_benchFloorClock', '_benchFloorDate', '_benchFloorPrecise', '_idmintTakeError', '__idmintLeaseWindow']
+const INTERNAL = [
+  ...(HOLDS.snowflake ? ['_benchFloor', '_benchFloorClock', '_benchFloorDate', '_benchFloorPrecise', '_idmintTakeError'] : []),
+  ...(HOLDS.leased ? ['__idmintLeaseWindow'] : []),
+]
+const HELPERS = RECEIVER + (HOLDS.formats ? UUID_TEXT : '') + (HOLDS.snowflake ? SNOWFLAKE : '')
 const BENCH = `
 Object.defineProperty(Snowflake, Symbol.for('idmint.bench'), {
     value: Object.freeze({ floor: _benchFloor, floorClock: _benchFloorClock, floorDate: _benchFloorDate, floorPrecise: _benchFloorPrecise }),
@@ -159,30 +179,35 @@ if (unexported.size !== INTERNAL.length) {
 const text = out.join('\n')
 const unchecked = text.match(/wasm\.\w+\((?:retptr, )?this\.__wbg_ptr\b/g)
 if (unchecked) throw new Error(`${file}: ${unchecked.length} method calls outside a recognised class`)
-if (checked < 50) throw new Error(`${file}: only ${checked} receiver reads found; the glue changed shape`)
-if (adopted !== 2) throw new Error(`${file}: Snowflake objects are created in ${adopted} places, expected 2`)
-if (rethrown !== Object.keys(SENTINELS).length) throw new Error(`${file}: ${rethrown} per-ID methods patched, expected ${Object.keys(SENTINELS).length}`)
-if (!/^(?:export )?function _idmintTakeError\(/m.test(text)) throw new Error(`${file}: _idmintTakeError is missing`)
-if (!/[^\w]__idmintUuidText\(/.test(text)) throw new Error(`${file}: nothing calls __idmintUuidText; the import changed shape`)
-const esm = /^export class Snowflake \{$/m.test(text)
-if (!esm && !/^exports\.Snowflake = Snowflake;$/m.test(text)) throw new Error(`${file}: neither an ES module nor CommonJS`)
-if (!/^(?:export )?class __idmintLeaseWindow \{$/m.test(text)) throw new Error(`${file}: class __idmintLeaseWindow is missing`)
-const leased = readFileSync(new URL('../src/leased.js', import.meta.url), 'utf8')
-  .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/gm, '')
-  .replace(/^\s*\/\/.*\n/gm, '')
-const CONSTANTS = [
-  ['NIL_UUID', '00000000-0000-0000-0000-000000000000'],
-  ['MAX_UUID', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
-]
+if (checked < HOLDS.minChecked) throw new Error(`${file}: only ${checked} receiver reads found; the glue changed shape`)
+const expected = HOLDS.snowflake ? { adopted: 2, rethrown: Object.keys(SENTINELS).length } : { adopted: 0, rethrown: 0 }
+if (adopted !== expected.adopted) throw new Error(`${file}: Snowflake objects are created in ${adopted} places, expected ${expected.adopted}`)
+if (rethrown !== expected.rethrown) throw new Error(`${file}: ${rethrown} per-ID methods patched, expected ${expected.rethrown}`)
+if (HOLDS.snowflake && !/^(?:export )?function _idmintTakeError\(/m.test(text)) throw new Error(`${file}: _idmintTakeError is missing`)
+if (HOLDS.formats !== /[^\w]__idmintUuidText\(/.test(text)) throw new Error(`${file}: __idmintUuidText is ${HOLDS.formats ? 'not called; the import changed shape' : 'called, but the entry holds no formats'}`)
+const esm = /^export (?:class|function) \w+/m.test(text)
+if (!esm && !/^exports\.(\w+) = \1;$/m.test(text)) throw new Error(`${file}: neither an ES module nor CommonJS`)
+if (HOLDS.leased !== /^(?:export )?class __idmintLeaseWindow \{$/m.test(text)) throw new Error(`${file}: class __idmintLeaseWindow is ${HOLDS.leased ? 'missing' : 'there, but the entry holds no LeasedSnowflake'}`)
+const leased = HOLDS.leased
+  ? readFileSync(new URL('../src/leased.js', import.meta.url), 'utf8')
+      .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/gm, '')
+      .replace(/^\s*\/\/.*\n/gm, '')
+  : ''
+const CONSTANTS = HOLDS.formats
+  ? [
+      ['NIL_UUID', '00000000-0000-0000-0000-000000000000'],
+      ['MAX_UUID', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
+    ]
+  : []
 const constants = CONSTANTS.map(([k, v]) => (esm ? `export const ${k} = '${v}';\n` : `exports.${k} = '${v}';\n`)).join('')
-const exported = esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
-writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + BENCH + '\n' + leased + exported + constants)
+const exported = !HOLDS.leased ? '' : esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
+writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + (HOLDS.snowflake ? BENCH : '') + '\n' + leased + exported + constants)
 if (file.endsWith('_bg.js')) {
   const entry = file.replace(/_bg\.js$/, '.js')
   const from = `"./${basename(file)}"`
   const js = readFileSync(entry, 'utf8')
   if (!js.includes(`} from ${from};`)) throw new Error(`${entry}: no export list from ${from}`)
-  const names = ['LeasedSnowflake', ...CONSTANTS.map(([k]) => k)].join(', ')
+  const names = [...(HOLDS.leased ? ['LeasedSnowflake'] : []), ...CONSTANTS.map(([k]) => k)].join(', ')
   // The entry lists the glue's exports by name: the internal ones leave the list.
   let listed = 0
   const kept = js.replace(/^export \{\n([^}]*)\n\} from /m, (all, list) => {
@@ -191,5 +216,5 @@ if (file.endsWith('_bg.js')) {
     return `export {\n    ${keep.join(', ')}\n} from `
   })
   if (listed !== INTERNAL.length) throw new Error(`${entry}: ${listed} internal names in the export list, expected ${INTERNAL.length}`)
-  writeFileSync(entry, kept.replace(/\n*$/, '\n') + `export { ${names} } from ${from};\n`)
+  writeFileSync(entry, kept.replace(/\n*$/, '\n') + (names ? `export { ${names} } from ${from};\n` : ''))
 }

@@ -73,7 +73,7 @@ while (at < bytes.length) {
   parts.push(Buffer.from([id]), uleb(body.length), body)
   at = start + size
 }
-if (renamed.size < 20) throw new Error(`${wasmFile}: only ${renamed.size} hashed import names; wasm-bindgen changed its naming`)
+if (renamed.size < 10) throw new Error(`${wasmFile}: only ${renamed.size} hashed import names; wasm-bindgen changed its naming`)
 
 const dir = dirname(wasmFile)
 const found = new Set()

@@ -1,8 +1,11 @@
 //! The functions that need neither a clock nor OS randomness — `encode`, `decodeString`, the
 //! sans-IO UUID constructors and conversions, parsing and inspection of UUIDs, TypeIDs and
-//! ULIDs — as `#[wasm_bindgen]` functions of the list both packages share
-//! (`idmint_js::functions_api!`).
+//! ULIDs — as `#[wasm_bindgen]` functions of the lists both packages share
+//! (`idmint_js::codec_functions_api!`, `idmint_js::format_functions_api!`): the formats in
+//! every build with the `formats` feature, the codecs in the full one.
 
 use crate::convert::wasm_functions;
 
-idmint_js::functions_api!(wasm_functions);
+#[cfg(feature = "full")]
+idmint_js::codec_functions_api!(wasm_functions);
+idmint_js::format_functions_api!(wasm_functions);

@@ -16,6 +16,11 @@
 //! | `convert`   | the shared crate's `Host` on `JsValue`s (conversions, errors: `idmint-js`) |
 //! | `error`     | the parked errors of the per-ID methods                                |
 //!
+//! Each entry of the npm package is one build with the cargo features of its part of the API:
+//! `snowflake` (`layout`, `snowflake`, `error`: `idmint-web/snowflake`), `formats` (`uuid`, the
+//! format half of `functions`: `idmint-web/formats`), `full`, the default (both, plus `leased`,
+//! `named`, `obfuscate` and the codecs: `idmint-web`).
+//!
 //! Every conversion, option object and error mapping comes from the shared crate `idmint-js`
 //! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
 //! from bindings-js/idmint.d.ts, the one declaration of both packages (`scripts/build.sh`), and
@@ -23,18 +28,31 @@
 //! of every method, own bound per-ID methods, the parked errors of the per-ID methods (see
 //! [`error`]) and the UUID text helper (see [`convert`]).
 
+// Each npm entry is one build with the cargo features of its part of the API (Cargo.toml,
+// scripts/build.sh): `snowflake`, `formats`, or both and the rest (`full`).
+#[cfg(not(any(feature = "snowflake", feature = "formats")))]
+compile_error!("build with the feature `snowflake`, `formats` or `full` (the default)");
+
 mod clock;
 mod convert;
+#[cfg(feature = "snowflake")]
 mod error;
+#[cfg(feature = "formats")]
 mod functions;
+#[cfg(feature = "snowflake")]
 mod layout;
+#[cfg(feature = "full")]
 mod leased;
+#[cfg(feature = "full")]
 mod named;
+#[cfg(feature = "full")]
 mod obfuscate;
 mod random;
+#[cfg(feature = "snowflake")]
 mod snowflake;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests;
+#[cfg(feature = "formats")]
 mod uuid;
 
 use wasm_bindgen::prelude::*;
@@ -47,6 +65,7 @@ pub fn version() -> String {
 
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): an empty call
 /// returning a `bigint`, the floor of any export that returns one (see BENCHMARKS-wasm.md).
+#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloor", skip_typescript)]
 pub fn bench_floor() -> u64 {
     0x0123_4567_89ab_cdef
@@ -55,6 +74,7 @@ pub fn bench_floor() -> u64 {
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
 /// one read of the time source as clocked calls read it (`Date.now()`, and `performance.now()`
 /// once per millisecond), the floor of any clocked call.
+#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloorClock", skip_typescript)]
 pub fn bench_floor_clock() -> u64 {
     clock::now_ms()
@@ -62,6 +82,7 @@ pub fn bench_floor_clock() -> u64 {
 
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
 /// one `Date.now()` call.
+#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloorDate", skip_typescript)]
 pub fn bench_floor_date() -> u64 {
     clock::date_ms()
@@ -69,6 +90,7 @@ pub fn bench_floor_date() -> u64 {
 
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
 /// one `performance.timeOrigin + performance.now()` reading, for comparison.
+#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloorPrecise", skip_typescript)]
 pub fn bench_floor_precise() -> u64 {
     clock::precise_ms()

@@ -29,4 +29,14 @@ for (const [k, v] of Object.entries(mod)) if (k !== 'default') api[k] = v
 export const implUrl = url
 /** Whether it is this package's native addon (the default), which draws randomness from the OS. */
 export const isAddon = !given
+
+/**
+ * `false` when the implementation exports every one of `names`, else why a test that needs
+ * them is skipped: the browser package's smaller entries (`idmint-web/snowflake`) export part
+ * of the API. Pass it as the test's `skip` option, so the runner counts and names the test.
+ */
+export function lacks(...names) {
+  const missing = names.filter((n) => !(n in api))
+  return missing.length ? `not in this entry: ${missing.join(', ')}` : false
+}
 export default api

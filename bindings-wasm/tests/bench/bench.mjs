@@ -3,6 +3,8 @@
 // round of a case runs it for at least ROUND_MS; the result per case is the median of its
 // rounds, in ns per call (per ID for batches). Results land in window.results for run.mjs.
 import init, { Snowflake, uuid7 } from '../../pkg/web/idmint.js'
+// The Snowflake-only entry (idmint-web/web/snowflake): its own, smaller module, side by side.
+import initSnowflakeEntry, { Snowflake as EntrySnowflake } from '../../pkg/web/snowflake/idmint.js'
 import { SapphireSnowflake, uuidV7 } from './.build/peers.js'
 
 // The floors are no exports of the package; the glue keeps them under this symbol.
@@ -14,6 +16,7 @@ const ROUNDS = Number(params.get('rounds') ?? 15)
 const ROUND_MS = Number(params.get('roundMs') ?? 40)
 
 await init()
+await initSnowflakeEntry()
 
 // Twitter layout, node 1. `borrow:1000000000` lets the generator run ahead of the clock instead
 // of waiting when a millisecond's 4,096 IDs are used up (as the Rust benchmarks do), so the
@@ -21,6 +24,8 @@ await init()
 const borrow = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
 const capped = new Snowflake({ layout: 'twitter', node: 1 })
 const batch = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
+const entryBorrow = new EntrySnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
+const entryCapped = new EntrySnowflake({ layout: 'twitter', node: 1 })
 const sapphire = new SapphireSnowflake(1288834974657n)
 
 let sink = 0n
@@ -34,6 +39,8 @@ const CASES = [
   ['JS only: performance.now()', 1, () => { sink ^= BigInt(performance.now() & 1) }],
   ['idmint-web Snowflake.nextId() (borrow)', 1, () => { sink ^= borrow.nextId() }],
   ['idmint-web Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= capped.nextId() }],
+  ['idmint-web/snowflake Snowflake.nextId() (borrow)', 1, () => { sink ^= entryBorrow.nextId() }],
+  ['idmint-web/snowflake Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= entryCapped.nextId() }],
   ['idmint-web Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = borrow.nextIdString() }],
   ['idmint-web Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= batch.nextIds(100_000)[99_999] }],
   ['JS only: new BigUint64Array(100000).fill(1n), per element (fresh memory)', 100_000, () => { sink ^= new BigUint64Array(100_000).fill(1n)[99_999] }],
