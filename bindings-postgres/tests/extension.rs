@@ -147,6 +147,38 @@ fn restart_with_the_clock_10s_back_repeats_nothing() {
     assert_eq!(duplicates(&mut client, "t"), 0);
 }
 
+/// A cluster whose lease worker leases from its own database's lease table in `namespace`
+/// (3 s TTL), and that table's URL.
+fn leasing_cluster(namespace: &str) -> (Cluster, String) {
+    let mut c = Cluster::start(&[]);
+    let url = c.url();
+    let settings = [
+        format!("idmint.lease = '{url}'"),
+        format!("idmint.lease_namespace = '{namespace}'"),
+        "idmint.lease_ttl_ms = 3000".to_string(),
+    ];
+    let settings: Vec<&str> = settings.iter().map(|s| s.as_str()).collect();
+    c.restart(&settings, None);
+    (c, url)
+}
+
+/// The node the lease worker holds. The worker starts with the postmaster, before connections
+/// are accepted: this waits for its node.
+fn worker_node(client: &mut postgres::Client) -> u64 {
+    for _ in 0..200 {
+        let status: String = client
+            .query_one("SELECT idmint.status()::text", &[])
+            .unwrap()
+            .get(0);
+        let status: Value = serde_json::from_str(&status).unwrap();
+        if let Some(n) = status["node"].as_u64() {
+            return n;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the lease worker took no node");
+}
+
 /// Python's `idmint.LeasedSnowflake` (the installed wheel: `IDMINT_TEST_PYTHON`, which
 /// bindings-postgres/test.sh points at the venv bindings-python/test.sh builds) and the
 /// extension's lease worker on one lease table, minting at once: distinct nodes, no ID twice.
@@ -161,30 +193,9 @@ fn the_database_and_a_python_application_lease_from_one_table_and_never_share_a_
         has_idmint,
         "{python} cannot import idmint: run bindings-python/test.sh first, or set IDMINT_TEST_PYTHON"
     );
-    let mut c = Cluster::start(&[]);
-    let url = c.url();
-    let lease_settings = [
-        format!("idmint.lease = '{url}'"),
-        "idmint.lease_namespace = 'py'".to_string(),
-        "idmint.lease_ttl_ms = 3000".to_string(),
-    ];
-    let lease_settings: Vec<&str> = lease_settings.iter().map(|s| s.as_str()).collect();
-    c.restart(&lease_settings, None);
+    let (mut c, url) = leasing_cluster("py");
     let mut client = c.with_extension();
-    let mut db_node = None;
-    for _ in 0..200 {
-        let status: String = client
-            .query_one("SELECT idmint.status()::text", &[])
-            .unwrap()
-            .get(0);
-        let status: Value = serde_json::from_str(&status).unwrap();
-        if let Some(n) = status["node"].as_u64() {
-            db_node = Some(n);
-            break;
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-    let db_node = db_node.expect("the lease worker took a node");
+    let db_node = worker_node(&mut client);
     client
         .batch_execute(
             "CREATE TABLE t (id bigint NOT NULL DEFAULT idmint.next_id(), session int NOT NULL)",
@@ -247,31 +258,9 @@ print('\\n'.join(map(str, ids)))
 #[test]
 fn the_database_and_an_application_lease_from_one_table_and_never_share_a_node() {
     // The lease table lives in the same server here; any postgres:// URL works the same.
-    let mut c = Cluster::start(&[]);
-    let url = c.url();
-    let lease_settings = [
-        format!("idmint.lease = '{url}'"),
-        "idmint.lease_namespace = 'shared'".to_string(),
-        "idmint.lease_ttl_ms = 3000".to_string(),
-    ];
-    let lease_settings: Vec<&str> = lease_settings.iter().map(|s| s.as_str()).collect();
-    c.restart(&lease_settings, None);
+    let (mut c, url) = leasing_cluster("shared");
     let mut client = c.with_extension();
-    // The worker starts with the postmaster, before connections are accepted: wait for its node.
-    let mut node = None;
-    for _ in 0..200 {
-        let status: String = client
-            .query_one("SELECT idmint.status()::text", &[])
-            .unwrap()
-            .get(0);
-        let status: Value = serde_json::from_str(&status).unwrap();
-        if let Some(n) = status["node"].as_u64() {
-            node = Some(n);
-            break;
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-    let db_node = node.expect("the lease worker took a node");
+    let db_node = worker_node(&mut client);
     client
         .batch_execute(
             "CREATE TABLE t (id bigint NOT NULL DEFAULT idmint.next_id(), session int NOT NULL)",
