@@ -137,6 +137,12 @@ export declare function uuid8FromFields(customA: bigint | number, customB: bigin
 /** The three custom fields of a version 8 UUID, or `null` for another version. */
 export declare function uuid8Fields(uuid: string): Uuid8Fields | null
 
+/**
+ * A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace and the name
+ * (RFC 9562 appendix B.2). `namespace` as for `uuid5`; the name as text (UTF-8) or bytes.
+ */
+export declare function uuid8Sha256(namespace: string, name: string | Uint8Array): string
+
 /** The custom fields of a version 8 UUID. */
 export interface Uuid8Fields {
   /** 48 bits. */
@@ -282,6 +288,7 @@ export interface InitOutput {
     readonly uuid8: (a: number, b: number) => void;
     readonly uuid8Fields: (a: number, b: number) => void;
     readonly uuid8FromFields: (a: number, b: number, c: number, d: number) => void;
+    readonly uuid8Sha256: (a: number, b: number, c: number) => void;
     readonly uuidInfo: (a: number, b: number) => void;
     readonly uuidgenerator_config: (a: number, b: number) => void;
     readonly uuidgenerator_fromConfig: (a: number, b: number) => void;

@@ -80,7 +80,6 @@
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
-#[cfg(feature = "alloc")]
 mod answers;
 mod buffer;
 mod config;
