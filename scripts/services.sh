@@ -259,6 +259,8 @@ case "$action/$kind" in
         *) echo "services: redis persistence is always, everysec or none" >&2; exit 2 ;;
       esac
     fi
+    # Protected mode refuses clients from other addresses when no password is set.
+    [ "$host" != 127.0.0.1 ] && listen+=(--protected-mode no)
     redis-server --bind "$host" "${listen[@]}" --dir "$dir" --save "" "${persist[@]}" \
       --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
     wait_port "$port"

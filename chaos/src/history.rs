@@ -109,8 +109,9 @@ pub struct Applied {
     pub end_ms: u64,
     /// Per instance, its effect.
     pub effects: Vec<Option<Effect>>,
-    /// Whether recovery after the heal may take longer than two TTLs: after data loss the
-    /// store fences every new grant past a lock delay.
+    /// Whether recovery after the heal may take the store's lock delay (two TTLs) more than
+    /// two TTLs: after data loss, or a restart the store cannot tell from one, it fences
+    /// every new grant past now + the lock delay.
     pub slow_recovery: bool,
 }
 

@@ -36,16 +36,11 @@ const BROWSER_LAYOUT: &str = "js53";
 /// the faults it draws from (together they cover every kind). A seed that once found a bug
 /// stays here as a regression scenario.
 const BOUNDED: &[(&str, u64, u64, &str)] = &[
-    (
-        "etcd",
-        1,
-        50,
-        "split-majority,split-store,store-kill,isolate,store-wipe",
-    ),
-    ("postgres", 2, 40, "kill,store-wipe,pause"),
-    ("redis", 3, 40, "clock-jump,store-kill,isolate"),
-    ("mariadb", 4, 35, "isolate,kill,pause"),
-    ("zookeeper", 5, 35, "pause,store-kill,clock-jump"),
+    ("etcd", 1, 45, "split-majority,split-store,store-wipe"),
+    ("postgres", 2, 35, "store-wipe,kill"),
+    ("redis", 3, 35, "isolate,store-kill"),
+    ("mariadb", 4, 35, "pause,clock-jump"),
+    ("zookeeper", 5, 35, "store-kill,kill"),
 ];
 
 /// Fault-injection harness for a deployed idmint cluster (needs root: network namespaces).
@@ -405,6 +400,14 @@ fn run_scenario(
     )
     .map_err(|e| format!("{}: {e}", svg_path.display()))?;
 
+    // A failed run keeps every request, one JSON line each, for a closer look.
+    let ops_path = args.out.join(format!("{name}-ops.jsonl"));
+    let _ = std::fs::remove_file(&ops_path);
+    if !verdict.passed() {
+        std::fs::write(&ops_path, report::ops_lines(&history))
+            .map_err(|e| format!("{}: {e}", ops_path.display()))?;
+        eprintln!("chaos: {name}: every request in {}", ops_path.display());
+    }
     let acked: u64 = verdict.acknowledged.values().sum();
     let attempted: u64 = verdict.attempted.values().sum();
     let ids: u64 = verdict.ids.values().sum();

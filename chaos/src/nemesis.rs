@@ -150,7 +150,10 @@ fn apply(
         }
         FaultKind::StoreKill { member } => {
             if c.members() == 1 {
+                // The whole store is down; when it is back, a restart counts as a possible
+                // loss of records (Redis: a new run_id) and the next grants pay the lock delay.
                 effects.iter_mut().for_each(|e| *e = Some(Effect::Cut));
+                *slow = true;
             }
             c.store.kill_member(*member)
         }

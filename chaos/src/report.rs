@@ -226,3 +226,19 @@ pub fn timeline(title: &str, h: &History, instances: usize) -> String {
     s.push_str("</svg>\n");
     s
 }
+
+/// Every request as one JSON line (for a failed run).
+pub fn ops_lines(h: &History) -> String {
+    let mut out = String::new();
+    for o in &h.ops {
+        let v = json!({
+            "group": o.group.name(), "instance": o.instance, "incarnation": o.incarnation,
+            "client": o.client, "key": o.key, "start_ms": o.start_ms, "end_ms": o.end_ms,
+            "ok": o.ok, "error": o.error, "ids": o.ids.len(),
+            "first_id": o.ids.first().map(|i| i.to_string()),
+        });
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
