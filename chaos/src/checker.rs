@@ -599,8 +599,10 @@ mod tests {
 
     #[test]
     fn a_cut_instance_must_stop_within_the_ttl_and_come_back_within_two() {
-        let mut h = History::default();
-        h.duration_ms = 60_000;
+        let mut h = History {
+            duration_ms: 60_000,
+            ..History::default()
+        };
         h.applied.push(cut(10_000, 20_000));
         h.tenures.push(tenure(0, 1, None, u64::MAX));
         let mut t = 0;
@@ -657,8 +659,10 @@ mod tests {
 
     #[test]
     fn the_majority_side_must_keep_ninety_nine_percent() {
-        let mut h = History::default();
-        h.duration_ms = 60_000;
+        let mut h = History {
+            duration_ms: 60_000,
+            ..History::default()
+        };
         h.applied.push(cut(10_000, 20_000));
         for k in 0..600u64 {
             let t = k * 100;

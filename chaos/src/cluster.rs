@@ -100,12 +100,14 @@ impl Instance {
         Ok(())
     }
 
-    /// Waits until it answers `/readyz` with 200.
+    /// Waits until it mints a Snowflake ID. `/readyz` says ready as soon as the node lease is
+    /// held, while minting may still wait for the node's fence (a namespace's first grant pays
+    /// the store's lock delay): the run starts once every instance really serves.
     pub fn wait_ready(&self, within: Duration) -> Result<(), String> {
         let until = Instant::now() + within;
-        let url = format!("{}/readyz", self.url());
+        let url = format!("{}/v1/snowflake", self.url());
         while Instant::now() < until {
-            if let Ok((200, _)) = crate::http::get(&url, 1_000) {
+            if let Ok((200, _)) = crate::http::get(&url, 2_500) {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(100));

@@ -59,6 +59,9 @@ pub fn summary(
     })
 }
 
+/// A timeline row: its label and which requests it shows.
+type Row = (String, Box<dyn Fn(&crate::history::Op) -> bool>);
+
 /// Bin width of the timeline, ms.
 const BIN_MS: u64 = 500;
 
@@ -71,7 +74,7 @@ fn esc(s: &str) -> String {
 /// The timeline.
 pub fn timeline(title: &str, h: &History, instances: usize) -> String {
     // Rows: per instance its Snowflake (single and batch) and segment clients, then browsers.
-    let mut rows: Vec<(String, Box<dyn Fn(&crate::history::Op) -> bool>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for i in 0..instances {
         rows.push((
             format!("n{i} snowflake"),
