@@ -245,3 +245,86 @@ pub fn ops_lines(h: &History) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checker::Verdict;
+    use crate::history::{Applied, Effect, Op};
+
+    fn op(group: Group, instance: usize, at: u64, ok: bool) -> Op {
+        Op {
+            group,
+            instance,
+            incarnation: 0,
+            client: 1,
+            key: String::new(),
+            tenure: None,
+            start_ms: at,
+            end_ms: at + 3,
+            ok,
+            error: if ok {
+                String::new()
+            } else {
+                "ERR_LEASE_LOST: gone".into()
+            },
+            ids: if ok { vec![at] } else { Vec::new() },
+        }
+    }
+
+    fn history() -> History {
+        History {
+            ops: vec![
+                op(Group::Snowflake, 0, 100, true),
+                op(Group::Snowflake, 0, 2_100, false),
+                op(Group::Segment, 1, 200, true),
+                op(Group::Browser, 0, 300, true),
+            ],
+            tenures: Vec::new(),
+            applied: vec![Applied {
+                id: 0,
+                kind: "isolate".into(),
+                what: "isolate n0 <from the store>".into(),
+                start_ms: 1_000,
+                end_ms: 3_000,
+                effects: vec![Some(Effect::Cut), None],
+                slow_recovery: false,
+            }],
+            duration_ms: 5_000,
+        }
+    }
+
+    #[test]
+    fn the_timeline_has_a_row_per_instance_group_and_browser_and_the_fault_band() {
+        let svg = timeline("t", &history(), 2);
+        for row in [
+            "n0 snowflake",
+            "n0 segment",
+            "n1 snowflake",
+            "n1 segment",
+            "browser b1",
+        ] {
+            assert!(svg.contains(&format!(">{row}</text>")), "{row} missing");
+        }
+        assert!(svg.contains("isolate n0 &lt;from the store&gt;"));
+        assert!(svg.contains("#d93030") && svg.contains("#2e9d4a"));
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn the_summary_counts_errors_by_group_and_code() {
+        let h = history();
+        let s = summary(
+            "etcd",
+            9,
+            json!([]),
+            &h,
+            &Verdict::default(),
+            "idmint-chaos --seed 9",
+        );
+        assert_eq!(s["seed"], 9);
+        assert_eq!(s["errors"]["snowflake ERR_LEASE_LOST"]["count"], 1);
+        assert_eq!(s["applied"][0]["instances"], json!(["n0:Cut"]));
+        assert_eq!(ops_lines(&h).lines().count(), 4);
+    }
+}
