@@ -275,11 +275,14 @@ fn windows(h: &History, rules: &Rules, v: &mut Verdict) {
                             ),
                         );
                     }
-                    // The grant in force when the request went out (the latest seen by then).
+                    // The grant the ID was minted under: one holder's successive grants of a
+                    // node are fenced one above the other, so it is the one with the highest
+                    // fence below the ID's time (the harness may not have seen it yet when the
+                    // request went out).
                     let current = mine
                         .iter()
-                        .filter(|x| x.first_seen_ms <= op.start_ms)
-                        .max_by_key(|x| x.first_seen_ms)
+                        .filter(|x| x.fence_ms.map_or(true, |f| f < t))
+                        .max_by_key(|x| (x.fence_ms, x.first_seen_ms))
                         .or_else(|| mine.iter().min_by_key(|x| x.first_seen_ms))
                         .map_or(0, |x| x.token);
                     format!("n{}#{}/token{current}", op.instance, op.incarnation)
@@ -564,6 +567,29 @@ mod tests {
         h.ops
             .push(op(Group::Snowflake, 0, 1, true, vec![id(1, T0 + 101, 0)]));
         assert!(check(&h, &rules()).passed());
+    }
+
+    #[test]
+    fn a_holder_back_on_its_node_after_another_is_told_by_its_fences() {
+        // n0 holds node 1 (token 1), n1 takes it over (token 2), n0 gets it back (token 3,
+        // fenced above n1's bound) — and mints before the harness sees its new grant.
+        let mut h = History::default();
+        h.tenures.push(tenure(0, 1, None, T0 + 100));
+        let mut t2 = tenure(1, 1, Some(T0 + 100), T0 + 200);
+        t2.token = 2;
+        h.tenures.push(t2);
+        let mut t3 = tenure(0, 1, Some(T0 + 200), T0 + 300);
+        t3.token = 3;
+        t3.first_seen_ms = 500;
+        h.tenures.push(t3);
+        h.ops
+            .push(op(Group::Snowflake, 0, 0, true, vec![id(1, T0 + 50, 0)]));
+        h.ops
+            .push(op(Group::Snowflake, 1, 200, true, vec![id(1, T0 + 150, 0)]));
+        h.ops
+            .push(op(Group::Snowflake, 0, 400, true, vec![id(1, T0 + 250, 0)]));
+        let v = check(&h, &rules());
+        assert!(v.passed(), "{:?}", v.failures);
     }
 
     #[test]

@@ -178,6 +178,14 @@ impl Store {
                     format!("--initial-cluster={}", peers.join(",")),
                     "--initial-cluster-token=idmint-chaos".to_string(),
                     "--initial-cluster-state=new".to_string(),
+                    // A member back from a partition asks for a vote first instead of
+                    // deposing the leader with its higher term (etcd 3.4 has pre-vote off),
+                    // and a dead leader is replaced within about a second: an election must
+                    // fit in the instances' lease margin (a 3 s TTL renews every second and
+                    // stops minting 2.7 s after the last renewal).
+                    "--pre-vote=true".to_string(),
+                    "--heartbeat-interval=100".to_string(),
+                    "--election-timeout=500".to_string(),
                     "--log-level=warn".to_string(),
                 ];
                 let spec = Spec {
