@@ -357,7 +357,7 @@ fn availability(h: &History, rules: &Rules, v: &mut Verdict) {
                         && minting
                         && op.ok
                         && op.start_ms >= a.start_ms + ttl + rules.slack_ms
-                        && op.end_ms < a.end_ms
+                        && op.end_ms < a.heal_started_ms
                     {
                         if closed_listed < LIST_MAX {
                             v.failures.push(format!(
@@ -617,6 +617,7 @@ mod tests {
             kind: "isolate".into(),
             what: "isolate n0".into(),
             start_ms: start,
+            heal_started_ms: end,
             end_ms: end,
             effects: vec![Some(Effect::Cut), None],
             slow_recovery: false,

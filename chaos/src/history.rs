@@ -105,7 +105,9 @@ pub struct Applied {
     pub what: String,
     /// When it was applied.
     pub start_ms: u64,
-    /// When it was healed (the process restarted, the route restored, ...).
+    /// When healing began (a restart can serve before the harness sees it ready).
+    pub heal_started_ms: u64,
+    /// When it was healed (the process restarted, the route restored, the store ready).
     pub end_ms: u64,
     /// Per instance, its effect.
     pub effects: Vec<Option<Effect>>,

@@ -88,6 +88,9 @@ struct Args {
     /// Keep the servers' data and logs (under /tmp/idmint-chaos) after a passing run too.
     #[arg(long)]
     keep: bool,
+    /// Print each scenario's schedule and exit (nothing is started; no root needed).
+    #[arg(long)]
+    plan: bool,
 }
 
 /// One run: a store, a seed, a length, the faults to draw from.
@@ -181,7 +184,40 @@ fn scenarios(args: &Args) -> Result<Vec<Scenario>, String> {
         .collect())
 }
 
+/// Each scenario's schedule, from its seed.
+fn plan_of(args: &Args, sc: &Scenario) -> Vec<schedule::Fault> {
+    schedule::Plan {
+        seed: sc.seed,
+        duration_ms: sc.duration_ms,
+        ttl_ms: args.ttl_ms,
+        instances: args.instances,
+        members: sc.store.members(),
+        kinds: sc.faults.clone(),
+    }
+    .schedule()
+}
+
 fn run(args: &Args) -> Result<bool, String> {
+    if args.plan {
+        for sc in scenarios(args)? {
+            println!(
+                "{} seed {} ({} s):",
+                sc.store.name(),
+                sc.seed,
+                sc.duration_ms / 1000
+            );
+            for f in plan_of(args, &sc) {
+                println!(
+                    "  {:>7} ms  #{} {} ({} ms)",
+                    f.start_ms,
+                    f.id,
+                    f.kind.describe(),
+                    f.end_ms - f.start_ms
+                );
+            }
+        }
+        return Ok(true);
+    }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Err("needs root (it creates network namespaces)".into());
@@ -274,15 +310,7 @@ fn run_scenario(
         sc.seed,
         sc.duration_ms / 1000
     );
-    let plan = schedule::Plan {
-        seed: sc.seed,
-        duration_ms: sc.duration_ms,
-        ttl_ms: args.ttl_ms,
-        instances: args.instances,
-        members: sc.store.members(),
-        kinds: sc.faults.clone(),
-    };
-    let faults = plan.schedule();
+    let faults = plan_of(args, sc);
     for f in &faults {
         eprintln!(
             "chaos: plan {:>7} ms  #{} {} ({} ms)",

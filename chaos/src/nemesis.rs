@@ -84,6 +84,7 @@ pub fn play(
         );
         // Heal even when stopping: the run's end must leave a healthy cluster behind.
         sleep_until(t0, f.end_ms, stop);
+        let heal_started_ms = ms(t0);
         if let Err(e) = heal(c, &f.kind) {
             eprintln!(
                 "chaos: healing fault #{} ({}): {e}",
@@ -98,6 +99,7 @@ pub fn play(
             kind: f.kind.name().to_string(),
             what: f.kind.describe(),
             start_ms,
+            heal_started_ms,
             end_ms,
             effects,
             slow_recovery,

@@ -28,7 +28,7 @@ pub fn summary(
                 .filter_map(|(i, e)| e.map(|e| format!("n{i}:{e:?}")))
                 .collect();
             json!({"id": a.id, "kind": a.kind, "what": a.what, "start_ms": a.start_ms,
-                   "end_ms": a.end_ms, "instances": hit})
+                   "heal_started_ms": a.heal_started_ms, "end_ms": a.end_ms, "instances": hit})
         })
         .collect();
     // Errors by group and code; one message of each as an example.
@@ -286,6 +286,7 @@ mod tests {
                 kind: "isolate".into(),
                 what: "isolate n0 <from the store>".into(),
                 start_ms: 1_000,
+                heal_started_ms: 3_000,
                 end_ms: 3_000,
                 effects: vec![Some(Effect::Cut), None],
                 slow_recovery: false,
