@@ -186,7 +186,9 @@ pub fn start(sh: &Shared, browsers: usize) -> Vec<JoinHandle<Recorded>> {
 /// and the bound — the windows the checker holds its IDs to.
 fn monitor(sh: &Shared) -> Recorded {
     let mut r = Recorded::default();
-    let mut index: HashMap<(usize, u32, u64, u64), usize> = HashMap::new();
+    // A grant is told by its token and its fence: a store that lost its records hands out
+    // the same tokens again, but under a new fence.
+    let mut index: HashMap<(usize, u32, u64, u64, Option<u64>), usize> = HashMap::new();
     while !sh.stopped() {
         for (i, (base, inc)) in sh.instances.iter().enumerate() {
             let incarnation = inc.load(Ordering::SeqCst);
@@ -206,8 +208,9 @@ fn monitor(sh: &Shared) -> Recorded {
                 continue;
             };
             // A lease past its deadline mints nothing more: its bound is still the right one.
+            let fence = s["fence_ms"].as_u64();
             let k = *index
-                .entry((i, incarnation, node, token))
+                .entry((i, incarnation, node, token, fence))
                 .or_insert_with(|| {
                     r.tenures.push(Tenure {
                         holder: format!("n{i}#{incarnation}"),
@@ -216,7 +219,7 @@ fn monitor(sh: &Shared) -> Recorded {
                         browser: false,
                         node,
                         token,
-                        fence_ms: s["fence_ms"].as_u64(),
+                        fence_ms: fence,
                         bound_ms: bound,
                         first_seen_ms: now,
                         last_seen_ms: now,
