@@ -132,6 +132,18 @@ impl Plan {
         2 * self.ttl_ms + 2_000
     }
 
+    /// The quiet spell after `kind`: after the store's data loss, or a restart of a
+    /// single-server store (which stores take for a possible loss), the next grants also wait
+    /// out the lock delay (two TTLs), so recovery may take four.
+    pub fn quiet_after(&self, kind: &FaultKind) -> u64 {
+        let slow = match kind {
+            FaultKind::StoreWipe => true,
+            FaultKind::StoreKill { .. } => self.members == 1,
+            _ => false,
+        };
+        self.quiet_ms() + if slow { 2 * self.ttl_ms } else { 0 }
+    }
+
     /// The faults, in order, none overlapping. Kinds are taken in a shuffled round, each once
     /// before any repeats, so a short run still sees several.
     pub fn schedule(&self) -> Vec<Fault> {
@@ -197,7 +209,8 @@ impl Plan {
                 }
             };
             let end = at + dur;
-            if end + self.quiet_ms() > self.duration_ms {
+            let quiet = self.quiet_after(&kind);
+            if end + quiet > self.duration_ms {
                 break;
             }
             faults.push(Fault {
@@ -206,7 +219,7 @@ impl Plan {
                 end_ms: end,
                 kind,
             });
-            at = end + self.quiet_ms() + rng.range(0, t / 2);
+            at = end + quiet + rng.range(0, t / 2);
         }
         faults
     }
@@ -258,10 +271,15 @@ mod tests {
         let faults = p.schedule();
         assert!(faults.len() > 10);
         for w in faults.windows(2) {
-            assert!(w[0].end_ms + p.quiet_ms() <= w[1].start_ms);
+            assert!(w[0].end_ms + p.quiet_after(&w[0].kind) <= w[1].start_ms);
         }
         let last = faults.last().unwrap();
-        assert!(last.end_ms + p.quiet_ms() <= p.duration_ms);
+        assert!(last.end_ms + p.quiet_after(&last.kind) <= p.duration_ms);
+        let wipe = faults
+            .iter()
+            .find(|f| f.kind == FaultKind::StoreWipe)
+            .unwrap();
+        assert_eq!(p.quiet_after(&wipe.kind), 4 * p.ttl_ms + 2_000);
         assert!(faults[0].start_ms >= 2 * p.ttl_ms);
     }
 
