@@ -34,13 +34,13 @@ const BROWSER_LAYOUT: &str = "js53";
 
 /// The bounded scenarios the test command runs: one per store, each with its seed, length and
 /// the faults it draws from (together they cover every kind; `--bounded --plan` prints them).
-/// A seed that once found a bug stays here as a regression scenario: postgres seed 2 restarts
-/// an instance with its clock behind, then wipes the store — the schedule on which the
-/// PostgreSQL and MySQL stores repeated IDs before a store object took vanished tables for
+/// A seed that once found a bug stays here as a regression scenario: postgres seed 9 restarts
+/// an instance with its clock 2.7 s behind, then wipes the store — the schedule on which the
+/// PostgreSQL store repeated IDs (6 duplicates) before a store object took vanished tables for
 /// a loss (found by `--store postgres --minutes 10 --seed 2026`).
 const BOUNDED: &[(&str, u64, u64, &str)] = &[
     ("etcd", 1, 45, "split-majority,split-store,store-kill"),
-    ("postgres", 2, 35, "store-wipe,kill"),
+    ("postgres", 9, 35, "kill,store-wipe"),
     ("redis", 4, 40, "isolate,store-kill"),
     ("mariadb", 4, 35, "pause,clock-jump"),
     ("zookeeper", 5, 35, "store-kill,kill"),
