@@ -128,6 +128,9 @@ impl Verdict {
     }
 }
 
+/// How long after a grant the harness's poller surely saw it (it looks every 200 ms).
+const SEEN_LAG_MS: u64 = 2_000;
+
 /// The most failures of one kind listed (the counts stay exact).
 const LIST_MAX: usize = 20;
 
@@ -279,9 +282,12 @@ fn windows(h: &History, rules: &Rules, v: &mut Verdict) {
                     // node are fenced one above the other, so it is the one with the highest
                     // fence below the ID's time (the harness may not have seen it yet when the
                     // request went out).
+                    // Grants first seen long after the answer came are later ones (a store
+                    // that lost its records grants without a fence of its own).
                     let current = mine
                         .iter()
                         .filter(|x| x.fence_ms.map_or(true, |f| f < t))
+                        .filter(|x| x.first_seen_ms <= op.end_ms + SEEN_LAG_MS)
                         .max_by_key(|x| (x.fence_ms, x.first_seen_ms))
                         .or_else(|| mine.iter().min_by_key(|x| x.first_seen_ms))
                         .map_or(0, |x| x.token);
@@ -588,6 +594,34 @@ mod tests {
             .push(op(Group::Snowflake, 1, 200, true, vec![id(1, T0 + 150, 0)]));
         h.ops
             .push(op(Group::Snowflake, 0, 400, true, vec![id(1, T0 + 250, 0)]));
+        let v = check(&h, &rules());
+        assert!(v.passed(), "{:?}", v.failures);
+    }
+
+    #[test]
+    fn a_later_grant_without_a_fence_does_not_claim_earlier_ids() {
+        // n0 holds node 1, n1 holds it next, then (after the store lost its records) n0 gets
+        // it again with no fence of its own: the early IDs stay with the early grant.
+        let mut h = History::default();
+        h.tenures.push(tenure(0, 1, None, T0 + 100));
+        let mut t2 = tenure(1, 1, Some(T0 + 100), T0 + 200);
+        t2.token = 2;
+        h.tenures.push(t2);
+        let mut t3 = tenure(0, 1, None, T0 + 10_000);
+        t3.token = 3;
+        t3.first_seen_ms = 100_000;
+        h.tenures.push(t3);
+        h.ops
+            .push(op(Group::Snowflake, 0, 0, true, vec![id(1, T0 + 50, 0)]));
+        h.ops
+            .push(op(Group::Snowflake, 1, 200, true, vec![id(1, T0 + 150, 0)]));
+        h.ops.push(op(
+            Group::Snowflake,
+            0,
+            100_500,
+            true,
+            vec![id(1, T0 + 9_000, 0)],
+        ));
         let v = check(&h, &rules());
         assert!(v.passed(), "{:?}", v.failures);
     }
