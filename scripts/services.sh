@@ -53,6 +53,10 @@
 # servers the bindings' tests share. The servers are installed by scripts/setup.sh.
 set -euo pipefail
 
+# The address servers listen on (redis, postgres, mariadb, zookeeper, idmint): loopback unless
+# IDMINT_SERVICES_HOST names another (the chaos harness runs them inside network namespaces).
+host=${IDMINT_SERVICES_HOST:-127.0.0.1}
+
 action=${1:?action}; kind=${2:?kind}; dir=${3:?dir}; port=${4:-}; extra=${5:-}
 # The TLS variant is the same server once started.
 [ "$action" != start ] && [ "$kind" = postgres-tls ] && kind=postgres
@@ -166,17 +170,17 @@ etcd_wait_healthy() {
 wait_port() {
   local i
   for i in $(seq 1 200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null && return 0
     sleep 0.05
   done
-  echo "services: nothing listens on 127.0.0.1:$1" >&2; return 1
+  echo "services: nothing listens on $host:$1" >&2; return 1
 }
 
 # Whether the ZooKeeper on port $1 serves requests: it answers the four-letter `ruok` as soon
 # as it listens, but `srvr` names its mode only once its data is loaded.
 zk_ready() {
   local answer
-  answer=$( (exec 3<>"/dev/tcp/127.0.0.1/$1" && printf srvr >&3 && timeout 2 cat <&3) 2>/dev/null) || true
+  answer=$( (exec 3<>"/dev/tcp/$host/$1" && printf srvr >&3 && timeout 2 cat <&3) 2>/dev/null) || true
   [[ $answer == *"Mode: "* ]]
 }
 
@@ -196,7 +200,7 @@ case "$action/$kind" in
     # not on the disk, when acknowledged; that survives a killed server (not a power cut).
     # maxClientCnxns=0: tests open more than the default 60 connections from 127.0.0.1.
     printf '%s\n' "tickTime=200" "minSessionTimeout=400" "maxSessionTimeout=120000" \
-      "dataDir=$dir/data" "clientPort=$port" "clientPortAddress=127.0.0.1" "maxClientCnxns=0" \
+      "dataDir=$dir/data" "clientPort=$port" "clientPortAddress=$host" "maxClientCnxns=0" \
       "forceSync=no" "admin.enableServer=false" "4lw.commands.whitelist=ruok,srvr,stat,mntr" \
       >"$dir/zoo.cfg"
     # The jar's manifest names its dependencies; slf4j-simple writes the log to stderr.
@@ -236,7 +240,7 @@ case "$action/$kind" in
     : "${port:?port}"
     mkdir -p "$dir"
     command -v redis-server >/dev/null || { echo "services: redis-server not found (run scripts/setup.sh)" >&2; exit 1; }
-    ping=(redis-cli -h 127.0.0.1 -p "$port")
+    ping=(redis-cli -h "$host" -p "$port")
     if [ "$kind" = redis-tls ]; then
       certs=${extra:?certificate directory}
       listen=(--port 0 --tls-port "$port" --tls-cert-file "$certs/server.crt"
@@ -255,7 +259,9 @@ case "$action/$kind" in
         *) echo "services: redis persistence is always, everysec or none" >&2; exit 2 ;;
       esac
     fi
-    redis-server --bind 127.0.0.1 "${listen[@]}" --dir "$dir" --save "" "${persist[@]}" \
+    # Protected mode refuses clients from other addresses when no password is set.
+    [ "$host" != 127.0.0.1 ] && listen+=(--protected-mode no)
+    redis-server --bind "$host" "${listen[@]}" --dir "$dir" --save "" "${persist[@]}" \
       --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
     wait_port "$port"
     # A restarted server answers LOADING while it replays its append-only file: wait for PONG.
@@ -281,6 +287,11 @@ case "$action/$kind" in
       as_pg "$bin/initdb" -D "$dir/data" -A trust -U idmint --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
+    # Another listen address than loopback: clients come from that network (initdb's rules
+    # trust loopback only).
+    if [ "$host" != 127.0.0.1 ] && ! grep -q '^host all all 0.0.0.0/0 trust' "$dir/data/pg_hba.conf"; then
+      echo "host all all 0.0.0.0/0 trust" >>"$dir/data/pg_hba.conf"
+    fi
     extra=""
     if [ "$kind" = postgres-tls ]; then
       certs=${5:?certificate directory}
@@ -293,7 +304,7 @@ case "$action/$kind" in
       extra="-c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key"
     fi
     as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300 $extra" \
+      -o "-p $port -k $dir -c listen_addresses=$host -c fsync=off -c max_connections=300 $extra" \
       start >/dev/null || { cat "$dir/postgres.log" >&2; exit 1; }
     ;;
   start/mariadb)
@@ -313,7 +324,7 @@ case "$action/$kind" in
     fi
     # shellcheck disable=SC2046
     setsid "$bin" $(maria_opts "$dir") "${user[@]}" --socket="$dir/mysqld.sock" --port="$port" \
-      --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$dir/mariadbd.pid" \
+      --bind-address="$host" --skip-name-resolve --pid-file="$dir/mariadbd.pid" \
       --log-error="$dir/mariadb.log" --max-connections=300 </dev/null >/dev/null 2>&1 &
     echo $! >"$dir/mariadbd.pid"
     admin=(mariadb-admin --no-defaults --socket="$dir/mysqld.sock" -uroot)

@@ -52,6 +52,13 @@ step "Rust tests: core, coord (private Redis/PostgreSQL servers and etcd cluster
 cargo nextest run --workspace --locked
 cargo test --workspace --locked --doc
 
+step "chaos: the deployed cluster under faults, one bounded scenario per store (chaos/README.md; reports in target/chaos/)"
+# idmint serve instances, store members and clients in network namespaces; partitions, pauses,
+# kills, store data loss and clock jumps on a seeded schedule; fails on any duplicate ID or
+# availability miss.
+cargo build --locked -q -p idmint-cli -p idmint-chaos
+"${CARGO_TARGET_DIR:-target}/debug/idmint-chaos" --bounded --out target/chaos
+
 step "loom model check of the lock-free generator"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
   cargo test --locked -p idmint --test loom --release

@@ -469,6 +469,41 @@ fn postgres_grant_after_lost_records_is_fenced_past_now_plus_the_longest_horizon
     }
 }
 
+/// The server's data lost under a live holder (killed, its data directory deleted, started
+/// again: a new, empty cluster): a store object that saw the tables takes their absence for a
+/// loss, so its next grant is fenced past the lock delay — the old holder may still mint up to
+/// its bound, and a grant of the same node from the restarted counter would repeat its IDs
+/// (found by `idmint-chaos --store postgres --minutes 10 --seed 2026`: instances whose clocks
+/// were 3 s apart minted the same IDs).
+#[test]
+fn postgres_data_lost_under_a_store_object_fences_the_next_grant() {
+    let s = Server::start(Kind::Postgres);
+    let store = lease::open(&s.url()).unwrap();
+    let ns = ns("wiped");
+    let spec = LeaseSpec::new(&ns, 2, Duration::from_secs(10)).horizon(Duration::from_secs(90));
+    let first = store.acquire(&spec, T, None).unwrap();
+    assert_eq!(first.not_before_ms, None, "a new store has no lock delay");
+    store.renew(&first, T + 100).unwrap();
+    s.kill();
+    std::fs::remove_dir_all(s.dir().join("data")).unwrap();
+    s.resume();
+    // The call on the connection to the killed server fails and drops it; the next connects
+    // to the new cluster and finds no tables.
+    let again = (0..3)
+        .find_map(|k| store.acquire(&spec, T + 1_000 + k, None).ok())
+        .expect("a grant once the schema is made again");
+    assert_eq!(
+        again.node, first.node,
+        "the counter restarted: the same node again"
+    );
+    assert!(again.not_before_ms >= Some(T + 1_000 + 90_000), "{again:?}");
+    assert!(again.fence_ms >= again.not_before_ms, "{again:?}");
+    assert!(matches!(
+        store.renew(&first, T + 2_000),
+        Err(Error::LeaseLost { .. })
+    ));
+}
+
 /// A table made by the first version of this store (no owner, no epoch table) is migrated in
 /// place: its rows keep their tokens and bounds, the new columns appear, and the first grant
 /// is fenced as after a loss (the store cannot know what holders of the old rows do).

@@ -496,6 +496,31 @@ fn mysql_expiry_and_takeover_with_fence() {
     assert_eq!(d.fence_ms, Some(delay));
 }
 
+/// The lease tables dropped under a live holder (the database emptied, as a wiped server
+/// started again): a store object that saw them takes their absence for a loss, so its next
+/// grant — the same node again, from the restarted counter — is fenced past the lock delay
+/// (the same hole `idmint-chaos` found in the PostgreSQL store).
+#[test]
+fn mysql_tables_dropped_under_a_store_object_fence_the_next_grant() {
+    let m = MariaDb::start();
+    let store = lease::open(&m.url()).unwrap();
+    let ns = ns("dropped");
+    let spec = LeaseSpec::new(&ns, 2, Duration::from_secs(10)).horizon(Duration::from_secs(90));
+    let first = store.acquire(&spec, T, None).unwrap();
+    assert_eq!(first.not_before_ms, None, "a new store has no lock delay");
+    store.renew(&first, T + 100).unwrap();
+    m.sql("DROP TABLE idmint_lease, idmint_lease_epoch, idmint_lease_installed");
+    let again = (0..3)
+        .find_map(|k| store.acquire(&spec, T + 1_000 + k, None).ok())
+        .expect("a grant once the tables are made again");
+    assert_eq!(
+        again.node, first.node,
+        "the counter restarted: the same node again"
+    );
+    assert!(again.not_before_ms >= Some(T + 1_000 + 90_000), "{again:?}");
+    assert!(again.fence_ms >= again.not_before_ms, "{again:?}");
+}
+
 /// `TRUNCATE idmint_lease` while A mints on the only node and B waits for it: B gets the node,
 /// but only under a new epoch fenced past now + the longest horizon, and A's next renewal
 /// fails. Zero duplicates.

@@ -133,6 +133,7 @@ pub fn monitor_data(svc: &Shared) -> Value {
                 "source": i.store,
                 "namespace": i.lease.namespace,
                 "token": i.lease.token,
+                "fence_ms": i.lease.fence_ms,
                 "bound_ms": i.bound_ms,
                 "bound": date(i.bound_ms),
                 "expires_in_ms": left,

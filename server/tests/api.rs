@@ -106,6 +106,12 @@ fn ids_in_every_form_and_ranges_never_overlap_served_ids() {
         .starts_with(&leaf.timestamp_ms(id).to_string()));
     let monitor = get(a, "/v1/monitor").json();
     assert_eq!(monitor["snowflake"]["node"], node);
+    // The lease's time fence and recorded bound: the window its IDs lie in (the chaos checker
+    // reads them). A node never used before has no fence.
+    let lease = monitor["snowflake"].as_object().unwrap();
+    let fence = &lease["fence_ms"];
+    assert!(fence.is_null() || fence.as_u64().is_some_and(|f| f < leaf.timestamp_ms(id)));
+    assert!(monitor["snowflake"]["bound_ms"].as_u64().unwrap() >= leaf.timestamp_ms(id));
     let hex = get(a, &format!("/v1/decode/0x{id:x}?layout=leaf")).json();
     assert_eq!(hex["id"], id.to_string());
 

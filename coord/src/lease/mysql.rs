@@ -87,6 +87,10 @@
 //!   (written right after the tables are first created, so only a lost or emptied epoch table
 //!   lacks it). A namespace with neither is new: it gets the store's lock delay if one is
 //!   running.
+//! - **Missing tables.** A store object that saw the tables and finds them gone (the database
+//!   dropped, the server's data wiped) makes them again without the store row, so the next
+//!   acquire starts the lock delay. Tables missing when first seen are a new store (no lock
+//!   delay): a database wiped while no running store object had seen it is not caught.
 //! - **The fingerprint** (as far as the server shows it): the tables' `CREATE_TIME` (a `DROP`
 //!   and re-create, as a `mysqldump` restore does, changes it), their InnoDB table ids where
 //!   the user may read them (`information_schema.INNODB_SYS_TABLES` on MariaDB,
@@ -119,6 +123,7 @@
 //! that turns out dead run once more on a new one (an acquire committed but unanswered leaves
 //! a grant nobody holds, which expires after its TTL); releases do not.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use idmint::{Error, Result};
@@ -260,6 +265,10 @@ const BOOT_STOP: &str = "UPDATE WORKER_NODE SET MODIFIED = NOW() WHERE ID = ?";
 pub struct MysqlStore {
     my: My,
     boot: bool,
+    /// Whether a connection of this store object found (or made) the tables: tables missing
+    /// after that were lost (the database dropped, or the server's data wiped), not new, so
+    /// they are made again without the store row and the next acquire starts the lock delay.
+    seen_schema: AtomicBool,
 }
 
 /// A table's identity as the server shows it (`None` where not shown).
@@ -704,6 +713,7 @@ impl MysqlStore {
         Ok(MysqlStore {
             my: My::new(STORE, target),
             boot,
+            seen_schema: AtomicBool::new(false),
         })
     }
 
@@ -727,6 +737,7 @@ impl MysqlStore {
         let present: Option<i64> = mysql_conn::query_first(&mut c.conn, TABLES_PRESENT)?;
         if present == Some(3) {
             c.schema_ready = true;
+            self.seen_schema.store(true, Ordering::Relaxed);
             return Ok(());
         }
         // Several processes may set up a new database at once: one at a time, so that exactly
@@ -749,7 +760,7 @@ impl MysqlStore {
                 d.check()?;
                 c.conn.query_drop(ddl)?;
             }
-            if present == Some(0) {
+            if present == Some(0) && !self.seen_schema.load(Ordering::Relaxed) {
                 let live = live_fingerprint(c, d)?;
                 d.check()?;
                 let mut v: Vec<Value> = live.values().to_vec();
@@ -768,6 +779,7 @@ impl MysqlStore {
             .query_drop("SELECT RELEASE_LOCK(CONCAT(DATABASE(), '.idmint_lease_schema'))")?;
         r?;
         c.schema_ready = true;
+        self.seen_schema.store(true, Ordering::Relaxed);
         Ok(())
     }
 

@@ -71,6 +71,11 @@
 //!   (it is written when the tables are first created, in the same transaction, so only a lost
 //!   or emptied epoch table lacks it). A namespace with neither rows nor epoch row is new: it
 //!   gets the store's own lock delay if one is still running.
+//! - **Missing tables**: a store object that saw the schema and finds it gone (the database
+//!   dropped, or replaced by an empty cluster) creates the tables without the store row, so the
+//!   next acquire starts the store-wide lock delay. Tables missing when first seen are taken
+//!   for a new store (no lock delay): a database wiped while no running store object had seen
+//!   it is not caught.
 //!
 //! Caught: `TRUNCATE` of either table or both; `DELETE` of rows; the table (or both) restored in
 //! the same cluster by truncate-and-insert, `COPY` into an emptied table or `pg_restore --clean`;
@@ -108,6 +113,7 @@
 //! IF NOT EXISTS`); their first acquire finds no epoch row and counts it as a loss, once.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -399,6 +405,9 @@ pub struct PgStore {
     timeout: Duration,
     sql: Sql,
     conn: Mutex<Option<LeaseConn>>,
+    /// Whether a connection of this store object found (or made) the schema: tables missing
+    /// after that were lost, not new.
+    seen_schema: AtomicBool,
 }
 
 /// A connection, with what was learnt about its server.
@@ -488,7 +497,17 @@ async fn probe(c: &Client) -> std::result::Result<(Ident, bool), PgError> {
 }
 
 /// Creates or migrates the tables; a database that never had them gets its store row too.
-async fn ensure_schema(c: &mut Client, sql: &Sql, id: Ident) -> std::result::Result<(), PgError> {
+/// Creates what is missing of the schema. `fresh` says whether missing tables may be a new
+/// store: the store row, written with the tables, then marks them whole without a lock delay.
+/// A store object that already saw the schema passes `false` — its tables vanished (the
+/// database was dropped, or replaced by an empty cluster), so the first acquire finds no store
+/// row and starts the lock delay, as after any other loss.
+async fn ensure_schema(
+    c: &mut Client,
+    sql: &Sql,
+    id: Ident,
+    fresh: bool,
+) -> std::result::Result<(), PgError> {
     let tx = c.transaction().await?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
         .await?;
@@ -510,7 +529,7 @@ async fn ensure_schema(c: &mut Client, sql: &Sql, id: Ident) -> std::result::Res
             tx.batch_execute(MIGRATE).await?;
         }
     }
-    if no_lease && no_epoch && no_marker {
+    if no_lease && no_epoch && no_marker && fresh {
         tx.execute(&sql.store_first, &[&id.system_id, &id.timeline])
             .await?;
     }
@@ -746,6 +765,7 @@ impl PgStore {
             timeout: split.timeout,
             sql: Sql::new(),
             conn: Mutex::new(None),
+            seen_schema: AtomicBool::new(false),
         })
     }
 
@@ -773,14 +793,18 @@ impl PgStore {
             Some(lc) => lc,
             None => {
                 let (pg, sql) = (&self.pg, &self.sql);
+                let fresh = !self.seen_schema.load(Ordering::Relaxed);
                 let opened = self.pg.block(self.connect_limit(), async move {
                     let mut conn = pg.connect().await?;
                     let (ident, ready) = probe(&conn.client).await?;
                     if !ready {
-                        ensure_schema(&mut conn.client, sql, ident).await?;
+                        ensure_schema(&mut conn.client, sql, ident, fresh).await?;
                     }
                     Ok::<_, PgError>(LeaseConn { conn, ident })
                 });
+                if let Some(Ok(_)) = &opened {
+                    self.seen_schema.store(true, Ordering::Relaxed);
+                }
                 match opened {
                     None => return Err(unavailable(op, pg::TIMED_OUT)),
                     Some(Err(e)) => return Err(unavailable(op, e.reason())),
