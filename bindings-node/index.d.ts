@@ -437,14 +437,16 @@ export interface ComposeParts {
 /**
  * Decodes text produced by `encode`. Without a codec (or with `"auto"`) the codec is guessed
  * from the text's shape: all digits → decimal, `0x` → hex, 13 characters → base32,
- * 11 → base62. Malformed text throws `ERR_INVALID_ENCODING` with `codec`, `at` (character
+ * 11 → base62; 11 characters starting `0x` that read both as hex and as base62 are refused as
+ * ambiguous (`ERR_INVALID_ENCODING`: name the codec). Malformed text throws `ERR_INVALID_ENCODING` with `codec`, `at` (character
  * index) and `reason`.
  */
 export declare function decodeString(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
 
 /**
  * Encodes an ID as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
- * `decodeString` reads it back without a codec), or the fixed-width sortable `base32`
+ * `decodeString` reads it back without a codec, except at 11 characters — values from 2^32 to
+ * 2^36 — which also read as base62), or the fixed-width sortable `base32`
  * (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
  * order. Unknown codec names throw `ERR_INVALID_CONFIG`.
  */

@@ -810,7 +810,9 @@ typedef struct {
 
 /**
  * `0x` and lower-case base 16 without leading zeros (3 to 18 characters), so that
- * `IDMINT_CODEC_AUTO` reads it back; decoding accepts either case, with or without the `0x`.
+ * `IDMINT_CODEC_AUTO` reads it back (except at 11 characters, values from 2^32 to 2^36, which
+ * read as base62 too: AUTO refuses them as ambiguous); decoding accepts either case, with or
+ * without the `0x`.
  */
 #define IDMINT_CODEC_HEX 1
 
@@ -827,7 +829,8 @@ typedef struct {
 
 /**
  * Decoding only: guess the codec from the text's shape (all digits: decimal; `0x`: hex, and
- * `0X` unless 13 characters long; 13 characters: base32; 11: base62).
+ * `0X` unless 13 characters long; 13 characters: base32; 11: base62). Eleven characters
+ * starting `0x`/`0X` that read both as hex and as base62 are refused as ambiguous.
  */
 #define IDMINT_CODEC_AUTO 4
 

@@ -16,7 +16,9 @@ pub type idmint_codec = u32;
 /// Base 10 without leading zeros (1 to 20 characters).
 pub const IDMINT_CODEC_DECIMAL: idmint_codec = 0;
 /// `0x` and lower-case base 16 without leading zeros (3 to 18 characters), so that
-/// `IDMINT_CODEC_AUTO` reads it back; decoding accepts either case, with or without the `0x`.
+/// `IDMINT_CODEC_AUTO` reads it back (except at 11 characters, values from 2^32 to 2^36, which
+/// read as base62 too: AUTO refuses them as ambiguous); decoding accepts either case, with or
+/// without the `0x`.
 pub const IDMINT_CODEC_HEX: idmint_codec = 1;
 /// 13 Crockford base32 characters; text order equals numeric order. Decoding is
 /// case-insensitive and reads `I`/`L` as 1 and `O` as 0.
@@ -24,7 +26,8 @@ pub const IDMINT_CODEC_BASE32: idmint_codec = 2;
 /// 11 base62 characters (`0-9A-Za-z`); text order equals numeric order.
 pub const IDMINT_CODEC_BASE62: idmint_codec = 3;
 /// Decoding only: guess the codec from the text's shape (all digits: decimal; `0x`: hex, and
-/// `0X` unless 13 characters long; 13 characters: base32; 11: base62).
+/// `0X` unless 13 characters long; 13 characters: base32; 11: base62). Eleven characters
+/// starting `0x`/`0X` that read both as hex and as base62 are refused as ambiguous.
 pub const IDMINT_CODEC_AUTO: idmint_codec = 4;
 
 /// Buffer size that holds any encoding plus its NUL (20 decimal digits + 1).

@@ -144,7 +144,7 @@ def test_fixed_node_sources() -> None:
         idmint.LeasedSnowflake("static:1024")  # twitter has 1024 nodes
     with pytest.raises(idmint.InvalidConfig) as e:
         idmint.LeasedSnowflake("memcached://127.0.0.1/")
-    assert e.value.reason.startswith("node source is")
+    assert e.value.reason.startswith("node source must be")
 
 
 def test_bad_lease_options(tmp_path: Path) -> None:

@@ -92,10 +92,11 @@ fn a_restart_with_the_clock_set_back_never_reissues() {
 
     // 30 s in the past (libfaketime shifts the real-time and monotonic clocks of the process).
     let faked = |policy: &str| {
-        run(Command::new("faketime")
-            .args(["-f", "-30s", BIN])
-            .args(base)
-            .args(["--on-backwards", policy, "-n", "20000"]))
+        run(
+            support::minter::faketime_offset(&mut Command::new(BIN), "-30s")
+                .args(base)
+                .args(["--on-backwards", policy, "-n", "20000"]),
+        )
     };
     // The node's record keeps the first run's last renewal (a TTL, 10 s, ahead of its clock):
     // 40 s ahead of this clock is more than an honest holder can have put it (TTL + reserve,
@@ -138,10 +139,11 @@ fn a_restart_on_redis_waits_for_the_fence_and_keeps_its_lease() {
     let first = ids(&run(Command::new(BIN).args(base).args(["-n", "1000"])));
     let last = *first.iter().max().unwrap();
     let faked = |policy: &str| {
-        run(Command::new("faketime")
-            .args(["-f", "-1s", BIN])
-            .args(base)
-            .args(["--on-backwards", policy, "-n", "1000"]))
+        run(
+            support::minter::faketime_offset(&mut Command::new(BIN), "-1s")
+                .args(base)
+                .args(["--on-backwards", policy, "-n", "1000"]),
+        )
     };
     let refused = faked("fail");
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");

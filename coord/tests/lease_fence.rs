@@ -419,16 +419,11 @@ fn child_minter() {
 
 fn spawn_minter(url: &str, policy: &str, faketime: Option<&str>, hold: bool) -> Child {
     let exe = std::env::current_exe().unwrap();
-    let mut cmd = match faketime {
-        Some(offset) => {
-            let mut c = Command::new("faketime");
-            c.args(["-f", offset]).arg(&exe);
-            // Keep CLOCK_MONOTONIC real: only the wall clock is set back.
-            c.env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
-            c
-        }
-        None => Command::new(&exe),
-    };
+    let mut cmd = Command::new(&exe);
+    if let Some(offset) = faketime {
+        // Keep CLOCK_MONOTONIC real: only the wall clock is set back.
+        support::minter::faketime_offset(&mut cmd, offset).env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    }
     cmd.args(["--exact", "child_minter", "--nocapture", "--test-threads=1"])
         .env("IDMINT_FENCE_CHILD_URL", url)
         .env("IDMINT_FENCE_CHILD_POLICY", policy)

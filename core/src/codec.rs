@@ -66,8 +66,9 @@ pub enum Codec {
     /// Base 10 without leading zeros; what most databases and APIs expect.
     Decimal,
     /// `0x` and lower-case base 16 without leading zeros (`0x0` for zero), the form every
-    /// surface writes and [`decode_any`] recognises; decoding accepts either case, with or
-    /// without the `0x`/`0X` prefix.
+    /// surface writes and [`decode_any`] recognises — except 11 characters long (values from
+    /// 2^32 to 2^36), which read as base62 too, so [`decode_any`] refuses them as ambiguous;
+    /// decoding accepts either case, with or without the `0x`/`0X` prefix.
     Hex,
     /// 13 Crockford base32 characters, zero-padded so text order equals numeric order; decoding
     /// is case-insensitive and reads the look-alikes `I`/`L` as `1` and `O` as `0`.

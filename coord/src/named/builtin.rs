@@ -274,7 +274,7 @@ fn entry_text(e: &NamedEntry, url: bool) -> String {
 
 /// The whole config as written, in the compact form, with the passwords of the keys in `urls`
 /// hidden.
-fn written(spec: &NamedSpec<'_>, urls: &[&str]) -> String {
+pub(super) fn written(spec: &NamedSpec<'_>, urls: &[&str]) -> String {
     let parts: Vec<String> = spec
         .entries()
         .iter()

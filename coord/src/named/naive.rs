@@ -11,6 +11,7 @@
 use idmint::named::GeneratedId;
 use idmint::{Error, Result};
 
+use super::builtin::written;
 use super::source::batch;
 use super::source::NamedSource;
 use super::spec::NamedSpec;
@@ -82,7 +83,7 @@ pub(super) fn counter(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
         kind: COUNTER,
         store,
         key: key.to_owned(),
-        config: format!("type=counter,store={},key={key}", wrap(&redact(url))),
+        config: written(spec, &["store"]),
     }))
 }
 
@@ -124,15 +125,6 @@ fn key<'a>(spec: &NamedSpec<'a>, missing: &'static str) -> Result<&'a str> {
     spec.require_text("key", missing)
 }
 
-/// A value with a separator of the compact form, in parentheses.
-fn wrap(v: &str) -> String {
-    if v.contains([',', '(']) {
-        format!("({v})")
-    } else {
-        v.to_owned()
-    }
-}
-
 /// `type=redis_compose,store=redis://…,layout=SPEC,shard=N,namespace=NS`.
 #[cfg(feature = "redis")]
 pub(super) fn redis_compose(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
@@ -159,10 +151,7 @@ pub(super) fn redis_compose(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>
     let gen = RedisCompose::new(url, layout, ns, shard)?;
     Ok(Box::new(ComposeSource {
         gen,
-        config: format!(
-            "type=redis_compose,store={},layout=({layout}),shard={shard},namespace={ns}",
-            wrap(&redact(url))
-        ),
+        config: written(spec, &["store"]),
     }))
 }
 

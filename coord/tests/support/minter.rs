@@ -30,6 +30,13 @@ const MARK: &str = "@@child ";
 /// The shared libfaketime preload library (Debian's `libfaketime`).
 pub const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
+/// Runs `cmd` with its wall clock offset by `offset` (for example `-30s`): libfaketime by its
+/// environment, not the `faketime` program, whose named semaphore (`/faketime_sem_PID`) is left
+/// behind when a child is killed and makes a later wrapper with the same PID fail at start.
+pub fn faketime_offset<'a>(cmd: &'a mut Command, offset: &str) -> &'a mut Command {
+    cmd.env("LD_PRELOAD", LIBFAKETIME).env("FAKETIME", offset)
+}
+
 /// How the child's wall clock is faked.
 #[derive(Debug, Clone)]
 pub enum Faketime {
@@ -207,18 +214,17 @@ impl Minter {
     /// Starts a child of the current test binary (which must declare `fault_child`).
     pub fn start(spec: &MinterSpec, out: &Path) -> Minter {
         let exe = std::env::current_exe().unwrap();
-        let mut cmd = match &spec.faketime {
+        let mut cmd = Command::new(&exe);
+        match &spec.faketime {
             Some(Faketime::Offset(offset)) => {
-                let mut c = Command::new("faketime");
-                c.args(["-f", offset]).arg(&exe);
-                c
+                faketime_offset(&mut cmd, offset);
             }
-            _ => Command::new(&exe),
-        };
-        if let Some(Faketime::File(path)) = &spec.faketime {
-            cmd.env("LD_PRELOAD", LIBFAKETIME)
-                .env("FAKETIME_TIMESTAMP_FILE", path)
-                .env("FAKETIME_NO_CACHE", "1");
+            Some(Faketime::File(path)) => {
+                cmd.env("LD_PRELOAD", LIBFAKETIME)
+                    .env("FAKETIME_TIMESTAMP_FILE", path)
+                    .env("FAKETIME_NO_CACHE", "1");
+            }
+            None => {}
         }
         if let Some(p) = spec.pause {
             cmd.env("IDMINT_MINTER_PAUSE_US", p.as_micros().to_string());
