@@ -215,6 +215,10 @@ export declare class LeasedSnowflake {
    * generator. Rejects with the service's error (`ERR_NO_FREE_NODE`, `ERR_UNAUTHORIZED`,
    * `ERR_INVALID_LAYOUT`, ..., with the HTTP `status`), `ERR_STORE_UNAVAILABLE` when the
    * service does not answer, or an argument error for bad options or a malformed grant.
+   * When the node's fence (its previous holder's recorded bound) is ahead of this clock, the
+   * promise resolves once the fence has passed, the lease renewed meanwhile; a fence more than
+   * twice the TTL ahead rejects with `ERR_CLOCK_BACKWARDS` ("node N is fenced until ...":
+   * this clock is behind) and gives the node back.
    */
   static lease(serviceUrl: string | URL, options?: LeasedSnowflakeOptions): Promise<LeasedSnowflake>
   /**

@@ -52,13 +52,6 @@ step "Rust tests: core, coord (private Redis/PostgreSQL servers and etcd cluster
 cargo nextest run --workspace --locked
 cargo test --workspace --locked --doc
 
-step "chaos: the deployed cluster under faults, one bounded scenario per store (chaos/README.md; reports in target/chaos/)"
-# idmint serve instances, store members and clients in network namespaces; partitions, pauses,
-# kills, store data loss and clock jumps on a seeded schedule; fails on any duplicate ID or
-# availability miss.
-cargo build --locked -q -p idmint-cli -p idmint-chaos
-"${CARGO_TARGET_DIR:-target}/debug/idmint-chaos" --bounded --out target/chaos
-
 step "loom model check of the lock-free generator"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$root/target/loom" \
   cargo test --locked -p idmint --test loom --release
@@ -80,6 +73,15 @@ CARGO_TARGET_DIR="$root/target" bash bindings-node/test.sh
 
 step "Browser package (bindings-wasm/test.sh)"
 bash bindings-wasm/test.sh
+
+step "chaos: the deployed cluster under faults, one bounded scenario per store (chaos/README.md; reports in target/chaos/)"
+# idmint serve instances, store members and clients in network namespaces; partitions, pauses,
+# kills, store data loss and clock jumps on a seeded schedule; the browser clients run the
+# browser package built above (its Node.js flavour); fails on any duplicate ID or availability
+# miss.
+cargo build --locked -q -p idmint-cli -p idmint-chaos
+"${CARGO_TARGET_DIR:-target}/debug/idmint-chaos" --bounded --out target/chaos \
+  --browser-js bindings-wasm/pkg/node/idmint.js
 
 step "release artifacts: scripts/dist.sh builds dist/, scripts/dist-smoke.sh installs each without a Rust toolchain"
 bash scripts/dist.sh

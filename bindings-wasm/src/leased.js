@@ -269,6 +269,17 @@ class LeasedSnowflake {
     Object.assign(st, { ref: new WeakRef(gen), timeoutMs: grant.ttl_ms / 3, closed: false, lost: false })
     __idmintLeases.set(gen, st)
     __idmintSchedule(st, renewIn)
+    // A node whose fence (its previous holder's recorded bound) is ahead of this clock is
+    // ready at a known time: wait for it here, renewing as ever, instead of failing every ID
+    // until then. A fence further ahead than an honest holder can have put it is refused.
+    let wait
+    try {
+      wait = window.fenceWait()
+    } catch (e) {
+      await gen.close().catch(() => {})
+      throw e
+    }
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
     return gen
   }
 

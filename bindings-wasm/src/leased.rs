@@ -104,6 +104,26 @@ impl JsLeaseWindow {
         self.window.retry_in(mono_now(), hint) as f64
     }
 
+    /// ms to wait before the first ID when the node's fence is ahead of the page's clock (the
+    /// one generators read): until the first tick after the fence's; 0 when ready; the
+    /// core's `NodeFenced` error (`ERR_CLOCK_BACKWARDS`) when the fence is further ahead than
+    /// an honest previous holder can have put it.
+    #[wasm_bindgen(js_name = fenceWait)]
+    pub fn fence_wait(&self) -> Result<f64, JsValue> {
+        let ready = match self.window.fence_ms() {
+            Some(f) => match self.layout.tick_at(f) {
+                Ok(t) => self.layout.tick_start_ms(t.saturating_add(1)),
+                Err(_) => f.saturating_add(1),
+            },
+            None => 0,
+        };
+        let wait = self
+            .window
+            .fence_wait_ms(crate::clock::now_ms(), ready)
+            .or_throw(&Web)?;
+        Ok(wait as f64)
+    }
+
     /// The service answered that the lease is gone.
     pub fn lose(&mut self) {
         self.window.lose();

@@ -4,6 +4,7 @@
 //! and checks every acknowledged ID: unique, inside its node's window, and the cluster failing
 //! closed and coming back as promised. See README.md.
 
+mod browser_js;
 mod checker;
 mod cluster;
 mod history;
@@ -75,6 +76,11 @@ struct Args {
     /// Browser-style clients (client leases minted locally).
     #[arg(long, default_value_t = 2)]
     browsers: usize,
+    /// The browser package's Node.js build (e.g. bindings-wasm/pkg/node/idmint.js): browser
+    /// clients then run its `LeasedSnowflake` in Node.js. Without it they replay the package's
+    /// protocol in Rust over the same core `LeaseWindow`.
+    #[arg(long)]
+    browser_js: Option<PathBuf>,
     /// Where reports go (each run's `STORE.json` and `STORE.svg`, replaced by the next).
     #[arg(long, default_value = "target/chaos")]
     out: PathBuf,
@@ -307,7 +313,10 @@ fn run_scenario(
         args.instances,
         args.ttl_ms,
         args.browsers
-    );
+    ) + &args
+        .browser_js
+        .as_ref()
+        .map_or(String::new(), |p| format!(" --browser-js {}", p.display()));
     eprintln!(
         "\nchaos: {name}: seed {} ({} s)\nchaos: replay: {replay}",
         sc.seed,
@@ -326,6 +335,14 @@ fn run_scenario(
     let dir = PathBuf::from("/tmp/idmint-chaos").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let browser_js = match &args.browser_js {
+        Some(pkg) => {
+            let pkg = std::path::absolute(pkg).map_err(|e| format!("{}: {e}", pkg.display()))?;
+            let script = browser_js::prepare(&pkg, &dir)?;
+            Some((pkg, script))
+        }
+        None => None,
+    };
 
     let mut names = vec!["c".to_string()];
     names.extend((0..sc.store.members()).map(|m| format!("s{m}")));
@@ -379,6 +396,7 @@ fn run_scenario(
             .collect(),
         ttl_ms: args.ttl_ms,
         browser_layout: Layout::parse(BROWSER_LAYOUT).map_err(|e| e.to_string())?,
+        browser_js,
     };
     let threads = workload::start(&shared, args.browsers);
     let applied = nemesis::play(&mut c, &faults, t0, &stopped);

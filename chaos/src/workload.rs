@@ -3,17 +3,19 @@
 //! node, fence and bound it holds), and browser-style clients that lease a node from the
 //! service and mint locally in the lease's window.
 //!
-//! The browser clients follow the browser package's `LeasedSnowflake` (bindings-wasm's
-//! `src/leased.js` and `src/leased.rs`) step by step, in Rust: the same requests
-//! (`POST /v1/leases`, `/v1/leases/renew`), the same core `LeaseWindow` deciding what may go
-//! out, when to renew and when to retry, renewals at the instance that granted the lease; the
-//! JavaScript is not run (building the wasm package costs more than a test step may).
+//! The browser clients run the browser package itself in Node.js (`--browser-js`, see
+//! [`crate::browser_js`]; the test command does). Without it they follow the package's
+//! `LeasedSnowflake` (bindings-wasm's `src/leased.js` and `src/leased.rs`) step by step, in
+//! Rust: the same requests (`POST /v1/leases`, `/v1/leases/renew`), the same core
+//! `LeaseWindow` deciding what may go out, when to renew and when to retry, renewals at the
+//! instance that granted the lease — for a machine without the built package.
 
 use crate::history::{Group, Op, Tenure};
 use crate::http;
 use idmint::{Config, Layout, LeaseWindow, LocalSnowflake};
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -35,14 +37,20 @@ pub struct Shared {
     pub ttl_ms: u64,
     /// The browser clients' layout.
     pub browser_layout: Layout,
+    /// The browser package's Node build and the client script that drives it, when browser
+    /// clients run the package itself ([`crate::browser_js`]); else they replay its protocol
+    /// in Rust.
+    pub browser_js: Option<(PathBuf, PathBuf)>,
 }
 
 impl Shared {
-    fn now(&self) -> u64 {
+    /// Ms since the run's start.
+    pub fn now(&self) -> u64 {
         self.t0.elapsed().as_millis() as u64
     }
 
-    fn stopped(&self) -> bool {
+    /// Whether the clients are to stop.
+    pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
 }
@@ -177,7 +185,12 @@ pub fn start(sh: &Shared, browsers: usize) -> Vec<JoinHandle<Recorded>> {
     threads.push(std::thread::spawn(move || monitor(&s)));
     for b in 0..browsers {
         let s = sh.clone();
-        threads.push(std::thread::spawn(move || Browser::new(s, b).run()));
+        threads.push(match sh.browser_js.clone() {
+            Some((pkg, script)) => {
+                std::thread::spawn(move || crate::browser_js::run(s, b, script, pkg))
+            }
+            None => std::thread::spawn(move || Browser::new(s, b).run()),
+        });
     }
     threads
 }
@@ -260,6 +273,9 @@ struct Held {
     window: LeaseWindow,
     /// Monotonic ms (since t0) when the next renewal (or retry) is due.
     next_renewal: u64,
+    /// Monotonic ms (since t0) before which nothing is minted: the node's fence is ahead of
+    /// the clock (`lease()` resolves only then).
+    ready_at: u64,
 }
 
 impl Browser {
@@ -356,6 +372,16 @@ impl Browser {
         let gen = LocalSnowflake::new(cfg).map_err(|e| e.code().to_string())?;
         let window = LeaseWindow::new(node, fence, bound, sent, ttl, renew_after)
             .map_err(|e| e.code().to_string())?;
+        // `leased.js`: a fence ahead of the clock is waited for (renewing), one too far
+        // ahead refused.
+        let ready = fence.map_or(0, |f| {
+            layout
+                .tick_at(f)
+                .map_or(f + 1, |t| layout.tick_start_ms(t + 1))
+        });
+        let wait = window
+            .fence_wait_ms(wall_ms(), ready)
+            .map_err(|e| e.code().to_string())?;
         let n = self.rec.tenures.len();
         let now = self.sh.now();
         self.rec.tenures.push(Tenure {
@@ -375,6 +401,7 @@ impl Browser {
             instance,
             tenure: n,
             next_renewal: sent + window.renew_in(sent),
+            ready_at: now + wait,
             gen,
             window,
         })
@@ -442,6 +469,9 @@ impl Browser {
         let Some(held) = self.lease.as_mut() else {
             return;
         };
+        if start < held.ready_at {
+            return;
+        }
         let instance = held.instance;
         let result = match held.gen.next_id_at(wall_ms()) {
             Ok(id) => {

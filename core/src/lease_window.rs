@@ -244,6 +244,28 @@ impl LeaseWindow {
     pub fn expires_in(&self, mono_now: u64) -> Option<u64> {
         self.deadline().map(|d| d.saturating_sub(mono_now))
     }
+
+    /// A new holder's wait before its first ID, when the node's fence (its previous holder's
+    /// recorded bound) is ahead of this host's wall clock at `now_ms`: ms until `ready_ms` —
+    /// the first time the holder's generator can mint after the fence (for a layout whose tick
+    /// is longer than 1 ms, the start of the tick after the fence's), or 0 when the node is
+    /// ready. The node is *fenced*, no clock stepped: the holder waits (renewing, as ever), or
+    /// gives the node back. [`Error::NodeFenced`] when the fence is more than twice the TTL
+    /// ahead — the horizon lease stores keep by default, the furthest an honest previous
+    /// holder's bound can be ahead of the clock: this host's clock is behind.
+    pub fn fence_wait_ms(&self, now_ms: u64, ready_ms: u64) -> Result<u64> {
+        let Some(fence) = self.fence_ms.filter(|&f| f >= now_ms) else {
+            return Ok(0);
+        };
+        if fence - now_ms > self.ttl_ms.saturating_mul(2) {
+            return Err(Error::NodeFenced {
+                node: self.node,
+                by_ms: fence - now_ms,
+                fence_ms: fence,
+            });
+        }
+        Ok(ready_ms.max(fence.saturating_add(1)).saturating_sub(now_ms))
+    }
 }
 
 #[cfg(test)]
@@ -258,6 +280,21 @@ mod tests {
     /// A grant of node 5: TTL 30 s (deadline SENT + 29 s), renewal after 10 s.
     fn window() -> LeaseWindow {
         LeaseWindow::new(5, Some(FENCE), BOUND, SENT, 30_000, Some(10_000)).unwrap()
+    }
+
+    #[test]
+    fn a_fence_ahead_of_the_clock_is_a_wait_up_to_the_grants_bound() {
+        let w = window();
+        assert_eq!(w.fence_wait_ms(FENCE + 1, FENCE + 1), Ok(0));
+        assert_eq!(w.fence_wait_ms(FENCE - 2_500, FENCE + 1), Ok(2_501));
+        // A 1 s tick: the first ID comes from the tick after the fence's.
+        assert_eq!(w.fence_wait_ms(FENCE - 2_500, FENCE + 1_000), Ok(3_500));
+        assert_eq!(w.fence_wait_ms(FENCE - 60_000, FENCE + 1), Ok(60_001));
+        let e = w.fence_wait_ms(FENCE - 60_001, FENCE + 1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ClockBackwards);
+        assert!(e.to_string().contains("node 5 is fenced until"), "{e}");
+        let unused = LeaseWindow::new(5, None, BOUND, SENT, 30_000, None).unwrap();
+        assert_eq!(unused.fence_wait_ms(FENCE, FENCE), Ok(0));
     }
 
     fn reason(e: Error) -> &'static str {

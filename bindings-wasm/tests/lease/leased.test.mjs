@@ -249,6 +249,36 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     await next.close()
   })
 
+  test('a fence ahead of the clock: lease() resolves once it has passed, renewing meanwhile; too far ahead, ERR_CLOCK_BACKWARDS', async () => {
+    // The previous holder's recorded bound is 2.5 s ahead of this clock: longer than the TTL
+    // (1.5 s), within twice it. The lease waits, renews on its timer, and then mints at once.
+    await fresh({ nodes: 1 })
+    svc.reserveMs = 4000
+    const layout = new Layout(EXAMPLE)
+    const fence = Date.now() + 2500
+    svc.records.set(0, fence)
+    const gen = await LeasedSnowflake.lease(svc.url, { layout, ttlMs: 1500 })
+    assert.ok(Date.now() > fence, `resolved ${fence - Date.now()} ms before the fence`)
+    assert.ok(svc.requests('/v1/leases/renew').length >= 1, 'no renewal during the wait')
+    const id = gen.nextId() // no ERR_WOULD_BLOCK, no ERR_CLOCK_BACKWARDS: the node is ready
+    assert.ok(layout.timestampMs(id) > BigInt(fence))
+    assert.ok(gen.lease.expiresInMs > 0)
+    await gen.close()
+
+    // 3.5 s ahead, more than twice the TTL: no honest holder put it there; this clock is behind.
+    await fresh({ nodes: 1 })
+    svc.reserveMs = 6000
+    svc.records.set(0, Date.now() + 3500)
+    const started = Date.now()
+    await assert.rejects(LeasedSnowflake.lease(svc.url, { layout, ttlMs: 1500 }), (e) => {
+      assert.equal(e.code, 'ERR_CLOCK_BACKWARDS')
+      assert.match(e.message, /^node 0 is fenced until .*this host's clock is \d+ ms behind/)
+      return true
+    })
+    assert.ok(Date.now() - started < 1500, 'refused only after a wait')
+    assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'])
+  })
+
   test('malformed grants: a typed error, no generator, and the node given back', async () => {
     const cases = [
       [(g) => ({ ...g, node: undefined }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.node/],
