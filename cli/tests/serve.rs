@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 #[path = "../../coord/tests/support/mod.rs"]
 mod support;
@@ -391,6 +391,67 @@ fn a_service_whose_lease_waits_logs_what_it_awaits_and_until_when() {
             && waits[0].contains("; waiting "),
         "{log}"
     );
+}
+
+/// `/readyz` says "not ready" while the service's node is fenced (here: a fresh Redis
+/// namespace's lock delay, two TTLs), naming until when, and "ready" only once that time has
+/// passed — so a load balancer routes no request to a wait.
+#[test]
+fn readyz_waits_for_the_nodes_fence() {
+    let redis = Server::start(Kind::Redis);
+    let url = redis.url();
+    let flags = ["--lease", &url, "--lease-ttl-ms", "4000"];
+    let port = free_port();
+    let dir = temp_dir("serve-ready-fence");
+    let mut child = serve(port, &dir, &flags);
+    let mut fenced_until = None;
+    let started = Instant::now();
+    let ready_at = loop {
+        assert!(started.elapsed() < Duration::from_secs(60), "never ready");
+        let Some((status, body)) = call(port, "GET", "/readyz") else {
+            thread::sleep(Duration::from_millis(20));
+            continue;
+        };
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let lease = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "lease")
+            .cloned()
+            .unwrap();
+        if status == 200 {
+            break now;
+        }
+        let detail = lease["detail"].as_str().unwrap_or("");
+        if let Some(at) = detail.split(" fenced until ").nth(1) {
+            fenced_until = Some(at.to_string());
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let until = fenced_until.expect("/readyz never said the node was fenced");
+    let until_ms = humantime_ms(&until);
+    assert!(
+        ready_at >= until_ms,
+        "ready at {ready_at}, fenced until {until} ({until_ms})"
+    );
+    let (status, body) = call(port, "GET", "/v1/snowflake").unwrap();
+    assert_eq!(status, 200, "{body}");
+    signal(&child, libc::SIGTERM);
+    let _ = child.wait();
+}
+
+/// Unix ms of an RFC 3339 time as the service writes it (`2026-11-28T23:30:00.123Z`).
+fn humantime_ms(t: &str) -> u64 {
+    let out = Command::new("date")
+        .args(["-u", "-d", t, "+%s%3N"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
 /// A service whose lease store stops answering logs it once — the node, that it retries, and

@@ -20,7 +20,9 @@ pub async fn healthz() -> Response {
 }
 
 /// `GET /readyz`: 200 when the segment store answered its last check, every pre-registered
-/// key has values buffered, the node lease is held and no shutdown has begun; else 503.
+/// key has values buffered, the node lease is held and its fence has passed (a node whose
+/// previous holder's bound is still ahead would make requests wait), and no shutdown has
+/// begun; else 503.
 pub async fn readyz(State(svc): State<Shared>) -> Response {
     let checks = svc.readiness();
     let ready = checks.iter().all(|c| c.1);

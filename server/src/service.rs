@@ -417,7 +417,18 @@ impl Service {
         let lease = match self.snowflake.lease_info() {
             None => (true, "fixed node".to_owned()),
             Some(info) => match info.deadline {
-                Some(d) if d > Instant::now() => (true, format!("node {}", info.lease.node)),
+                // Held, but its fence is still ahead: a request would wait for it.
+                Some(d) if d > Instant::now() => match self.snowflake.fenced_until() {
+                    Some(until) => (
+                        false,
+                        format!(
+                            "node {} fenced until {}",
+                            info.lease.node,
+                            idmint::Rfc3339(until)
+                        ),
+                    ),
+                    None => (true, format!("node {}", info.lease.node)),
+                },
                 Some(_) => (false, "renewal overdue".to_owned()),
                 None => (false, "lost".to_owned()),
             },

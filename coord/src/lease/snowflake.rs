@@ -324,6 +324,16 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
         self.shared.slot().node()
     }
 
+    /// When the node's fence (its previous holder's recorded bound, or the store's lock delay)
+    /// is still ahead of the clock and nothing was minted above it: the first ms an ID can
+    /// carry (until then every mint waits, or refuses as [`Error::NodeFenced`]). `None` when
+    /// the node is ready, or for a generator without a lease. A service reports itself not
+    /// ready meanwhile, so no request is routed to a wait.
+    pub fn fenced_until(&self) -> Option<u64> {
+        let sh = &*self.shared;
+        sh.not_ready(sh.slot()).map(|r| r.until_ms)
+    }
+
     /// The lease minted under now, or `None` for a generator without one.
     pub fn lease_info(&self) -> Option<LeaseInfo> {
         let sh = &*self.shared;
