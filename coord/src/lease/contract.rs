@@ -225,6 +225,12 @@ forward_lease_store!(std::sync::Arc);
 forward_lease_store!(Box);
 
 /// A fresh random value for [`Lease::owner`] or a store epoch (never 0, which means "none").
+/// The store `store` could not do `op` (why: `reason`): the error every lease store reports
+/// when its server does not answer or answers what it cannot use.
+pub(crate) fn unavailable(store: &'static str, op: &'static str, reason: &'static str) -> Error {
+    Error::StoreUnavailable { store, op, reason }
+}
+
 pub(crate) fn random_nonzero() -> Result<u64> {
     loop {
         let v = idmint::os_random_u64()?;

@@ -202,11 +202,7 @@ fn wall_ms() -> u64 {
 }
 
 fn unavailable(op: &'static str, reason: &'static str) -> Error {
-    Error::StoreUnavailable {
-        store: STORE,
-        op,
-        reason,
-    }
+    super::contract::unavailable(STORE, op, reason)
 }
 
 fn io_error(op: &'static str, e: &std::io::Error) -> Error {

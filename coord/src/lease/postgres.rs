@@ -434,11 +434,7 @@ impl std::fmt::Debug for PgStore {
 }
 
 fn unavailable(op: &'static str, reason: &'static str) -> Error {
-    Error::StoreUnavailable {
-        store: STORE,
-        op,
-        reason,
-    }
+    super::contract::unavailable(STORE, op, reason)
 }
 
 /// Whether the schema is complete, and which identity functions this role may call (one

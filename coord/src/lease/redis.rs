@@ -278,11 +278,7 @@ impl std::fmt::Debug for RedisStore {
 }
 
 fn unavailable(op: &'static str, reason: &'static str) -> Error {
-    Error::StoreUnavailable {
-        store: STORE,
-        op,
-        reason,
-    }
+    super::contract::unavailable(STORE, op, reason)
 }
 
 fn prefix(ns: &str) -> String {

@@ -109,7 +109,7 @@ RETURNING version";
 
 /// The database's identity (created on first use, kept after) and recorded shard topology:
 /// the table (created here rather than in `SCHEMA`, under the same advisory lock), then one
-/// upsert that returns the row. Sent by `PostgresStore::identity_row`, rarely (once per
+/// upsert that returns the row. Sent by `PostgresStore::topology`, rarely (once per
 /// allocator or sharded store).
 const IDENTITY: [&str; 2] = [
     "BEGIN;
@@ -325,35 +325,6 @@ async fn typed(
     (conn, r)
 }
 
-impl PostgresStore {
-    /// The database's identity (created on first use) and its recorded shard topology.
-    fn identity_row(&self) -> Result<(u64, Option<String>)> {
-        let fresh = super::contract::random_identity()? as i64;
-        let row = self.with_client(|conn| async move {
-            let r = async {
-                let c = &conn.client;
-                if let Err(e) = c.batch_execute(IDENTITY[0]).await {
-                    let _ = c.batch_execute("ROLLBACK").await;
-                    return Err(e);
-                }
-                let row = c
-                    .query_typed_one(IDENTITY[1], &[(&fresh, Type::INT8)])
-                    .await?;
-                Ok((
-                    row.try_get::<_, i64>(0)?,
-                    row.try_get::<_, Option<String>>(1)?,
-                ))
-            }
-            .await;
-            (conn, r)
-        })?;
-        match row {
-            (0, _) => Err(counter::unavailable(KIND, "identity row holds 0")),
-            (id, topology) => Ok((id as u64, topology)),
-        }
-    }
-}
-
 impl SegmentStore for PostgresStore {
     fn kind(&self) -> &'static str {
         KIND
@@ -361,7 +332,7 @@ impl SegmentStore for PostgresStore {
 
     /// Kept in the database (table `idmint_segment_identity`).
     fn identity(&self) -> Result<u64> {
-        Ok(self.identity_row()?.0)
+        Ok(ShardRows::topology(self)?.0)
     }
 
     fn take(&self, key: &str, step: u64) -> Result<Range> {
@@ -395,8 +366,31 @@ impl ShardRows for PostgresStore {
         KIND
     }
 
+    /// The identity row (created on first use) and the shard topology recorded in it.
     fn topology(&self) -> Result<(u64, Option<String>)> {
-        self.identity_row()
+        let fresh = super::contract::random_identity()? as i64;
+        let row = self.with_client(|conn| async move {
+            let r = async {
+                let c = &conn.client;
+                if let Err(e) = c.batch_execute(IDENTITY[0]).await {
+                    let _ = c.batch_execute("ROLLBACK").await;
+                    return Err(e);
+                }
+                let row = c
+                    .query_typed_one(IDENTITY[1], &[(&fresh, Type::INT8)])
+                    .await?;
+                Ok((
+                    row.try_get::<_, i64>(0)?,
+                    row.try_get::<_, Option<String>>(1)?,
+                ))
+            }
+            .await;
+            (conn, r)
+        })?;
+        match row {
+            (0, _) => Err(counter::unavailable(KIND, "identity row holds 0")),
+            (id, topology) => Ok((id as u64, topology)),
+        }
     }
 
     fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {

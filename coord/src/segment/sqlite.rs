@@ -350,22 +350,6 @@ fn log_state(wal: &Path) -> Option<(u64, Option<SystemTime>)> {
     Some((meta.len(), meta.modified().ok()))
 }
 
-impl SqliteStore {
-    /// The file's identity (created on first use) and its recorded shard topology.
-    fn identity_row(&self) -> Result<(u64, Option<String>)> {
-        let fresh = super::contract::random_identity()? as i64;
-        let (id, topology) = self.with_conn("identity", |conn| {
-            conn.query_row(IDENTITY, params![fresh, counter::unix_ms()], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
-            })
-        })?;
-        if id == 0 {
-            return Err(foreign_identity());
-        }
-        Ok((id as u64, topology))
-    }
-}
-
 fn foreign_identity() -> Error {
     Error::StoreMismatch {
         store: KIND,
@@ -380,7 +364,7 @@ impl SegmentStore for SqliteStore {
 
     /// Kept in the file (table `idmint_segment_identity`).
     fn identity(&self) -> Result<u64> {
-        Ok(self.identity_row()?.0)
+        Ok(ShardRows::topology(self)?.0)
     }
 
     fn take(&self, key: &str, step: u64) -> Result<Range> {
@@ -412,8 +396,18 @@ impl ShardRows for SqliteStore {
         KIND
     }
 
+    /// The identity row (created on first use) and the shard topology recorded in it.
     fn topology(&self) -> Result<(u64, Option<String>)> {
-        self.identity_row()
+        let fresh = super::contract::random_identity()? as i64;
+        let (id, topology) = self.with_conn("identity", |conn| {
+            conn.query_row(IDENTITY, params![fresh, counter::unix_ms()], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+            })
+        })?;
+        if id == 0 {
+            return Err(foreign_identity());
+        }
+        Ok((id as u64, topology))
     }
 
     fn record_topology(&self, identity: u64, topology: &str) -> Result<Option<String>> {
