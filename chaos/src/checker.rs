@@ -289,9 +289,15 @@ fn windows(h: &History, rules: &Rules, v: &mut Verdict) {
                         .filter(|x| x.fence_ms.map_or(true, |f| f < t))
                         .filter(|x| x.first_seen_ms <= op.end_ms + SEEN_LAG_MS)
                         .max_by_key(|x| (x.fence_ms, x.first_seen_ms))
-                        .or_else(|| mine.iter().min_by_key(|x| x.first_seen_ms))
-                        .map_or(0, |x| x.token);
-                    format!("n{}#{}/token{current}", op.instance, op.incarnation)
+                        .or_else(|| mine.iter().min_by_key(|x| x.first_seen_ms));
+                    // A grant is told by its token and its fence: a store that lost its data
+                    // hands the same tokens out again, under new fences.
+                    let (token, fence) = current.map_or((0, None), |x| (x.token, x.fence_ms));
+                    let fence = fence.map_or("none".to_string(), |f| f.to_string());
+                    format!(
+                        "n{}#{}/token{token}/fence{fence}",
+                        op.instance, op.incarnation
+                    )
                 }
             };
             let span = spans
@@ -622,6 +628,29 @@ mod tests {
             true,
             vec![id(1, T0 + 9_000, 0)],
         ));
+        let v = check(&h, &rules());
+        assert!(v.passed(), "{:?}", v.failures);
+    }
+
+    #[test]
+    fn a_token_handed_out_again_after_data_loss_is_another_grant() {
+        // n0 holds node 1 under token 1, n1 next (token 2); the store loses its data and
+        // counts tokens from the start again: n0 gets node 1 under token 1 once more, fenced
+        // above n1's bound. Two grants, not one holder around n1's IDs.
+        let mut h = History::default();
+        h.tenures.push(tenure(0, 1, None, T0 + 100));
+        let mut t2 = tenure(1, 1, Some(T0 + 100), T0 + 200);
+        t2.token = 2;
+        h.tenures.push(t2);
+        let mut t3 = tenure(0, 1, Some(T0 + 200), T0 + 300);
+        t3.first_seen_ms = 300;
+        h.tenures.push(t3);
+        h.ops
+            .push(op(Group::Snowflake, 0, 0, true, vec![id(1, T0 + 50, 0)]));
+        h.ops
+            .push(op(Group::Snowflake, 1, 200, true, vec![id(1, T0 + 150, 0)]));
+        h.ops
+            .push(op(Group::Snowflake, 0, 400, true, vec![id(1, T0 + 250, 0)]));
         let v = check(&h, &rules());
         assert!(v.passed(), "{:?}", v.failures);
     }
