@@ -57,7 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<layout::PyField>()?;
     m.add_class::<layout::PyParts>()?;
-    m.add("PRESETS", idmint::preset::NAMES.to_vec())?;
+    m.add("PRESETS", idmint::snowflake::preset::NAMES.to_vec())?;
     m.add_class::<snowflake::PySnowflake>()?;
     m.add_class::<snowflake::PyAtomicSnowflake>()?;
     m.add_class::<stats::PyStats>()?;
@@ -95,8 +95,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuid::uuid6_to_uuid1, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid7s, m)?)?;
     m.add_class::<uuid::PyV7Generator>()?;
-    m.add("NIL", uuid::PyUuid(idmint::uuids::NIL))?;
-    m.add("MAX", uuid::PyUuid(idmint::uuids::MAX))?;
+    m.add("NIL", uuid::PyUuid(idmint::formats::uuid::NIL))?;
+    m.add("MAX", uuid::PyUuid(idmint::formats::uuid::MAX))?;
     m.add_function(wrap_pyfunction!(formats::typeid, m)?)?;
     m.add_function(wrap_pyfunction!(formats::ulid, m)?)?;
     m.add_class::<formats::PyTypeId>()?;

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedEntry, NamedGenerator};
-use idmint::options::Takes;
+use idmint::snowflake::options::Takes;
 use idmint::uuid_clock::random_fill;
 use idmint::{Clock, Error, ForkGuard, OptionValue, Result, SystemClock};
 
