@@ -1,22 +1,22 @@
 //! `idmint._native`: the Python binding of the `idmint` core. It converts types and errors
 //! only; every ID decision is the core's. One module per core module:
 //!
-//! | module         | core                          | Python                                              |
-//! |----------------|-------------------------------|-----------------------------------------------------|
-//! | `error`        | `Error`, `ErrorKind`          | `IdmintError` and one subclass per kind              |
-//! | `layout`       | `layout`                      | `Layout`, `Field`, `Parts`                           |
-//! | `options`      | `options`, `coord::options`   | keyword arguments → the core's options by key        |
-//! | `snowflake`    | `Snowflake`, `AtomicSnowflake`| `Snowflake`, `AtomicSnowflake`                       |
-//! | `stats`        | `Stats`, `Run`                | `Stats`, `Run`                                       |
-//! | `clock`        | `Clock`                       | (the system clock, waiting without the GIL)          |
-//! | `codec`        | `codec`                       | `encode`, `decode_str`                               |
-//! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
-//! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
-//! | `formats`      | `typeid`, `ulid`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators |
-//! | `int128`       | —                             | a UUID's 128 bits as an `int`, CPython's fast way    |
-//! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
-//! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
-//! | `named`        | `idmint_coord::named`         | `from_config`, `NamedGenerator`                      |
+//! | module      | core                                   | Python                                                   |
+//! |-------------|----------------------------------------|----------------------------------------------------------|
+//! | `error`     | `Error`, `ErrorKind`                   | `IdmintError` and one subclass per kind                  |
+//! | `layout`    | `snowflake::layout`                    | `Layout`, `Field`, `Parts`                               |
+//! | `options`   | `snowflake::options`, `coord::options` | keyword arguments → the core's options by key            |
+//! | `snowflake` | `Snowflake`, `AtomicSnowflake`         | `Snowflake`, `AtomicSnowflake`                           |
+//! | `stats`     | `Stats`, `Run`                         | `Stats`, `Run`                                           |
+//! | `clock`     | `Clock`                                | (the system clock, waiting without the GIL)              |
+//! | `codec`     | `codec`                                | `encode`, `decode_str`                                   |
+//! | `obfuscate` | `obfuscate`                            | `Obfuscator`, `SortableObfuscator`                       |
+//! | `uuid`      | `formats::uuid`, `named` (UUID kinds)  | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
+//! | `formats`   | `formats::{typeid, ulid}`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators     |
+//! | `int128`    | —                                      | a UUID's 128 bits as an `int`, CPython's fast way        |
+//! | `leased`    | `idmint_coord::leased`                 | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`             |
+//! | `segment`   | `idmint_coord::segment`                | `SegmentAllocator`, `SegmentKeyStats`                    |
+//! | `named`     | `idmint_coord::named`                  | `from_config`, `NamedGenerator`                          |
 //!
 //! The module supports free-threaded Python (`gil_used = false`): every class is `frozen`,
 //! generators are lock-free (Snowflake) or hold a short internal lock (UUIDs). `methods` writes
