@@ -53,10 +53,7 @@ pub use decimal::{decimal_into, DECIMAL_MAX_LEN};
 pub use guess::decode_any;
 use hex::{HEX, HEX_SPEC};
 pub use output::{Encoded, SliceWriter};
-use radix::{decode_digits, encode_radix};
-
-/// Longest encoding of any codec (decimal `u64::MAX` has 20 digits).
-const MAX_LEN: usize = 20;
+use radix::{decode_digits, encode_radix, MAX_LEN};
 
 /// A text form for 64-bit IDs.
 ///

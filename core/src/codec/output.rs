@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::MAX_LEN;
+use super::radix::MAX_LEN;
 
 /// An encoded ID held on the stack (at most 20 ASCII bytes), from [`Codec::format`](super::Codec::format).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,8 +1,10 @@
 //! The positional machinery every codec shares: digits written in a radix with an alphabet,
 //! and digits read back with a [`DigitSpec`] that says what a codec accepts and how it fails.
 
-use super::MAX_LEN;
 use crate::error::{Error, Result};
+
+/// Longest encoding of any codec (decimal `u64::MAX` has 20 digits).
+pub(super) const MAX_LEN: usize = 20;
 
 /// Writes `id` in base `radix` with `alphabet`, left-padded with the zero digit to `width` if
 /// given; returns the length. `radix` ≥ 2 and `width` ≤ 20 are guaranteed by the callers.

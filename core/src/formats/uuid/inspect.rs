@@ -1,8 +1,8 @@
 //! What a UUID says about itself: version, variant, embedded time.
 
-use uuid::Variant;
+use uuid::{Uuid, Variant};
 
-use super::{Uuid, GREGORIAN_TO_UNIX_TICKS};
+use super::v1::GREGORIAN_TO_UNIX_TICKS;
 
 /// What a UUID says about itself, from [`inspect`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -66,6 +66,3 @@ pub const NAMESPACE_URL: Uuid = Uuid::NAMESPACE_URL;
 pub const NAMESPACE_OID: Uuid = Uuid::NAMESPACE_OID;
 /// The RFC 9562 namespace for X.500 distinguished names.
 pub const NAMESPACE_X500: Uuid = Uuid::NAMESPACE_X500;
-
-/// 100 ns intervals from the Gregorian epoch (1582-10-15) to the Unix epoch.
-const GREGORIAN_TO_UNIX_TICKS: u64 = 0x01B2_1DD2_1381_4000;

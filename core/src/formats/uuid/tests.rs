@@ -1,5 +1,6 @@
 //! Tests of the UUID constructors, generators, inspection and text forms.
 
+use super::v1::GREGORIAN_TO_UNIX_TICKS;
 use super::v7::MAX_V7_MS;
 use super::*;
 use crate::error::Error;

@@ -1,6 +1,7 @@
 //! Parsing and allocation-free formatting, with idmint's [`Error`].
 
-use super::Uuid;
+use uuid::Uuid;
+
 use crate::error::{Error, Result};
 
 /// Length of the hyphenated text form (`8-4-4-4-12` hex digits).

@@ -1,10 +1,12 @@
 //! Version 1: Gregorian time, clock sequence and (here always random) node; and
 //! [`Uuid1Generator`], which keeps v1 UUIDs of one generator distinct and ordered.
 
-use uuid::Builder;
+use uuid::{Builder, Uuid};
 
-use super::{Uuid, GREGORIAN_TO_UNIX_TICKS};
 use crate::error::Result;
+
+/// 100 ns intervals from the Gregorian epoch (1582-10-15) to the Unix epoch.
+pub(super) const GREGORIAN_TO_UNIX_TICKS: u64 = 0x01B2_1DD2_1381_4000;
 
 /// The largest v1/v6 timestamp (60 bits).
 const MAX_GREGORIAN_TICKS: u64 = (1 << 60) - 1;

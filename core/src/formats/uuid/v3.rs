@@ -1,6 +1,6 @@
 //! Version 3: name-based, MD5.
 
-use super::Uuid;
+use uuid::Uuid;
 
 /// A version 3 (MD5, name-based) UUID: the same namespace and name always give the same UUID.
 /// Prefer [`v5`](super::v5) unless you must match existing v3 IDs.

@@ -1,8 +1,6 @@
 //! Version 4: random.
 
-use uuid::Builder;
-
-use super::Uuid;
+use uuid::{Builder, Uuid};
 
 /// A version 4 (random) UUID from 16 random bytes; 6 bits are overwritten by version and
 /// variant, the other 122 are kept.

@@ -1,6 +1,6 @@
 //! Version 5: name-based, SHA-1.
 
-use super::Uuid;
+use uuid::Uuid;
 
 /// A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the same UUID,
 /// so independent systems agree on an ID without talking to each other.

@@ -2,9 +2,9 @@
 //! sort by creation time as bytes and as text; conversions between the two; and
 //! [`Uuid6Generator`].
 
-use uuid::Builder;
+use uuid::{Builder, Uuid};
 
-use super::{Uuid, Uuid1Generator};
+use super::v1::Uuid1Generator;
 use crate::error::{Error, Result};
 use crate::field_name::Name;
 
@@ -20,7 +20,11 @@ use crate::field_name::Name;
 /// assert_eq!(u.to_string(), "1ec9414c-232a-6b00-b3c8-9f6bdeced846");
 /// ```
 pub fn v6(ticks_since_gregorian: u64, clock_seq: u16, random_node_id: [u8; 6]) -> Uuid {
-    reorder(super::v1(ticks_since_gregorian, clock_seq, random_node_id))
+    reorder(super::v1::v1(
+        ticks_since_gregorian,
+        clock_seq,
+        random_node_id,
+    ))
 }
 
 /// The v1 fields (`time_low`, `time_mid`, `time_high`) as one 60-bit tick count.

@@ -1,8 +1,6 @@
 //! Version 7: Unix-time-ordered; and [`V7Generator`], monotonic within one generator.
 
-use uuid::Builder;
-
-use super::Uuid;
+use uuid::{Builder, Uuid};
 
 /// The largest v7 timestamp (48 bits of ms, reached in the year 10889).
 pub(super) const MAX_V7_MS: u64 = (1 << 48) - 1;
@@ -275,7 +273,7 @@ const fn v7_with_counter(ms: u64, counter: u64, tail: u32) -> Uuid {
 mod tests {
     use super::*;
     extern crate std;
-    use crate::formats::uuid::inspect;
+    use crate::formats::uuid::inspect::inspect;
     use std::string::ToString;
     use uuid::Variant;
 

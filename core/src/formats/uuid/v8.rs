@@ -1,9 +1,8 @@
 //! Version 8: 122 bits laid out as the application wants (RFC 9562 section 5.8), from whole
 //! bytes or from the RFC's three custom fields.
 
-use uuid::Builder;
+use uuid::{Builder, Uuid};
 
-use super::Uuid;
 use crate::error::{Error, Result};
 use crate::field_name::Name;
 
