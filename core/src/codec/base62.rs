@@ -1,13 +1,14 @@
 //! Base62: 11 fixed-width characters of `0-9A-Za-z` in ASCII order, so they sort like the
 //! numbers they hold.
 
-use super::radix::DigitSpec;
+use super::radix::{decode_digits, DigitSpec};
+use crate::error::Result;
 
 /// The base62 alphabet in ASCII order, so equal-length strings compare like their values.
 pub(super) const BASE62: &[u8; 62] =
     b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-pub(super) const BASE62_SPEC: DigitSpec = DigitSpec {
+const BASE62_SPEC: DigitSpec = DigitSpec {
     codec: "base62",
     radix: 62,
     value: base62_value,
@@ -25,4 +26,9 @@ fn base62_value(c: char) -> Option<u8> {
         _ => return None,
     };
     Some(d as u8)
+}
+
+/// Reads base62 text, as [`Codec::decode`](super::Codec::decode) describes.
+pub(super) fn decode(s: &str) -> Result<u64> {
+    decode_digits(s, 0, &BASE62_SPEC)
 }

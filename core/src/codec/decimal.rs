@@ -1,6 +1,7 @@
 //! Decimal: base 10 without leading zeros, written two digits per division.
 
-use super::radix::DigitSpec;
+use super::radix::{decode_digits, DigitSpec};
+use crate::error::Result;
 
 /// "00".."99": two decimal digits per lookup.
 const DIGIT_PAIRS: &[u8; 200] = b"\
@@ -54,7 +55,7 @@ const fn decimal_len(v: u64) -> usize {
     n
 }
 
-pub(super) const DECIMAL_SPEC: DigitSpec = DigitSpec {
+const DECIMAL_SPEC: DigitSpec = DigitSpec {
     codec: "decimal",
     radix: 10,
     value: decimal_value,
@@ -66,4 +67,9 @@ pub(super) const DECIMAL_SPEC: DigitSpec = DigitSpec {
 
 fn decimal_value(c: char) -> Option<u8> {
     c.to_digit(10).map(|d| d as u8)
+}
+
+/// Reads decimal text, as [`Codec::decode`](super::Codec::decode) describes.
+pub(super) fn decode(s: &str) -> Result<u64> {
+    decode_digits(s, 0, &DECIMAL_SPEC)
 }

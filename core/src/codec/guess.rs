@@ -1,6 +1,6 @@
 //! Decoding without a named codec: the codec is told by the text's shape.
 
-use super::Codec;
+use super::{base62, crockford32, decimal, hex};
 use crate::error::{Error, Result};
 
 /// Decodes an ID whose codec is not known, guessing from its shape.
@@ -34,6 +34,9 @@ use crate::error::{Error, Result};
 /// assert!(decode_any("xyz").is_err());
 /// # Ok::<(), idmint::Error>(())
 /// ```
+///
+/// [`Codec::decode`]: super::Codec::decode
+/// [`Codec::Hex`]: super::Codec::Hex
 pub fn decode_any(s: &str) -> Result<u64> {
     if s.is_empty() {
         return Err(Error::InvalidEncoding {
@@ -43,13 +46,13 @@ pub fn decode_any(s: &str) -> Result<u64> {
         });
     }
     if s.bytes().all(|b| b.is_ascii_digit()) {
-        return Codec::Decimal.decode(s);
+        return decimal::decode(s);
     }
     // Base32 text may begin with `0X` (Crockford has an X): 13 characters with an upper-case
     // `0X` are base32, as `Codec::Base32` writes them; hex is written with a lower-case `0x`.
     match s.get(..2) {
         Some("0x" | "0X") if s.len() == 11 => {
-            return match (Codec::Hex.decode(s), Codec::Base62.decode(s)) {
+            return match (hex::decode(s), base62::decode(s)) {
                 (Ok(_), Ok(_)) => Err(Error::InvalidEncoding {
                     codec: "auto",
                     at: 0,
@@ -59,13 +62,13 @@ pub fn decode_any(s: &str) -> Result<u64> {
                 (Err(e), Err(_)) => Err(e),
             };
         }
-        Some("0x") => return Codec::Hex.decode(s),
-        Some("0X") if s.len() != 13 => return Codec::Hex.decode(s),
+        Some("0x") => return hex::decode(s),
+        Some("0X") if s.len() != 13 => return hex::decode(s),
         _ => {}
     }
     match s.chars().count() {
-        13 => Codec::Base32.decode(s),
-        11 => Codec::Base62.decode(s),
+        13 => crockford32::decode(s),
+        11 => base62::decode(s),
         n => Err(Error::InvalidEncoding {
             codec: "auto",
             at: 0,

@@ -46,14 +46,13 @@ mod radix;
 #[cfg(test)]
 mod tests;
 
-use base62::{BASE62, BASE62_SPEC};
-use crockford32::{BASE32, BASE32_SPEC};
-use decimal::DECIMAL_SPEC;
+use base62::BASE62;
+use crockford32::BASE32;
 pub use decimal::{decimal_into, DECIMAL_MAX_LEN};
 pub use guess::decode_any;
-use hex::{HEX, HEX_SPEC};
+use hex::HEX;
 pub use output::{Encoded, SliceWriter};
-use radix::{decode_digits, encode_radix, MAX_LEN};
+use radix::{encode_radix, MAX_LEN};
 
 /// A text form for 64-bit IDs.
 ///
@@ -219,23 +218,10 @@ impl Codec {
     /// ```
     pub fn decode(self, s: &str) -> Result<u64> {
         match self {
-            Codec::Decimal => decode_digits(s, 0, &DECIMAL_SPEC),
-            Codec::Hex => {
-                let (body, offset) = match s.get(..2) {
-                    Some("0x" | "0X") => (&s[2..], 2),
-                    _ => (s, 0),
-                };
-                if offset == 2 && body.is_empty() {
-                    return Err(Error::InvalidEncoding {
-                        codec: "hex",
-                        at: 2,
-                        reason: "no digits after the 0x prefix",
-                    });
-                }
-                decode_digits(body, offset, &HEX_SPEC)
-            }
-            Codec::Base32 => decode_digits(s, 0, &BASE32_SPEC),
-            Codec::Base62 => decode_digits(s, 0, &BASE62_SPEC),
+            Codec::Decimal => decimal::decode(s),
+            Codec::Hex => hex::decode(s),
+            Codec::Base32 => crockford32::decode(s),
+            Codec::Base62 => base62::decode(s),
         }
     }
 }
