@@ -50,7 +50,7 @@ mod ours {
 
     /// `uuid_clock::ulid()`: monotonic within a millisecond, across threads.
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
-    fn ulid() -> idmint::ulid::Ulid {
+    fn ulid() -> idmint::formats::ulid::Ulid {
         idmint::uuid_clock::ulid().unwrap()
     }
 

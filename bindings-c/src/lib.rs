@@ -55,7 +55,7 @@ mod obfuscate;
 
 mod leased;
 
-mod segments;
+mod segment;
 
 mod ffi;
 
@@ -65,7 +65,7 @@ pub use layout::*;
 pub use leased::*;
 pub use named::*;
 pub use obfuscate::*;
-pub use segments::*;
+pub use segment::*;
 pub use snowflake::*;
 pub use typeid::*;
 pub use ulid::*;

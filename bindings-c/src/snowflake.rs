@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use idmint_core::options::{OptionValue, Options};
+use idmint_core::snowflake::options::{OptionValue, Options};
 use idmint_core::{AtomicSnowflake, Error, Run, Snowflake, Stats};
 
 use crate::error::{guard, idmint_status, Fail};

@@ -1,10 +1,10 @@
 //! TypeIDs (spec v0.3): a type prefix and a UUID, `user_01h455vb4pex5vsknk084sn02q`. Minted on
 //! the core's process-wide v7 generator (`idmint::uuid_clock::typeid`), parsed and formatted by
-//! `idmint::typeid::TypeId`.
+//! `idmint::formats::typeid::TypeId`.
 
 use std::ffi::c_char;
 
-use idmint_core::typeid::{self, TypeId};
+use idmint_core::formats::typeid::{self, TypeId};
 use idmint_core::{uuid_clock, Uuid};
 
 use crate::error::{guard, idmint_status};

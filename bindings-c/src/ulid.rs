@@ -1,11 +1,11 @@
 //! ULIDs: 48 bits of Unix milliseconds and 80 random bits, written as 26 Crockford base32
 //! characters. Minted on the core's process-wide monotonic generator
-//! (`idmint::uuid_clock::ulid`), or sans-IO by `idmint::ulid::UlidGenerator`.
+//! (`idmint::uuid_clock::ulid`), or sans-IO by `idmint::formats::ulid::UlidGenerator`.
 
 use std::ffi::c_char;
 use std::sync::{Mutex, PoisonError};
 
-use idmint_core::ulid::{self, Ulid, UlidGenerator};
+use idmint_core::formats::ulid::{self, Ulid, UlidGenerator};
 use idmint_core::uuid_clock;
 
 use crate::error::{guard, idmint_status, Fail};

@@ -7,9 +7,9 @@
 
 use std::ffi::c_char;
 
+use idmint_core::formats::uuid::{self, Uuid, V7Method};
 use idmint_core::named::NamedConfig;
 use idmint_core::uuid_clock;
-use idmint_core::uuids::{self, Uuid, V7Method};
 use idmint_core::{Error, Name, UuidGenerator};
 
 use crate::error::{guard, idmint_status, Fail};
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || {
-            Ok::<_, Fail>(uuids::v4(fixed(random, random_len, "random", why)?))
+            Ok::<_, Fail>(uuid::v4(fixed(random, random_len, "random", why)?))
         })
     }
 }
@@ -174,7 +174,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || {
-            Ok::<_, Fail>(uuids::v7(
+            Ok::<_, Fail>(uuid::v7(
                 unix_ms,
                 fixed(random, random_len, "random", V7_BYTES)?,
             ))
@@ -204,7 +204,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || {
-            Ok::<_, Fail>(uuids::v1(
+            Ok::<_, Fail>(uuid::v1(
                 ticks,
                 clock_seq,
                 fixed(node, node_len, "node", V1_NODE)?,
@@ -237,7 +237,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
     unsafe {
         put(out_uuid, "out_uuid", || {
             let n = fixed(node, node_len, "node", V1_NODE)?;
-            Ok::<_, Fail>(uuids::v1_random_node(
+            Ok::<_, Fail>(uuid::v1_random_node(
                 unix_ms,
                 ticks_100ns_extra,
                 clock_seq,
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn idmint_uuid_v6_at(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || {
-            Ok::<_, Fail>(uuids::v6(
+            Ok::<_, Fail>(uuid::v6(
                 ticks,
                 clock_seq,
                 fixed(node, node_len, "node", V6_NODE)?,
@@ -312,7 +312,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_to_v6(
     // SAFETY: the caller's contract.
     unsafe {
         call(uuid, "uuid", out_uuid, "out_uuid", |u| {
-            uuids::v1_to_v6(&get(u))
+            uuid::v1_to_v6(&get(u))
         })
     }
 }
@@ -330,7 +330,7 @@ pub unsafe extern "C" fn idmint_uuid_v6_to_v1(
     // SAFETY: the caller's contract.
     unsafe {
         call(uuid, "uuid", out_uuid, "out_uuid", |u| {
-            uuids::v6_to_v1(&get(u))
+            uuid::v6_to_v1(&get(u))
         })
     }
 }
@@ -351,7 +351,7 @@ pub unsafe extern "C" fn idmint_uuid_v8(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || {
-            Ok::<_, Fail>(uuids::v8(fixed(bytes, bytes_len, "bytes", why)?))
+            Ok::<_, Fail>(uuid::v8(fixed(bytes, bytes_len, "bytes", why)?))
         })
     }
 }
@@ -373,7 +373,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_from_fields(
     // SAFETY: the caller's contract.
     unsafe {
         put(out_uuid, "out_uuid", || {
-            uuids::v8_from_fields(custom_a, u64::from(custom_b), custom_c)
+            uuid::v8_from_fields(custom_a, u64::from(custom_b), custom_c)
         })
     }
 }
@@ -392,7 +392,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_fields(
     unsafe {
         call(uuid, "uuid", out_fields, "out_fields", |u| {
             let (custom_a, custom_b, custom_c) =
-                uuids::v8_fields(&get(u)).ok_or(Error::InvalidArgument {
+                uuid::v8_fields(&get(u)).ok_or(Error::InvalidArgument {
                     argument: Name::lossy("uuid"),
                     reason: "not a version 8 UUID",
                 })?;
@@ -408,13 +408,13 @@ pub unsafe extern "C" fn idmint_uuid_v8_fields(
 /// @brief The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
 #[no_mangle]
 pub extern "C" fn idmint_uuid_nil() -> idmint_uuid {
-    uuids::NIL.into()
+    uuid::NIL.into()
 }
 
 /// @brief The Max UUID, all 128 bits one (RFC 9562 section 5.10).
 #[no_mangle]
 pub extern "C" fn idmint_uuid_max() -> idmint_uuid {
-    uuids::MAX.into()
+    uuid::MAX.into()
 }
 
 /// @brief Fills an array with version 7 UUIDs from the process-wide generator of
@@ -479,7 +479,7 @@ pub unsafe extern "C" fn idmint_uuid_v3(
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { name_based(uuids::v3, ns, name, name_len, out_uuid) }
+    unsafe { name_based(uuid::v3, ns, name, name_len, out_uuid) }
 }
 
 /// @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
@@ -493,7 +493,7 @@ pub unsafe extern "C" fn idmint_uuid_v5(
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { name_based(uuids::v5, ns, name, name_len, out_uuid) }
+    unsafe { name_based(uuid::v5, ns, name, name_len, out_uuid) }
 }
 
 /// @brief A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's bytes
@@ -507,7 +507,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_sha256(
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { name_based(uuids::v8_sha256, ns, name, name_len, out_uuid) }
+    unsafe { name_based(uuid::v8_sha256, ns, name, name_len, out_uuid) }
 }
 
 /// @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
@@ -521,10 +521,10 @@ pub unsafe extern "C" fn idmint_uuid_namespace(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || match c_str(name, "name")? {
-            "dns" => Ok(uuids::NAMESPACE_DNS),
-            "url" => Ok(uuids::NAMESPACE_URL),
-            "oid" => Ok(uuids::NAMESPACE_OID),
-            "x500" => Ok(uuids::NAMESPACE_X500),
+            "dns" => Ok(uuid::NAMESPACE_DNS),
+            "url" => Ok(uuid::NAMESPACE_URL),
+            "oid" => Ok(uuid::NAMESPACE_OID),
+            "x500" => Ok(uuid::NAMESPACE_X500),
             _ => Err(Fail::Arg("namespace is dns, url, oid or x500")),
         })
     }
@@ -545,7 +545,7 @@ pub unsafe extern "C" fn idmint_uuid_parse(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_uuid, "out_uuid", || {
-            Ok::<_, Fail>(uuids::parse(c_str(text, "text")?)?)
+            Ok::<_, Fail>(uuid::parse(c_str(text, "text")?)?)
         })
     }
 }
@@ -582,7 +582,7 @@ pub unsafe extern "C" fn idmint_uuid_inspect(
     // SAFETY: the caller's contract.
     unsafe {
         read(uuid, "uuid", out_info, "out_info", |u| {
-            let info = uuids::inspect(&get(u));
+            let info = uuid::inspect(&get(u));
             let (variant, name): (_, &'static [u8]) = match info.variant {
                 "ncs" => (IDMINT_UUID_VARIANT_NCS, b"ncs\0"),
                 "rfc9562" => (IDMINT_UUID_VARIANT_RFC9562, b"rfc9562\0"),

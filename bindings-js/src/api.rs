@@ -176,7 +176,7 @@ macro_rules! format_functions_api {
             "uuid1ToUuid6" uuid1_to_uuid6(uuid) -> uuid { values::uuid1_to_uuid6(h, uuid) }
             "uuid6ToUuid1" uuid6_to_uuid1(uuid) -> uuid { values::uuid6_to_uuid1(h, uuid) }
             "parseUuid" parse_uuid(text) -> uuid {
-                idmint::uuids::parse(&string_arg(h, text, "text")?).or_throw(h)
+                idmint::formats::uuid::parse(&string_arg(h, text, "text")?).or_throw(h)
             }
             "uuidInfo" uuid_info(uuid) -> value { values::uuid_info(h, uuid) }
             "typeidFromUuid" typeid_from_uuid(prefix, uuid) -> String {

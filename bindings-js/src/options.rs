@@ -1,10 +1,10 @@
-//! Option objects into the core's options by key ([`idmint::options`], and the coord crate's
+//! Option objects into the core's options by key ([`idmint::snowflake::options`], and the coord crate's
 //! `LeasedOptions` / `SegmentOptions`), and node arguments into [`Layout::node_from_parts`]'s
 //! rule. The core names the keys, says what each takes, gives the defaults and answers unknown
 //! keys and sub-fields (`ERR_INVALID_ARG_VALUE`); this module only converts each value by what
 //! its key takes. `undefined` and `null` values count as absent.
 
-use idmint::options::{find_key, OptionValue, Options, Takes};
+use idmint::snowflake::options::{find_key, OptionValue, Options, Takes};
 use idmint::{Config, Error, Layout, Name, Parts};
 
 use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg, wrong};
@@ -35,7 +35,10 @@ impl KeyedOptions for Options {
         Options::set_node_part(self, name, v)
     }
     fn camel_keys() -> Vec<&'static str> {
-        idmint::options::KEYS.iter().map(|k| k.camel).collect()
+        idmint::snowflake::options::KEYS
+            .iter()
+            .map(|k| k.camel)
+            .collect()
     }
 }
 
@@ -51,7 +54,7 @@ impl KeyedOptions for idmint_coord::options::LeasedOptions {
         Self::set_node_part(self, name, v)
     }
     fn camel_keys() -> Vec<&'static str> {
-        let generator = idmint::options::KEYS.iter();
+        let generator = idmint::snowflake::options::KEYS.iter();
         let lease = idmint_coord::options::LEASE_KEYS.iter();
         generator.chain(lease).map(|k| k.camel).collect()
     }

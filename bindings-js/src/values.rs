@@ -3,10 +3,10 @@
 //! both packages export alike (codecs, obfuscators, UUID namespaces).
 
 use idmint::codec::{decode_any, Codec};
+use idmint::formats::typeid::TypeId;
+use idmint::formats::ulid::Ulid;
+use idmint::formats::uuid::{self, Uuid};
 use idmint::named::NamedConfig;
-use idmint::typeid::TypeId;
-use idmint::ulid::Ulid;
-use idmint::uuids::{self, Uuid};
 use idmint::{Config, Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
 use crate::convert::{
@@ -94,18 +94,18 @@ pub fn date_ms(ms: u64) -> f64 {
 /// A UUID namespace argument: a UUID string or `dns`, `url`, `oid`, `x500`.
 pub fn namespace<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
     Ok(match string_arg(h, v, "namespace")?.as_str() {
-        "dns" => uuids::NAMESPACE_DNS,
-        "url" => uuids::NAMESPACE_URL,
-        "oid" => uuids::NAMESPACE_OID,
-        "x500" => uuids::NAMESPACE_X500,
-        other => uuids::parse(other).or_throw(h)?,
+        "dns" => uuid::NAMESPACE_DNS,
+        "url" => uuid::NAMESPACE_URL,
+        "oid" => uuid::NAMESPACE_OID,
+        "x500" => uuid::NAMESPACE_X500,
+        other => uuid::parse(other).or_throw(h)?,
     })
 }
 
 /// `uuidInfo(text)`: version, variant and (v1, v6, v7) creation time of a UUID string.
 pub fn uuid_info<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
-    let u = uuids::parse(&string_arg(h, v, "uuid")?).or_throw(h)?;
-    let i = uuids::inspect(&u);
+    let u = uuid::parse(&string_arg(h, v, "uuid")?).or_throw(h)?;
+    let i = uuid::inspect(&u);
     let unix_ms = i.unix_ms.map_or(Out::Null, Out::Big);
     h.object(&[
         ("version", Out::Num(f64::from(i.version))),
@@ -202,7 +202,7 @@ pub fn uuid_text(u: &Uuid) -> String {
 
 /// A UUID argument given as text (any form `parseUuid` reads).
 pub fn uuid_arg<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<Uuid, H::Error> {
-    uuids::parse(&string_arg(h, v, what)?).or_throw(h)
+    uuid::parse(&string_arg(h, v, what)?).or_throw(h)
 }
 
 /// A `u16` argument (a clock sequence, extra ticks).
@@ -223,8 +223,8 @@ pub fn uuid_v1_or_v6_at<H: Host>(
     let seq = u16_arg(h, clock_seq, "clockSeq")?;
     let node = bytes_arg(h, node, "node")?;
     Ok(match version {
-        1 => uuids::v1(ticks, seq, node),
-        _ => uuids::v6(ticks, seq, node),
+        1 => uuid::v1(ticks, seq, node),
+        _ => uuid::v6(ticks, seq, node),
     })
 }
 
@@ -239,7 +239,7 @@ pub fn uuid1_random_node<H: Host>(
     let ms = u64_arg(h, unix_ms, "unixMs")?;
     let extra = u16_arg(h, extra_ticks, "extraTicks")?;
     let seq = u16_arg(h, clock_seq, "clockSeq")?;
-    Ok(uuids::v1_random_node(
+    Ok(uuid::v1_random_node(
         ms,
         extra,
         seq,
@@ -250,7 +250,7 @@ pub fn uuid1_random_node<H: Host>(
 /// `uuid7At(unixMs, random)`: the pure v7 constructor.
 pub fn uuid7_at<H: Host>(h: &H, unix_ms: &H::Value, random: &H::Value) -> Result<Uuid, H::Error> {
     let ms = u64_arg(h, unix_ms, "unixMs")?;
-    Ok(uuids::v7(ms, bytes_arg(h, random, "random")?))
+    Ok(uuid::v7(ms, bytes_arg(h, random, "random")?))
 }
 
 /// `uuid3(namespace, name)`, `uuid5(...)` and `uuid8Sha256(...)` (`version` 3, 5 or 8): the
@@ -264,9 +264,9 @@ pub fn uuid_name_based<H: Host>(
     let ns = self::namespace(h, namespace)?;
     let name = text_or_bytes_arg(h, name, "name")?;
     Ok(match version {
-        3 => uuids::v3(&ns, &name),
-        5 => uuids::v5(&ns, &name),
-        _ => uuids::v8_sha256(&ns, &name),
+        3 => uuid::v3(&ns, &name),
+        5 => uuid::v5(&ns, &name),
+        _ => uuid::v8_sha256(&ns, &name),
     })
 }
 
@@ -278,14 +278,14 @@ pub fn uuid4<H: Host>(
     os: impl FnOnce() -> idmint::Result<Uuid>,
 ) -> Result<Uuid, H::Error> {
     match random.filter(|r| !is_nullish(h, r)) {
-        Some(r) => Ok(uuids::v4(bytes_arg(h, r, "random")?)),
+        Some(r) => Ok(uuid::v4(bytes_arg(h, r, "random")?)),
         None => os().or_throw(h),
     }
 }
 
 /// `uuid8(bytes)`: 16 caller bytes with the version and variant set.
 pub fn uuid8<H: Host>(h: &H, bytes: &H::Value) -> Result<Uuid, H::Error> {
-    Ok(uuids::v8(bytes_arg(h, bytes, "bytes")?))
+    Ok(uuid::v8(bytes_arg(h, bytes, "bytes")?))
 }
 
 /// `uuid8FromFields(customA, customB, customC)`; a value past its field throws the core's
@@ -299,14 +299,14 @@ pub fn uuid8_from_fields<H: Host>(
     let a = u64_arg(h, a, "customA")?;
     let b = u64_arg(h, b, "customB")?;
     let c = u64_arg(h, c, "customC")?;
-    uuids::v8_from_fields(a, b, c).or_throw(h)
+    uuid::v8_from_fields(a, b, c).or_throw(h)
 }
 
 /// `uuid8Fields(uuid)`: `{customA, customB, customC}` (bigint, number, bigint) or `null` for a
 /// UUID that is not version 8.
 pub fn uuid8_fields<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
     let u = uuid_arg(h, v, "uuid")?;
-    match uuids::v8_fields(&u) {
+    match uuid::v8_fields(&u) {
         None => h.value(Out::Null),
         Some((a, b, c)) => h.object(&[
             ("customA", Out::Big(a)),
@@ -318,19 +318,19 @@ pub fn uuid8_fields<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> 
 
 /// `uuid1ToUuid6(text)`.
 pub fn uuid1_to_uuid6<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
-    uuids::v1_to_v6(&uuid_arg(h, v, "uuid")?).or_throw(h)
+    uuid::v1_to_v6(&uuid_arg(h, v, "uuid")?).or_throw(h)
 }
 
 /// `uuid6ToUuid1(text)`.
 pub fn uuid6_to_uuid1<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
-    uuids::v6_to_v1(&uuid_arg(h, v, "uuid")?).or_throw(h)
+    uuid::v6_to_v1(&uuid_arg(h, v, "uuid")?).or_throw(h)
 }
 
 /// The v7 method argument: `'counter'` (default), `'random_increment'`, `'sub_millisecond'`.
-pub fn v7_method<H: Host>(h: &H, v: Option<&H::Value>) -> Result<uuids::V7Method, H::Error> {
+pub fn v7_method<H: Host>(h: &H, v: Option<&H::Value>) -> Result<uuid::V7Method, H::Error> {
     match opt_string_arg(h, v, "method")? {
-        None => Ok(uuids::V7Method::Counter),
-        Some(name) => uuids::V7Method::parse(&name).or_throw(h),
+        None => Ok(uuid::V7Method::Counter),
+        Some(name) => uuid::V7Method::parse(&name).or_throw(h),
     }
 }
 

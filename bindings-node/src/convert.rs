@@ -22,7 +22,7 @@ pub(crate) fn date(env: &Env, ms: u64) -> napi::Result<napi::JsDate<'_>> {
 }
 
 /// A UUID as JavaScript sees it: its lower-case hyphenated text.
-pub(crate) fn js_uuid(u: &idmint::uuids::Uuid) -> String {
+pub(crate) fn js_uuid(u: &idmint::formats::uuid::Uuid) -> String {
     u.hyphenated().to_string()
 }
 

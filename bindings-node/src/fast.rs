@@ -323,7 +323,7 @@ pub(crate) fn adopt(env: &Env, obj: sys::napi_value, gen: &Rc<CoreSnowflake>) ->
 
 /// A UUID's lower-case hyphenated text as a new JavaScript string, spelled into a stack buffer
 /// (Latin-1: no UTF-8 validation, no allocation in Rust).
-fn uuid_string(env: &Env, u: &idmint::uuids::Uuid) -> napi::Result<sys::napi_value> {
+fn uuid_string(env: &Env, u: &idmint::formats::uuid::Uuid) -> napi::Result<sys::napi_value> {
     let mut buf = [0u8; 36];
     ascii_string(env, u.hyphenated().encode_lower(&mut buf).as_bytes())
 }
@@ -331,7 +331,7 @@ fn uuid_string(env: &Env, u: &idmint::uuids::Uuid) -> napi::Result<sys::napi_val
 /// The texts of `uuids` back to back, as one new JavaScript string.
 pub(crate) fn uuid_texts(
     env: &Env,
-    uuids: &[idmint::uuids::Uuid],
+    uuids: &[idmint::formats::uuid::Uuid],
 ) -> napi::Result<sys::napi_value> {
     let mut buf = vec![0u8; uuids.len() * 36];
     for (u, chunk) in uuids.iter().zip(buf.chunks_exact_mut(36)) {
@@ -390,7 +390,7 @@ unsafe extern "C" fn typeid(env: sys::napi_env, info: sys::napi_callback_info) -
         ok(st, "read the call")?;
         let prefix = string_arg(&h, &arg, "prefix")?;
         let id = idmint::uuid_clock::typeid(&prefix).map_err(|err| core(&h, err))?;
-        let mut buf = [0u8; idmint::typeid::MAX_LEN];
+        let mut buf = [0u8; idmint::formats::typeid::MAX_LEN];
         let n = id.encode_into(&mut buf).map_err(|err| core(&h, err))?;
         ascii_string(e, buf.get(..n).ok_or_else(|| failed("spell a TypeID"))?)
     })

@@ -45,6 +45,6 @@ impl Layout {
 
     #[napi(catch_unwind)]
     pub fn presets() -> Vec<&'static str> {
-        idmint::preset::NAMES.to_vec()
+        idmint::snowflake::preset::NAMES.to_vec()
     }
 }

@@ -5,7 +5,7 @@
 
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::uuid_clock::{self, random_fill};
-use idmint::uuids::{Uuid, V7Method};
+use idmint::formats::uuid::{Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
 use idmint_js::convert::{batch_arg, bytes_arg, random_source, u64_arg};

@@ -1,13 +1,13 @@
-//! TypeIDs and ULIDs (`idmint::typeid`, `idmint::ulid`): `typeid(prefix)` and `ulid()` as text
+//! TypeIDs and ULIDs (`idmint::formats::typeid`, `idmint::formats::ulid`): `typeid(prefix)` and `ulid()` as text
 //! from the core's process-wide generators (`idmint::uuid_clock`), the value classes `TypeId`
 //! and `Ulid` (parse, fields, the UUID as a stdlib `uuid.UUID`), and the sans-IO generators
 //! `TypeIdGenerator` and `UlidGenerator` for replays. Conversions only.
 
 use std::sync::Mutex;
 
-use idmint::typeid::MAX_LEN;
+use idmint::formats::typeid::MAX_LEN;
 use idmint::uuid_clock;
-use idmint::uuids::V7Method;
+use idmint::formats::uuid::V7Method;
 use idmint::{TypeId, TypeIdGenerator, Ulid, UlidGenerator};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

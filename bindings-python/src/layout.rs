@@ -1,4 +1,4 @@
-//! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes, and the layout
+//! `Layout`, `Field` and `Parts`: the core's `idmint::snowflake::layout` as Python classes, and the layout
 //! and node arguments other classes take.
 
 use idmint::{Layout, Options, Parts};

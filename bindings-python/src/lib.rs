@@ -1,22 +1,22 @@
 //! `idmint._native`: the Python binding of the `idmint` core. It converts types and errors
 //! only; every ID decision is the core's. One module per core module:
 //!
-//! | module         | core                          | Python                                              |
-//! |----------------|-------------------------------|-----------------------------------------------------|
-//! | `error`        | `Error`, `ErrorKind`          | `IdmintError` and one subclass per kind              |
-//! | `layout`       | `layout`                      | `Layout`, `Field`, `Parts`                           |
-//! | `options`      | `options`, `coord::options`   | keyword arguments → the core's options by key        |
-//! | `snowflake`    | `Snowflake`, `AtomicSnowflake`| `Snowflake`, `AtomicSnowflake`                       |
-//! | `stats`        | `Stats`, `Run`                | `Stats`, `Run`                                       |
-//! | `clock`        | `Clock`                       | (the system clock, waiting without the GIL)          |
-//! | `codec`        | `codec`                       | `encode`, `decode_str`                               |
-//! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
-//! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
-//! | `formats`      | `typeid`, `ulid`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators |
-//! | `int128`       | —                             | a UUID's 128 bits as an `int`, CPython's fast way    |
-//! | `leased`       | `idmint_coord::leased`        | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`         |
-//! | `segment`      | `idmint_coord::segment`       | `SegmentAllocator`, `SegmentKeyStats`                |
-//! | `named`        | `idmint_coord::named`         | `from_config`, `NamedGenerator`                      |
+//! | module      | core                                   | Python                                                   |
+//! |-------------|----------------------------------------|----------------------------------------------------------|
+//! | `error`     | `Error`, `ErrorKind`                   | `IdmintError` and one subclass per kind                  |
+//! | `layout`    | `snowflake::layout`                    | `Layout`, `Field`, `Parts`                               |
+//! | `options`   | `snowflake::options`, `coord::options` | keyword arguments → the core's options by key            |
+//! | `snowflake` | `Snowflake`, `AtomicSnowflake`         | `Snowflake`, `AtomicSnowflake`                           |
+//! | `stats`     | `Stats`, `Run`                         | `Stats`, `Run`                                           |
+//! | `clock`     | `Clock`                                | (the system clock, waiting without the GIL)              |
+//! | `codec`     | `codec`                                | `encode`, `decode_str`                                   |
+//! | `obfuscate` | `obfuscate`                            | `Obfuscator`, `SortableObfuscator`                       |
+//! | `uuid`      | `formats::uuid`, `named` (UUID kinds)  | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
+//! | `formats`   | `formats::{typeid, ulid}`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators     |
+//! | `int128`    | —                                      | a UUID's 128 bits as an `int`, CPython's fast way        |
+//! | `leased`    | `idmint_coord::leased`                 | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`             |
+//! | `segment`   | `idmint_coord::segment`                | `SegmentAllocator`, `SegmentKeyStats`                    |
+//! | `named`     | `idmint_coord::named`                  | `from_config`, `NamedGenerator`                          |
 //!
 //! The module supports free-threaded Python (`gil_used = false`): every class is `frozen`,
 //! generators are lock-free (Snowflake) or hold a short internal lock (UUIDs). `methods` writes
@@ -57,7 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<layout::PyField>()?;
     m.add_class::<layout::PyParts>()?;
-    m.add("PRESETS", idmint::preset::NAMES.to_vec())?;
+    m.add("PRESETS", idmint::snowflake::preset::NAMES.to_vec())?;
     m.add_class::<snowflake::PySnowflake>()?;
     m.add_class::<snowflake::PyAtomicSnowflake>()?;
     m.add_class::<stats::PyStats>()?;
@@ -95,8 +95,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuid::uuid6_to_uuid1, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid7s, m)?)?;
     m.add_class::<uuid::PyV7Generator>()?;
-    m.add("NIL", uuid::PyUuid(idmint::uuids::NIL))?;
-    m.add("MAX", uuid::PyUuid(idmint::uuids::MAX))?;
+    m.add("NIL", uuid::PyUuid(idmint::formats::uuid::NIL))?;
+    m.add("MAX", uuid::PyUuid(idmint::formats::uuid::MAX))?;
     m.add_function(wrap_pyfunction!(formats::typeid, m)?)?;
     m.add_function(wrap_pyfunction!(formats::ulid, m)?)?;
     m.add_class::<formats::PyTypeId>()?;

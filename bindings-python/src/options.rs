@@ -3,7 +3,7 @@
 //! own the keys, their defaults and their checks.
 
 use idmint::named::NamedConfig;
-use idmint::options::{OptionValue, Options, KEYS};
+use idmint::snowflake::options::{OptionValue, Options, KEYS};
 use idmint::Config;
 use pyo3::prelude::*;
 

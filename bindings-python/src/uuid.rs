@@ -1,4 +1,4 @@
-//! UUIDs (`idmint::uuids`, `idmint::named`) as stdlib `uuid.UUID` objects: module-level
+//! UUIDs (`idmint::formats::uuid`, `idmint::named`) as stdlib `uuid.UUID` objects: module-level
 //! `uuid1/3/4/5/6/7`, `uuid7s(n)`, v8 and the v1/v6 conversions, the sans-IO constructors
 //! (`uuid4(random)`, `uuid7_at`, `uuid1_at`, `uuid6_at`, ...), `parse_uuid`, `uuid_info`,
 //! `NIL`/`MAX`, `UuidGenerator` (clocked, with a sans-IO `next_at`) and the sans-IO
@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use idmint::named::NamedConfig;
 use idmint::uuid_clock::{self, random_fill};
-use idmint::uuids::{self, Uuid, V7Generator, V7Method};
+use idmint::formats::uuid::{self, Uuid, V7Generator, V7Method};
 use idmint::UuidGenerator;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -193,7 +193,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for UuidArg {
     type Error = PyErr;
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(UuidArg(uuids::parse(&s.to_cow()?).py()?));
+            return Ok(UuidArg(uuid::parse(&s.to_cow()?).py()?));
         }
         if obj.is_instance(uuid_type(obj.py())?)? {
             let v: u128 = obj.getattr(intern!(obj.py(), "int"))?.extract()?;
@@ -350,7 +350,7 @@ pub fn uuid1() -> PyResult<PyUuid> {
 /// A version 3 (MD5) UUID of `namespace` and `name`; equal to `uuid.uuid3`.
 #[pyfunction]
 pub fn uuid3(namespace: UuidArg, name: NameArg) -> PyUuid {
-    PyUuid(uuids::v3(&namespace.0, &name.0))
+    PyUuid(uuid::v3(&namespace.0, &name.0))
 }
 
 /// A version 4 (random) UUID from the OS, or from exactly 16 given `random` bytes.
@@ -358,7 +358,7 @@ pub fn uuid3(namespace: UuidArg, name: NameArg) -> PyUuid {
 #[pyo3(signature = (random = None))]
 pub fn uuid4(random: Option<&[u8]>) -> PyResult<PyUuid> {
     match random {
-        Some(b) => Ok(PyUuid(uuids::v4(fixed::<16>(b, "random")?))),
+        Some(b) => Ok(PyUuid(uuid::v4(fixed::<16>(b, "random")?))),
         None => uuid_clock::uuid4().py().map(PyUuid),
     }
 }
@@ -366,14 +366,14 @@ pub fn uuid4(random: Option<&[u8]>) -> PyResult<PyUuid> {
 /// A version 5 (SHA-1) UUID of `namespace` and `name`; equal to `uuid.uuid5`.
 #[pyfunction]
 pub fn uuid5(namespace: UuidArg, name: NameArg) -> PyUuid {
-    PyUuid(uuids::v5(&namespace.0, &name.0))
+    PyUuid(uuid::v5(&namespace.0, &name.0))
 }
 
 /// A name-based version 8 UUID: the first 16 bytes of SHA-256 over `namespace` and `name`
 /// (RFC 9562 appendix B.2); the same UUID as every idmint surface gives.
 #[pyfunction]
 pub fn uuid8_sha256(namespace: UuidArg, name: NameArg) -> PyUuid {
-    PyUuid(uuids::v8_sha256(&namespace.0, &name.0))
+    PyUuid(uuid::v8_sha256(&namespace.0, &name.0))
 }
 
 /// A version 7 UUID from the process-wide monotonic generator: strictly increasing within the
@@ -386,14 +386,14 @@ pub fn uuid7() -> PyResult<PyUuid> {
 /// Sans-IO version 7 UUID from `unix_ms` and 10 `random` bytes (not monotonic by itself).
 #[pyfunction]
 pub fn uuid7_at(unix_ms: u64, random: &[u8]) -> PyResult<PyUuid> {
-    Ok(PyUuid(uuids::v7(unix_ms, fixed::<10>(random, "random")?)))
+    Ok(PyUuid(uuid::v7(unix_ms, fixed::<10>(random, "random")?)))
 }
 
 /// Sans-IO version 1 UUID from 100 ns ticks since 1582-10-15, a clock sequence (14 bits
 /// used) and a 6-byte random node (its multicast bit is forced on).
 #[pyfunction]
 pub fn uuid1_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
-    Ok(PyUuid(uuids::v1(
+    Ok(PyUuid(uuid::v1(
         ticks,
         clock_seq,
         fixed::<6>(node, "node")?,
@@ -410,7 +410,7 @@ pub fn uuid1_random_node(
     node: &[u8],
 ) -> PyResult<PyUuid> {
     let node = fixed::<6>(node, "node")?;
-    Ok(PyUuid(uuids::v1_random_node(
+    Ok(PyUuid(uuid::v1_random_node(
         unix_ms,
         ticks_100ns_extra,
         clock_seq,
@@ -422,12 +422,12 @@ pub fn uuid1_random_node(
 /// InvalidEncoding with the character index.
 #[pyfunction]
 pub fn parse_uuid(text: &str) -> PyResult<PyUuid> {
-    uuids::parse(text).py().map(PyUuid)
+    uuid::parse(text).py().map(PyUuid)
 }
 
 py_record!(
     /// What a UUID says about itself.
-    PyUuidInfo(uuids::UuidInfo) as "UuidInfo";
+    PyUuidInfo(uuid::UuidInfo) as "UuidInfo";
     fields(0) {
         version: u8 = "The version nibble (0-15).",
         variant: &'static str = "`ncs`, `rfc9562`, `microsoft` or `future`.",
@@ -439,7 +439,7 @@ py_record!(
 /// Version, variant and (v1, v6, v7) creation time of a UUID or UUID text.
 #[pyfunction]
 pub fn uuid_info(u: UuidArg) -> PyUuidInfo {
-    PyUuidInfo(uuids::inspect(&u.0))
+    PyUuidInfo(uuid::inspect(&u.0))
 }
 
 /// A version 6 UUID (v1's fields reordered so they sort by time) from the process-wide
@@ -453,7 +453,7 @@ pub fn uuid6() -> PyResult<PyUuid> {
 /// used) and a 6-byte random node (its multicast bit is forced on).
 #[pyfunction]
 pub fn uuid6_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
-    Ok(PyUuid(uuids::v6(
+    Ok(PyUuid(uuid::v6(
         ticks,
         clock_seq,
         fixed::<6>(node, "node")?,
@@ -463,14 +463,14 @@ pub fn uuid6_at(ticks: u64, clock_seq: u16, node: &[u8]) -> PyResult<PyUuid> {
 /// A version 8 (custom) UUID from 16 bytes; the version and variant bits are overwritten.
 #[pyfunction]
 pub fn uuid8(data: &[u8]) -> PyResult<PyUuid> {
-    Ok(PyUuid(uuids::v8(fixed::<16>(data, "data")?)))
+    Ok(PyUuid(uuid::v8(fixed::<16>(data, "data")?)))
 }
 
 /// A version 8 UUID from its custom fields `custom_a` (48 bits), `custom_b` (12 bits) and
 /// `custom_c` (62 bits), as in RFC 9562 appendix B.1; OutOfRange if one does not fit.
 #[pyfunction]
 pub fn uuid8_from_fields(custom_a: u64, custom_b: u64, custom_c: u64) -> PyResult<PyUuid> {
-    uuids::v8_from_fields(custom_a, custom_b, custom_c)
+    uuid::v8_from_fields(custom_a, custom_b, custom_c)
         .py()
         .map(PyUuid)
 }
@@ -479,21 +479,21 @@ pub fn uuid8_from_fields(custom_a: u64, custom_b: u64, custom_c: u64) -> PyResul
 /// of another version.
 #[pyfunction]
 pub fn uuid8_fields(u: UuidArg) -> Option<(u64, u16, u64)> {
-    uuids::v8_fields(&u.0)
+    uuid::v8_fields(&u.0)
 }
 
 /// The version 6 UUID with the same time, clock sequence and node as a version 1 UUID;
 /// InvalidArgument for a UUID of another version.
 #[pyfunction]
 pub fn uuid1_to_uuid6(u: UuidArg) -> PyResult<PyUuid> {
-    uuids::v1_to_v6(&u.0).py().map(PyUuid)
+    uuid::v1_to_v6(&u.0).py().map(PyUuid)
 }
 
 /// The version 1 UUID with the same time, clock sequence and node as a version 6 UUID;
 /// InvalidArgument for a UUID of another version.
 #[pyfunction]
 pub fn uuid6_to_uuid1(u: UuidArg) -> PyResult<PyUuid> {
-    uuids::v6_to_v1(&u.0).py().map(PyUuid)
+    uuid::v6_to_v1(&u.0).py().map(PyUuid)
 }
 
 /// `n` version 7 UUIDs from the process-wide generator, increasing (and above every UUID it

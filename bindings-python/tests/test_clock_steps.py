@@ -26,7 +26,7 @@ import idmint
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 # 1 ms ticks, 64 IDs per tick, and a rollback field with room for a 16 s step back.
 LAYOUT = "time=40@1ms,rollback=2,worker=10,seq=6,epoch=2020-01-01"
-# How often the system clock re-reads the wall clock (core/src/clock.rs REANCHOR_MS).
+# How often the system clock re-reads the wall clock (core/src/clock/system.rs REANCHOR_MS).
 REANCHOR_MS = 1000
 MS = 1_000_000
 # The clocked generator reads a coarse clock, up to a few kernel ticks behind a precise reading.

@@ -53,7 +53,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use idmint::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
+use idmint::clock::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
 use idmint::{Clock, Retry};
 
 /// Differences between the anchored time and `Date.now()` up to this many ms (plus half a

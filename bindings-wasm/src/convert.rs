@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::cell::RefCell;
 
 #[cfg(feature = "formats")]
-use idmint::uuids::Uuid;
+use idmint::formats::uuid::Uuid;
 use idmint::Layout;
 use idmint_js::{Class, Host, JsType, Out};
 use js_sys::{Function, Object, Reflect, Uint8Array};
@@ -150,7 +150,7 @@ macro_rules! wasm_members {
         ms.map(crate::convert::date)
     }};
     (@return uuid $body:block) => {{
-        let u: Result<idmint::uuids::Uuid, wasm_bindgen::JsValue> = $body;
+        let u: Result<idmint::formats::uuid::Uuid, wasm_bindgen::JsValue> = $body;
         u.map(|u| crate::convert::js_uuid(&u))
     }};
     (@return $ret:tt $body:block) => { $body };

@@ -9,9 +9,9 @@ use std::thread::LocalKey;
 
 use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
-use idmint::typeid::TypeId;
-use idmint::ulid::UlidGenerator as CoreUlidGenerator;
-use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator};
+use idmint::formats::typeid::TypeId;
+use idmint::formats::ulid::UlidGenerator as CoreUlidGenerator;
+use idmint::formats::uuid::{self, Uuid, Uuid6Generator, V7Generator};
 use idmint_js::convert::{batch_arg, bytes_arg, u64_arg, with_random};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
@@ -50,7 +50,7 @@ pub fn uuid1() -> Result<JsValue, JsValue> {
 pub fn uuid4(random: JsValue) -> Result<JsValue, JsValue> {
     let os = || {
         let mut b = [0u8; 16];
-        random::fill(&mut b).map(|()| uuids::v4(b))
+        random::fill(&mut b).map(|()| uuid::v4(b))
     };
     values::uuid4(&Web, Some(&random), os).map(|u| js_uuid(&u))
 }

@@ -446,7 +446,7 @@ fn availability(h: &History, rules: &Rules, v: &mut Verdict) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use idmint::layout::Parts;
+    use idmint::snowflake::layout::Parts;
 
     const TTL: u64 = 3_000;
 

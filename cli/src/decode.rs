@@ -4,7 +4,7 @@ use std::io::{BufRead, Read, Write};
 
 use clap::Args;
 use idmint::codec::Codec;
-use idmint::uuids;
+use idmint::formats::uuid;
 use idmint::{AnyId, Error, Layout, Rfc3339};
 
 use crate::common::{parse_codec, parse_layout};
@@ -109,7 +109,7 @@ impl Print for Decoded {
                 _ => Json::Null,
             };
         };
-        let info = uuids::inspect(&u);
+        let info = uuid::inspect(&u);
         let (kind, text) = match self {
             Decoded::TypeId(t) => ("typeid", t.to_string()),
             Decoded::Ulid(x) => ("ulid", x.to_string()),
@@ -137,7 +137,7 @@ impl Print for Decoded {
                 _ => Ok(()),
             };
         };
-        let info = uuids::inspect(&u);
+        let info = uuid::inspect(&u);
         match self {
             Decoded::TypeId(t) => {
                 writeln!(out, "typeid        {t}")?;

@@ -308,7 +308,7 @@ fn inspect_json(layout: &Layout, now: u64) -> Json {
 pub fn run_layouts(args: &LayoutsArgs, out: &mut impl Write) -> CliResult {
     let now = now_ms();
     let mut layouts = Vec::new();
-    for name in idmint::preset::NAMES {
+    for name in idmint::snowflake::preset::NAMES {
         layouts.push(parse_layout(name)?);
     }
     if args.json {
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn picture_lines_have_equal_width() {
-        for name in idmint::preset::NAMES {
+        for name in idmint::snowflake::preset::NAMES {
             let l = Layout::parse(name).unwrap();
             let p = picture(&l);
             let lines: Vec<&str> = p.lines().collect();

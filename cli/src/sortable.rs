@@ -3,9 +3,9 @@
 use std::io::Write;
 
 use clap::Args;
-use idmint::typeid::TypeIdGenerator;
-use idmint::ulid::UlidGenerator;
-use idmint::uuids::V7Method;
+use idmint::formats::typeid::TypeIdGenerator;
+use idmint::formats::ulid::UlidGenerator;
+use idmint::formats::uuid::V7Method;
 use idmint::{os_random_fill, Error};
 
 use crate::common::now_ms;

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::Args;
-use idmint::uuids::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator, V7Method};
+use idmint::formats::uuid::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator, V7Method};
 use idmint::{os_random_fill, Rfc3339};
 
 use crate::common::now_ms;
@@ -65,11 +65,11 @@ fn parse_version(s: &str) -> Result<u8, String> {
 
 fn namespace(text: &str) -> CliResult<Uuid> {
     Ok(match text.to_ascii_lowercase().as_str() {
-        "dns" => uuids::NAMESPACE_DNS,
-        "url" => uuids::NAMESPACE_URL,
-        "oid" => uuids::NAMESPACE_OID,
-        "x500" => uuids::NAMESPACE_X500,
-        _ => uuids::parse(text).map_err(|e| {
+        "dns" => uuid::NAMESPACE_DNS,
+        "url" => uuid::NAMESPACE_URL,
+        "oid" => uuid::NAMESPACE_OID,
+        "x500" => uuid::NAMESPACE_X500,
+        _ => uuid::parse(text).map_err(|e| {
             CliError::from(e)
                 .context("--namespace")
                 .note("hint: use dns, url, oid, x500 or a UUID")
@@ -144,13 +144,13 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         (Some(name), true) => {
             let ns = namespace(args.namespace.as_deref().unwrap_or("dns"))?;
             Some(match v {
-                3 => uuids::v3(&ns, name.as_bytes()),
-                5 => uuids::v5(&ns, name.as_bytes()),
-                _ => uuids::v8_sha256(&ns, name.as_bytes()),
+                3 => uuid::v3(&ns, name.as_bytes()),
+                5 => uuid::v5(&ns, name.as_bytes()),
+                _ => uuid::v8_sha256(&ns, name.as_bytes()),
             })
         }
         _ => match &args.bytes {
-            Some(hex) => Some(uuids::v8(parse_hex16(hex)?)),
+            Some(hex) => Some(uuid::v8(parse_hex16(hex)?)),
             None => None,
         },
     };
@@ -165,7 +165,7 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
     for i in 0..args.count {
         let u = match (name_based, v) {
             (Some(u), _) => u,
-            (None, 4) => uuids::v4(pool.take()?),
+            (None, 4) => uuid::v4(pool.take()?),
             (None, 1) => {
                 let mut first = || pool.take::<8>();
                 v1.next_at(now_ms(), |b: &mut [u8]| {
@@ -226,9 +226,8 @@ fn describe(version: u8) -> &'static str {
 }
 
 fn inspect(text: &str, json: bool, out: &mut impl Write) -> CliResult {
-    let u =
-        uuids::parse(text.trim()).map_err(|e| CliError::from(e).context(format!("{text:?}")))?;
-    let info = uuids::inspect(&u);
+    let u = uuid::parse(text.trim()).map_err(|e| CliError::from(e).context(format!("{text:?}")))?;
+    let info = uuid::inspect(&u);
     let kind = if u.is_nil() {
         "nil UUID"
     } else if u.is_max() {

@@ -1,5 +1,5 @@
 //! Leased-generator and segment-allocator options by key, in the core's manner
-//! ([`idmint::options`]): every surface converts its keywords, option objects or flags into
+//! ([`idmint::snowflake::options`]): every surface converts its keywords, option objects or flags into
 //! [`LeasedOptions`] or [`SegmentOptions`], so the keys, defaults and checks exist once.
 //!
 //! # Examples
@@ -20,8 +20,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use idmint::options::{self as core_options, OptionKey, Takes};
 use idmint::segment::SegmentConfig;
+use idmint::snowflake::options::{self as core_options, OptionKey, Takes};
 use idmint::{Config, Error, Name, Obfuscator, OptionValue, Options, Result};
 
 use crate::leased::{LeaseOptions, LeasedSnowflake};
@@ -37,7 +37,7 @@ const fn key(name: &'static str, camel: &'static str, takes: Takes) -> OptionKey
 }
 
 /// The lease keys a leased generator takes besides the generator keys
-/// ([`idmint::options::KEYS`]); defaults as [`LeaseOptions::new`] documents them.
+/// ([`idmint::snowflake::options::KEYS`]); defaults as [`LeaseOptions::new`] documents them.
 pub const LEASE_KEYS: &[OptionKey] = &[
     key("namespace", "namespace", Takes::Text),
     key("ttl_ms", "ttlMs", Takes::Int),

@@ -137,11 +137,11 @@ impl ForkGuard {
     /// `Ok` in the process the guard was made in, [`Error::Forked`](crate::Error::Forked) in a
     /// child forked from it.
     #[inline]
-    pub fn check(&self) -> crate::Result<()> {
+    pub fn check(&self) -> crate::error::Result<()> {
         if self.is_original() {
             Ok(())
         } else {
-            Err(crate::Error::Forked)
+            Err(crate::error::Error::Forked)
         }
     }
 }

@@ -29,78 +29,55 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
-pub mod anchor;
-pub mod any_id;
-mod atomic;
 pub mod clock;
-mod clocked;
 pub mod codec;
-mod crockford128;
 mod error;
 mod field_name;
 #[cfg(feature = "std")]
 mod fork;
-mod generator;
+pub mod formats;
 pub mod host_random;
-pub mod layout;
-pub mod lease_window;
 pub mod limits;
-mod local;
 #[cfg(feature = "alloc")]
 pub mod named;
 pub mod obfuscate;
-pub mod options;
-pub mod policy;
-pub mod preset;
 #[cfg(feature = "std")]
 mod random;
 pub mod segment;
-#[cfg(feature = "std")]
-mod snowflake;
-mod spec;
-mod state;
-mod stats;
+pub mod snowflake;
 mod time;
-pub mod typeid;
-pub mod ulid;
-/// The clocked UUID front door under its former path: [`uuids::clocked`].
+/// The clocked UUID front door under its former path: [`named::clocked`].
 #[cfg(feature = "std")]
 pub mod uuid_clock {
-    pub use crate::uuids::clocked::*;
+    pub use crate::named::clocked::*;
 }
-pub mod uuids;
 
-pub use any_id::AnyId;
-pub use atomic::AtomicSnowflake;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
 pub use clock::{Clock, ManualClock, Retry};
-pub use clocked::Clocked;
 pub use error::{Error, ErrorField, ErrorFields, ErrorKind, FieldValue, Result};
 pub use field_name::Name;
 #[cfg(feature = "std")]
 pub use fork::ForkGuard;
-pub use generator::Generator;
-pub use layout::{Field, FieldKind, Layout, LayoutBuilder, Parts};
-pub use lease_window::LeaseWindow;
-pub use local::LocalSnowflake;
+#[cfg(feature = "std")]
+pub use named::clocked::UuidGenerator;
 #[cfg(feature = "alloc")]
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};
-pub use options::{OptionValue, Options};
-pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 #[cfg(feature = "std")]
 pub use random::{os_random_fill, os_random_u64};
+pub use snowflake::options::{OptionValue, Options};
+pub use snowflake::{
+    AtomicSnowflake, Clocked, Config, Field, FieldKind, Generator, Layout, LayoutBuilder,
+    LeaseWindow, LocalSnowflake, OnBackwards, OnExhausted, Parts, Run, SequenceStart, Stats,
+};
 #[cfg(feature = "std")]
 pub use snowflake::{Snowflake, ThreadSnowflake};
-pub use state::Run;
-pub use stats::Stats;
 pub use time::Rfc3339;
-#[cfg(feature = "std")]
-pub use uuids::clocked::UuidGenerator;
 
-// Text codecs, obfuscation and UUIDs.
+// Text codecs, obfuscation and the 128-bit formats.
 pub use codec::{decode_any, Codec, SliceWriter};
+pub use formats::any_id::AnyId;
+pub use formats::typeid::{TypeId, TypeIdGenerator};
+pub use formats::ulid::{Ulid, UlidGenerator};
+pub use formats::uuid::{Uuid, UuidInfo, V7Generator, V7Method};
 pub use obfuscate::{Obfuscator, SortableObfuscator};
-pub use typeid::{TypeId, TypeIdGenerator};
-pub use ulid::{Ulid, UlidGenerator};
-pub use uuids::{Uuid, UuidInfo, V7Generator, V7Method};

@@ -32,7 +32,7 @@ use core::fmt;
 
 use crate::error::{Error, Result};
 use crate::field_name::Name;
-use crate::layout::{mask, Layout};
+use crate::snowflake::layout::{mask, Layout};
 
 /// Feistel rounds. Four already give a pseudo-random permutation for a random round function;
 /// eight leave margin for the cheap mixer and tiny half-widths.
@@ -282,7 +282,7 @@ impl fmt::Debug for SortableObfuscator {
 mod tests {
     use super::*;
     extern crate std;
-    use crate::Parts;
+    use crate::snowflake::layout::Parts;
     use proptest::prelude::*;
     use std::vec;
 
@@ -311,7 +311,7 @@ mod tests {
         for bits in [0, 1, 65, 255] {
             assert_eq!(
                 Obfuscator::new(1, bits).unwrap_err().kind(),
-                crate::ErrorKind::InvalidConfig
+                crate::error::ErrorKind::InvalidConfig
             );
         }
         let ob = Obfuscator::new(1, 10).unwrap();
@@ -424,7 +424,7 @@ mod tests {
         let l = Layout::builder().time(41, 1).sequence(1).build().unwrap();
         assert_eq!(
             SortableObfuscator::new(1, &l).unwrap_err().kind(),
-            crate::ErrorKind::InvalidConfig
+            crate::error::ErrorKind::InvalidConfig
         );
         let l = Layout::builder().time(41, 1).sequence(2).build().unwrap();
         let ob = SortableObfuscator::new(1, &l).unwrap();

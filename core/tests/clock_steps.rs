@@ -550,7 +550,7 @@ fn time_of(r: &URec) -> i64 {
     match UUID_KINDS[r.0] {
         "uuid6" | "uuid1" => {
             let u = idmint::Uuid::from_u128(r.3);
-            idmint::uuids::inspect(&u).unix_ms.unwrap() as i64
+            idmint::formats::uuid::inspect(&u).unix_ms.unwrap() as i64
         }
         _ => (r.3 >> 80) as i64,
     }

@@ -5,7 +5,7 @@ use idmint::{AtomicSnowflake, Config, Error, ErrorKind, Layout, LocalSnowflake, 
 
 #[test]
 fn a_config_without_a_node_builds_no_generator() {
-    for preset in idmint::preset::NAMES {
+    for preset in idmint::snowflake::preset::NAMES {
         let layout = Layout::preset(preset).unwrap();
         let cfg = Config::new(layout);
         assert_eq!(cfg.node_value(), None);

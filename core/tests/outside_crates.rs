@@ -6,10 +6,10 @@
 
 use std::str::FromStr;
 
-use idmint::typeid::TypeId;
-use idmint::ulid::Ulid;
+use idmint::formats::typeid::TypeId;
+use idmint::formats::ulid::Ulid;
+use idmint::formats::uuid::{self as uuids, Uuid};
 use idmint::uuid_clock;
-use idmint::uuids::{self, Uuid};
 use proptest::prelude::*;
 use type_safe_id::{DynamicType, StaticType, TypeSafeId};
 use uuid::Builder;

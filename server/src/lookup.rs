@@ -4,7 +4,7 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use idmint::codec::Codec;
-use idmint::uuids;
+use idmint::formats::uuid;
 use idmint::{AnyId, Layout, Rfc3339};
 use serde_json::{json, Map, Value};
 
@@ -44,7 +44,7 @@ fn decoded_wide(id: &AnyId) -> Value {
     let Some(u) = id.uuid() else {
         return Value::Null;
     };
-    let info = uuids::inspect(&u);
+    let info = uuid::inspect(&u);
     let text = match id {
         AnyId::TypeId(t) => t.to_string(),
         AnyId::Ulid(x) => x.to_string(),
@@ -108,7 +108,7 @@ pub async fn layouts(State(svc): State<Shared>) -> Response {
             "js_safe": l.is_js_safe(),
         })
     };
-    let presets: Vec<Value> = idmint::preset::NAMES
+    let presets: Vec<Value> = idmint::snowflake::preset::NAMES
         .iter()
         .filter_map(|n| Layout::preset(n).ok())
         .map(|l| describe(&l))

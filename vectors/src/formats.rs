@@ -9,9 +9,9 @@
 
 use serde_json::Value;
 
-use idmint::typeid::{TypeId, TypeIdGenerator};
-use idmint::ulid::{Ulid, UlidGenerator};
-use idmint::uuids::{self, Uuid, V7Generator, V7Method};
+use idmint::formats::typeid::{TypeId, TypeIdGenerator};
+use idmint::formats::ulid::{Ulid, UlidGenerator};
+use idmint::formats::uuid::{self, Uuid, V7Generator, V7Method};
 
 use crate::{bytes, case, hex, obj, outcome, s, T0};
 
@@ -54,7 +54,7 @@ fn uuid_out(u: &Uuid) -> Value {
 }
 
 fn parse(text: &str) -> Uuid {
-    uuids::parse(text).expect("a UUID in the source")
+    uuid::parse(text).expect("a UUID in the source")
 }
 
 /// Checks the core against an outside expectation before it goes into the file.
@@ -75,7 +75,7 @@ fn rfc9562() -> Vec<Value> {
     let v7_rand = [0x0C, 0xC3, 0x18, 0xC4, 0xDC, 0x0C, 0x0C, 0x07, 0x39, 0x8F];
     let v4_rand = 0x9191_08f7_52d1_4320_9bac_f847_db41_48a8_u128.to_be_bytes();
     let b2 = 0x5c14_6b14_3c52_4afd_938a_375d_0df1_fbf6_u128.to_be_bytes();
-    let dns = uuids::NAMESPACE_DNS;
+    let dns = uuid::NAMESPACE_DNS;
     let name = "www.example.com";
     vec![
         case(
@@ -86,7 +86,7 @@ fn rfc9562() -> Vec<Value> {
                 ("clock_seq", 0x33C8.into()),
                 ("node", hex(&node).into()),
             ],
-            agree(&uuids::v1(ticks, 0x33C8, node), a1, "A.1"),
+            agree(&uuid::v1(ticks, 0x33C8, node), a1, "A.1"),
         ),
         case(
             [
@@ -96,7 +96,7 @@ fn rfc9562() -> Vec<Value> {
                 ("name", name.into()),
             ],
             agree(
-                &uuids::v3(&dns, name.as_bytes()),
+                &uuid::v3(&dns, name.as_bytes()),
                 "5df41881-3aed-3515-88a7-2f4a814cf09e",
                 "A.2",
             ),
@@ -108,7 +108,7 @@ fn rfc9562() -> Vec<Value> {
                 ("random", hex(&v4_rand).into()),
             ],
             agree(
-                &uuids::v4(v4_rand),
+                &uuid::v4(v4_rand),
                 "919108f7-52d1-4320-9bac-f847db4148a8",
                 "A.3",
             ),
@@ -121,7 +121,7 @@ fn rfc9562() -> Vec<Value> {
                 ("name", name.into()),
             ],
             agree(
-                &uuids::v5(&dns, name.as_bytes()),
+                &uuid::v5(&dns, name.as_bytes()),
                 "2ed6657d-e927-568b-95e1-2665a8aea6a2",
                 "A.4",
             ),
@@ -134,7 +134,7 @@ fn rfc9562() -> Vec<Value> {
                 ("clock_seq", 0x33C8.into()),
                 ("node", hex(&node).into()),
             ],
-            agree(&uuids::v6(ticks, 0x33C8, node), a5, "A.5"),
+            agree(&uuid::v6(ticks, 0x33C8, node), a5, "A.5"),
         ),
         case(
             [
@@ -142,7 +142,7 @@ fn rfc9562() -> Vec<Value> {
                 ("method", "v1_to_v6".into()),
                 ("uuid", a1.to_ascii_lowercase().into()),
             ],
-            agree(&uuids::v1_to_v6(&parse(a1)).expect("v1"), a5, "v1_to_v6"),
+            agree(&uuid::v1_to_v6(&parse(a1)).expect("v1"), a5, "v1_to_v6"),
         ),
         case(
             [
@@ -150,7 +150,7 @@ fn rfc9562() -> Vec<Value> {
                 ("method", "v6_to_v1".into()),
                 ("uuid", a5.to_ascii_lowercase().into()),
             ],
-            agree(&uuids::v6_to_v1(&parse(a5)).expect("v6"), a1, "v6_to_v1"),
+            agree(&uuid::v6_to_v1(&parse(a5)).expect("v6"), a1, "v6_to_v1"),
         ),
         case(
             [
@@ -160,7 +160,7 @@ fn rfc9562() -> Vec<Value> {
                 ("random", hex(&v7_rand).into()),
             ],
             agree(
-                &uuids::v7(0x017F_22E2_79B0, v7_rand),
+                &uuid::v7(0x017F_22E2_79B0, v7_rand),
                 "017F22E2-79B0-7CC3-98C4-DC0C0C07398F",
                 "A.6",
             ),
@@ -174,7 +174,7 @@ fn rfc9562() -> Vec<Value> {
                 ("custom_c", s(0x0EC9_32D5_F691_81C0)),
             ],
             agree(
-                &uuids::v8_from_fields(0x2489_E9AD_2EE2, 0xE00, 0x0EC9_32D5_F691_81C0)
+                &uuid::v8_from_fields(0x2489_E9AD_2EE2, 0xE00, 0x0EC9_32D5_F691_81C0)
                     .expect("fits"),
                 "2489E9AD-2EE2-8E00-8EC9-32D5F69181C0",
                 "B.1",
@@ -188,11 +188,7 @@ fn rfc9562() -> Vec<Value> {
                 ("sha256_namespace", uuid_text(&dns)),
                 ("sha256_name", name.into()),
             ],
-            agree(
-                &uuids::v8(b2),
-                "5c146b14-3c52-8afd-938a-375d0df1fbf6",
-                "B.2",
-            ),
+            agree(&uuid::v8(b2), "5c146b14-3c52-8afd-938a-375d0df1fbf6", "B.2"),
         ),
         case(
             [
@@ -202,7 +198,7 @@ fn rfc9562() -> Vec<Value> {
                 ("name", name.into()),
             ],
             agree(
-                &uuids::v8_sha256(&dns, name.as_bytes()),
+                &uuid::v8_sha256(&dns, name.as_bytes()),
                 "5c146b14-3c52-8afd-938a-375d0df1fbf6",
                 "B.2",
             ),
@@ -246,7 +242,7 @@ fn v7_methods() -> Vec<Value> {
 }
 
 fn v6_generator() -> Vec<Value> {
-    let mut g = uuids::Uuid6Generator::new();
+    let mut g = uuid::Uuid6Generator::new();
     let first = bytes(900, 8);
     let mut steps = Vec::new();
     for ms in [T0, T0, T0 + 1, T0 - 100, T0 + 2] {
@@ -381,10 +377,10 @@ fn typeids() -> (Vec<Value>, Vec<Value>, Vec<Value>, Vec<Value>) {
     let mut encode = Vec::new();
     for (prefix, u) in [
         ("user", parse("01890a5d-ac96-774b-bcce-b302099a8057")),
-        ("", uuids::MAX),
-        ("a_b", uuids::NIL),
-        ("User", uuids::NIL),
-        ("a_", uuids::NIL),
+        ("", uuid::MAX),
+        ("a_b", uuid::NIL),
+        ("User", uuid::NIL),
+        ("a_", uuid::NIL),
     ] {
         encode.push(case(
             [("prefix", prefix.into()), ("uuid", uuid_text(&u))],
@@ -515,8 +511,8 @@ pub(crate) fn generate() -> Value {
         (
             "special",
             obj([
-                ("nil", uuid_text(&uuids::NIL)),
-                ("max", uuid_text(&uuids::MAX)),
+                ("nil", uuid_text(&uuid::NIL)),
+                ("max", uuid_text(&uuid::MAX)),
             ]),
         ),
         (
@@ -524,11 +520,11 @@ pub(crate) fn generate() -> Value {
             vec![
                 case(
                     [("method", "v1_to_v6".into()), ("uuid", uuid_text(&v4))],
-                    outcome(uuids::v1_to_v6(&v4), |u| uuid_out(&u)),
+                    outcome(uuid::v1_to_v6(&v4), |u| uuid_out(&u)),
                 ),
                 case(
                     [("method", "v6_to_v1".into()), ("uuid", uuid_text(&v1))],
-                    outcome(uuids::v6_to_v1(&v1), |u| uuid_out(&u)),
+                    outcome(uuid::v6_to_v1(&v1), |u| uuid_out(&u)),
                 ),
             ]
             .into(),
@@ -540,7 +536,7 @@ pub(crate) fn generate() -> Value {
                 .map(|&(a, b, c)| {
                     case(
                         [("custom_a", s(a)), ("custom_b", s(b)), ("custom_c", s(c))],
-                        outcome(uuids::v8_from_fields(a, b, c), |u| uuid_out(&u)),
+                        outcome(uuid::v8_from_fields(a, b, c), |u| uuid_out(&u)),
                     )
                 })
                 .collect::<Vec<_>>()

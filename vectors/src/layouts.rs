@@ -70,7 +70,11 @@ const INVALID: [&str; 30] = [
 
 pub(crate) fn generate() -> Value {
     let mut layouts = Vec::new();
-    for spec in idmint::preset::NAMES.iter().copied().chain(CUSTOM) {
+    for spec in idmint::snowflake::preset::NAMES
+        .iter()
+        .copied()
+        .chain(CUSTOM)
+    {
         let l = Layout::parse(spec).expect("vector layouts are valid");
         layouts.push(describe(spec, &l));
     }

@@ -3,25 +3,25 @@
 
 use serde_json::Value;
 
-use idmint::uuids::{self, Uuid, V7Generator};
+use idmint::formats::uuid::{self, Uuid, V7Generator};
 
 use crate::{bytes, case, hex, obj, outcome, s, T0};
 
 const COMMENT: &str = "UUIDs (RFC 9562) from fixed inputs. UUIDs are lower-case hyphenated \
 strings, byte strings lower-case hex. Every case holds its inputs and `expect`: {uuid, \
-inspect: {version, variant, unix_ms (string or null)} from uuids::inspect(uuid)} or an error \
-object. `name_based`: uuids::v3 (MD5) or v5 (SHA-1) of `namespace` (a UUID) and `name` (its \
-UTF-8 bytes). `v4`: uuids::v4(random, 16 bytes). `v7`: uuids::v7(unix_ms, random, 10 bytes). \
-`v1`: uuids::v1(ticks = 100 ns intervals since 1582-10-15, clock_seq, node, 6 bytes) or, when \
-`unix_ms` is present, uuids::v1_random_node(unix_ms, ticks_100ns_extra, clock_seq, node). \
+inspect: {version, variant, unix_ms (string or null)} from uuid::inspect(uuid)} or an error \
+object. `name_based`: uuid::v3 (MD5) or v5 (SHA-1) of `namespace` (a UUID) and `name` (its \
+UTF-8 bytes). `v4`: uuid::v4(random, 16 bytes). `v7`: uuid::v7(unix_ms, random, 10 bytes). \
+`v1`: uuid::v1(ticks = 100 ns intervals since 1582-10-15, clock_seq, node, 6 bytes) or, when \
+`unix_ms` is present, uuid::v1_random_node(unix_ms, ticks_100ns_extra, clock_seq, node). \
 `v7_generator`: one V7Generator per script, fed its `steps` in order with \
 next_at(unix_ms, random); expect also lists `last_unix_ms` after the step. `parse`: \
-uuids::parse(text); expect {uuid} or ERR_INVALID_ENCODING with codec uuid and `at` = \
-character index. `inspect`: UUIDs (`uuid`) and what uuids::inspect says (`inspect`). Every \
+uuid::parse(text); expect {uuid} or ERR_INVALID_ENCODING with codec uuid and `at` = \
+character index. `inspect`: UUIDs (`uuid`) and what uuid::inspect says (`inspect`). Every \
 u64 is a decimal string.";
 
 fn inspect_json(u: &Uuid) -> Value {
-    let i = uuids::inspect(u);
+    let i = uuid::inspect(u);
     obj([
         ("version", i.version.into()),
         ("variant", i.variant.into()),
@@ -42,10 +42,10 @@ fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
 
 pub(crate) fn generate() -> Value {
     let namespaces = [
-        ("dns", uuids::NAMESPACE_DNS),
-        ("url", uuids::NAMESPACE_URL),
-        ("oid", uuids::NAMESPACE_OID),
-        ("x500", uuids::NAMESPACE_X500),
+        ("dns", uuid::NAMESPACE_DNS),
+        ("url", uuid::NAMESPACE_URL),
+        ("oid", uuid::NAMESPACE_OID),
+        ("x500", uuid::NAMESPACE_X500),
     ];
     let names = [
         "",
@@ -58,8 +58,8 @@ pub(crate) fn generate() -> Value {
     for (ns_name, ns) in namespaces {
         for name in names {
             for (version, u) in [
-                (3, uuids::v3(&ns, name.as_bytes())),
-                (5, uuids::v5(&ns, name.as_bytes())),
+                (3, uuid::v3(&ns, name.as_bytes())),
+                (5, uuid::v5(&ns, name.as_bytes())),
             ] {
                 name_based.push(case(
                     [
@@ -78,7 +78,7 @@ pub(crate) fn generate() -> Value {
     let mut v4_inputs = vec![[0u8; 16], [0xff; 16]];
     v4_inputs.extend((1..=4).map(|i| arr(&bytes(i, 16))));
     for r in v4_inputs {
-        v4.push(case([("random", hex(&r).into())], uuid_json(&uuids::v4(r))));
+        v4.push(case([("random", hex(&r).into())], uuid_json(&uuid::v4(r))));
     }
 
     let mut v7 = Vec::new();
@@ -95,7 +95,7 @@ pub(crate) fn generate() -> Value {
         for r in [[0u8; 10], [0xff; 10], arr(&bytes(100 + i as u64, 10))] {
             v7.push(case(
                 [("unix_ms", s(ms)), ("random", hex(&r).into())],
-                uuid_json(&uuids::v7(ms, r)),
+                uuid_json(&uuid::v7(ms, r)),
             ));
         }
     }
@@ -119,7 +119,7 @@ pub(crate) fn generate() -> Value {
                     ("clock_seq", clock_seq.into()),
                     ("node", hex(&node).into()),
                 ],
-                uuid_json(&uuids::v1(ticks, clock_seq, node)),
+                uuid_json(&uuid::v1(ticks, clock_seq, node)),
             ));
         }
     }
@@ -148,7 +148,7 @@ pub(crate) fn generate() -> Value {
                 ("clock_seq", clock_seq.into()),
                 ("node", hex(&node).into()),
             ],
-            uuid_json(&uuids::v1_random_node(ms, extra, clock_seq, node)),
+            uuid_json(&uuid::v1_random_node(ms, extra, clock_seq, node)),
         ));
     }
 
@@ -224,7 +224,7 @@ pub(crate) fn generate() -> Value {
         .map(|&text| {
             case(
                 [("text", text.into())],
-                outcome(uuids::parse(text), |u| {
+                outcome(uuid::parse(text), |u| {
                     obj([("uuid", u.hyphenated().to_string().into())])
                 }),
             )
@@ -244,7 +244,7 @@ pub(crate) fn generate() -> Value {
         "886313e1-3b8a-8372-9b90-0c9aee199e5d",
     ]
     .iter()
-    .filter_map(|t| uuids::parse(t).ok())
+    .filter_map(|t| uuid::parse(t).ok())
     .map(|u| uuid_json(&u))
     .collect();
 

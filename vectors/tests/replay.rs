@@ -11,9 +11,9 @@ use std::fs;
 use serde_json::Value;
 
 use idmint::codec::{decode_any, Codec};
+use idmint::formats::uuid::{self, Uuid, V7Generator};
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::obfuscate::{Obfuscator, SortableObfuscator};
-use idmint::uuids::{self, Uuid, V7Generator};
 use idmint::{
     AtomicSnowflake, Config, Error, FieldKind, Layout, LocalSnowflake, OnBackwards, OnExhausted,
     Parts, Run, SequenceStart, Stats,
@@ -291,7 +291,7 @@ fn replay_layouts() {
             });
         }
     }
-    let all: HashSet<String> = idmint::preset::NAMES
+    let all: HashSet<String> = idmint::snowflake::preset::NAMES
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -582,7 +582,7 @@ fn replay_obfuscation() {
 
 fn check_uuid(exp: &Value, got: &Uuid, ctx: &str) {
     assert_eq!(got.hyphenated().to_string(), st(exp, "uuid"), "{ctx}");
-    let info = uuids::inspect(got);
+    let info = uuid::inspect(got);
     let i = &exp["inspect"];
     assert_eq!(u64::from(info.version), num(i, "version"), "{ctx}: version");
     assert_eq!(info.variant, st(i, "variant"), "{ctx}: variant");
@@ -593,21 +593,21 @@ fn check_uuid(exp: &Value, got: &Uuid, ctx: &str) {
 fn replay_uuids() {
     let v = load("uuids.json");
     for c in arr(&v, "name_based") {
-        let ns = uuids::parse(st(c, "namespace")).expect("namespace");
+        let ns = uuid::parse(st(c, "namespace")).expect("namespace");
         let name = st(c, "name").as_bytes();
         let got = match num(c, "version") {
-            3 => uuids::v3(&ns, name),
-            5 => uuids::v5(&ns, name),
+            3 => uuid::v3(&ns, name),
+            5 => uuid::v5(&ns, name),
             n => panic!("version {n}"),
         };
         check_uuid(&c["expect"], &got, &format!("name-based {c}"));
     }
     for c in arr(&v, "v4") {
-        let got = uuids::v4(fixed(st(c, "random")));
+        let got = uuid::v4(fixed(st(c, "random")));
         check_uuid(&c["expect"], &got, &format!("v4 {c}"));
     }
     for c in arr(&v, "v7") {
-        let got = uuids::v7(u(c, "unix_ms"), fixed(st(c, "random")));
+        let got = uuid::v7(u(c, "unix_ms"), fixed(st(c, "random")));
         check_uuid(&c["expect"], &got, &format!("v7 {c}"));
     }
     for c in arr(&v, "v1") {
@@ -615,9 +615,9 @@ fn replay_uuids() {
         let node = fixed(st(c, "node"));
         let got = if c.get("unix_ms").is_some() {
             let extra = num(c, "ticks_100ns_extra") as u16;
-            uuids::v1_random_node(u(c, "unix_ms"), extra, clock_seq, node)
+            uuid::v1_random_node(u(c, "unix_ms"), extra, clock_seq, node)
         } else {
-            uuids::v1(u(c, "ticks"), clock_seq, node)
+            uuid::v1(u(c, "ticks"), clock_seq, node)
         };
         check_uuid(&c["expect"], &got, &format!("v1 {c}"));
     }
@@ -643,12 +643,12 @@ fn replay_uuids() {
         let text = st(c, "text");
         let exp = &c["expect"];
         let ctx = format!("parse {text:?}");
-        check(exp, uuids::parse(text), &ctx, |u| {
+        check(exp, uuid::parse(text), &ctx, |u| {
             assert_eq!(u.hyphenated().to_string(), st(exp, "uuid"), "{ctx}");
         });
     }
     for c in arr(&v, "inspect") {
-        let u = uuids::parse(st(c, "uuid")).expect("uuid");
+        let u = uuid::parse(st(c, "uuid")).expect("uuid");
         check_uuid(c, &u, &format!("inspect {c}"));
     }
 }
@@ -723,39 +723,39 @@ fn uuid_is(exp: &Value, got: &Uuid, ctx: &str) {
 
 #[test]
 fn replay_formats() {
-    use idmint::typeid::{TypeId, TypeIdGenerator};
-    use idmint::ulid::{Ulid, UlidGenerator};
-    use idmint::uuids::V7Method;
+    use idmint::formats::typeid::{TypeId, TypeIdGenerator};
+    use idmint::formats::ulid::{Ulid, UlidGenerator};
+    use idmint::formats::uuid::V7Method;
 
     let v = load("formats.json");
     for c in arr(&v, "rfc9562") {
         let ctx = format!("rfc9562 {}", st(c, "appendix"));
-        let uuid_of = |key: &str| uuids::parse(st(c, key)).expect("uuid");
+        let uuid_of = |key: &str| uuid::parse(st(c, key)).expect("uuid");
         let r = match st(c, "method") {
-            "v1" => Ok(uuids::v1(
+            "v1" => Ok(uuid::v1(
                 u(c, "ticks"),
                 num(c, "clock_seq") as u16,
                 fixed(st(c, "node")),
             )),
-            "v6" => Ok(uuids::v6(
+            "v6" => Ok(uuid::v6(
                 u(c, "ticks"),
                 num(c, "clock_seq") as u16,
                 fixed(st(c, "node")),
             )),
-            "v3" => Ok(uuids::v3(&uuid_of("namespace"), st(c, "name").as_bytes())),
-            "v5" => Ok(uuids::v5(&uuid_of("namespace"), st(c, "name").as_bytes())),
-            "v4" => Ok(uuids::v4(fixed(st(c, "random")))),
-            "v7" => Ok(uuids::v7(u(c, "unix_ms"), fixed(st(c, "random")))),
-            "v8" => Ok(uuids::v8(fixed(st(c, "bytes")))),
-            "v8_sha256" => Ok(uuids::v8_sha256(
+            "v3" => Ok(uuid::v3(&uuid_of("namespace"), st(c, "name").as_bytes())),
+            "v5" => Ok(uuid::v5(&uuid_of("namespace"), st(c, "name").as_bytes())),
+            "v4" => Ok(uuid::v4(fixed(st(c, "random")))),
+            "v7" => Ok(uuid::v7(u(c, "unix_ms"), fixed(st(c, "random")))),
+            "v8" => Ok(uuid::v8(fixed(st(c, "bytes")))),
+            "v8_sha256" => Ok(uuid::v8_sha256(
                 &uuid_of("namespace"),
                 st(c, "name").as_bytes(),
             )),
             "v8_fields" => {
-                uuids::v8_from_fields(u(c, "custom_a"), u(c, "custom_b"), u(c, "custom_c"))
+                uuid::v8_from_fields(u(c, "custom_a"), u(c, "custom_b"), u(c, "custom_c"))
             }
-            "v1_to_v6" => uuids::v1_to_v6(&uuid_of("uuid")),
-            "v6_to_v1" => uuids::v6_to_v1(&uuid_of("uuid")),
+            "v1_to_v6" => uuid::v1_to_v6(&uuid_of("uuid")),
+            "v6_to_v1" => uuid::v6_to_v1(&uuid_of("uuid")),
             m => panic!("{ctx}: method {m}"),
         };
         check(&c["expect"], r, &ctx, |got| {
@@ -763,23 +763,23 @@ fn replay_formats() {
         });
     }
     let special = &v["special"];
-    assert_eq!(uuids::NIL.hyphenated().to_string(), st(special, "nil"));
-    assert_eq!(uuids::MAX.hyphenated().to_string(), st(special, "max"));
+    assert_eq!(uuid::NIL.hyphenated().to_string(), st(special, "nil"));
+    assert_eq!(uuid::MAX.hyphenated().to_string(), st(special, "max"));
     for c in arr(&v, "convert_errors") {
-        let x = uuids::parse(st(c, "uuid")).expect("uuid");
+        let x = uuid::parse(st(c, "uuid")).expect("uuid");
         let r = match st(c, "method") {
-            "v1_to_v6" => uuids::v1_to_v6(&x),
-            _ => uuids::v6_to_v1(&x),
+            "v1_to_v6" => uuid::v1_to_v6(&x),
+            _ => uuid::v6_to_v1(&x),
         };
         check(&c["expect"], r, "convert_errors", |_| panic!("must fail"));
     }
     for c in arr(&v, "v8_field_errors") {
-        let r = uuids::v8_from_fields(u(c, "custom_a"), u(c, "custom_b"), u(c, "custom_c"));
+        let r = uuid::v8_from_fields(u(c, "custom_a"), u(c, "custom_b"), u(c, "custom_c"));
         check(&c["expect"], r, "v8_field_errors", |_| panic!("must fail"));
     }
     for c in arr(&v, "v6_generator") {
         let first = unhex(st(c, "random"));
-        let mut g = uuids::Uuid6Generator::new();
+        let mut g = uuid::Uuid6Generator::new();
         for s in arr(c, "steps") {
             let got = g
                 .next_at(u(s, "unix_ms"), |b: &mut [u8]| {
@@ -792,7 +792,7 @@ fn replay_formats() {
     }
     for c in arr(&v, "v7_methods") {
         let method = V7Method::parse(st(c, "method")).expect("method");
-        let mut g = uuids::V7Generator::with_method(method);
+        let mut g = uuid::V7Generator::with_method(method);
         let mut prev = None;
         for s in arr(c, "steps") {
             let got = g.next_at_precise(
@@ -820,7 +820,7 @@ fn replay_formats() {
         );
     }
     for c in arr(&v, "typeid_encode") {
-        let x = uuids::parse(st(c, "uuid")).expect("uuid");
+        let x = uuid::parse(st(c, "uuid")).expect("uuid");
         check(
             &c["expect"],
             TypeId::new(st(c, "prefix"), x),

@@ -6,17 +6,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedEntry, NamedGenerator};
-use idmint::options::Takes;
+use idmint::snowflake::options::Takes;
 use idmint::uuid_clock::random_fill;
 use idmint::{Clock, Error, ForkGuard, OptionValue, Result, SystemClock};
 
 use super::source::batch;
 use super::source::NamedSource;
-use super::spec::NamedSpec;
+use super::spec::{entry_text, written, NamedSpec};
 use crate::lease::{self, LeasedSnowflake};
 use crate::options::{LeasedOptions, SegmentOptions, LEASE_KEYS, SEGMENT_KEYS};
 use crate::segment::{SegmentAllocator, SegmentStore};
-use crate::url_ref::redact;
 
 /// The segment type's name.
 pub(super) const SEGMENT: &str = "segment";
@@ -254,31 +253,4 @@ fn value(e: &NamedEntry, takes: Takes) -> Result<OptionValue<'_>> {
         Takes::Int => e.u64().map(OptionValue::Int),
         _ => e.text().map(OptionValue::Text),
     }
-}
-
-/// `key=value` as written, the value parenthesised when it holds a separator and, for a URL,
-/// with any password hidden.
-fn entry_text(e: &NamedEntry, url: bool) -> String {
-    let v = match (e.text(), e.u64()) {
-        (Ok(t), _) => t.to_owned(),
-        (_, Ok(n)) => n.to_string(),
-        _ => String::new(),
-    };
-    let v = if url { redact(&v) } else { v };
-    if v.contains([',', '(']) || v.trim() != v {
-        format!("{}=({v})", e.key())
-    } else {
-        format!("{}={v}", e.key())
-    }
-}
-
-/// The whole config as written, in the compact form, with the passwords of the keys in `urls`
-/// hidden.
-pub(super) fn written(spec: &NamedSpec<'_>, urls: &[&str]) -> String {
-    let parts: Vec<String> = spec
-        .entries()
-        .iter()
-        .map(|e| entry_text(e, urls.contains(&e.key())))
-        .collect();
-    parts.join(",")
 }

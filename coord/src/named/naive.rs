@@ -11,10 +11,9 @@
 use idmint::named::GeneratedId;
 use idmint::{Error, Result};
 
-use super::builtin::written;
 use super::source::batch;
 use super::source::NamedSource;
-use super::spec::NamedSpec;
+use super::spec::{written, NamedSpec};
 use crate::segment::autoinc::AutoIncStore;
 use crate::segment::counter::check_key;
 use crate::segment::{self, SegmentStore};

@@ -4,6 +4,8 @@
 use idmint::named::NamedEntry;
 use idmint::{Error, Result};
 
+use crate::url_ref::redact;
+
 /// A named config's entries, as the factory of its type reads them (see
 /// [`register`](super::register)).
 ///
@@ -94,4 +96,31 @@ impl<'a> NamedSpec<'a> {
         }
         Ok(())
     }
+}
+
+/// `key=value` as written, the value parenthesised when it holds a separator and, for a URL,
+/// with any password hidden.
+pub(super) fn entry_text(e: &NamedEntry, url: bool) -> String {
+    let v = match (e.text(), e.u64()) {
+        (Ok(t), _) => t.to_owned(),
+        (_, Ok(n)) => n.to_string(),
+        _ => String::new(),
+    };
+    let v = if url { redact(&v) } else { v };
+    if v.contains([',', '(']) || v.trim() != v {
+        format!("{}=({v})", e.key())
+    } else {
+        format!("{}={v}", e.key())
+    }
+}
+
+/// The whole config as written, in the compact form, with the passwords of the keys in `urls`
+/// hidden.
+pub(super) fn written(spec: &NamedSpec<'_>, urls: &[&str]) -> String {
+    let parts: Vec<String> = spec
+        .entries()
+        .iter()
+        .map(|e| entry_text(e, urls.contains(&e.key())))
+        .collect();
+    parts.join(",")
 }

@@ -7,6 +7,7 @@
 //! to retry later. With `std`, [`SystemClock`] is the wall clock carried on the monotonic clock
 //! (see [`system`]) and [`ManualClock`] is moved by hand for tests and replays.
 
+pub mod anchor;
 mod manual;
 #[cfg(feature = "std")]
 pub mod system;

@@ -3,7 +3,7 @@
 //! [`REANCHOR_MS`] of monotonic time the first reading re-reads the wall clock and moves the
 //! offset if the wall clock stepped (an NTP step, an operator's `date -s`, a resumed VM):
 //! forward steps are followed; steps back are followed too, so the generator finds the clock
-//! behind its last tick and applies its `on_backwards` policy. See [`crate::anchor`].
+//! behind its last tick and applies its `on_backwards` policy. See [`crate::clock::anchor`].
 //!
 //! **Bounds.** A step of the wall clock larger than 1 ms (plus the measurement's uncertainty,
 //! typically well under a microsecond) is seen by the first reading that starts at least
@@ -27,7 +27,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Clock;
-use crate::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
+use crate::clock::anchor::{Anchor, NS_PER_MS, PERIOD_MS};
 
 /// How often [`SystemClock`] re-reads the wall clock, in ms of monotonic time (see the
 /// [module docs](self)).

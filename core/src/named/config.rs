@@ -8,10 +8,10 @@ use super::entry::{spec_err, Entry, NamedEntry, Val};
 use super::parse::parse_entries;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
-use crate::state::Packing;
-use crate::uuids::V7Method;
+use crate::formats::uuid::V7Method;
+use crate::snowflake::layout::Layout;
+use crate::snowflake::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
+use crate::snowflake::state::Packing;
 
 /// The kinds of generator a [`NamedConfig`] can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,12 +22,12 @@ pub enum NamedType {
     Snowflake,
     /// Random version 4 UUIDs.
     Uuid4,
-    /// Monotonic version 7 UUIDs ([`V7Generator`](crate::uuids::V7Generator)).
+    /// Monotonic version 7 UUIDs ([`V7Generator`](crate::formats::uuid::V7Generator)).
     Uuid7,
-    /// Version 1 UUIDs with a random node ([`Uuid1Generator`](crate::uuids::Uuid1Generator)).
+    /// Version 1 UUIDs with a random node ([`Uuid1Generator`](crate::formats::uuid::Uuid1Generator)).
     Uuid1,
     /// Version 6 UUIDs: v1 reordered to sort by time
-    /// ([`Uuid6Generator`](crate::uuids::Uuid6Generator)).
+    /// ([`Uuid6Generator`](crate::formats::uuid::Uuid6Generator)).
     Uuid6,
 }
 

@@ -5,8 +5,8 @@ use core::fmt;
 
 use super::config::{NamedConfig, NamedType};
 use crate::error::Result;
-use crate::local::LocalSnowflake;
-use crate::uuids::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
+use crate::formats::uuid::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
+use crate::snowflake::LocalSnowflake;
 
 /// One generated ID: a 64-bit integer (Snowflake) or a UUID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -135,7 +135,7 @@ impl NamedGenerator {
             NamedGenerator::Uuid4 => {
                 let mut b = [0u8; 16];
                 random(&mut b)?;
-                Ok(GeneratedId::Uuid(uuids::v4(b)))
+                Ok(GeneratedId::Uuid(uuid::v4(b)))
             }
             NamedGenerator::Uuid7(g) => {
                 let mut b = [0u8; 10];

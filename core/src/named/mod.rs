@@ -38,7 +38,7 @@
 //! | `sequence_start` | snowflake | [`SequenceStart`] text form (`zero`, `random`, `vibrate:K`)    | `zero`     |
 //! | `seed`           | snowflake | seed of random sequence starts ([`Config::seed`]), an integer  | `0`        |
 //! | `fence_ms`       | snowflake | time fence ([`Config::fence_ms`]), Unix ms                     | none       |
-//! | `method`         | uuid7     | RFC 9562's monotonic method ([`V7Method`](crate::uuids::V7Method)): `counter`, `random_increment`, `sub_millisecond` | `counter` |
+//! | `method`         | uuid7     | RFC 9562's monotonic method ([`V7Method`](crate::formats::uuid::V7Method)): `counter`, `random_increment`, `sub_millisecond` | `counter` |
 //!
 //! Types backed by a store are not sans-IO, so they live in `idmint-coord` (`idmint_coord::named`),
 //! which reads the same two text forms ([`parse_entries`]), hands every config above to
@@ -105,6 +105,8 @@
 //! [`Config::fence_ms`]: crate::Config::fence_ms
 //! [`LocalSnowflake::new`]: crate::LocalSnowflake::new
 
+#[cfg(feature = "std")]
+pub mod clocked;
 mod compact;
 mod config;
 mod entry;
@@ -115,8 +117,8 @@ mod parse;
 mod tests;
 
 /// Version 1 UUIDs for `type=uuid1`; they live with the other UUID generators in
-/// [`crate::uuids`].
-pub use crate::uuids::Uuid1Generator;
+/// [`crate::formats::uuid`].
+pub use crate::formats::uuid::Uuid1Generator;
 pub use config::{NamedConfig, NamedType};
 pub use entry::NamedEntry;
 pub use generator::{GeneratedId, NamedGenerator};

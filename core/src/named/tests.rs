@@ -3,8 +3,8 @@
 use super::config::KEYS_REASON;
 use super::*;
 use crate::error::{Error, Result};
-use crate::local::LocalSnowflake;
-use crate::uuids;
+use crate::formats::uuid;
+use crate::snowflake::LocalSnowflake;
 extern crate std;
 use crate::{ErrorKind, Parts};
 use proptest::prelude::*;
@@ -85,12 +85,12 @@ fn json_form_equals_compact_form() {
     assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
     assert_eq!(
         NamedConfig::parse(r#"{"type":"uuid7"}"#).unwrap(),
-        NamedConfig::Uuid7(uuids::V7Method::Counter)
+        NamedConfig::Uuid7(uuid::V7Method::Counter)
     );
     // Escapes are decoded.
     assert_eq!(
         NamedConfig::parse(r#"{"type":"uuid\u0037"}"#).unwrap(),
-        NamedConfig::Uuid7(uuids::V7Method::Counter)
+        NamedConfig::Uuid7(uuid::V7Method::Counter)
     );
     assert_eq!(
         NamedConfig::parse(r#"{"type":"snowflake","layout":"twitt\u0065r","node":3}"#)
@@ -257,7 +257,7 @@ fn uuid_generators() {
     let a = g7.next_at(T0, &mut r).unwrap();
     let b = g7.next_at(T0 - 5, &mut r).unwrap();
     assert!(b > a);
-    assert_eq!(uuids::inspect(b.as_uuid().unwrap()).unix_ms, Some(T0));
+    assert_eq!(uuid::inspect(b.as_uuid().unwrap()).unix_ms, Some(T0));
 
     let mut g1 = NamedConfig::parse("type=uuid1").unwrap().build().unwrap();
     let mut calls = 0;
@@ -282,8 +282,8 @@ fn uuid_generators() {
         .map(|u| u.get_timestamp().unwrap().to_gregorian().0)
         .collect();
     assert!(ts.windows(2).all(|w| w[0] < w[1]), "{ts:?}");
-    assert_eq!(uuids::inspect(&ids[2]).unix_ms, Some(T0));
-    assert_eq!(uuids::inspect(&ids[3]).unix_ms, Some(T0 + 1));
+    assert_eq!(uuid::inspect(&ids[2]).unix_ms, Some(T0));
+    assert_eq!(uuid::inspect(&ids[3]).unix_ms, Some(T0 + 1));
 }
 
 #[test]
@@ -308,7 +308,7 @@ fn random_source_errors_pass_through() {
     let fail = |_: &mut [u8]| Err(Error::RandomSource);
     for c in [
         NamedConfig::Uuid4,
-        NamedConfig::Uuid7(uuids::V7Method::RandomIncrement),
+        NamedConfig::Uuid7(uuid::V7Method::RandomIncrement),
         NamedConfig::Uuid1,
     ] {
         let mut g = c.build().unwrap();
@@ -357,13 +357,13 @@ fn type_checks_of_the_single_type_front_doors() {
     assert_eq!(sf.require_snowflake().unwrap().node_value(), Some(1));
     assert_eq!(
         sf.require_uuid().unwrap_err().kind(),
-        crate::ErrorKind::InvalidConfig
+        crate::error::ErrorKind::InvalidConfig
     );
     let u = NamedConfig::parse("type=uuid7").unwrap();
     assert!(u.require_uuid().is_ok());
     assert_eq!(
         u.require_snowflake().unwrap_err().kind(),
-        crate::ErrorKind::InvalidConfig
+        crate::error::ErrorKind::InvalidConfig
     );
     assert_eq!(NamedConfig::uuid_of_version(4).unwrap(), NamedConfig::Uuid4);
     assert_eq!(NamedConfig::uuid_of_version(6).unwrap(), NamedConfig::Uuid6);
@@ -447,7 +447,7 @@ fn spec_err_missing_layout() -> Error {
 
 #[test]
 fn uuid7_takes_a_method_by_name() {
-    use uuids::V7Method;
+    use uuid::V7Method;
     for m in V7Method::ALL {
         let text = std::format!("type=uuid7,method={}", m.name());
         let c = NamedConfig::parse(&text).unwrap();
@@ -521,7 +521,7 @@ fn uuid7_takes_a_method_by_name() {
 #[test]
 fn only_the_sub_millisecond_method_reads_the_fraction() {
     use crate::Clock;
-    use uuids::V7Method;
+    use uuid::V7Method;
     struct Fine;
     impl Clock for Fine {
         fn now_ms(&self) -> u64 {

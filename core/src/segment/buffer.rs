@@ -6,7 +6,7 @@ use super::{
     key_seed, Batch, Checkpoint, Fetch, Range, Remainder, SegmentConfig, Stall, Take, GOLDEN, NONE,
 };
 use crate::error::{Error, Result};
-use crate::state::mix64;
+use crate::snowflake::state::mix64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct InFlight {

@@ -87,7 +87,7 @@ mod cursor;
 #[cfg(feature = "alloc")]
 mod keys;
 
-use crate::state::mix64;
+use crate::snowflake::state::mix64;
 
 pub use answers::{Batch, Checkpoint, Fetch, Remainder, Stall, Take};
 pub use buffer::SegmentBuffer;
