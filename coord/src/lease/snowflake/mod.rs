@@ -329,9 +329,18 @@ impl<C: Clock + 'static> LeasedSnowflake<C> {
     /// carry (until then every mint waits, or refuses as [`Error::NodeFenced`]). `None` when
     /// the node is ready, or for a generator without a lease. A service reports itself not
     /// ready meanwhile, so no request is routed to a wait.
+    ///
+    /// A wait the first mint would make is reported to
+    /// [`LeaseOptions::on_wait`](super::LeaseOptions::on_wait) here already (once per lease),
+    /// so a service that holds requests off until then still says what it awaits.
     pub fn fenced_until(&self) -> Option<u64> {
         let sh = &*self.shared;
-        sh.not_ready(sh.slot()).map(|r| r.until_ms)
+        let s = sh.slot();
+        let ready = sh.not_ready(s)?;
+        if sh.check_ready(s, &ready).is_ok() {
+            sh.announce_wait(s, &ready);
+        }
+        Some(ready.until_ms)
     }
 
     /// The lease minted under now, or `None` for a generator without one.
