@@ -12,7 +12,7 @@
  * Conventions: every fallible function returns an #idmint_status (`IDMINT_OK` = 0) and passes
  * results through out-pointers; a pointer argument may be NULL only where its documentation says
  * so (`IDMINT_NULL_POINTER` otherwise); strings are NUL-terminated UTF-8
- * (`IDMINT_INVALID_ARGUMENT` otherwise); text is written to caller buffers with explicit lengths
+ * (`IDMINT_BAD_C_ARGUMENT` otherwise); text is written to caller buffers with explicit lengths
  * and always NUL-terminated (`IDMINT_BUFFER_TOO_SMALL` otherwise). Opaque handles come from a
  * `_new` function and go back to the matching `_free` (which ignores NULL).
  * `idmint_last_error_message()` holds the full message of the calling thread's last failure. No
@@ -185,9 +185,9 @@ typedef enum {
     /**
      * An argument names something that does not exist or leaves out something required (an
      * unknown option key; an unknown, missing or repeated node sub-field). Code
-     * `"ERR_INVALID_ARG_VALUE"`, as on every idmint surface.
+     * `"ERR_INVALID_ARGUMENT"`, as on every idmint surface.
      */
-    IDMINT_INVALID_ARG_VALUE = 19,
+    IDMINT_INVALID_ARGUMENT = 19,
     /**
      * The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
      * only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
@@ -201,7 +201,7 @@ typedef enum {
      * An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
      * pointer, a length or constant out of range.
      */
-    IDMINT_INVALID_ARGUMENT = 101,
+    IDMINT_BAD_C_ARGUMENT = 101,
     /**
      * A bug: idmint panicked. The panic was caught and did not unwind into C.
      */
@@ -597,7 +597,7 @@ typedef struct {
  * @brief A text form for 64-bit IDs: one of the `IDMINT_CODEC_*` constants.
  *
  * A plain integer rather than an enum, so that any value a C caller passes is checked
- * (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+ * (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
  */
 typedef uint32_t idmint_codec;
 
@@ -660,7 +660,7 @@ typedef struct {
  * 6.2): one of the `IDMINT_UUID_V7_*` constants.
  *
  * A plain integer rather than an enum, so that any value a C caller passes is checked
- * (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+ * (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
  */
 typedef uint32_t idmint_uuid_v7_method;
 
@@ -904,7 +904,7 @@ const char *idmint_last_error_message(void);
  * @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
  *        failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
- *         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
+ *         error message names the byte offset); `IDMINT_BAD_C_ARGUMENT` for text that is not
  *         UTF-8; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_layout_new(const char *preset_or_spec, idmint_layout **out_layout);
@@ -1020,7 +1020,7 @@ idmint_status idmint_layout_tick_at(const idmint_layout *layout,
  * @brief Describes field number `index` (0 is the most significant; see
  * `idmint_layout_info.field_count`).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `index` is not below the field count;
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` if `index` is not below the field count;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_layout_field(const idmint_layout *layout,
@@ -1068,7 +1068,7 @@ idmint_status idmint_layout_join_node(const idmint_layout *layout,
  * @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
  *        #idmint_layout_spec.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
- *         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
+ *         forms); `IDMINT_BAD_C_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
  *         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_policy_normalize(const char *policy,
@@ -1087,7 +1087,7 @@ idmint_status idmint_policy_normalize(const char *policy,
  *         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
  *         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
  *         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
- *         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
+ *         `IDMINT_RANDOM_SOURCE`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8);
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_snowflake_new(const idmint_config *config, idmint_snowflake **out_gen);
@@ -1285,7 +1285,7 @@ idmint_status idmint_atomic_snowflake_stats(const idmint_atomic_snowflake *gen,
  * @param name NUL-terminated UTF-8.
  * @param out_codec Receives the constant.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_NULL_POINTER`;
- *         `IDMINT_INVALID_ARGUMENT`.
+ *         `IDMINT_BAD_C_ARGUMENT`.
  */
 idmint_status idmint_codec_from_name(const char *name, idmint_codec *out_codec);
 
@@ -1296,7 +1296,7 @@ idmint_status idmint_codec_from_name(const char *name, idmint_codec *out_codec);
  * @param codec `IDMINT_CODEC_DECIMAL`, `_HEX`, `_BASE32` or `_BASE62`.
  * @param buf Output buffer of `buf_len` bytes; `IDMINT_ENCODE_BUF_SIZE` always suffices. Buffer
  *        rules as #idmint_layout_spec.
- * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_INVALID_ARGUMENT` for an unknown
+ * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_BAD_C_ARGUMENT` for an unknown
  *         codec or `IDMINT_CODEC_AUTO`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_encode(uint64_t id,
@@ -1312,17 +1312,17 @@ idmint_status idmint_encode(uint64_t id,
  * @param codec An `IDMINT_CODEC_*` constant; `IDMINT_CODEC_AUTO` guesses from the text.
  * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_INVALID_ARGUMENT` (unknown codec, text not UTF-8);
+ *         why); `IDMINT_BAD_C_ARGUMENT` (unknown codec, text not UTF-8);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_decode(const char *text, idmint_codec codec, uint64_t *out_id);
+idmint_status idmint_decode_text(const char *text, idmint_codec codec, uint64_t *out_id);
 
 /**
- * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode.
+ * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode_text.
  *
  * @param text Text of `len` bytes. May be NULL only if `len` is 0.
  */
-idmint_status idmint_decode_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
+idmint_status idmint_decode_text_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
 
 /**
  * @brief A version 4 (random) UUID from the operating system's random source.
@@ -1336,7 +1336,7 @@ idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
  * @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
  *
  * @param random Exactly 16 bytes (`random_len` must be 16).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
                                         size_t random_len,
@@ -1358,7 +1358,7 @@ idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
  *
  * @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
                                 const uint8_t *random,
@@ -1376,7 +1376,7 @@ idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
  * @param node Exactly 6 random bytes (`node_len` must be 6).
  * @param out_uuid Receives the UUID.
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v1_at(uint64_t ticks,
                                 uint16_t clock_seq,
@@ -1395,7 +1395,7 @@ idmint_status idmint_uuid_v1_at(uint64_t ticks,
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
  * @param node Exactly 6 random bytes (`node_len` must be 6).
  * @param out_uuid Receives the UUID.
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
                                          uint16_t ticks_100ns_extra,
@@ -1431,7 +1431,7 @@ idmint_status idmint_uuid_v6(idmint_uuid *out_uuid);
  * and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
  * time fields reordered).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another node length;
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another node length;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v6_at(uint64_t ticks,
@@ -1444,7 +1444,7 @@ idmint_status idmint_uuid_v6_at(uint64_t ticks,
  * @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
  * UUID (RFC 9562 section 5.6).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 1 UUID;
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 1 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v1_to_v6(const idmint_uuid *uuid, idmint_uuid *out_uuid);
@@ -1453,7 +1453,7 @@ idmint_status idmint_uuid_v1_to_v6(const idmint_uuid *uuid, idmint_uuid *out_uui
  * @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
  * UUID.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 6 UUID;
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 6 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uuid);
@@ -1464,7 +1464,7 @@ idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uui
  * of namespace and name (appendix B.2 uses SHA-256).
  *
  * @param bytes Exactly 16 bytes (`bytes_len` must be 16).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v8(const uint8_t *bytes, size_t bytes_len, idmint_uuid *out_uuid);
 
@@ -1486,7 +1486,7 @@ idmint_status idmint_uuid_v8_from_fields(uint64_t custom_a,
  * @brief The three custom fields of a version 8 UUID, the inverse of
  * #idmint_uuid_v8_from_fields.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 8 UUID;
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 8 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v8_fields(const idmint_uuid *uuid, idmint_uuid_v8_custom *out_fields);
@@ -1552,7 +1552,7 @@ idmint_status idmint_uuid_v8_sha256(const idmint_uuid *ns,
 /**
  * @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
 
@@ -1563,7 +1563,7 @@ idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
  * @param text NUL-terminated UTF-8.
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_parse(const char *text, idmint_uuid *out_uuid);
 
@@ -1610,7 +1610,7 @@ idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
  *
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *gen,
                                                uint64_t unix_ms,
@@ -1629,7 +1629,7 @@ idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *g
  * @param method An `IDMINT_UUID_V7_*` constant.
  * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
  *        on failure.
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_generator_new_with_method(idmint_uuid_v7_method method,
                                                        idmint_uuid_v7_generator **out_gen);
@@ -1638,7 +1638,7 @@ idmint_status idmint_uuid_v7_generator_new_with_method(idmint_uuid_v7_method met
  * @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
  * `"random_increment"` or `"sub_millisecond"`.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_INVALID_ARGUMENT`
+ * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_BAD_C_ARGUMENT`
  *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_method_from_name(const char *name, idmint_uuid_v7_method *out_method);
@@ -1660,7 +1660,7 @@ idmint_status idmint_uuid_v7_generator_method(const idmint_uuid_v7_generator *ge
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_v7_generator_next_at_precise(const idmint_uuid_v7_generator *gen,
                                                        uint64_t unix_ms,
@@ -1681,7 +1681,7 @@ idmint_status idmint_uuid_v7_generator_next_at_precise(const idmint_uuid_v7_gene
  *        `IDMINT_BUFFER_TOO_SMALL`).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix (the message names the
  *         character index and why); `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_RANDOM_SOURCE`;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_typeid(const char *prefix, char *buf, size_t buf_len, size_t *out_len);
 
@@ -1692,7 +1692,7 @@ idmint_status idmint_typeid(const char *prefix, char *buf, size_t buf_len, size_
  * @param uuid The UUID (any version).
  * @param buf Output buffer, as for #idmint_typeid.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix; `IDMINT_BUFFER_TOO_SMALL`;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_typeid_format(const char *prefix,
                                    const idmint_uuid *uuid,
@@ -1711,7 +1711,7 @@ idmint_status idmint_typeid_format(const char *prefix,
  *        `IDMINT_OK` and `IDMINT_BUFFER_TOO_SMALL`).
  * @param out_uuid Receives the UUID (only on `IDMINT_OK`).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_INVALID_ARGUMENT` (not
+ *         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_BAD_C_ARGUMENT` (not
  *         UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_typeid_parse(const char *text,
@@ -1736,7 +1736,7 @@ idmint_status idmint_ulid_generate(idmint_ulid *out_ulid);
  *
  * @param timestamp_ms Milliseconds since the Unix epoch (clamped to 48 bits).
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ulid_at(uint64_t timestamp_ms,
                              const uint8_t *random,
@@ -1751,7 +1751,7 @@ idmint_status idmint_ulid_at(uint64_t timestamp_ms,
  * @param out_ulid Receives the ULID.
  * @param out_timestamp_ms If not NULL, receives its time, ms since the Unix epoch.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         why); `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ulid_parse(const char *text,
                                 idmint_ulid *out_ulid,
@@ -1796,7 +1796,7 @@ void idmint_ulid_generator_free(idmint_ulid_generator *gen);
  * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`
  *        (0 otherwise).
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the 80-bit part cannot grow within the
- *         millisecond (the generator is left as it was); `IDMINT_INVALID_ARGUMENT` for another
+ *         millisecond (the generator is left as it was); `IDMINT_BAD_C_ARGUMENT` for another
  *         length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
@@ -1835,7 +1835,7 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
  *         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
  *         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
  *         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
- *         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_INVALID_ARGUMENT`
+ *         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_BAD_C_ARGUMENT`
  *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
@@ -1843,7 +1843,7 @@ idmint_status idmint_named_generator_new(const char *config, idmint_named_genera
 /**
  * @brief Releases what the generator holds and says how that went: a leased node is released
  * with its exact last issued time, a segment allocator records its journal (the core's types
- * hold nothing). Waits for calls in progress; later calls return `IDMINT_INVALID_ARGUMENT`;
+ * hold nothing). Waits for calls in progress; later calls return `IDMINT_BAD_C_ARGUMENT`;
  * closing again does nothing. The handle stays allocated until #idmint_named_generator_free.
  *
  * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` (the store or the journal could not be
@@ -1925,7 +1925,7 @@ idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
  *         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
- *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
+ *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_BAD_C_ARGUMENT` when
  *         `random` holds fewer bytes than the call draws (the generator is left as it was);
  *         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
  *         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
@@ -1947,7 +1947,7 @@ idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
  * @param bits Width of the domain, 2 to 64 (a layout's width, see #idmint_layout_width).
  * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a width outside 2..64;
- *         `IDMINT_INVALID_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_obfuscator_new(const uint8_t *key,
                                     size_t key_len,
@@ -1962,7 +1962,7 @@ idmint_status idmint_obfuscator_new(const uint8_t *key,
  * @param key 16 key bytes, most significant first (`key_len` must be 16).
  * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` if fewer than 2 bits lie below the time field;
- *         `IDMINT_INVALID_ARGUMENT`; `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_obfuscator_new_sortable(const uint8_t *key,
                                              size_t key_len,
@@ -2015,7 +2015,7 @@ idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
  *         written, or a network store does not answer within its timeout (or answers with an
  *         error); `IDMINT_INVALID_CONFIG` (a URL of no known store, bad namespace, TTL too
  *         short, node count larger than the layout's node space, bad policy text);
- *         `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8, an
+ *         `IDMINT_INVALID_LAYOUT`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8, an
  *         empty `dir` or URL, both `dir` and `options->url`); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_leased_snowflake_new(const char *dir,
@@ -2084,7 +2084,7 @@ idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
  *         the store does not answer within its timeout); `IDMINT_STORE_MISMATCH` (the journal
  *         was recorded on another store, or on this one before it lost its data: resuming it
  *         could repeat values); `IDMINT_LIMIT_EXCEEDED` (a count or timeout of the URL above
- *         its limit); `IDMINT_INVALID_ARGUMENT` (not UTF-8, an empty journal path);
+ *         its limit); `IDMINT_BAD_C_ARGUMENT` (not UTF-8, an empty journal path);
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_segments_new(const char *store_url,
@@ -2102,7 +2102,7 @@ idmint_status idmint_segments_new(const char *store_url,
  *         before (a counter that went back: a store restored or restarted without its data);
  *         `IDMINT_INVALID_CONFIG` (an empty or too long key); `IDMINT_LIMIT_EXCEEDED` (more
  *         keys than one allocator serves, 100,000); `IDMINT_FORKED` in a child process;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_segments_next(const idmint_segments *segments,
@@ -2127,7 +2127,7 @@ idmint_status idmint_segments_fill(const idmint_segments *segments,
 /**
  * @brief Stops the allocator's background threads (after a fetch in progress lands) and records
  * every key's unserved values in the journal, if there is one. Waits for calls in progress;
- * later calls return `IDMINT_INVALID_ARGUMENT`; closing again does nothing. The handle stays
+ * later calls return `IDMINT_BAD_C_ARGUMENT`; closing again does nothing. The handle stays
  * allocated until #idmint_segments_free.
  *
  * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` when the journal could not be written (its

@@ -9,7 +9,7 @@ use std::sync::{PoisonError, RwLock};
 
 use idmint_coord::named::{self, NamedSource};
 use idmint_core::named::{GeneratedId, NamedType};
-use idmint_core::{uuid_clock, Error};
+use idmint_core::{uuids::clocked, Error};
 
 use crate::error::{guard, idmint_status, Fail};
 use crate::ffi::write_text;
@@ -123,7 +123,7 @@ const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
 ///         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
 ///         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
 ///         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
-///         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_INVALID_ARGUMENT`
+///         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_BAD_C_ARGUMENT`
 ///         (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_new(
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn idmint_named_generator_new(
 
 /// @brief Releases what the generator holds and says how that went: a leased node is released
 /// with its exact last issued time, a segment allocator records its journal (the core's types
-/// hold nothing). Waits for calls in progress; later calls return `IDMINT_INVALID_ARGUMENT`;
+/// hold nothing). Waits for calls in progress; later calls return `IDMINT_BAD_C_ARGUMENT`;
 /// closing again does nothing. The handle stays allocated until #idmint_named_generator_free.
 ///
 /// @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` (the store or the journal could not be
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_n(
 ///        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
 ///         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
-///         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
+///         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_BAD_C_ARGUMENT` when
 ///         `random` holds fewer bytes than the call draws (the generator is left as it was);
 ///         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
 ///         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
@@ -323,7 +323,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_at(
         };
         let (mut taken, mut short) = (0, false);
         let mut fill = |buf: &mut [u8]| match given {
-            None => uuid_clock::random_fill(buf),
+            None => clocked::random_fill(buf),
             Some(b) => match b.get(taken..taken + buf.len()) {
                 Some(src) => {
                     buf.copy_from_slice(src);

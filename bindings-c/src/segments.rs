@@ -102,7 +102,7 @@ unsafe fn options(o: *const idmint_segment_options) -> Result<SegmentOptions, Fa
 ///         the store does not answer within its timeout); `IDMINT_STORE_MISMATCH` (the journal
 ///         was recorded on another store, or on this one before it lost its data: resuming it
 ///         could repeat values); `IDMINT_LIMIT_EXCEEDED` (a count or timeout of the URL above
-///         its limit); `IDMINT_INVALID_ARGUMENT` (not UTF-8, an empty journal path);
+///         its limit); `IDMINT_BAD_C_ARGUMENT` (not UTF-8, an empty journal path);
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_segments_new(
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn idmint_segments_new(
 ///         before (a counter that went back: a store restored or restarted without its data);
 ///         `IDMINT_INVALID_CONFIG` (an empty or too long key); `IDMINT_LIMIT_EXCEEDED` (more
 ///         keys than one allocator serves, 100,000); `IDMINT_FORKED` in a child process;
-///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
+///         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_segments_next(
@@ -182,7 +182,7 @@ pub unsafe extern "C" fn idmint_segments_fill(
 
 /// @brief Stops the allocator's background threads (after a fetch in progress lands) and records
 /// every key's unserved values in the journal, if there is one. Waits for calls in progress;
-/// later calls return `IDMINT_INVALID_ARGUMENT`; closing again does nothing. The handle stays
+/// later calls return `IDMINT_BAD_C_ARGUMENT`; closing again does nothing. The handle stays
 /// allocated until #idmint_segments_free.
 ///
 /// @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` when the journal could not be written (its

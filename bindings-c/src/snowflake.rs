@@ -184,7 +184,7 @@ const _: () = assert!(IDMINT_MAX_BATCH == idmint_core::limits::MAX_BATCH);
 /// @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
 ///        #idmint_layout_spec.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
-///         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
+///         forms); `IDMINT_BAD_C_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
 ///         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_policy_normalize(
@@ -222,7 +222,7 @@ pub unsafe extern "C" fn idmint_policy_normalize(
 ///         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
 ///         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
 ///         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
-///         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
+///         `IDMINT_RANDOM_SOURCE`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8);
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_new(

@@ -2,14 +2,14 @@
 //! name-based v3/v5, v1<->v6 conversions, Nil and Max, monotonic v7 generators (three methods),
 //! parsing, formatting and inspection.
 //!
-//! The clocked parts are the core's `idmint::uuid_clock`: its process-wide v7 generator, its
+//! The clocked parts are the core's `idmint::uuids::clocked`: its process-wide v7 generator, its
 //! `UuidGenerator` and its per-thread OS-seeded random streams, all restarted in a forked child.
 
 use std::ffi::c_char;
 
 use idmint_core::named::NamedConfig;
-use idmint_core::uuid_clock;
-use idmint_core::uuids::{self, Uuid, V7Method};
+use idmint_core::uuids::clocked;
+use idmint_core::uuids::{self, Uuid, Uuid7Method};
 use idmint_core::{Error, Name, UuidGenerator};
 
 use crate::error::{guard, idmint_status, Fail};
@@ -60,7 +60,7 @@ pub struct idmint_uuid_info {
 /// 6.2): one of the `IDMINT_UUID_V7_*` constants.
 ///
 /// A plain integer rather than an enum, so that any value a C caller passes is checked
-/// (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+/// (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
 pub type idmint_uuid_v7_method = u32;
 
 /// Method 1 (`"counter"`, the default): a 42-bit counter seeded randomly each millisecond.
@@ -124,13 +124,13 @@ const V6_NODE: &str = "v6 takes a node of exactly 6 bytes";
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid4) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid4) }
 }
 
 /// @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
 ///
 /// @param random Exactly 16 bytes (`random_len` must be 16).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
     random: *const u8,
@@ -156,14 +156,14 @@ pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid7) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid7) }
 }
 
 /// @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_at(
     unix_ms: u64,
@@ -192,7 +192,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
 /// @param node Exactly 6 random bytes (`node_len` must be 6).
 /// @param out_uuid Receives the UUID.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_at(
     ticks: u64,
@@ -223,7 +223,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
 /// @param node Exactly 6 random bytes (`node_len` must be 6).
 /// @param out_uuid Receives the UUID.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_random_node(
     unix_ms: u64,
@@ -257,7 +257,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid1) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid1) }
 }
 
 /// @brief A version 6 UUID from the system clock and the OS random source, from one
@@ -270,14 +270,14 @@ pub unsafe extern "C" fn idmint_uuid_v1(out_uuid: *mut idmint_uuid) -> idmint_st
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v6(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid6) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid6) }
 }
 
 /// @brief A version 6 UUID from a count of 100 ns intervals since 1582-10-15, a clock sequence
 /// and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
 /// time fields reordered).
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another node length;
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another node length;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v6_at(
@@ -302,7 +302,7 @@ pub unsafe extern "C" fn idmint_uuid_v6_at(
 /// @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
 /// UUID (RFC 9562 section 5.6).
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 1 UUID;
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 1 UUID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v1_to_v6(
@@ -320,7 +320,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_to_v6(
 /// @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
 /// UUID.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 6 UUID;
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 6 UUID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v6_to_v1(
@@ -340,7 +340,7 @@ pub unsafe extern "C" fn idmint_uuid_v6_to_v1(
 /// of namespace and name (appendix B.2 uses SHA-256).
 ///
 /// @param bytes Exactly 16 bytes (`bytes_len` must be 16).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v8(
     bytes: *const u8,
@@ -381,7 +381,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_from_fields(
 /// @brief The three custom fields of a version 8 UUID, the inverse of
 /// #idmint_uuid_v8_from_fields.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 8 UUID;
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 8 UUID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v8_fields(
@@ -439,7 +439,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_fill(
             return Ok(());
         }
         let mut got = vec![Uuid::nil(); n];
-        uuid_clock::uuid7_fill(&mut got)?;
+        clocked::uuid7_fill(&mut got)?;
         for (d, u) in dst.iter_mut().zip(got) {
             *d = u.into();
         }
@@ -512,7 +512,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_sha256(
 
 /// @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_namespace(
     name: *const c_char,
@@ -536,7 +536,7 @@ pub unsafe extern "C" fn idmint_uuid_namespace(
 /// @param text NUL-terminated UTF-8.
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
-///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_parse(
     text: *const c_char,
@@ -639,7 +639,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
 ///
 /// @param unix_ms Milliseconds since the Unix epoch.
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
     gen: *const idmint_uuid_v7_generator,
@@ -676,22 +676,22 @@ fn next_at(
     Ok(g.0.next_at_precise(unix_ms, sub_ms_nanos, given)?)
 }
 
-// The constants are the indexes of the core's `V7Method::ALL`.
+// The constants are the indexes of the core's `Uuid7Method::ALL`.
 const _: () = assert!(
     matches!(
-        V7Method::ALL[IDMINT_UUID_V7_COUNTER as usize],
-        V7Method::Counter
+        Uuid7Method::ALL[IDMINT_UUID_V7_COUNTER as usize],
+        Uuid7Method::Counter
     ) && matches!(
-        V7Method::ALL[IDMINT_UUID_V7_RANDOM_INCREMENT as usize],
-        V7Method::RandomIncrement
+        Uuid7Method::ALL[IDMINT_UUID_V7_RANDOM_INCREMENT as usize],
+        Uuid7Method::RandomIncrement
     ) && matches!(
-        V7Method::ALL[IDMINT_UUID_V7_SUB_MILLISECOND as usize],
-        V7Method::SubMillisecond
-    ) && V7Method::ALL.len() == 3
+        Uuid7Method::ALL[IDMINT_UUID_V7_SUB_MILLISECOND as usize],
+        Uuid7Method::SubMillisecond
+    ) && Uuid7Method::ALL.len() == 3
 );
 
-fn v7_method(m: idmint_uuid_v7_method) -> Result<V7Method, Fail> {
-    V7Method::ALL.get(m as usize).copied().ok_or(Fail::Arg(
+fn v7_method(m: idmint_uuid_v7_method) -> Result<Uuid7Method, Fail> {
+    Uuid7Method::ALL.get(m as usize).copied().ok_or(Fail::Arg(
         "unknown v7 method constant (use IDMINT_UUID_V7_*)",
     ))
 }
@@ -706,7 +706,7 @@ fn v7_method(m: idmint_uuid_v7_method) -> Result<V7Method, Fail> {
 /// @param method An `IDMINT_UUID_V7_*` constant.
 /// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
 ///        on failure.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_new_with_method(
     method: idmint_uuid_v7_method,
@@ -724,7 +724,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_new_with_method(
 /// @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
 /// `"random_increment"` or `"sub_millisecond"`.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_INVALID_ARGUMENT`
+/// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_BAD_C_ARGUMENT`
 ///         (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_method_from_name(
@@ -734,8 +734,8 @@ pub unsafe extern "C" fn idmint_uuid_v7_method_from_name(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_method, "out_method", || -> Result<_, Fail> {
-            let m = V7Method::parse(c_str(name, "name")?)?;
-            let i = V7Method::ALL.iter().position(|k| *k == m);
+            let m = Uuid7Method::parse(c_str(name, "name")?)?;
+            let i = Uuid7Method::ALL.iter().position(|k| *k == m);
             Ok(i.ok_or(Fail::Arg("a v7 method newer than this library"))? as idmint_uuid_v7_method)
         })
     }
@@ -755,9 +755,9 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_method(
         read(gen, "gen", out_method, "out_method", |g| {
             let m = match g.0.config() {
                 NamedConfig::Uuid7(m) => *m,
-                _ => V7Method::Counter,
+                _ => Uuid7Method::Counter,
             };
-            V7Method::ALL.iter().position(|k| *k == m).unwrap_or(0) as idmint_uuid_v7_method
+            Uuid7Method::ALL.iter().position(|k| *k == m).unwrap_or(0) as idmint_uuid_v7_method
         })
     }
 }
@@ -769,7 +769,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_method(
 /// @param unix_ms Milliseconds since the Unix epoch.
 /// @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at_precise(
     gen: *const idmint_uuid_v7_generator,

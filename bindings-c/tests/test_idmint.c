@@ -35,10 +35,10 @@ _Static_assert(IDMINT_NO_FREE_NODE == 15, "kind numbers");
 _Static_assert(IDMINT_NODE_REQUIRED == 16, "kind numbers");
 _Static_assert(IDMINT_STORE_MISMATCH == 17, "kind numbers");
 _Static_assert(IDMINT_LIMIT_EXCEEDED == 18, "kind numbers");
-_Static_assert(IDMINT_INVALID_ARG_VALUE == 19, "kind numbers");
+_Static_assert(IDMINT_INVALID_ARGUMENT == 19, "kind numbers");
 _Static_assert(IDMINT_CLOSED == 20, "kind numbers");
 _Static_assert(IDMINT_CORE_STATUS_MAX == IDMINT_CLOSED, "the last core kind");
-_Static_assert(IDMINT_NULL_POINTER >= 100 && IDMINT_INVALID_ARGUMENT >= 100 && IDMINT_PANIC >= 100,
+_Static_assert(IDMINT_NULL_POINTER >= 100 && IDMINT_BAD_C_ARGUMENT >= 100 && IDMINT_PANIC >= 100,
                "binding statuses are above the core range");
 
 #define EXPECT(call, want, msg) expect_impl((call), (want), (msg), #call, __LINE__)
@@ -91,7 +91,7 @@ static void test_status(void) {
     /* OK, every core kind (1 to IDMINT_CORE_STATUS_MAX, the core's ErrorKind::ALL), then the
        binding's own statuses: each has a message and a code, never the unknown ones (a core kind
        the enum lacked would fail the library's build). */
-    static const idmint_status binding[] = {IDMINT_NULL_POINTER, IDMINT_INVALID_ARGUMENT,
+    static const idmint_status binding[] = {IDMINT_NULL_POINTER, IDMINT_BAD_C_ARGUMENT,
                                             IDMINT_PANIC, IDMINT_UNKNOWN_ERROR};
     CTX("status texts");
     for (int i = 0; i <= IDMINT_CORE_STATUS_MAX + 4; i++) {
@@ -102,7 +102,7 @@ static void test_status(void) {
         CHECK(c != NULL && (s == IDMINT_OK ? strcmp(c, "OK") == 0 : strncmp(c, "ERR_", 4) == 0));
         CHECK(s == IDMINT_UNKNOWN_ERROR || strcmp(c, "ERR_UNKNOWN") != 0);
     }
-    CHECK(strcmp(idmint_status_code(IDMINT_INVALID_ARG_VALUE), "ERR_INVALID_ARG_VALUE") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_INVALID_ARGUMENT), "ERR_INVALID_ARGUMENT") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_CLOSED), "ERR_CLOSED") == 0);
     CHECK(strcmp(idmint_status_message(IDMINT_CORE_STATUS_MAX + 1), "unknown status") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_CLOCK_BACKWARDS), "ERR_CLOCK_BACKWARDS") == 0);
@@ -425,7 +425,7 @@ static void test_codec_vectors(void) {
             if (!OK(idmint_encode(v->id, codecs[c], buf, sizeof buf, &len))) continue;
             CHECK(strcmp(buf, want[c]) == 0 && len == strlen(want[c]));
             uint64_t back = 0;
-            OK(idmint_decode(want[c], codecs[c], &back));
+            OK(idmint_decode_text(want[c], codecs[c], &back));
             CHECK(back == v->id);
         }
     }
@@ -435,12 +435,12 @@ static void test_codec_vectors(void) {
         idmint_codec c = 99;
         if (!OK(idmint_codec_from_name(v->decoder, &c))) continue;
         uint64_t id = 0;
-        if (EXPECT(idmint_decode_n(v->text, v->text_len, c, &id), v->status, v->message) &&
+        if (EXPECT(idmint_decode_text_n(v->text, v->text_len, c, &id), v->status, v->message) &&
             v->status == IDMINT_OK)
             CHECK(id == v->id);
         if (strlen(v->text) == v->text_len) {
             id = 0;
-            if (EXPECT(idmint_decode(v->text, c, &id), v->status, v->message) &&
+            if (EXPECT(idmint_decode_text(v->text, c, &id), v->status, v->message) &&
                 v->status == IDMINT_OK)
                 CHECK(id == v->id);
         }
@@ -816,9 +816,9 @@ static void test_formats_clocked_and_bad_arguments(void) {
     CTX("typeid bad arguments");
     EXPECT(idmint_typeid(NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
            "null pointer: `prefix` must not be NULL");
-    EXPECT(idmint_typeid("pr\xe9", buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_typeid("pr\xe9", buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `prefix` is not valid UTF-8 (at byte 2)");
-    EXPECT(idmint_typeid_format("pr\xff", &a, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_typeid_format("pr\xff", &a, buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `prefix` is not valid UTF-8 (at byte 2)");
     EXPECT(idmint_typeid_format("user", NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
            "null pointer: `uuid` must not be NULL");
@@ -846,7 +846,7 @@ static void test_formats_clocked_and_bad_arguments(void) {
            IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
     EXPECT(idmint_typeid_parse("us\xc3r_01h455vb4pex5vsknk084sn02q", prefix, sizeof prefix, NULL,
                                &u),
-           IDMINT_INVALID_ARGUMENT, "invalid argument: `text` is not valid UTF-8 (at byte 2)");
+           IDMINT_BAD_C_ARGUMENT, "invalid argument: `text` is not valid UTF-8 (at byte 2)");
     /* A 63-character prefix fills IDMINT_TYPEID_MAX_LEN exactly. */
     char longest[64];
     memset(longest, 'a', 63);
@@ -881,10 +881,10 @@ static void test_formats_clocked_and_bad_arguments(void) {
            "null pointer: `text` must not be NULL");
     EXPECT(idmint_ulid_parse("01ARYZ6S41YYYYYYYYYYYYYYYY", NULL, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_ulid` must not be NULL");
-    EXPECT(idmint_ulid_parse("\xff", &x, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_ulid_parse("\xff", &x, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `text` is not valid UTF-8 (at byte 0)");
     const uint8_t r[10] = {0};
-    EXPECT(idmint_ulid_at(0, r, 9, &x), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_ulid_at(0, r, 9, &x), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: a ULID takes exactly 10 random bytes");
     EXPECT(idmint_ulid_at(0, NULL, 10, &x), IDMINT_NULL_POINTER,
            "null pointer: `random` must not be NULL");
@@ -896,7 +896,7 @@ static void test_formats_clocked_and_bad_arguments(void) {
                "null pointer: `gen` must not be NULL");
         EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 10, NULL, NULL), IDMINT_NULL_POINTER,
                "null pointer: `out_ulid` must not be NULL");
-        EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 11, &x, NULL), IDMINT_INVALID_ARGUMENT,
+        EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 11, &x, NULL), IDMINT_BAD_C_ARGUMENT,
                "invalid argument: a ULID takes exactly 10 random bytes");
         OK(idmint_ulid_generator_next_at(ug, 1, r, 10, &x, NULL));
         idmint_ulid_generator_free(ug);
@@ -907,11 +907,11 @@ static void test_formats_clocked_and_bad_arguments(void) {
     const uint8_t node[6] = {1, 2, 3, 4, 5, 6}, sixteen[16] = {0};
     EXPECT(idmint_uuid_v6(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
     EXPECT(idmint_uuid_v1(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
-    EXPECT(idmint_uuid_v6_at(1, 2, node, 5, &a), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v6_at(1, 2, node, 5, &a), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v6 takes a node of exactly 6 bytes");
     EXPECT(idmint_uuid_v6_at(1, 2, NULL, 6, &a), IDMINT_NULL_POINTER,
            "null pointer: `node` must not be NULL");
-    EXPECT(idmint_uuid_v8(sixteen, 15, &a), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v8(sixteen, 15, &a), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v8 takes exactly 16 bytes");
     EXPECT(idmint_uuid_v8(sixteen, 16, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_uuid` must not be NULL");
@@ -921,12 +921,12 @@ static void test_formats_clocked_and_bad_arguments(void) {
            "null pointer: `out_uuid` must not be NULL");
     idmint_uuid_v8_custom f;
     idmint_uuid nil = idmint_uuid_nil();
-    EXPECT(idmint_uuid_v8_fields(&nil, &f), IDMINT_INVALID_ARG_VALUE,
+    EXPECT(idmint_uuid_v8_fields(&nil, &f), IDMINT_INVALID_ARGUMENT,
            "invalid argument `uuid`: not a version 8 UUID");
     EXPECT(idmint_uuid_v8_fields(&nil, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_fields` must not be NULL");
     idmint_uuid_v7_generator *g = (idmint_uuid_v7_generator *)&g;
-    EXPECT(idmint_uuid_v7_generator_new_with_method(3, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v7_generator_new_with_method(3, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: unknown v7 method constant (use IDMINT_UUID_V7_*)");
     CHECK(g == NULL);
     EXPECT(idmint_uuid_v7_generator_new_with_method(0, NULL), IDMINT_NULL_POINTER, NULL);
@@ -938,10 +938,10 @@ static void test_formats_clocked_and_bad_arguments(void) {
            "null pointer: `gen` must not be NULL");
     if (OK(idmint_uuid_v7_generator_new_with_method(IDMINT_UUID_V7_SUB_MILLISECOND, &g))) {
         EXPECT(idmint_uuid_v7_generator_next_at_precise(g, 1, 0, r, 9, &a),
-               IDMINT_INVALID_ARGUMENT, "invalid argument: v7 takes exactly 10 random bytes");
+               IDMINT_BAD_C_ARGUMENT, "invalid argument: v7 takes exactly 10 random bytes");
         EXPECT(idmint_uuid_v7_generator_next_at_precise(g, 1, 0, r, 10, NULL),
                IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
-        EXPECT(idmint_uuid_v7_generator_next_at(g, 1, r, 9, &a), IDMINT_INVALID_ARGUMENT, NULL);
+        EXPECT(idmint_uuid_v7_generator_next_at(g, 1, r, 9, &a), IDMINT_BAD_C_ARGUMENT, NULL);
         /* Past 999999 ns the fraction is clamped: the last step of the millisecond. */
         if (OK(idmint_uuid_v7_generator_next_at_precise(g, 5, 5000000, r, 10, &a)))
             CHECK(a.bytes[6] == 0x7f && a.bytes[7] == 0xff);
@@ -1075,7 +1075,7 @@ static void test_bad_arguments(void) {
     CHECK(l == NULL);
     EXPECT(idmint_layout_new("twitter", NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_layout` must not be NULL");
-    EXPECT(idmint_layout_new(bad_utf8, &l), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_layout_new(bad_utf8, &l), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `preset_or_spec` is not valid UTF-8 (at byte 2)");
     EXPECT(idmint_layout_new("martian", &l), IDMINT_INVALID_LAYOUT, NULL);
     EXPECT(idmint_layout_new("time=41@1ms,worker=10,seq=x", &l), IDMINT_INVALID_LAYOUT,
@@ -1113,9 +1113,9 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_layout_tick_at(l, 1, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_layout_field(NULL, 0, &fld), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_layout_field(l, 0, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_layout_field(l, 4, &fld), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_layout_field(l, 4, &fld), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: field index is not below the layout's field count");
-    EXPECT(idmint_layout_field(l, SIZE_MAX, &fld), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_layout_field(l, SIZE_MAX, &fld), IDMINT_BAD_C_ARGUMENT, NULL);
     /* Text output: NULL layout, size query, short buffer, exact fit. */
     EXPECT(idmint_layout_spec(NULL, buf, sizeof buf, &n), IDMINT_NULL_POINTER, null_msg_layout);
     n = 0;
@@ -1156,7 +1156,7 @@ static void test_bad_arguments(void) {
     OK(idmint_layout_split_node(l, 33, arr, 2, NULL));
     CHECK(arr[0] == 1 && arr[1] == 1);
     EXPECT(idmint_layout_split_node(l, 33, (uint64_t *)((char *)arr + 1), 2, NULL),
-           IDMINT_INVALID_ARGUMENT, "invalid argument: `out_values` is not aligned for its type");
+           IDMINT_BAD_C_ARGUMENT, "invalid argument: `out_values` is not aligned for its type");
     uint64_t dcw[2] = {3, 7};
     EXPECT(idmint_layout_join_node(NULL, dcw, 2, &u), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_layout_join_node(l, NULL, 2, &u), IDMINT_NULL_POINTER,
@@ -1185,13 +1185,13 @@ static void test_bad_arguments(void) {
            "null pointer: `out_gen` must not be NULL");
     cfg.has_node = 1;
     cfg.layout = bad_utf8;
-    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `config->layout` is not valid UTF-8 (at byte 2)");
     cfg.layout = "martian";
     EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_LAYOUT, NULL);
     cfg.layout = NULL;
     cfg.on_backwards = bad_utf8;
-    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `config->on_backwards` is not valid UTF-8 (at byte 2)");
     cfg.on_backwards = "sometimes";
     EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_CONFIG,
@@ -1223,7 +1223,7 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_snowflake_next(NULL, &u), IDMINT_NULL_POINTER, null_gen);
     EXPECT(idmint_snowflake_next(g, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_id` must not be NULL");
-    EXPECT(idmint_snowflake_next(g, (uint64_t *)((char *)arr + 4)), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_snowflake_next(g, (uint64_t *)((char *)arr + 4)), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `out_id` is not aligned for its type");
     EXPECT(idmint_snowflake_try_next(NULL, &u, NULL), IDMINT_NULL_POINTER, null_gen);
     EXPECT(idmint_snowflake_try_next(g, NULL, &u), IDMINT_NULL_POINTER, NULL);
@@ -1275,10 +1275,10 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_policy_normalize("on_backwards", NULL, buf, sizeof buf, NULL),
            IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_policy_normalize("on_sundays", "fail", buf, sizeof buf, NULL),
-           IDMINT_INVALID_ARGUMENT,
+           IDMINT_BAD_C_ARGUMENT,
            "invalid argument: policy is on_backwards, on_exhausted or sequence_start");
     EXPECT(idmint_policy_normalize("on_backwards", bad_utf8, buf, sizeof buf, NULL),
-           IDMINT_INVALID_ARGUMENT, NULL);
+           IDMINT_BAD_C_ARGUMENT, NULL);
     EXPECT(idmint_policy_normalize("on_backwards", "wait", buf, 9, &n), IDMINT_BUFFER_TOO_SMALL,
            "buffer too small: need 10 bytes");
     CHECK(n == 9);
@@ -1291,14 +1291,14 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_codec_from_name("hex", NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_codec_from_name("base64", &c), IDMINT_INVALID_CONFIG,
            "invalid config: unknown codec (decimal, hex, base32, base62)");
-    EXPECT(idmint_codec_from_name(bad_utf8, &c), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_codec_from_name(bad_utf8, &c), IDMINT_BAD_C_ARGUMENT, NULL);
     OK(idmint_codec_from_name("DEC", &c));
     CHECK(c == IDMINT_CODEC_DECIMAL);
     OK(idmint_codec_from_name("Auto", &c));
     CHECK(c == IDMINT_CODEC_AUTO);
-    EXPECT(idmint_encode(1, 99, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_encode(1, 99, buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: unknown codec constant (use IDMINT_CODEC_*)");
-    EXPECT(idmint_encode(1, IDMINT_CODEC_AUTO, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_encode(1, IDMINT_CODEC_AUTO, buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: IDMINT_CODEC_AUTO only decodes");
     n = 0;
     EXPECT(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, NULL, 0, &n), IDMINT_BUFFER_TOO_SMALL,
@@ -1310,20 +1310,20 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_encode(1, IDMINT_CODEC_HEX, NULL, 5, NULL), IDMINT_NULL_POINTER, NULL);
     OK(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, buf, 21, NULL));
     CHECK(strcmp(buf, "18446744073709551615") == 0);
-    EXPECT(idmint_decode(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
+    EXPECT(idmint_decode_text(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
            "null pointer: `text` must not be NULL");
-    EXPECT(idmint_decode("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode("ff", 7, &u), IDMINT_INVALID_ARGUMENT, NULL);
-    EXPECT(idmint_decode(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_decode_text("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_decode_text("ff", 7, &u), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_decode_text(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `text` is not valid UTF-8 (at byte 2)");
-    EXPECT(idmint_decode("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
+    EXPECT(idmint_decode_text("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
            "cannot decode hex string at character 2: no digits after the 0x prefix");
-    EXPECT(idmint_decode_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ARGUMENT, NULL);
-    EXPECT(idmint_decode_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
+    EXPECT(idmint_decode_text_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_decode_text_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_decode_text_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_decode_text_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
            "cannot decode decimal string at character 0: empty input");
-    OK(idmint_decode_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
+    OK(idmint_decode_text_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
     CHECK(u == 255);
 
     CTX("uuid arguments");
@@ -1338,17 +1338,17 @@ static void test_bad_arguments(void) {
     OK(idmint_uuid_namespace("oid", &ns));
     OK(idmint_uuid_namespace("x500", &ns));
     CHECK(uuid_is(&ns, "6ba7b814-9dad-11d1-80b4-00c04fd430c8"));
-    EXPECT(idmint_uuid_namespace("DNS", &ns), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_namespace("DNS", &ns), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: namespace is dns, url, oid or x500");
     EXPECT(idmint_uuid_namespace(NULL, &ns), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_namespace("dns", NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_v4(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
     EXPECT(idmint_uuid_v7(NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v4_from_bytes(rnd, 15, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v4_from_bytes(rnd, 15, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v4 takes exactly 16 random bytes");
     EXPECT(idmint_uuid_v4_from_bytes(NULL, 16, &uu), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_v4_from_bytes(rnd, 16, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v7_at(1, rnd, 16, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v7_at(1, rnd, 16, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v7 takes exactly 10 random bytes");
     EXPECT(idmint_uuid_v7_at(1, NULL, 10, &uu), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_v7_at(1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
@@ -1361,7 +1361,7 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_uuid_parse(NULL, &uu), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_parse("886313e1-3b8a-5372-9b90-0c9aee199e5d", NULL), IDMINT_NULL_POINTER,
            NULL);
-    EXPECT(idmint_uuid_parse(bad_utf8, &uu), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_uuid_parse(bad_utf8, &uu), IDMINT_BAD_C_ARGUMENT, NULL);
     EXPECT(idmint_uuid_parse("886313e1-3b8a-5372-9b90-0c9aee199e5x", &uu), IDMINT_INVALID_ENCODING,
            "cannot decode uuid string at character 35: not a hexadecimal digit");
     EXPECT(idmint_uuid_format(NULL, buf, sizeof buf), IDMINT_NULL_POINTER, NULL);
@@ -1377,16 +1377,16 @@ static void test_bad_arguments(void) {
         EXPECT(idmint_uuid_v7_generator_next(NULL, &uu), IDMINT_NULL_POINTER, null_gen);
         EXPECT(idmint_uuid_v7_generator_next(vg, NULL), IDMINT_NULL_POINTER, NULL);
         EXPECT(idmint_uuid_v7_generator_next_at(NULL, 1, rnd, 10, &uu), IDMINT_NULL_POINTER, NULL);
-        EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 9, &uu), IDMINT_INVALID_ARGUMENT, NULL);
+        EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 9, &uu), IDMINT_BAD_C_ARGUMENT, NULL);
         EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
         idmint_uuid_v7_generator_free(vg);
     }
-    EXPECT(idmint_uuid_v1_at(0, 0, rnd, 5, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v1_at(0, 0, rnd, 5, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v1 takes a node of exactly 6 bytes");
     EXPECT(idmint_uuid_v1_at(0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER,
            "null pointer: `node` must not be NULL");
     EXPECT(idmint_uuid_v1_at(0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 7, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 7, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v1 takes a node of exactly 6 bytes");
     EXPECT(idmint_uuid_v1_random_node(0, 0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
@@ -1405,7 +1405,7 @@ static void test_bad_arguments(void) {
     CHECK(ng == NULL);
     EXPECT(idmint_named_generator_new("type=uuid4", NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_gen` must not be NULL");
-    EXPECT(idmint_named_generator_new(bad_utf8, &ng), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_named_generator_new(bad_utf8, &ng), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `config` is not valid UTF-8 (at byte 2)");
     EXPECT(idmint_named_generator_new("type=snowflake,layout=twitter", &ng), IDMINT_NODE_REQUIRED,
            NULL);
@@ -1429,15 +1429,15 @@ static void test_bad_arguments(void) {
                "null pointer: `out_id` must not be NULL");
         EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, (idmint_generated_id *)((char *)arr + 4),
                                               NULL, NULL),
-               IDMINT_INVALID_ARGUMENT, "invalid argument: `out_id` is not aligned for its type");
+               IDMINT_BAD_C_ARGUMENT, "invalid argument: `out_id` is not aligned for its type");
         EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, &gid, (size_t *)((char *)arr + 1), NULL),
-               IDMINT_INVALID_ARGUMENT,
+               IDMINT_BAD_C_ARGUMENT,
                "invalid argument: `out_random_used` is not aligned for its type");
         /* Too few random bytes: refused, and nothing drawn (the next call is still the first). */
         n = 99;
         u = 99;
         EXPECT(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 7, &gid, &n, &u),
-               IDMINT_INVALID_ARGUMENT,
+               IDMINT_BAD_C_ARGUMENT,
                "invalid argument: `random` holds fewer bytes than this call draws (uuid4: 16, "
                "uuid7: 10, uuid1 and uuid6: 8 on their first call)");
         CHECK(n == 0 && u == 0);
@@ -1467,7 +1467,7 @@ static void test_bad_arguments(void) {
     static const uint8_t key[16] = {1};
     EXPECT(idmint_obfuscator_new(NULL, 16, 53, &o), IDMINT_NULL_POINTER,
            "null pointer: `key` must not be NULL");
-    EXPECT(idmint_obfuscator_new(key, 15, 53, &o), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_obfuscator_new(key, 15, 53, &o), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: an obfuscation key is exactly 16 bytes");
     EXPECT(idmint_obfuscator_new(key, 16, 53, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_obfuscator_new(key, 16, 4096, &o), IDMINT_INVALID_CONFIG,
@@ -1475,7 +1475,7 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_obfuscator_new_sortable(key, 16, NULL, &o), IDMINT_NULL_POINTER,
            null_msg_layout);
     EXPECT(idmint_obfuscator_new_sortable(key, 16, l, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_obfuscator_new_sortable(key, 0, l, &o), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_obfuscator_new_sortable(key, 0, l, &o), IDMINT_BAD_C_ARGUMENT, NULL);
     idmint_obfuscator_free(NULL);
     if (OK(idmint_obfuscator_new_sortable(key, 16, l, &o))) {
         EXPECT(idmint_obfuscator_encode(NULL, 1, &u), IDMINT_NULL_POINTER,
@@ -1827,9 +1827,9 @@ static void test_leased_arguments(void) {
            "null pointer: `config` must not be NULL");
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_gen` must not be NULL");
-    EXPECT(idmint_leased_snowflake_new("\xff/x", &cfg, NULL, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_leased_snowflake_new("\xff/x", &cfg, NULL, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `dir` is not valid UTF-8 (at byte 0)");
-    EXPECT(idmint_leased_snowflake_new("", &cfg, NULL, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_leased_snowflake_new("", &cfg, NULL, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: dir must not be empty");
     /* A directory that cannot be created: below a regular file. */
     EXPECT(idmint_leased_snowflake_new("/dev/null/leases", &cfg, NULL, &g),
@@ -1841,7 +1841,7 @@ static void test_leased_arguments(void) {
     opts.namespace_name = "two words";
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
     opts.namespace_name = "\xc3";
-    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `options->namespace_name` is not valid UTF-8 (at byte 0)");
     opts.namespace_name = "args";
     opts.nodes = 1025; /* twitter has 1024 nodes */

@@ -285,12 +285,12 @@ static void test_segments_bad_input(void) {
     s = (idmint_segments *)&ctx;
     EXPECT(idmint_segments_new("nope://x", NULL, &s), IDMINT_INVALID_CONFIG);
     CHECK(s == NULL);
-    EXPECT(idmint_segments_new("", NULL, &s), IDMINT_INVALID_ARGUMENT);
-    EXPECT(idmint_segments_new("sqlite:\xff", NULL, &s), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_segments_new("", NULL, &s), IDMINT_BAD_C_ARGUMENT);
+    EXPECT(idmint_segments_new("sqlite:\xff", NULL, &s), IDMINT_BAD_C_ARGUMENT);
     EXPECT(idmint_segments_new("postgres://h/db?shards=99999", NULL, &s), IDMINT_LIMIT_EXCEEDED);
     idmint_segment_options so = {0};
     so.journal = "";
-    EXPECT(idmint_segments_new(url, &so, &s), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_segments_new(url, &so, &s), IDMINT_BAD_C_ARGUMENT);
     so.journal = "/dev/null/x.journal";
     idmint_status st = idmint_segments_new(url, &so, &s);
     CHECK(st == IDMINT_STORE_UNAVAILABLE);
@@ -307,7 +307,7 @@ static void test_segments_bad_input(void) {
     memset(long_key, 'k', sizeof long_key - 1);
     long_key[sizeof long_key - 1] = '\0';
     EXPECT(idmint_segments_next(s, long_key, &id), IDMINT_INVALID_CONFIG);
-    EXPECT(idmint_segments_next(s, "\xc3", &id), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_segments_next(s, "\xc3", &id), IDMINT_BAD_C_ARGUMENT);
     EXPECT(idmint_segments_fill(s, NULL, ids, 2), IDMINT_NULL_POINTER);
     EXPECT(idmint_segments_fill(s, "orders", NULL, 2), IDMINT_NULL_POINTER);
     OK(idmint_segments_fill(s, "orders", NULL, 0));
@@ -329,14 +329,14 @@ static void test_leased_bad_input(void) {
     EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_CONFIG);
     CHECK(g == NULL);
     opts.url = "";
-    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT);
     opts.url = "file:\xff";
-    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT);
     opts.url = "redis://127.0.0.1:1/?timeout_ms=0";
     EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_CONFIG);
     /* A directory and a URL: one or the other. */
     opts.url = "local";
-    EXPECT(idmint_leased_snowflake_new(dir, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_leased_snowflake_new(dir, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT);
     CHECK(last_has("not both"));
     /* A file: URL is the same store as the directory argument. */
     char url[128];

@@ -134,14 +134,14 @@ macro_rules! functions_api {
     };
 }
 
-/// `encode` and `decodeString` (the browser package leaves them out of its smaller entries).
+/// `encode` and `decodeText` (the browser package leaves them out of its smaller entries).
 #[macro_export]
 macro_rules! codec_functions_api {
     ($expander:ident) => {
         $expander! { (h)
             "encode" encode(id, codec) -> String { values::encode(h, id, Some(codec)) }
-            "decodeString" decode_string(text, codec) -> u64 {
-                values::decode_string(h, text, Some(codec))
+            "decodeText" decode_text(text, codec) -> u64 {
+                values::decode_text(h, text, Some(codec))
             }
         }
     };

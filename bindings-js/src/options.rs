@@ -1,7 +1,7 @@
 //! Option objects into the core's options by key ([`idmint::options`], and the coord crate's
-//! `LeasedOptions` / `SegmentOptions`), and node arguments into [`Layout::node_from_parts`]'s
+//! `LeasedSnowflakeOptions` / `SegmentOptions`), and node arguments into [`Layout::node_from_parts`]'s
 //! rule. The core names the keys, says what each takes, gives the defaults and answers unknown
-//! keys and sub-fields (`ERR_INVALID_ARG_VALUE`); this module only converts each value by what
+//! keys and sub-fields (`ERR_INVALID_ARGUMENT`); this module only converts each value by what
 //! its key takes. `undefined` and `null` values count as absent.
 
 use idmint::options::{find_key, OptionValue, Options, Takes};
@@ -11,7 +11,7 @@ use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg,
 use crate::error::OrThrow;
 use crate::{Class, Host, JsType, Out};
 
-/// Options set key by key: the core's `Options`, `LeasedOptions` or `SegmentOptions`.
+/// Options set key by key: the core's `Options`, `LeasedSnowflakeOptions` or `SegmentOptions`.
 pub trait KeyedOptions {
     /// What `key` takes, or `None` when it is no key of these options.
     fn takes(key: &str) -> Option<Takes>;
@@ -40,7 +40,7 @@ impl KeyedOptions for Options {
 }
 
 #[cfg(feature = "coord")]
-impl KeyedOptions for idmint_coord::options::LeasedOptions {
+impl KeyedOptions for idmint_coord::options::LeasedSnowflakeOptions {
     fn takes(key: &str) -> Option<Takes> {
         Self::takes(key)
     }
@@ -116,7 +116,7 @@ pub fn read<H: Host, O: KeyedOptions>(
     Ok(())
 }
 
-/// The core's `ERR_INVALID_ARG_VALUE` for a key these options do not have, listing the keys as
+/// The core's `ERR_INVALID_ARGUMENT` for a key these options do not have, listing the keys as
 /// JavaScript spells them.
 fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
     let argument = Name::lossy(key);

@@ -1,5 +1,5 @@
 //! Python keyword arguments as the core's options: each given keyword becomes one
-//! `set(name, value)` call on the core's `Options`, `LeasedOptions` or `SegmentOptions`, which
+//! `set(name, value)` call on the core's `Options`, `LeasedSnowflakeOptions` or `SegmentOptions`, which
 //! own the keys, their defaults and their checks.
 
 use idmint::named::NamedConfig;

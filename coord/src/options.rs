@@ -1,12 +1,12 @@
 //! Leased-generator and segment-allocator options by key, in the core's manner
 //! ([`idmint::options`]): every surface converts its keywords, option objects or flags into
-//! [`LeasedOptions`] or [`SegmentOptions`], so the keys, defaults and checks exist once.
+//! [`LeasedSnowflakeOptions`] or [`SegmentOptions`], so the keys, defaults and checks exist once.
 //!
 //! # Examples
 //! ```
 //! use idmint::OptionValue;
-//! use idmint_coord::options::LeasedOptions;
-//! let mut o = LeasedOptions::new();
+//! use idmint_coord::options::LeasedSnowflakeOptions;
+//! let mut o = LeasedSnowflakeOptions::new();
 //! o.set("layout", OptionValue::Text("leaf"))?;
 //! o.set("ttlMs", OptionValue::Int(6_000))?; // camelCase or snake_case
 //! o.set("namespace", OptionValue::Text("orders"))?;
@@ -24,7 +24,7 @@ use idmint::options::{self as core_options, OptionKey, Takes};
 use idmint::segment::SegmentConfig;
 use idmint::{Config, Error, Name, Obfuscator, OptionValue, Options, Result};
 
-use crate::leased::{LeaseOptions, LeasedSnowflake};
+use crate::lease::{LeaseOptions, LeasedSnowflake};
 use crate::segment::{open_store, SegmentAllocator, SegmentStore};
 
 const fn key(name: &'static str, camel: &'static str, takes: Takes) -> OptionKey {
@@ -93,15 +93,15 @@ fn node_from_lease() -> Error {
 
 /// Options of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
 #[derive(Debug, Clone, Default)]
-pub struct LeasedOptions {
+pub struct LeasedSnowflakeOptions {
     generator: Options,
     lease: LeaseOptions,
 }
 
-impl LeasedOptions {
+impl LeasedSnowflakeOptions {
     /// Every key at its default.
-    pub fn new() -> LeasedOptions {
-        LeasedOptions::default()
+    pub fn new() -> LeasedSnowflakeOptions {
+        LeasedSnowflakeOptions::default()
     }
 
     /// Sets a generator or lease key (snake_case or camelCase).
@@ -195,7 +195,7 @@ impl SegmentOptions {
             "max_step" => self.max_step = Some(int(k, value)?),
             "refill_at_percent" => {
                 let p = int(k, value)?;
-                let p = u8::try_from(p).map_err(|_| Error::FieldOverflow {
+                let p = u8::try_from(p).map_err(|_| Error::OutOfRange {
                     field: Name::lossy("refill_at_percent"),
                     value: p,
                     max: 100,

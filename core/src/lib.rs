@@ -63,11 +63,6 @@ mod stats;
 mod time;
 pub mod typeid;
 pub mod ulid;
-/// The clocked UUID front door under its former path: [`uuids::clocked`].
-#[cfg(feature = "std")]
-pub mod uuid_clock {
-    pub use crate::uuids::clocked::*;
-}
 pub mod uuids;
 
 pub use any_id::AnyId;
@@ -99,8 +94,8 @@ pub use time::Rfc3339;
 pub use uuids::clocked::UuidGenerator;
 
 // Text codecs, obfuscation and UUIDs.
-pub use codec::{decode_any, Codec, SliceWriter};
+pub use codec::{decode_text, Codec, SliceWriter};
 pub use obfuscate::{Obfuscator, SortableObfuscator};
 pub use typeid::{TypeId, TypeIdGenerator};
 pub use ulid::{Ulid, UlidGenerator};
-pub use uuids::{Uuid, UuidInfo, V7Generator, V7Method};
+pub use uuids::{Uuid, Uuid7Generator, Uuid7Method, UuidInfo};
