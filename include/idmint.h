@@ -52,8 +52,8 @@
 #define IDMINT_FIELD_NAME_SIZE 16
 
 /**
- * @brief Most IDs one batch call (#idmint_snowflake_next_n, #idmint_atomic_snowflake_next_n_at,
- * #idmint_leased_snowflake_next_n) fills: 2^24 (the core's limit, the same on every surface).
+ * @brief Most IDs one batch call (#idmint_snowflake_next_ids, #idmint_atomic_snowflake_next_ids_at,
+ * #idmint_leased_snowflake_next_ids) fills: 2^24 (the core's limit, the same on every surface).
  * More is `IDMINT_LIMIT_EXCEEDED`.
  */
 #define IDMINT_MAX_BATCH 16777216
@@ -189,7 +189,7 @@ typedef enum {
      */
     IDMINT_INVALID_ARGUMENT = 19,
     /**
-     * The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
+     * The object was closed (`idmint_named_generator_close`, `idmint_segment_allocator_close`, ...):
      * only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
      */
     IDMINT_CLOSED = 20,
@@ -332,7 +332,7 @@ typedef struct idmint_leased_snowflake idmint_leased_snowflake;
 /**
  * @brief A generator built from a named config (opaque). Thread-safe.
  *
- * #idmint_named_generator_next mints on the system clock and OS randomness (and the store, for
+ * #idmint_named_generator_next_id mints on the system clock and OS randomness (and the store, for
  * the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
  * #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
  * bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
@@ -354,15 +354,15 @@ typedef struct idmint_obfuscator idmint_obfuscator;
 /**
  * @brief IDs per key from ranges of a segment store (opaque).
  *
- * Thread-safe: any number of threads may call #idmint_segments_next and #idmint_segments_fill
+ * Thread-safe: any number of threads may call #idmint_segment_allocator_next_id and #idmint_segment_allocator_next_ids
  * at once, on one key or many. Values of one key increase and are never served twice, across
  * threads, processes and restarts. A call waits only when both buffers of its key are empty
  * (the first call for a key, or a store outage longer than the buffers last). In a child
  * process after `fork()` every call returns `IDMINT_FORKED`: make a new allocator there.
- * Close it with #idmint_segments_close (to record the journal and see whether that worked),
- * then free it with #idmint_segments_free.
+ * Close it with #idmint_segment_allocator_close (to record the journal and see whether that worked),
+ * then free it with #idmint_segment_allocator_free.
  */
-typedef struct idmint_segments idmint_segments;
+typedef struct idmint_segment_allocator idmint_segment_allocator;
 
 /**
  * @brief A thread-safe Snowflake generator on the system clock (opaque).
@@ -388,9 +388,9 @@ typedef struct idmint_ulid_generator idmint_ulid_generator;
  * @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
  * issues is greater than the one before, even within one millisecond or when the clock steps
  * back. Thread-safe (calls are serialised by a lock), and it starts afresh in a child process
- * after `fork()`. Freed by #idmint_uuid_v7_generator_free.
+ * after `fork()`. Freed by #idmint_uuid7_generator_free.
  */
-typedef struct idmint_uuid_v7_generator idmint_uuid_v7_generator;
+typedef struct idmint_uuid7_generator idmint_uuid7_generator;
 
 /**
  * @brief The numbers that describe a layout, from #idmint_layout_get_info.
@@ -627,7 +627,7 @@ typedef struct {
      * `custom_c`, 62 bits.
      */
     uint64_t custom_c;
-} idmint_uuid_v8_custom;
+} idmint_uuid8_custom;
 
 /**
  * @brief What a UUID says about itself, from #idmint_uuid_inspect.
@@ -657,12 +657,12 @@ typedef struct {
 
 /**
  * @brief How a v7 generator keeps the UUIDs of one millisecond increasing (RFC 9562 section
- * 6.2): one of the `IDMINT_UUID_V7_*` constants.
+ * 6.2): one of the `IDMINT_UUID7_*` constants.
  *
  * A plain integer rather than an enum, so that any value a C caller passes is checked
  * (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
  */
-typedef uint32_t idmint_uuid_v7_method;
+typedef uint32_t idmint_uuid7_method;
 
 /**
  * @brief A ULID: 16 bytes, most significant first (6 bytes of Unix milliseconds, then 10
@@ -774,10 +774,10 @@ typedef struct {
 } idmint_lease_info;
 
 /**
- * @brief How an #idmint_segments allocator takes and keeps its ranges. Zero-initialise it
- * (`idmint_segment_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
+ * @brief How an #idmint_segment_allocator allocator takes and keeps its ranges. Zero-initialise it
+ * (`idmint_segment_allocator_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
  *
- * Strings are NUL-terminated UTF-8, read only during #idmint_segments_new.
+ * Strings are NUL-terminated UTF-8, read only during #idmint_segment_allocator_new.
  */
 typedef struct {
     /**
@@ -786,7 +786,7 @@ typedef struct {
      */
     uint64_t step;
     /**
-     * A journal file: #idmint_segments_close records the unserved values of every key there,
+     * A journal file: #idmint_segment_allocator_close records the unserved values of every key there,
      * and the next allocator on the same store serves them first instead of skipping them.
      * NULL: no journal (a restart skips what was taken and not served; never repeats it).
      */
@@ -798,10 +798,10 @@ typedef struct {
     uint64_t wait_timeout_ms;
     /**
      * With `journal`: also write a checkpoint this often (ms), so a process that is killed
-     * resumes from it too. 0: only at #idmint_segments_close.
+     * resumes from it too. 0: only at #idmint_segment_allocator_close.
      */
     uint64_t checkpoint_every_ms;
-} idmint_segment_options;
+} idmint_segment_allocator_options;
 
 /**
  * Base 10 without leading zeros (1 to 20 characters).
@@ -837,18 +837,18 @@ typedef struct {
 /**
  * Method 1 (`"counter"`, the default): a 42-bit counter seeded randomly each millisecond.
  */
-#define IDMINT_UUID_V7_COUNTER 0
+#define IDMINT_UUID7_COUNTER 0
 
 /**
  * Method 2 (`"random_increment"`): the 74 random bits grow by a random step of 1 to 2^32.
  */
-#define IDMINT_UUID_V7_RANDOM_INCREMENT 1
+#define IDMINT_UUID7_RANDOM_INCREMENT 1
 
 /**
  * Method 3 (`"sub_millisecond"`): `rand_a` holds the fraction of the millisecond in 1/4096
- * steps (see #idmint_uuid_v7_generator_next_at_precise).
+ * steps (see #idmint_uuid7_generator_next_at_precise).
  */
-#define IDMINT_UUID_V7_SUB_MILLISECOND 2
+#define IDMINT_UUID7_SUB_MILLISECOND 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -1107,19 +1107,19 @@ void idmint_snowflake_free(idmint_snowflake *gen);
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_snowflake_next(const idmint_snowflake *gen, uint64_t *out_id);
+idmint_status idmint_snowflake_next_id(const idmint_snowflake *gen, uint64_t *out_id);
 
 /**
- * @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
+ * @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next_id
  * would wait.
  *
  * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
  */
-idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
-                                        uint64_t *out_id,
-                                        uint64_t *out_until_ms);
+idmint_status idmint_snowflake_try_next_id(const idmint_snowflake *gen,
+                                           uint64_t *out_id,
+                                           uint64_t *out_until_ms);
 
 /**
  * @brief Fills `out_ids` with `n` fresh, strictly increasing IDs (waiting between ticks as the
@@ -1127,10 +1127,10 @@ idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+ * @return As #idmint_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
  *         IDs (nothing written); on failure the array's contents are unspecified.
  */
-idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out_ids, size_t n);
+idmint_status idmint_snowflake_next_ids(const idmint_snowflake *gen, uint64_t *out_ids, size_t n);
 
 /**
  * @brief Reserves a run of up to `max` IDs from one tick (waiting if needed): the cheapest way
@@ -1138,7 +1138,7 @@ idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out
  *
  * @param max Most IDs wanted (at least 1).
  * @param out_run Receives the run.
- * @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
+ * @return As #idmint_snowflake_next_id; `IDMINT_INVALID_CONFIG` if `max` is 0.
  */
 idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
                                        uint64_t max,
@@ -1156,10 +1156,10 @@ idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`;
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_FORKED`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_snowflake_next_at(const idmint_snowflake *gen,
-                                       uint64_t now_ms,
-                                       uint64_t *out_id,
-                                       uint64_t *out_until_ms);
+idmint_status idmint_snowflake_next_id_at(const idmint_snowflake *gen,
+                                          uint64_t now_ms,
+                                          uint64_t *out_id,
+                                          uint64_t *out_until_ms);
 
 /**
  * @brief Switches the generator to another node, and re-arms it after `fork()`: call this in a
@@ -1222,18 +1222,18 @@ void idmint_atomic_snowflake_free(idmint_atomic_snowflake *gen);
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_atomic_snowflake_next_at(const idmint_atomic_snowflake *gen,
-                                              uint64_t now_ms,
-                                              uint64_t *out_id,
-                                              uint64_t *out_until_ms);
+idmint_status idmint_atomic_snowflake_next_id_at(const idmint_atomic_snowflake *gen,
+                                                 uint64_t now_ms,
+                                                 uint64_t *out_id,
+                                                 uint64_t *out_until_ms);
 
 /**
  * @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
  *
  * @param max Most IDs wanted (at least 1).
  * @param out_run Receives the run.
- * @param out_until_ms As #idmint_atomic_snowflake_next_at.
- * @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
+ * @param out_until_ms As #idmint_atomic_snowflake_next_id_at.
+ * @return As #idmint_atomic_snowflake_next_id_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
  */
 idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *gen,
                                                  uint64_t now_ms,
@@ -1247,18 +1247,18 @@ idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
  * @param out_written Receives how many IDs were written (0 on failure).
- * @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
+ * @param out_until_ms As #idmint_atomic_snowflake_next_id_at (set only when not even one ID could
  *        be issued).
  * @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
  *         for more than #IDMINT_MAX_BATCH; otherwise why not, as
- *         #idmint_atomic_snowflake_next_at.
+ *         #idmint_atomic_snowflake_next_id_at.
  */
-idmint_status idmint_atomic_snowflake_next_n_at(const idmint_atomic_snowflake *gen,
-                                                uint64_t now_ms,
-                                                uint64_t *out_ids,
-                                                size_t n,
-                                                size_t *out_written,
-                                                uint64_t *out_until_ms);
+idmint_status idmint_atomic_snowflake_next_ids_at(const idmint_atomic_snowflake *gen,
+                                                  uint64_t now_ms,
+                                                  uint64_t *out_ids,
+                                                  size_t n,
+                                                  size_t *out_written,
+                                                  uint64_t *out_until_ms);
 
 /**
  * @brief Switches the sans-IO generator to another node.
@@ -1322,7 +1322,10 @@ idmint_status idmint_decode_text(const char *text, idmint_codec codec, uint64_t 
  *
  * @param text Text of `len` bytes. May be NULL only if `len` is 0.
  */
-idmint_status idmint_decode_text_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
+idmint_status idmint_decode_text_n(const char *text,
+                                   size_t len,
+                                   idmint_codec codec,
+                                   uint64_t *out_id);
 
 /**
  * @brief A version 4 (random) UUID from the operating system's random source.
@@ -1330,7 +1333,7 @@ idmint_status idmint_decode_text_n(const char *text, size_t len, idmint_codec co
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
+idmint_status idmint_uuid4(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
@@ -1338,9 +1341,9 @@ idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
  * @param random Exactly 16 bytes (`random_len` must be 16).
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
-                                        size_t random_len,
-                                        idmint_uuid *out_uuid);
+idmint_status idmint_uuid4_from_bytes(const uint8_t *random,
+                                      size_t random_len,
+                                      idmint_uuid *out_uuid);
 
 /**
  * @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source,
@@ -1351,7 +1354,7 @@ idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
+idmint_status idmint_uuid7(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
@@ -1360,10 +1363,10 @@ idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
  * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
-                                const uint8_t *random,
-                                size_t random_len,
-                                idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_at(uint64_t unix_ms,
+                              const uint8_t *random,
+                              size_t random_len,
+                              idmint_uuid *out_uuid);
 
 /**
  * @brief A version 1 UUID from a count of 100 ns intervals since 1582-10-15 00:00 UTC (the
@@ -1378,15 +1381,15 @@ idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1_at(uint64_t ticks,
-                                uint16_t clock_seq,
-                                const uint8_t *node,
-                                size_t node_len,
-                                idmint_uuid *out_uuid);
+idmint_status idmint_uuid1_at(uint64_t ticks,
+                              uint16_t clock_seq,
+                              const uint8_t *node,
+                              size_t node_len,
+                              idmint_uuid *out_uuid);
 
 /**
  * @brief A version 1 UUID at a Unix time in ms plus 100 ns ticks within that millisecond, with
- * a clock sequence and a random node (sans-IO; see #idmint_uuid_v1_at for the node).
+ * a clock sequence and a random node (sans-IO; see #idmint_uuid1_at for the node).
  *
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param ticks_100ns_extra 100 ns ticks within the millisecond, clamped to 9999 so they never
@@ -1397,12 +1400,12 @@ idmint_status idmint_uuid_v1_at(uint64_t ticks,
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
-                                         uint16_t ticks_100ns_extra,
-                                         uint16_t clock_seq,
-                                         const uint8_t *node,
-                                         size_t node_len,
-                                         idmint_uuid *out_uuid);
+idmint_status idmint_uuid1_random_node(uint64_t unix_ms,
+                                       uint16_t ticks_100ns_extra,
+                                       uint16_t clock_seq,
+                                       const uint8_t *node,
+                                       size_t node_len,
+                                       idmint_uuid *out_uuid);
 
 /**
  * @brief A version 1 UUID from the system clock and the OS random source, from one
@@ -1413,7 +1416,7 @@ idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1(idmint_uuid *out_uuid);
+idmint_status idmint_uuid1(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 6 UUID from the system clock and the OS random source, from one
@@ -1424,21 +1427,21 @@ idmint_status idmint_uuid_v1(idmint_uuid *out_uuid);
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v6(idmint_uuid *out_uuid);
+idmint_status idmint_uuid6(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 6 UUID from a count of 100 ns intervals since 1582-10-15, a clock sequence
- * and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
+ * and a random node (sans-IO; arguments as #idmint_uuid1_at, whose UUID this is with the
  * time fields reordered).
  *
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another node length;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v6_at(uint64_t ticks,
-                                uint16_t clock_seq,
-                                const uint8_t *node,
-                                size_t node_len,
-                                idmint_uuid *out_uuid);
+idmint_status idmint_uuid6_at(uint64_t ticks,
+                              uint16_t clock_seq,
+                              const uint8_t *node,
+                              size_t node_len,
+                              idmint_uuid *out_uuid);
 
 /**
  * @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
@@ -1447,7 +1450,7 @@ idmint_status idmint_uuid_v6_at(uint64_t ticks,
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 1 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1_to_v6(const idmint_uuid *uuid, idmint_uuid *out_uuid);
+idmint_status idmint_uuid1_to_uuid6(const idmint_uuid *uuid, idmint_uuid *out_uuid);
 
 /**
  * @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
@@ -1456,7 +1459,7 @@ idmint_status idmint_uuid_v1_to_v6(const idmint_uuid *uuid, idmint_uuid *out_uui
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 6 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uuid);
+idmint_status idmint_uuid6_to_uuid1(const idmint_uuid *uuid, idmint_uuid *out_uuid);
 
 /**
  * @brief A version 8 UUID from 16 given bytes: the version and variant bits are set, the other
@@ -1466,7 +1469,7 @@ idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uui
  * @param bytes Exactly 16 bytes (`bytes_len` must be 16).
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v8(const uint8_t *bytes, size_t bytes_len, idmint_uuid *out_uuid);
+idmint_status idmint_uuid8(const uint8_t *bytes, size_t bytes_len, idmint_uuid *out_uuid);
 
 /**
  * @brief A version 8 UUID from its three custom fields (RFC 9562 appendix B.1).
@@ -1477,19 +1480,19 @@ idmint_status idmint_uuid_v8(const uint8_t *bytes, size_t bytes_len, idmint_uuid
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its field (the message
  *         names it); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v8_from_fields(uint64_t custom_a,
-                                         uint16_t custom_b,
-                                         uint64_t custom_c,
-                                         idmint_uuid *out_uuid);
+idmint_status idmint_uuid8_from_fields(uint64_t custom_a,
+                                       uint16_t custom_b,
+                                       uint64_t custom_c,
+                                       idmint_uuid *out_uuid);
 
 /**
  * @brief The three custom fields of a version 8 UUID, the inverse of
- * #idmint_uuid_v8_from_fields.
+ * #idmint_uuid8_from_fields.
  *
  * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 8 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v8_fields(const idmint_uuid *uuid, idmint_uuid_v8_custom *out_fields);
+idmint_status idmint_uuid8_fields(const idmint_uuid *uuid, idmint_uuid8_custom *out_fields);
 
 /**
  * @brief The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
@@ -1503,8 +1506,8 @@ idmint_uuid idmint_uuid_max(void);
 
 /**
  * @brief Fills an array with version 7 UUIDs from the process-wide generator of
- * #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
- * form of #idmint_uuid_v7.
+ * #idmint_uuid7, in increasing order, under one lock and one reading of the clock: the batch
+ * form of #idmint_uuid7.
  *
  * @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
  *        arguments). May be NULL only if `n` is 0.
@@ -1512,7 +1515,7 @@ idmint_uuid idmint_uuid_max(void);
  * @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_fill(idmint_uuid *out_uuids, size_t n);
+idmint_status idmint_uuid7s(idmint_uuid *out_uuids, size_t n);
 
 /**
  * @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
@@ -1524,30 +1527,30 @@ idmint_status idmint_uuid_v7_fill(idmint_uuid *out_uuids, size_t n);
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v3(const idmint_uuid *ns,
-                             const uint8_t *name,
-                             size_t name_len,
-                             idmint_uuid *out_uuid);
+idmint_status idmint_uuid3(const idmint_uuid *ns,
+                           const uint8_t *name,
+                           size_t name_len,
+                           idmint_uuid *out_uuid);
 
 /**
  * @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
  * same UUID, so independent systems agree on an ID without talking to each other. Arguments
- * and results as #idmint_uuid_v3.
+ * and results as #idmint_uuid3.
  */
-idmint_status idmint_uuid_v5(const idmint_uuid *ns,
-                             const uint8_t *name,
-                             size_t name_len,
-                             idmint_uuid *out_uuid);
+idmint_status idmint_uuid5(const idmint_uuid *ns,
+                           const uint8_t *name,
+                           size_t name_len,
+                           idmint_uuid *out_uuid);
 
 /**
  * @brief A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's bytes
  * and the name (RFC 9562 appendix B.2), the same UUID every idmint surface gives. Arguments and
- * results as #idmint_uuid_v3.
+ * results as #idmint_uuid3.
  */
-idmint_status idmint_uuid_v8_sha256(const idmint_uuid *ns,
-                                    const uint8_t *name,
-                                    size_t name_len,
-                                    idmint_uuid *out_uuid);
+idmint_status idmint_uuid8_sha256(const idmint_uuid *ns,
+                                  const uint8_t *name,
+                                  size_t name_len,
+                                  idmint_uuid *out_uuid);
 
 /**
  * @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
@@ -1587,23 +1590,22 @@ idmint_status idmint_uuid_inspect(const idmint_uuid *uuid, idmint_uuid_info *out
 /**
  * @brief Makes a monotonic v7 generator.
  *
- * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
+ * @param out_gen Receives the generator (free it with #idmint_uuid7_generator_free).
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_new(idmint_uuid_v7_generator **out_gen);
+idmint_status idmint_uuid7_generator_new(idmint_uuid7_generator **out_gen);
 
 /**
  * @brief Frees a v7 generator (NULL is ignored); it must not be used afterwards.
  */
-void idmint_uuid_v7_generator_free(idmint_uuid_v7_generator *gen);
+void idmint_uuid7_generator_free(idmint_uuid7_generator *gen);
 
 /**
  * @brief The next UUID, from the system clock and the OS random source.
  *
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
-                                            idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_generator_next(const idmint_uuid7_generator *gen, idmint_uuid *out_uuid);
 
 /**
  * @brief The next UUID at a given time with 10 given random bytes (sans-IO).
@@ -1612,27 +1614,27 @@ idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
  * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *gen,
-                                               uint64_t unix_ms,
-                                               const uint8_t *random,
-                                               size_t random_len,
-                                               idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_generator_next_at(const idmint_uuid7_generator *gen,
+                                             uint64_t unix_ms,
+                                             const uint8_t *random,
+                                             size_t random_len,
+                                             idmint_uuid *out_uuid);
 
 /**
  * @brief Makes a monotonic v7 generator of a chosen RFC 9562 method.
  *
- * Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
- * `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
+ * Its #idmint_uuid7_generator_next reads the system clock (to the nanosecond, for
+ * `IDMINT_UUID7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
  * sans-IO. It starts afresh in a child process after `fork()`. The same generator as the
  * config `"type=uuid7,method=NAME"` on every idmint surface.
  *
- * @param method An `IDMINT_UUID_V7_*` constant.
- * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
+ * @param method An `IDMINT_UUID7_*` constant.
+ * @param out_gen Receives the generator (free it with #idmint_uuid7_generator_free), or NULL
  *        on failure.
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_new_with_method(idmint_uuid_v7_method method,
-                                                       idmint_uuid_v7_generator **out_gen);
+idmint_status idmint_uuid7_generator_new_with_method(idmint_uuid7_method method,
+                                                     idmint_uuid7_generator **out_gen);
 
 /**
  * @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
@@ -1641,37 +1643,37 @@ idmint_status idmint_uuid_v7_generator_new_with_method(idmint_uuid_v7_method met
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_BAD_C_ARGUMENT`
  *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_method_from_name(const char *name, idmint_uuid_v7_method *out_method);
+idmint_status idmint_uuid7_method_from_name(const char *name, idmint_uuid7_method *out_method);
 
 /**
- * @brief The method of a v7 generator (`IDMINT_UUID_V7_COUNTER` for one from
- * #idmint_uuid_v7_generator_new).
+ * @brief The method of a v7 generator (`IDMINT_UUID7_COUNTER` for one from
+ * #idmint_uuid7_generator_new).
  *
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_method(const idmint_uuid_v7_generator *gen,
-                                              idmint_uuid_v7_method *out_method);
+idmint_status idmint_uuid7_generator_method(const idmint_uuid7_generator *gen,
+                                            idmint_uuid7_method *out_method);
 
 /**
  * @brief The next UUID at a given time plus a fraction of its millisecond, with 10 given
- * random bytes (sans-IO). Only `IDMINT_UUID_V7_SUB_MILLISECOND` uses the fraction; the other
- * methods behave as #idmint_uuid_v7_generator_next_at.
+ * random bytes (sans-IO). Only `IDMINT_UUID7_SUB_MILLISECOND` uses the fraction; the other
+ * methods behave as #idmint_uuid7_generator_next_at.
  *
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
  * @param random Exactly 10 bytes (`random_len` must be 10).
  * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_next_at_precise(const idmint_uuid_v7_generator *gen,
-                                                       uint64_t unix_ms,
-                                                       uint32_t sub_ms_nanos,
-                                                       const uint8_t *random,
-                                                       size_t random_len,
-                                                       idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_generator_next_at_precise(const idmint_uuid7_generator *gen,
+                                                     uint64_t unix_ms,
+                                                     uint32_t sub_ms_nanos,
+                                                     const uint8_t *random,
+                                                     size_t random_len,
+                                                     idmint_uuid *out_uuid);
 
 /**
  * @brief A new TypeID under `prefix`, on a version 7 UUID from the process-wide generator of
- * #idmint_uuid_v7 (so the TypeIDs of a process increase, whatever their prefix).
+ * #idmint_uuid7 (so the TypeIDs of a process increase, whatever their prefix).
  *
  * @param prefix NUL-terminated: `[a-z]([a-z_]*[a-z])?`, at most 63 characters, or `""` (then
  *        the text is the bare 26-character suffix).
@@ -1820,7 +1822,7 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
  *   `ttl_ms`, `renew_every_ms`, `retry_every_ms`, `safety_margin_ms`, `reserve_ms`,
  *   `swap_after_ms`, `nodes`, `holder`;
  * - `type=uuid4`, `uuid7`, `uuid6`, `uuid1`: no other key;
- * - `type=segment`: `store` (a store URL, as #idmint_segments_new takes) and `key` (both
+ * - `type=segment`: `store` (a store URL, as #idmint_segment_allocator_new takes) and `key` (both
  *   required), and the options `step`, `max_step`, `refill_at_percent`, `max_gap`, `gap_seed`,
  *   `journal`, `checkpoint_every_ms`, `wait_timeout_ms`.
  *
@@ -1835,7 +1837,7 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
  *         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
  *         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
  *         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
- *         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_BAD_C_ARGUMENT`
+ *         #idmint_leased_snowflake_new and #idmint_segment_allocator_new); `IDMINT_BAD_C_ARGUMENT`
  *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
@@ -1884,31 +1886,31 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * store-backed types), waiting where the type's policy asks.
  *
  * @param out_id Receives the ID.
- * @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
- *         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
+ * @return `IDMINT_OK`; as #idmint_snowflake_next_id for `type=snowflake`, as
+ *         #idmint_leased_snowflake_next_id for a leased one, as #idmint_segment_allocator_next_id for
  *         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
  *         process; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_named_generator_next(const idmint_named_generator *gen,
-                                          idmint_generated_id *out_id);
+idmint_status idmint_named_generator_next_id(const idmint_named_generator *gen,
+                                             idmint_generated_id *out_id);
 
 /**
  * @brief Fills `out_ids` with the next `n` IDs, in the order minted (as
- * #idmint_named_generator_next; a segment or leased type takes them in one batch).
+ * #idmint_named_generator_next_id; a segment or leased type takes them in one batch).
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_named_generator_next; `IDMINT_LIMIT_EXCEEDED` for more than
+ * @return As #idmint_named_generator_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
  *         #IDMINT_MAX_BATCH IDs. On failure the array's contents are unspecified.
  */
-idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
-                                            idmint_generated_id *out_ids,
-                                            size_t n);
+idmint_status idmint_named_generator_next_ids(const idmint_named_generator *gen,
+                                              idmint_generated_id *out_ids,
+                                              size_t n);
 
 /**
  * @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS:
  * the core's types only (a store-backed type returns `IDMINT_INVALID_CONFIG`; use
- * #idmint_named_generator_next).
+ * #idmint_named_generator_next_id).
  *
  * UUID types draw their randomness from the front of `random`: 16 bytes per call for
  * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
@@ -1925,7 +1927,7 @@ idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
  *         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
- *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_BAD_C_ARGUMENT` when
+ *         (snowflake, as #idmint_atomic_snowflake_next_id_at); `IDMINT_BAD_C_ARGUMENT` when
  *         `random` holds fewer bytes than the call draws (the generator is left as it was);
  *         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
  *         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
@@ -2032,7 +2034,7 @@ idmint_status idmint_leased_snowflake_new(const char *dir,
 void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
 
 /**
- * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
+ * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next_id).
  *
  * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
@@ -2040,19 +2042,19 @@ void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
  *         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_leased_snowflake_next(const idmint_leased_snowflake *gen, uint64_t *out_id);
+idmint_status idmint_leased_snowflake_next_id(const idmint_leased_snowflake *gen, uint64_t *out_id);
 
 /**
  * @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
+ * @return As #idmint_leased_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
  *         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified.
  */
-idmint_status idmint_leased_snowflake_next_n(const idmint_leased_snowflake *gen,
-                                             uint64_t *out_ids,
-                                             size_t n);
+idmint_status idmint_leased_snowflake_next_ids(const idmint_leased_snowflake *gen,
+                                               uint64_t *out_ids,
+                                               size_t n);
 
 /**
  * @brief The node the generator mints with now (it changes after a swap, or after a lost
@@ -2077,8 +2079,8 @@ idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
  *        `segment::open_store` takes, with its parameters (`shards=N`, `timeout_ms=N`, ...), or
  *        `@env:NAME` / `@PATH` holding one.
  * @param options NULL for the defaults.
- * @param out_segments Receives the allocator (close it with #idmint_segments_close and free it
- *        with #idmint_segments_free), or NULL on failure.
+ * @param out_segments Receives the allocator (close it with #idmint_segment_allocator_close and free it
+ *        with #idmint_segment_allocator_free), or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` (a URL of no known store, a malformed URL
  *         option); `IDMINT_STORE_UNAVAILABLE` (the store or the journal cannot be opened, or
  *         the store does not answer within its timeout); `IDMINT_STORE_MISMATCH` (the journal
@@ -2087,9 +2089,9 @@ idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
  *         its limit); `IDMINT_BAD_C_ARGUMENT` (not UTF-8, an empty journal path);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segments_new(const char *store_url,
-                                  const idmint_segment_options *options,
-                                  idmint_segments **out_segments);
+idmint_status idmint_segment_allocator_new(const char *store_url,
+                                           const idmint_segment_allocator_options *options,
+                                           idmint_segment_allocator **out_segments);
 
 /**
  * @brief The next ID for `key`.
@@ -2105,9 +2107,9 @@ idmint_status idmint_segments_new(const char *store_url,
  *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segments_next(const idmint_segments *segments,
-                                   const char *key,
-                                   uint64_t *out_id);
+idmint_status idmint_segment_allocator_next_id(const idmint_segment_allocator *segments,
+                                               const char *key,
+                                               uint64_t *out_id);
 
 /**
  * @brief Fills `out_ids` with the next `n` IDs for `key`, increasing. A batch larger than the
@@ -2115,32 +2117,32 @@ idmint_status idmint_segments_next(const idmint_segments *segments,
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_segments_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+ * @return As #idmint_segment_allocator_next_id; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
  *         IDs. On failure the array's contents are unspecified, and the values already
  *         taken are skipped, never served again.
  */
-idmint_status idmint_segments_fill(const idmint_segments *segments,
-                                   const char *key,
-                                   uint64_t *out_ids,
-                                   size_t n);
+idmint_status idmint_segment_allocator_next_ids(const idmint_segment_allocator *segments,
+                                                const char *key,
+                                                uint64_t *out_ids,
+                                                size_t n);
 
 /**
  * @brief Stops the allocator's background threads (after a fetch in progress lands) and records
  * every key's unserved values in the journal, if there is one. Waits for calls in progress;
  * later calls return `IDMINT_BAD_C_ARGUMENT`; closing again does nothing. The handle stays
- * allocated until #idmint_segments_free.
+ * allocated until #idmint_segment_allocator_free.
  *
  * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` when the journal could not be written (its
  *         values are then skipped by the next start, never repeated); `IDMINT_FORKED` in a
  *         child process (the journal is the parent's); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segments_close(const idmint_segments *segments);
+idmint_status idmint_segment_allocator_close(const idmint_segment_allocator *segments);
 
 /**
- * @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segments_close was
+ * @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segment_allocator_close was
  * not called (without reporting a failed journal write). No thread may use it afterwards.
  */
-void idmint_segments_free(idmint_segments *segments);
+void idmint_segment_allocator_free(idmint_segment_allocator *segments);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -55,10 +55,10 @@ print()
 print("%-38s %8s" % ("median of the runs' medians", "ns/ID"))
 for (side, name), v in med.items():
     print("%-38s %8.2f" % (side + " " + name, v))
-r1 = med[("c", "idmint_snowflake_next")] / med[("rust", "Snowflake::next_id")]
-r2 = med[("c", "idmint_snowflake_next_n(1000)")] / med[("rust", "Snowflake::next_ids(1000)")]
-print("ratio C idmint_snowflake_next / Rust next_id:     %.2fx" % r1)
-print("ratio C idmint_snowflake_next_n / Rust next_ids:  %.2fx" % r2)
+r1 = med[("c", "idmint_snowflake_next_id")] / med[("rust", "Snowflake::next_id")]
+r2 = med[("c", "idmint_snowflake_next_ids(1000)")] / med[("rust", "Snowflake::next_ids(1000)")]
+print("ratio C idmint_snowflake_next_id / Rust next_id:     %.2fx" % r1)
+print("ratio C idmint_snowflake_next_ids / Rust next_ids:  %.2fx" % r2)
 ins = {}
 for line in open(sys.argv[2]):
     prog, mode, per = line.split()

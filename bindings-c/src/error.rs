@@ -67,7 +67,7 @@ pub enum idmint_status {
     /// unknown option key; an unknown, missing or repeated node sub-field). Code
     /// `"ERR_INVALID_ARGUMENT"`, as on every idmint surface.
     IDMINT_INVALID_ARGUMENT = 19,
-    /// The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
+    /// The object was closed (`idmint_named_generator_close`, `idmint_segment_allocator_close`, ...):
     /// only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
     IDMINT_CLOSED = 20,
     /// A pointer argument that must not be NULL was NULL.

@@ -167,7 +167,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_sn
     unsafe { free(gen) }
 }
 
-/// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
+/// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next_id).
 ///
 /// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_sn
 ///         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
 ///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_leased_snowflake_next(
+pub unsafe extern "C" fn idmint_leased_snowflake_next_id(
     gen: *const idmint_leased_snowflake,
     out_id: *mut u64,
 ) -> idmint_status {
@@ -187,10 +187,10 @@ pub unsafe extern "C" fn idmint_leased_snowflake_next(
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n How many IDs: at most #IDMINT_MAX_BATCH.
-/// @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
+/// @return As #idmint_leased_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
 ///         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_leased_snowflake_next_n(
+pub unsafe extern "C" fn idmint_leased_snowflake_next_ids(
     gen: *const idmint_leased_snowflake,
     out_ids: *mut u64,
     n: usize,

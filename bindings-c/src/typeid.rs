@@ -23,7 +23,7 @@ const _: () = assert!(IDMINT_TYPEID_STR_SIZE == typeid::MAX_LEN + 1);
 const _: () = assert!(IDMINT_TYPEID_PREFIX_SIZE == typeid::MAX_PREFIX_LEN + 1);
 
 /// @brief A new TypeID under `prefix`, on a version 7 UUID from the process-wide generator of
-/// #idmint_uuid_v7 (so the TypeIDs of a process increase, whatever their prefix).
+/// #idmint_uuid7 (so the TypeIDs of a process increase, whatever their prefix).
 ///
 /// @param prefix NUL-terminated: `[a-z]([a-z_]*[a-z])?`, at most 63 characters, or `""` (then
 ///        the text is the bare 26-character suffix).

@@ -1,17 +1,17 @@
 //! Option objects into the core's options by key ([`idmint::options`], and the coord crate's
-//! `LeasedSnowflakeOptions` / `SegmentOptions`), and node arguments into [`Layout::node_from_parts`]'s
+//! `LeasedSnowflakeOptions` / `SegmentAllocatorOptions`), and node arguments into [`Layout::node_from_parts`]'s
 //! rule. The core names the keys, says what each takes, gives the defaults and answers unknown
 //! keys and sub-fields (`ERR_INVALID_ARGUMENT`); this module only converts each value by what
 //! its key takes. `undefined` and `null` values count as absent.
 
-use idmint::options::{find_key, OptionValue, Options, Takes};
+use idmint::options::{find_key, OptionValue, SnowflakeOptions, Takes};
 use idmint::{Config, Error, Layout, Name, Parts};
 
 use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg, wrong};
 use crate::error::OrThrow;
 use crate::{Class, Host, JsType, Out};
 
-/// Options set key by key: the core's `Options`, `LeasedSnowflakeOptions` or `SegmentOptions`.
+/// SnowflakeOptions set key by key: the core's `SnowflakeOptions`, `LeasedSnowflakeOptions` or `SegmentAllocatorOptions`.
 pub trait KeyedOptions {
     /// What `key` takes, or `None` when it is no key of these options.
     fn takes(key: &str) -> Option<Takes>;
@@ -24,15 +24,15 @@ pub trait KeyedOptions {
     fn camel_keys() -> Vec<&'static str>;
 }
 
-impl KeyedOptions for Options {
+impl KeyedOptions for SnowflakeOptions {
     fn takes(key: &str) -> Option<Takes> {
         find_key(key).ok().map(|k| k.takes)
     }
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
-        Options::set(self, key, v)
+        SnowflakeOptions::set(self, key, v)
     }
     fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()> {
-        Options::set_node_part(self, name, v)
+        SnowflakeOptions::set_node_part(self, name, v)
     }
     fn camel_keys() -> Vec<&'static str> {
         idmint::options::KEYS.iter().map(|k| k.camel).collect()
@@ -58,7 +58,7 @@ impl KeyedOptions for idmint_coord::options::LeasedSnowflakeOptions {
 }
 
 #[cfg(feature = "coord")]
-impl KeyedOptions for idmint_coord::options::SegmentOptions {
+impl KeyedOptions for idmint_coord::options::SegmentAllocatorOptions {
     fn takes(key: &str) -> Option<Takes> {
         Self::takes(key)
     }
@@ -139,7 +139,7 @@ fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
 
 /// The generator config of a `Snowflake` / `AtomicSnowflake` options object.
 pub fn snowflake_config<H: Host>(h: &H, v: Option<&H::Value>) -> Result<Config, H::Error> {
-    let mut o = Options::new();
+    let mut o = SnowflakeOptions::new();
     read(h, v, &mut o, |_, _| Ok(false))?;
     o.config().or_throw(h)
 }

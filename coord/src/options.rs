@@ -1,6 +1,6 @@
 //! Leased-generator and segment-allocator options by key, in the core's manner
 //! ([`idmint::options`]): every surface converts its keywords, option objects or flags into
-//! [`LeasedSnowflakeOptions`] or [`SegmentOptions`], so the keys, defaults and checks exist once.
+//! [`LeasedSnowflakeOptions`] or [`SegmentAllocatorOptions`], so the keys, defaults and checks exist once.
 //!
 //! # Examples
 //! ```
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use idmint::options::{self as core_options, OptionKey, Takes};
 use idmint::segment::SegmentConfig;
-use idmint::{Config, Error, Name, Obfuscator, OptionValue, Options, Result};
+use idmint::{Config, Error, Name, Obfuscator, OptionValue, Result, SnowflakeOptions};
 
 use crate::lease::{LeaseOptions, LeasedSnowflake};
 use crate::segment::{open_store, SegmentAllocator, SegmentStore};
@@ -51,7 +51,7 @@ pub const LEASE_KEYS: &[OptionKey] = &[
 ];
 
 /// The keys a segment allocator takes (besides an obfuscator object, set with
-/// [`SegmentOptions::obfuscate`]).
+/// [`SegmentAllocatorOptions::obfuscate`]).
 pub const SEGMENT_KEYS: &[OptionKey] = &[
     key("step", "step", Takes::Int),
     key("max_step", "maxStep", Takes::Int),
@@ -91,10 +91,10 @@ fn node_from_lease() -> Error {
     }
 }
 
-/// Options of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
+/// SnowflakeOptions of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
 #[derive(Debug, Clone, Default)]
 pub struct LeasedSnowflakeOptions {
-    generator: Options,
+    generator: SnowflakeOptions,
     lease: LeaseOptions,
 }
 
@@ -161,9 +161,9 @@ impl LeasedSnowflakeOptions {
     }
 }
 
-/// Options of a segment allocator: [`SEGMENT_KEYS`] and an obfuscator.
+/// SnowflakeOptions of a segment allocator: [`SEGMENT_KEYS`] and an obfuscator.
 #[derive(Debug, Clone, Default)]
-pub struct SegmentOptions {
+pub struct SegmentAllocatorOptions {
     config: SegmentConfig,
     max_step: Option<u64>,
     gap: (u64, u64),
@@ -172,10 +172,10 @@ pub struct SegmentOptions {
     wait_timeout: Option<Duration>,
 }
 
-impl SegmentOptions {
+impl SegmentAllocatorOptions {
     /// Every key at its default.
-    pub fn new() -> SegmentOptions {
-        SegmentOptions::default()
+    pub fn new() -> SegmentAllocatorOptions {
+        SegmentAllocatorOptions::default()
     }
 
     /// What `key` takes, if it is a segment key.

@@ -81,7 +81,7 @@ pub use lease_window::LeaseWindow;
 pub use local::LocalSnowflake;
 #[cfg(feature = "alloc")]
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};
-pub use options::{OptionValue, Options};
+pub use options::{OptionValue, SnowflakeOptions};
 pub use policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 #[cfg(feature = "std")]
 pub use random::{os_random_fill, os_random_u64};

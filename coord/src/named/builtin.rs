@@ -1,5 +1,5 @@
 //! The built-in types: the core's (on the system clock), `type=segment` and the leased
-//! `type=snowflake,lease=…`. Their options go through [`SegmentOptions`] and [`LeasedSnowflakeOptions`],
+//! `type=snowflake,lease=…`. Their options go through [`SegmentAllocatorOptions`] and [`LeasedSnowflakeOptions`],
 //! the same key-by-key path every surface's own constructors take.
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,7 +14,7 @@ use super::source::batch;
 use super::source::NamedSource;
 use super::spec::NamedSpec;
 use crate::lease::{self, LeasedSnowflake};
-use crate::options::{LeasedSnowflakeOptions, SegmentOptions, LEASE_KEYS, SEGMENT_KEYS};
+use crate::options::{LeasedSnowflakeOptions, SegmentAllocatorOptions, LEASE_KEYS, SEGMENT_KEYS};
 use crate::segment::{SegmentAllocator, SegmentStore};
 use crate::url_ref::redact;
 
@@ -111,9 +111,9 @@ pub(super) fn segment(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
         "key",
         "type segment needs key=NAME, the key its IDs are counted under",
     )?;
-    let mut opts = SegmentOptions::new();
+    let mut opts = SegmentAllocatorOptions::new();
     for e in spec.entries() {
-        if let Some(takes) = SegmentOptions::takes(e.key()) {
+        if let Some(takes) = SegmentAllocatorOptions::takes(e.key()) {
             opts.set(e.key(), value(e, takes)?)?;
         }
     }
