@@ -1,7 +1,7 @@
 /*
  * Per-ID cost of idmint_snowflake_next_id and idmint_snowflake_next_ids from C.
  *
- *   bench [IDS] [ROUNDS] [MODE]   (defaults 20000000, 5 and "both"; MODE "next" or "next_n"
+ *   bench [IDS] [ROUNDS] [MODE]   (defaults 20000000, 5 and "both"; MODE "next_id" or "next_ids"
  *                                  runs only that loop; prints the median round of each)
  *
  * Same configuration as the Rust side (rust_bench.rs) and idmint-bench: Twitter layout, node 1,
@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 20000000u;
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
     const char *mode = argc > 3 ? argv[3] : "both";
-    int do_one = strcmp(mode, "next_n") != 0, do_many = strcmp(mode, "next") != 0;
+    int do_one = strcmp(mode, "next_ids") != 0, do_many = strcmp(mode, "next_id") != 0;
     if (rounds < 1 || rounds > MAX_ROUNDS || n < BATCH) return 2;
     idmint_config cfg = {0};
     cfg.layout = "twitter";
