@@ -97,7 +97,7 @@ unsafe fn options(
 ///        `segment::open_store` takes, with its parameters (`shards=N`, `timeout_ms=N`, ...), or
 ///        `@env:NAME` / `@PATH` holding one.
 /// @param options NULL for the defaults.
-/// @param out_segments Receives the allocator (close it with #idmint_segment_allocator_close and free it
+/// @param out_allocator Receives the allocator (close it with #idmint_segment_allocator_close and free it
 ///        with #idmint_segment_allocator_free), or NULL on failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` (a URL of no known store, a malformed URL
 ///         option); `IDMINT_STORE_UNAVAILABLE` (the store or the journal cannot be opened, or
@@ -110,11 +110,11 @@ unsafe fn options(
 pub unsafe extern "C" fn idmint_segment_allocator_new(
     store_url: *const c_char,
     options: *const idmint_segment_allocator_options,
-    out_segments: *mut *mut idmint_segment_allocator,
+    out_allocator: *mut *mut idmint_segment_allocator,
 ) -> idmint_status {
     // SAFETY: the caller's contract (here and inside).
     unsafe {
-        create(out_segments, "out_segments", || {
+        create(out_allocator, "out_allocator", || {
             let url = c_str(store_url, "store_url")?;
             let opts = self::options(options)?;
             if url.is_empty() {
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn idmint_segment_allocator_new(
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_segment_allocator_next_id(
-    segments: *const idmint_segment_allocator,
+    allocator: *const idmint_segment_allocator,
     key: *const c_char,
     out_id: *mut u64,
 ) -> idmint_status {
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn idmint_segment_allocator_next_id(
         // SAFETY: the caller's contract.
         let (s, key, dst) = unsafe {
             (
-                arg(segments, "segments")?,
+                arg(allocator, "allocator")?,
                 c_str(key, "key")?,
                 out(out_id, "out_id")?,
             )
@@ -167,14 +167,14 @@ pub unsafe extern "C" fn idmint_segment_allocator_next_id(
 ///         taken are skipped, never served again.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_segment_allocator_next_ids(
-    segments: *const idmint_segment_allocator,
+    allocator: *const idmint_segment_allocator,
     key: *const c_char,
     out_ids: *mut u64,
     n: usize,
 ) -> idmint_status {
     guard(|| {
         // SAFETY: the caller's contract.
-        let (s, key) = unsafe { (arg(segments, "segments")?, c_str(key, "key")?) };
+        let (s, key) = unsafe { (arg(allocator, "allocator")?, c_str(key, "key")?) };
         batch(n)?;
         // SAFETY: the caller's contract.
         let ids = unsafe { u64_out(out_ids, n, "out_ids") }?;
@@ -192,11 +192,11 @@ pub unsafe extern "C" fn idmint_segment_allocator_next_ids(
 ///         child process (the journal is the parent's); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_segment_allocator_close(
-    segments: *const idmint_segment_allocator,
+    allocator: *const idmint_segment_allocator,
 ) -> idmint_status {
     guard(|| {
         // SAFETY: the caller's contract.
-        let s = unsafe { arg(segments, "segments") }?;
+        let s = unsafe { arg(allocator, "allocator") }?;
         let taken = s.0.write().unwrap_or_else(PoisonError::into_inner).take();
         taken.map_or(Ok(()), |a| a.close())?;
         Ok(())
@@ -206,7 +206,7 @@ pub unsafe extern "C" fn idmint_segment_allocator_close(
 /// @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segment_allocator_close was
 /// not called (without reporting a failed journal write). No thread may use it afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_segment_allocator_free(segments: *mut idmint_segment_allocator) {
+pub unsafe extern "C" fn idmint_segment_allocator_free(allocator: *mut idmint_segment_allocator) {
     // SAFETY: the caller's contract.
-    unsafe { free(segments) }
+    unsafe { free(allocator) }
 }

@@ -11,7 +11,8 @@ use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg,
 use crate::error::OrThrow;
 use crate::{Class, Host, JsType, Out};
 
-/// SnowflakeOptions set key by key: the core's `SnowflakeOptions`, `LeasedSnowflakeOptions` or `SegmentAllocatorOptions`.
+/// Options set key by key: the core's `SnowflakeOptions` or coord's `LeasedSnowflakeOptions` or
+/// `SegmentAllocatorOptions`.
 pub trait KeyedOptions {
     /// What `key` takes, or `None` when it is no key of these options.
     fn takes(key: &str) -> Option<Takes>;

@@ -72,7 +72,7 @@ def test_uuid8_and_conversions_bad_inputs() -> None:
     assert u8.version == 8 and u8.variant == uuid.RFC_4122
 
 
-def test_v7_generator_methods() -> None:
+def test_uuid7_generator_methods() -> None:
     for method in ("counter", "random_increment", "sub_millisecond"):
         g = idmint.Uuid7Generator(method)
         assert g.method == method and method in repr(g)

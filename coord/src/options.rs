@@ -91,7 +91,7 @@ fn node_from_lease() -> Error {
     }
 }
 
-/// SnowflakeOptions of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
+/// Options of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
 #[derive(Debug, Clone, Default)]
 pub struct LeasedSnowflakeOptions {
     generator: SnowflakeOptions,
@@ -161,7 +161,7 @@ impl LeasedSnowflakeOptions {
     }
 }
 
-/// SnowflakeOptions of a segment allocator: [`SEGMENT_KEYS`] and an obfuscator.
+/// Options of a segment allocator: [`SEGMENT_KEYS`] and an obfuscator.
 #[derive(Debug, Clone, Default)]
 pub struct SegmentAllocatorOptions {
     config: SegmentConfig,
