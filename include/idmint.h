@@ -2079,7 +2079,7 @@ idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
  *        `segment::open_store` takes, with its parameters (`shards=N`, `timeout_ms=N`, ...), or
  *        `@env:NAME` / `@PATH` holding one.
  * @param options NULL for the defaults.
- * @param out_segments Receives the allocator (close it with #idmint_segment_allocator_close and free it
+ * @param out_allocator Receives the allocator (close it with #idmint_segment_allocator_close and free it
  *        with #idmint_segment_allocator_free), or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` (a URL of no known store, a malformed URL
  *         option); `IDMINT_STORE_UNAVAILABLE` (the store or the journal cannot be opened, or
@@ -2091,7 +2091,7 @@ idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
  */
 idmint_status idmint_segment_allocator_new(const char *store_url,
                                            const idmint_segment_allocator_options *options,
-                                           idmint_segment_allocator **out_segments);
+                                           idmint_segment_allocator **out_allocator);
 
 /**
  * @brief The next ID for `key`.
@@ -2107,7 +2107,7 @@ idmint_status idmint_segment_allocator_new(const char *store_url,
  *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segment_allocator_next_id(const idmint_segment_allocator *segments,
+idmint_status idmint_segment_allocator_next_id(const idmint_segment_allocator *allocator,
                                                const char *key,
                                                uint64_t *out_id);
 
@@ -2121,7 +2121,7 @@ idmint_status idmint_segment_allocator_next_id(const idmint_segment_allocator *s
  *         IDs. On failure the array's contents are unspecified, and the values already
  *         taken are skipped, never served again.
  */
-idmint_status idmint_segment_allocator_next_ids(const idmint_segment_allocator *segments,
+idmint_status idmint_segment_allocator_next_ids(const idmint_segment_allocator *allocator,
                                                 const char *key,
                                                 uint64_t *out_ids,
                                                 size_t n);
@@ -2136,13 +2136,13 @@ idmint_status idmint_segment_allocator_next_ids(const idmint_segment_allocator *
  *         values are then skipped by the next start, never repeated); `IDMINT_FORKED` in a
  *         child process (the journal is the parent's); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segment_allocator_close(const idmint_segment_allocator *segments);
+idmint_status idmint_segment_allocator_close(const idmint_segment_allocator *allocator);
 
 /**
  * @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segment_allocator_close was
  * not called (without reporting a failed journal write). No thread may use it afterwards.
  */
-void idmint_segment_allocator_free(idmint_segment_allocator *segments);
+void idmint_segment_allocator_free(idmint_segment_allocator *allocator);
 
 #ifdef __cplusplus
 }  // extern "C"
