@@ -1,10 +1,10 @@
 //! The SQL functions, in the extension's schema `idmint`. Names and meanings are the core's,
-//! as on every other surface (`encode`/`decode_text` are the Python binding's codec functions).
+//! as on every other surface (`encode`/`decode_text` as in Python).
 //!
 //! IDs are `bigint`: a 64-bit layout's IDs at or above 2^63 come back negative (the same bits;
 //! `encode` and `decode` read them as unsigned again).
 
-use idmint::codec::{decode_text, Codec};
+use idmint::codec::Codec;
 use idmint::Layout;
 use pgrx::prelude::*;
 use pgrx::{JsonB, Uuid};
@@ -150,8 +150,8 @@ fn encode(id: i64, codec: default!(&str, "'decimal'")) -> String {
 #[pg_extern(immutable, parallel_safe)]
 fn decode_text(text: &str, codec: default!(Option<&str>, "NULL")) -> i64 {
     let id = match codec {
-        None => check(decode_text(text)),
-        Some(c) if c.eq_ignore_ascii_case("auto") => check(decode_text(text)),
+        None => check(idmint::codec::decode_text(text)),
+        Some(c) if c.eq_ignore_ascii_case("auto") => check(idmint::codec::decode_text(text)),
         Some(c) => check(check(Codec::parse(c)).decode(text)),
     };
     id as i64

@@ -1,6 +1,6 @@
 //! Text codecs (`idmint::codec`): `encode(id, codec)` and `decode_text(text, codec=None)`.
 
-use idmint::codec::{decode_text, Codec};
+use idmint::codec::Codec;
 use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
@@ -20,7 +20,7 @@ pub fn encode(id: u64, codec: &str) -> PyResult<String> {
 #[pyo3(signature = (text, codec = None))]
 pub fn decode_text(text: &str, codec: Option<&str>) -> PyResult<u64> {
     match codec {
-        None | Some("auto") => decode_text(text).py(),
+        None | Some("auto") => idmint::codec::decode_text(text).py(),
         Some(name) => Codec::parse(name).py()?.decode(text).py(),
     }
 }

@@ -1,7 +1,7 @@
 //! `Layout`, `Field` and `Parts`: the core's `idmint::layout` as Python classes, and the layout
 //! and node arguments other classes take.
 
-use idmint::{Layout, SnowflakeOptions, Parts};
+use idmint::{Layout, Parts, SnowflakeOptions};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString, PyTuple, PyType};
