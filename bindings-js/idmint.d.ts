@@ -562,11 +562,11 @@ export interface ComposeParts {
  * ambiguous (`ERR_INVALID_ENCODING`: name the codec). Malformed text throws `ERR_INVALID_ENCODING` with `codec`, `at` (character
  * index) and `reason`.
  */
-export declare function decodeText(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
+export declare function parseId(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
 
 /**
  * Encodes an ID as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
- * `decodeText` reads it back without a codec, except at 11 characters — values from 2^32 to
+ * `parseId` reads it back without a codec, except at 11 characters — values from 2^32 to
  * 2^36 — which also read as base62), or the fixed-width sortable `base32`
  * (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
  * order. Unknown codec names throw `ERR_INVALID_CONFIG`.

@@ -18,7 +18,7 @@ export const {
   UlidGenerator,
   Uuid7Generator,
   UuidGenerator,
-  decodeText,
+  parseId,
   encode,
   fromConfig,
   parseTypeId,

@@ -1315,17 +1315,14 @@ idmint_status idmint_encode(uint64_t id,
  *         why); `IDMINT_BAD_C_ARGUMENT` (unknown codec, text not UTF-8);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_decode_text(const char *text, idmint_codec codec, uint64_t *out_id);
+idmint_status idmint_parse_id(const char *text, idmint_codec codec, uint64_t *out_id);
 
 /**
- * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode_text.
+ * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_parse_id.
  *
  * @param text Text of `len` bytes. May be NULL only if `len` is 0.
  */
-idmint_status idmint_decode_text_n(const char *text,
-                                   size_t len,
-                                   idmint_codec codec,
-                                   uint64_t *out_id);
+idmint_status idmint_parse_id_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
 
 /**
  * @brief A version 4 (random) UUID from the operating system's random source.

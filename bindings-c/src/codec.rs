@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use idmint_core::codec::{decode_text, Codec};
+use idmint_core::codec::{parse_id, Codec};
 
 use crate::error::{idmint_status, Fail};
 use crate::ffi::{c_str, put, str_n, write_text};
@@ -47,7 +47,7 @@ fn codec(c: idmint_codec) -> Result<Option<Codec>, Fail> {
 fn decode(text: &str, c: idmint_codec) -> Result<u64, Fail> {
     Ok(match codec(c)? {
         Some(c) => c.decode(text)?,
-        None => decode_text(text)?,
+        None => parse_id(text)?,
     })
 }
 
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn idmint_encode(
 ///         why); `IDMINT_BAD_C_ARGUMENT` (unknown codec, text not UTF-8);
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_decode_text(
+pub unsafe extern "C" fn idmint_parse_id(
     text: *const c_char,
     codec: idmint_codec,
     out_id: *mut u64,
@@ -118,11 +118,11 @@ pub unsafe extern "C" fn idmint_decode_text(
     unsafe { put(out_id, "out_id", || decode(c_str(text, "text")?, codec)) }
 }
 
-/// @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode_text.
+/// @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_parse_id.
 ///
 /// @param text Text of `len` bytes. May be NULL only if `len` is 0.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_decode_text_n(
+pub unsafe extern "C" fn idmint_parse_id_n(
     text: *const c_char,
     len: usize,
     codec: idmint_codec,

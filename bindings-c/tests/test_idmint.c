@@ -425,7 +425,7 @@ static void test_codec_vectors(void) {
             if (!OK(idmint_encode(v->id, codecs[c], buf, sizeof buf, &len))) continue;
             CHECK(strcmp(buf, want[c]) == 0 && len == strlen(want[c]));
             uint64_t back = 0;
-            OK(idmint_decode_text(want[c], codecs[c], &back));
+            OK(idmint_parse_id(want[c], codecs[c], &back));
             CHECK(back == v->id);
         }
     }
@@ -435,12 +435,12 @@ static void test_codec_vectors(void) {
         idmint_codec c = 99;
         if (!OK(idmint_codec_from_name(v->decoder, &c))) continue;
         uint64_t id = 0;
-        if (EXPECT(idmint_decode_text_n(v->text, v->text_len, c, &id), v->status, v->message) &&
+        if (EXPECT(idmint_parse_id_n(v->text, v->text_len, c, &id), v->status, v->message) &&
             v->status == IDMINT_OK)
             CHECK(id == v->id);
         if (strlen(v->text) == v->text_len) {
             id = 0;
-            if (EXPECT(idmint_decode_text(v->text, c, &id), v->status, v->message) &&
+            if (EXPECT(idmint_parse_id(v->text, c, &id), v->status, v->message) &&
                 v->status == IDMINT_OK)
                 CHECK(id == v->id);
         }
@@ -1310,20 +1310,20 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_encode(1, IDMINT_CODEC_HEX, NULL, 5, NULL), IDMINT_NULL_POINTER, NULL);
     OK(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, buf, 21, NULL));
     CHECK(strcmp(buf, "18446744073709551615") == 0);
-    EXPECT(idmint_decode_text(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
+    EXPECT(idmint_parse_id(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
            "null pointer: `text` must not be NULL");
-    EXPECT(idmint_decode_text("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_text("ff", 7, &u), IDMINT_BAD_C_ARGUMENT, NULL);
-    EXPECT(idmint_decode_text(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT,
+    EXPECT(idmint_parse_id("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_id("ff", 7, &u), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_parse_id(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `text` is not valid UTF-8 (at byte 2)");
-    EXPECT(idmint_decode_text("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
+    EXPECT(idmint_parse_id("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
            "cannot decode hex string at character 2: no digits after the 0x prefix");
-    EXPECT(idmint_decode_text_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_text_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_text_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT, NULL);
-    EXPECT(idmint_decode_text_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
+    EXPECT(idmint_parse_id_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_id_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_id_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_parse_id_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
            "cannot decode decimal string at character 0: empty input");
-    OK(idmint_decode_text_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
+    OK(idmint_parse_id_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
     CHECK(u == 255);
 
     CTX("uuid arguments");

@@ -134,14 +134,14 @@ macro_rules! functions_api {
     };
 }
 
-/// `encode` and `decodeText` (the browser package leaves them out of its smaller entries).
+/// `encode` and `parseId` (the browser package leaves them out of its smaller entries).
 #[macro_export]
 macro_rules! codec_functions_api {
     ($expander:ident) => {
         $expander! { (h)
             "encode" encode(id, codec) -> String { values::encode(h, id, Some(codec)) }
-            "decodeText" decode_text(text, codec) -> u64 {
-                values::decode_text(h, text, Some(codec))
+            "parseId" parse_id(text, codec) -> u64 {
+                values::parse_id(h, text, Some(codec))
             }
         }
     };

@@ -124,15 +124,15 @@ pub fn encode<H: Host>(h: &H, id: &H::Value, codec: Option<&H::Value>) -> Result
     Ok(codec.format(id).as_str().to_owned())
 }
 
-/// `decodeText(text, codec?)`: without a codec (or `"auto"`) the codec is guessed.
-pub fn decode_text<H: Host>(
+/// `parseId(text, codec?)`: without a codec (or `"auto"`) the codec is guessed.
+pub fn parse_id<H: Host>(
     h: &H,
     text: &H::Value,
     codec: Option<&H::Value>,
 ) -> Result<u64, H::Error> {
     let text = string_arg(h, text, "text")?;
     match opt_string_arg(h, codec, "codec")?.as_deref() {
-        None | Some("auto") => idmint::codec::decode_text(&text).or_throw(h),
+        None | Some("auto") => idmint::codec::parse_id(&text).or_throw(h),
         Some(name) => Codec::parse(name).or_throw(h)?.decode(&text).or_throw(h),
     }
 }

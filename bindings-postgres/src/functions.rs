@@ -1,5 +1,5 @@
 //! The SQL functions, in the extension's schema `idmint`. Names and meanings are the core's,
-//! as on every other surface (`encode`/`decode_text` as in Python).
+//! as on every other surface (`encode`/`parse_id` as in Python).
 //!
 //! IDs are `bigint`: a 64-bit layout's IDs at or above 2^63 come back negative (the same bits;
 //! `encode` and `decode` read them as unsigned again).
@@ -148,10 +148,10 @@ fn encode(id: i64, codec: default!(&str, "'decimal'")) -> String {
 /// Text back to an ID: with `codec` NULL (or `auto`) the codec is guessed from the shape
 /// (digits: decimal, `0x`: hex, 13 characters: base32, 11: base62).
 #[pg_extern(immutable, parallel_safe)]
-fn decode_text(text: &str, codec: default!(Option<&str>, "NULL")) -> i64 {
+fn parse_id(text: &str, codec: default!(Option<&str>, "NULL")) -> i64 {
     let id = match codec {
-        None => check(idmint::codec::decode_text(text)),
-        Some(c) if c.eq_ignore_ascii_case("auto") => check(idmint::codec::decode_text(text)),
+        None => check(idmint::codec::parse_id(text)),
+        Some(c) if c.eq_ignore_ascii_case("auto") => check(idmint::codec::parse_id(text)),
         Some(c) => check(check(Codec::parse(c)).decode(text)),
     };
     id as i64

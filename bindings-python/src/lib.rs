@@ -9,7 +9,7 @@
 //! | `snowflake`    | `Snowflake`, `AtomicSnowflake`| `Snowflake`, `AtomicSnowflake`                       |
 //! | `stats`        | `Stats`, `Run`                | `Stats`, `Run`                                       |
 //! | `clock`        | `Clock`                       | (the system clock, waiting without the GIL)          |
-//! | `codec`        | `codec`                       | `encode`, `decode_text`                               |
+//! | `codec`        | `codec`                       | `encode`, `parse_id`                               |
 //! | `obfuscate`    | `obfuscate`                   | `Obfuscator`, `SortableObfuscator`                   |
 //! | `uuid`         | `uuids`, `named` (UUID kinds) | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `Uuid7Generator`, ... |
 //! | `formats`      | `typeid`, `ulid`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators |
@@ -63,7 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stats::PyStats>()?;
     m.add_class::<stats::PyRun>()?;
     m.add_function(wrap_pyfunction!(codec::encode, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::decode_text, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::parse_id, m)?)?;
     m.add(
         "CODECS",
         idmint::codec::Codec::ALL

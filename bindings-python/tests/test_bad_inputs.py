@@ -136,14 +136,14 @@ def test_codec_arguments() -> None:
         raises(TypeError, lambda v=v: idmint.encode(1, v))
     raises(idmint.InvalidConfig, lambda: idmint.encode(1, "base64"))
     for v in [1, None, b"12"]:
-        raises(TypeError, lambda v=v: idmint.decode_text(v))
-    raises(TypeError, lambda: idmint.decode_text("12", 5))
-    raises(idmint.InvalidConfig, lambda: idmint.decode_text("12", "base64"))
+        raises(TypeError, lambda v=v: idmint.parse_id(v))
+    raises(TypeError, lambda: idmint.parse_id("12", 5))
+    raises(idmint.InvalidConfig, lambda: idmint.parse_id("12", "base64"))
     for text in ["", "x", "-1", "18446744073709551616", "0x", "\x00", "é", "😀" * 13, " 1"]:
-        raises(idmint.InvalidEncoding, lambda text=text: idmint.decode_text(text))
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.parse_id(text))
     for codec in ("decimal", "hex", "base32", "base62"):
         for text in ["", "-", "😀", "z" * 30]:
-            raises(idmint.InvalidEncoding, lambda text=text, codec=codec: idmint.decode_text(text, codec))
+            raises(idmint.InvalidEncoding, lambda text=text, codec=codec: idmint.parse_id(text, codec))
 
 
 def test_obfuscation_arguments() -> None:

@@ -255,7 +255,7 @@ def test_codec_encode(case: dict[str, Any]) -> None:
     for codec in ("decimal", "hex", "base32", "base62"):
         text = idmint.encode(id_, codec)
         assert text == case[codec]
-        assert idmint.decode_text(text, codec) == id_
+        assert idmint.parse_id(text, codec) == id_
     assert idmint.encode(id_) == case["decimal"]
 
 
@@ -263,11 +263,11 @@ def test_codec_encode(case: dict[str, Any]) -> None:
 def test_codec_decode(case: dict[str, Any]) -> None:
     decoder = case["decoder"]
     codec = None if decoder == "auto" else decoder
-    got = expect_call(lambda: idmint.decode_text(case["text"], codec), case["expect"])
+    got = expect_call(lambda: idmint.parse_id(case["text"], codec), case["expect"])
     if got is not None:
         assert got == int(case["expect"]["id"])
     if decoder == "auto":
-        got2 = expect_call(lambda: idmint.decode_text(case["text"], "auto"), case["expect"])
+        got2 = expect_call(lambda: idmint.parse_id(case["text"], "auto"), case["expect"])
         assert got2 == got
 
 

@@ -2,7 +2,7 @@
 //!
 //! IDs travel through URLs, logs, JSON and spreadsheets, and each place prefers a different
 //! form. Decimal is what databases and JavaScript-free APIs expect; hex is compact and common in
-//! logs (written with its `0x` prefix, so that [`decode_text`] and every surface's automatic
+//! logs (written with its `0x` prefix, so that [`parse_id`] and every surface's automatic
 //! decoding read it back); the two fixed-width forms are short *and* sort as text in the same order as the
 //! numbers, so an index on the string column stays time-ordered:
 //!
@@ -20,14 +20,14 @@
 //!
 //! # Examples
 //! ```
-//! use idmint::codec::{decode_text, Codec};
+//! use idmint::codec::{parse_id, Codec};
 //!
 //! let id = 1_234_567_890_123_456_789u64;
 //! let s = Codec::Base32.format(id);
 //! assert_eq!(s.as_str(), "128GGYHYYK08N");
 //! assert_eq!(Codec::Base32.decode("128ggyhyyk08n")?, id); // case-insensitive
-//! assert_eq!(decode_text("128GGYHYYK08N")?, id); // 13 characters: base32
-//! assert_eq!(decode_text("0x112210f47de98115")?, id); // 0x prefix: hex
+//! assert_eq!(parse_id("128GGYHYYK08N")?, id); // 13 characters: base32
+//! assert_eq!(parse_id("0x112210f47de98115")?, id); // 0x prefix: hex
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
@@ -66,8 +66,8 @@ pub enum Codec {
     /// Base 10 without leading zeros; what most databases and APIs expect.
     Decimal,
     /// `0x` and lower-case base 16 without leading zeros (`0x0` for zero), the form every
-    /// surface writes and [`decode_text`] recognises — except 11 characters long (values from
-    /// 2^32 to 2^36), which read as base62 too, so [`decode_text`] refuses them as ambiguous;
+    /// surface writes and [`parse_id`] recognises — except 11 characters long (values from
+    /// 2^32 to 2^36), which read as base62 too, so [`parse_id`] refuses them as ambiguous;
     /// decoding accepts either case, with or without the `0x`/`0X` prefix.
     Hex,
     /// 13 Crockford base32 characters, zero-padded so text order equals numeric order; decoding
@@ -268,16 +268,16 @@ impl FromStr for Codec {
 ///
 /// # Examples
 /// ```
-/// use idmint::codec::decode_text;
-/// assert_eq!(decode_text("42")?, 42);
-/// assert_eq!(decode_text("0x2A")?, 42);
-/// assert_eq!(decode_text("000000000001A")?, 42); // 13 characters: base32
-/// assert_eq!(decode_text("0000000000g")?, 42); // 11 characters: base62
-/// assert_eq!(decode_text("0000000000042")?, 42); // all digits: decimal, not base32
-/// assert!(decode_text("xyz").is_err());
+/// use idmint::codec::parse_id;
+/// assert_eq!(parse_id("42")?, 42);
+/// assert_eq!(parse_id("0x2A")?, 42);
+/// assert_eq!(parse_id("000000000001A")?, 42); // 13 characters: base32
+/// assert_eq!(parse_id("0000000000g")?, 42); // 11 characters: base62
+/// assert_eq!(parse_id("0000000000042")?, 42); // all digits: decimal, not base32
+/// assert!(parse_id("xyz").is_err());
 /// # Ok::<(), idmint::Error>(())
 /// ```
-pub fn decode_text(s: &str) -> Result<u64> {
+pub fn parse_id(s: &str) -> Result<u64> {
     if s.is_empty() {
         return Err(Error::InvalidEncoding {
             codec: "auto",
@@ -795,15 +795,15 @@ mod tests {
     }
 
     #[test]
-    fn decode_text_rules() {
-        assert_eq!(decode_text("18446744073709551615"), Ok(u64::MAX));
-        assert_eq!(decode_text("12345678901"), Ok(12_345_678_901)); // 11 digits: decimal
-        assert_eq!(decode_text("1234567890123"), Ok(1_234_567_890_123)); // 13 digits: decimal
-        assert_eq!(decode_text("0xff"), Ok(255));
-        assert_eq!(decode_text("FZZZZZZZZZZZZ"), Ok(u64::MAX));
-        assert_eq!(decode_text("LygHa16AHYF"), Ok(u64::MAX));
+    fn parse_id_rules() {
+        assert_eq!(parse_id("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_id("12345678901"), Ok(12_345_678_901)); // 11 digits: decimal
+        assert_eq!(parse_id("1234567890123"), Ok(1_234_567_890_123)); // 13 digits: decimal
+        assert_eq!(parse_id("0xff"), Ok(255));
+        assert_eq!(parse_id("FZZZZZZZZZZZZ"), Ok(u64::MAX));
+        assert_eq!(parse_id("LygHa16AHYF"), Ok(u64::MAX));
         assert!(matches!(
-            decode_text(""),
+            parse_id(""),
             Err(Error::InvalidEncoding {
                 codec: "auto",
                 at: 0,
@@ -811,7 +811,7 @@ mod tests {
             })
         ));
         assert!(matches!(
-            decode_text("ff"),
+            parse_id("ff"),
             Err(Error::InvalidEncoding {
                 codec: "auto",
                 at: 0,
@@ -820,7 +820,7 @@ mod tests {
         ));
         // What the service wrote before hex carried its prefix: the error is at the start (not
         // past the end) and says how to read it.
-        match decode_text("1d83a82428800000") {
+        match parse_id("1d83a82428800000") {
             Err(Error::InvalidEncoding {
                 codec: "auto",
                 at: 0,
@@ -828,14 +828,14 @@ mod tests {
             }) => assert!(reason.contains("0x prefix"), "{reason}"),
             other => panic!("{other:?}"),
         }
-        assert_eq!(decode_text("0x1d83a82428800000"), Ok(0x1d83_a824_2880_0000));
+        assert_eq!(parse_id("0x1d83a82428800000"), Ok(0x1d83_a824_2880_0000));
         // Base32 may begin with 0X: 13 characters with an upper-case X stay base32.
         let b32 = Codec::Base32.format(1_044_835_113_549_955_072);
         assert!(b32.as_str().starts_with("0X"), "{b32}");
-        assert_eq!(decode_text(b32.as_str()), Ok(1_044_835_113_549_955_072));
-        assert_eq!(decode_text("0X2A"), Ok(42));
+        assert_eq!(parse_id(b32.as_str()), Ok(1_044_835_113_549_955_072));
+        assert_eq!(parse_id("0X2A"), Ok(42));
         assert!(matches!(
-            decode_text("zzzzzzzzzzzzz"),
+            parse_id("zzzzzzzzzzzzz"),
             Err(Error::InvalidEncoding {
                 codec: "base32",
                 ..
@@ -887,17 +887,14 @@ mod tests {
             Codec::Base62.format(798_688_106_229_549_568).as_str(),
             "0x000000000"
         );
-        let ambiguous = decode_text("0x000000000").unwrap_err();
+        let ambiguous = parse_id("0x000000000").unwrap_err();
         assert!(ambiguous.to_string().contains("ambiguous"), "{ambiguous}");
-        assert_eq!(decode_text("0X123456789"), Err(ambiguous));
+        assert_eq!(parse_id("0X123456789"), Err(ambiguous));
         // Not hex: base62 only.
-        assert_eq!(
-            decode_text("0x00000000g"),
-            Codec::Base62.decode("0x00000000g")
-        );
-        assert!(decode_text("0x00000000g").is_ok());
+        assert_eq!(parse_id("0x00000000g"), Codec::Base62.decode("0x00000000g"));
+        assert!(parse_id("0x00000000g").is_ok());
         // Other lengths with 0x stay hex.
-        assert_eq!(decode_text("0x2a"), Ok(42));
+        assert_eq!(parse_id("0x2a"), Ok(42));
     }
 
     proptest! {
@@ -927,14 +924,14 @@ mod tests {
                     && Codec::Base62.decode(text).is_ok();
                 if both {
                     // Hex and base62 at once: refused, never a wrong value.
-                    prop_assert!(decode_text(text).is_err(), "{}", c);
+                    prop_assert!(parse_id(text).is_err(), "{}", c);
                 } else if !e.as_bytes().iter().all(u8::is_ascii_digit) {
-                    prop_assert_eq!(decode_text(text), Ok(id), "{}", c);
+                    prop_assert_eq!(parse_id(text), Ok(id), "{}", c);
                 }
             }
             let bare = std::format!("{id:x}");
             prop_assert_eq!(Codec::Hex.decode(&bare), Ok(id));
-            prop_assert_eq!(decode_text(Codec::Decimal.format(id).as_str()), Ok(id));
+            prop_assert_eq!(parse_id(Codec::Decimal.format(id).as_str()), Ok(id));
         }
 
         #[test]
@@ -957,7 +954,7 @@ mod tests {
             for c in Codec::ALL {
                 let _ = c.decode(&s);
             }
-            let _ = decode_text(&s);
+            let _ = parse_id(&s);
         }
 
         #[test]
@@ -966,12 +963,12 @@ mod tests {
             for c in Codec::ALL {
                 let _ = c.decode(&s);
             }
-            let _ = decode_text(&s);
+            let _ = parse_id(&s);
         }
 
         #[test]
         fn near_alphabet_strings(s in "[0-9A-Za-z]{11,13}|0x[0-9a-fA-F]{0,20}|[0-9]{18,22}") {
-            let _ = decode_text(&s);
+            let _ = parse_id(&s);
             for c in Codec::ALL {
                 if let Ok(v) = c.decode(&s) {
                     // What decodes must re-encode to the same value.

@@ -105,7 +105,7 @@ pub enum Error {
     #[error("cannot decode {codec} string at character {at}: {reason}")]
     InvalidEncoding {
         /// The codec name (`decimal`, `hex`, `base32`, `base62`, `uuid`, or `auto` when
-        /// [`decode_text`](crate::codec::decode_text) cannot tell).
+        /// [`parse_id`](crate::codec::parse_id) cannot tell).
         codec: &'static str,
         /// Character index (0-based) of the offending character, or the length for length errors.
         at: usize,

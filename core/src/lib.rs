@@ -94,7 +94,7 @@ pub use time::Rfc3339;
 pub use uuids::clocked::UuidGenerator;
 
 // Text codecs, obfuscation and UUIDs.
-pub use codec::{decode_text, Codec, SliceWriter};
+pub use codec::{parse_id, Codec, SliceWriter};
 pub use obfuscate::{Obfuscator, SortableObfuscator};
 pub use typeid::{TypeId, TypeIdGenerator};
 pub use ulid::{Ulid, UlidGenerator};

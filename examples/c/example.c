@@ -57,7 +57,7 @@ int main(void) {
     char text[IDMINT_ENCODE_BUF_SIZE];
     uint64_t back = 0;
     TRY(idmint_encode(id, IDMINT_CODEC_BASE32, text, sizeof text, NULL));
-    TRY(idmint_decode_text(text, IDMINT_CODEC_AUTO, &back));
+    TRY(idmint_parse_id(text, IDMINT_CODEC_AUTO, &back));
     printf("base32   %s (decodes back: %s)\n", text, back == id ? "yes" : "NO");
 
     /* UUIDs: v7 from the clock and the OS, v5 from a name. */

@@ -10,7 +10,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use idmint::codec::{decode_text, Codec};
+use idmint::codec::{parse_id, Codec};
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::obfuscate::{Obfuscator, SortableObfuscator};
 use idmint::uuids::{self, Uuid, Uuid7Generator};
@@ -501,7 +501,7 @@ fn replay_codecs() {
         let text = st(c, "text");
         let decoder = st(c, "decoder");
         let r = match decoder {
-            "auto" => decode_text(text),
+            "auto" => parse_id(text),
             name => Codec::parse(name).and_then(|k| k.decode(text)),
         };
         let ctx = format!("{decoder} {text:?}");

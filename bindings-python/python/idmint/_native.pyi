@@ -46,7 +46,7 @@ __all__ = [
     "Stats",
     "Run",
     "encode",
-    "decode_text",
+    "parse_id",
     "CODECS",
     "Obfuscator",
     "SortableObfuscator",
@@ -529,7 +529,7 @@ class NamedGenerator:
 # ----------------------------------------------------------------------------------------------
 
 def encode(id: int, codec: str = "decimal") -> str: ...
-def decode_text(text: str, codec: str | None = None) -> int: ...
+def parse_id(text: str, codec: str | None = None) -> int: ...
 @final
 class Obfuscator:
     """A keyed permutation of [0, 2**bits). Obfuscation, not encryption."""
