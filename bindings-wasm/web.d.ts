@@ -781,7 +781,6 @@ export interface InitOutput {
     readonly atomicsnowflake_reserveAt: (a: number, b: number, c: number, d: number) => void;
     readonly atomicsnowflake_setNode: (a: number, b: number, c: number) => void;
     readonly atomicsnowflake_stats: (a: number, b: number) => void;
-    readonly parseId: (a: number, b: number, c: number) => void;
     readonly encode: (a: number, b: number, c: number) => void;
     readonly fromConfig: (a: number, b: number) => void;
     readonly layout___idmintPostLayout: (a: number) => void;
@@ -828,6 +827,7 @@ export interface InitOutput {
     readonly obfuscator_forLayout: (a: number, b: number, c: number) => void;
     readonly obfuscator_max: (a: number) => bigint;
     readonly obfuscator_new: (a: number, b: number, c: number) => void;
+    readonly parseId: (a: number, b: number, c: number) => void;
     readonly parseTypeId: (a: number, b: number) => void;
     readonly parseUlid: (a: number, b: number) => void;
     readonly parseUuid: (a: number, b: number) => void;
