@@ -18,7 +18,7 @@ export const {
   UlidGenerator,
   Uuid7Generator,
   UuidGenerator,
-  decodeString,
+  parseId,
   encode,
   fromConfig,
   parseTypeId,

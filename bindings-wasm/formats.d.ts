@@ -108,11 +108,11 @@ export declare function uuid6At(ticks: bigint | number, clockSeq: number, node: 
 
 /**
  * The version 6 UUID with the same time, clock sequence and node as the version 1 UUID given
- * (RFC 9562 section 5.6); `ERR_INVALID_ARG_VALUE` for a UUID of another version.
+ * (RFC 9562 section 5.6); `ERR_INVALID_ARGUMENT` for a UUID of another version.
  */
 export declare function uuid1ToUuid6(uuid: string): string
 
-/** The version 1 UUID of a version 6 UUID; `ERR_INVALID_ARG_VALUE` for another version. */
+/** The version 1 UUID of a version 6 UUID; `ERR_INVALID_ARGUMENT` for another version. */
 export declare function uuid6ToUuid1(uuid: string): string
 
 /**

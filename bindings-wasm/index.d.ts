@@ -371,11 +371,11 @@ export interface ComposeParts {
  * ambiguous (`ERR_INVALID_ENCODING`: name the codec). Malformed text throws `ERR_INVALID_ENCODING` with `codec`, `at` (character
  * index) and `reason`.
  */
-export declare function decodeString(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
+export declare function parseId(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): bigint
 
 /**
  * Encodes an ID as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
- * `decodeString` reads it back without a codec, except at 11 characters — values from 2^32 to
+ * `parseId` reads it back without a codec, except at 11 characters — values from 2^32 to
  * 2^36 — which also read as base62), or the fixed-width sortable `base32`
  * (13 Crockford characters) and `base62` (11 characters), whose text order equals numeric
  * order. Unknown codec names throw `ERR_INVALID_CONFIG`.
@@ -599,11 +599,11 @@ export declare function uuid6At(ticks: bigint | number, clockSeq: number, node: 
 
 /**
  * The version 6 UUID with the same time, clock sequence and node as the version 1 UUID given
- * (RFC 9562 section 5.6); `ERR_INVALID_ARG_VALUE` for a UUID of another version.
+ * (RFC 9562 section 5.6); `ERR_INVALID_ARGUMENT` for a UUID of another version.
  */
 export declare function uuid1ToUuid6(uuid: string): string
 
-/** The version 1 UUID of a version 6 UUID; `ERR_INVALID_ARG_VALUE` for another version. */
+/** The version 1 UUID of a version 6 UUID; `ERR_INVALID_ARGUMENT` for another version. */
 export declare function uuid6ToUuid1(uuid: string): string
 
 /**

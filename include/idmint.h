@@ -12,7 +12,7 @@
  * Conventions: every fallible function returns an #idmint_status (`IDMINT_OK` = 0) and passes
  * results through out-pointers; a pointer argument may be NULL only where its documentation says
  * so (`IDMINT_NULL_POINTER` otherwise); strings are NUL-terminated UTF-8
- * (`IDMINT_INVALID_ARGUMENT` otherwise); text is written to caller buffers with explicit lengths
+ * (`IDMINT_BAD_C_ARGUMENT` otherwise); text is written to caller buffers with explicit lengths
  * and always NUL-terminated (`IDMINT_BUFFER_TOO_SMALL` otherwise). Opaque handles come from a
  * `_new` function and go back to the matching `_free` (which ignores NULL).
  * `idmint_last_error_message()` holds the full message of the calling thread's last failure. No
@@ -52,8 +52,8 @@
 #define IDMINT_FIELD_NAME_SIZE 16
 
 /**
- * @brief Most IDs one batch call (#idmint_snowflake_next_n, #idmint_atomic_snowflake_next_n_at,
- * #idmint_leased_snowflake_next_n) fills: 2^24 (the core's limit, the same on every surface).
+ * @brief Most IDs one batch call (#idmint_snowflake_next_ids, #idmint_atomic_snowflake_next_ids_at,
+ * #idmint_leased_snowflake_next_ids) fills: 2^24 (the core's limit, the same on every surface).
  * More is `IDMINT_LIMIT_EXCEEDED`.
  */
 #define IDMINT_MAX_BATCH 16777216
@@ -185,11 +185,11 @@ typedef enum {
     /**
      * An argument names something that does not exist or leaves out something required (an
      * unknown option key; an unknown, missing or repeated node sub-field). Code
-     * `"ERR_INVALID_ARG_VALUE"`, as on every idmint surface.
+     * `"ERR_INVALID_ARGUMENT"`, as on every idmint surface.
      */
-    IDMINT_INVALID_ARG_VALUE = 19,
+    IDMINT_INVALID_ARGUMENT = 19,
     /**
-     * The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
+     * The object was closed (`idmint_named_generator_close`, `idmint_segment_allocator_close`, ...):
      * only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
      */
     IDMINT_CLOSED = 20,
@@ -201,7 +201,7 @@ typedef enum {
      * An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
      * pointer, a length or constant out of range.
      */
-    IDMINT_INVALID_ARGUMENT = 101,
+    IDMINT_BAD_C_ARGUMENT = 101,
     /**
      * A bug: idmint panicked. The panic was caught and did not unwind into C.
      */
@@ -332,7 +332,7 @@ typedef struct idmint_leased_snowflake idmint_leased_snowflake;
 /**
  * @brief A generator built from a named config (opaque). Thread-safe.
  *
- * #idmint_named_generator_next mints on the system clock and OS randomness (and the store, for
+ * #idmint_named_generator_next_id mints on the system clock and OS randomness (and the store, for
  * the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
  * #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
  * bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
@@ -354,15 +354,15 @@ typedef struct idmint_obfuscator idmint_obfuscator;
 /**
  * @brief IDs per key from ranges of a segment store (opaque).
  *
- * Thread-safe: any number of threads may call #idmint_segments_next and #idmint_segments_fill
+ * Thread-safe: any number of threads may call #idmint_segment_allocator_next_id and #idmint_segment_allocator_next_ids
  * at once, on one key or many. Values of one key increase and are never served twice, across
  * threads, processes and restarts. A call waits only when both buffers of its key are empty
  * (the first call for a key, or a store outage longer than the buffers last). In a child
  * process after `fork()` every call returns `IDMINT_FORKED`: make a new allocator there.
- * Close it with #idmint_segments_close (to record the journal and see whether that worked),
- * then free it with #idmint_segments_free.
+ * Close it with #idmint_segment_allocator_close (to record the journal and see whether that worked),
+ * then free it with #idmint_segment_allocator_free.
  */
-typedef struct idmint_segments idmint_segments;
+typedef struct idmint_segment_allocator idmint_segment_allocator;
 
 /**
  * @brief A thread-safe Snowflake generator on the system clock (opaque).
@@ -388,9 +388,9 @@ typedef struct idmint_ulid_generator idmint_ulid_generator;
  * @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
  * issues is greater than the one before, even within one millisecond or when the clock steps
  * back. Thread-safe (calls are serialised by a lock), and it starts afresh in a child process
- * after `fork()`. Freed by #idmint_uuid_v7_generator_free.
+ * after `fork()`. Freed by #idmint_uuid7_generator_free.
  */
-typedef struct idmint_uuid_v7_generator idmint_uuid_v7_generator;
+typedef struct idmint_uuid7_generator idmint_uuid7_generator;
 
 /**
  * @brief The numbers that describe a layout, from #idmint_layout_get_info.
@@ -597,7 +597,7 @@ typedef struct {
  * @brief A text form for 64-bit IDs: one of the `IDMINT_CODEC_*` constants.
  *
  * A plain integer rather than an enum, so that any value a C caller passes is checked
- * (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+ * (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
  */
 typedef uint32_t idmint_codec;
 
@@ -627,7 +627,7 @@ typedef struct {
      * `custom_c`, 62 bits.
      */
     uint64_t custom_c;
-} idmint_uuid_v8_custom;
+} idmint_uuid8_custom;
 
 /**
  * @brief What a UUID says about itself, from #idmint_uuid_inspect.
@@ -657,12 +657,12 @@ typedef struct {
 
 /**
  * @brief How a v7 generator keeps the UUIDs of one millisecond increasing (RFC 9562 section
- * 6.2): one of the `IDMINT_UUID_V7_*` constants.
+ * 6.2): one of the `IDMINT_UUID7_*` constants.
  *
  * A plain integer rather than an enum, so that any value a C caller passes is checked
- * (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+ * (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
  */
-typedef uint32_t idmint_uuid_v7_method;
+typedef uint32_t idmint_uuid7_method;
 
 /**
  * @brief A ULID: 16 bytes, most significant first (6 bytes of Unix milliseconds, then 10
@@ -774,10 +774,10 @@ typedef struct {
 } idmint_lease_info;
 
 /**
- * @brief How an #idmint_segments allocator takes and keeps its ranges. Zero-initialise it
- * (`idmint_segment_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
+ * @brief How an #idmint_segment_allocator allocator takes and keeps its ranges. Zero-initialise it
+ * (`idmint_segment_allocator_options opts = {0};`) for the defaults, then set what you need; or pass NULL.
  *
- * Strings are NUL-terminated UTF-8, read only during #idmint_segments_new.
+ * Strings are NUL-terminated UTF-8, read only during #idmint_segment_allocator_new.
  */
 typedef struct {
     /**
@@ -786,7 +786,7 @@ typedef struct {
      */
     uint64_t step;
     /**
-     * A journal file: #idmint_segments_close records the unserved values of every key there,
+     * A journal file: #idmint_segment_allocator_close records the unserved values of every key there,
      * and the next allocator on the same store serves them first instead of skipping them.
      * NULL: no journal (a restart skips what was taken and not served; never repeats it).
      */
@@ -798,10 +798,10 @@ typedef struct {
     uint64_t wait_timeout_ms;
     /**
      * With `journal`: also write a checkpoint this often (ms), so a process that is killed
-     * resumes from it too. 0: only at #idmint_segments_close.
+     * resumes from it too. 0: only at #idmint_segment_allocator_close.
      */
     uint64_t checkpoint_every_ms;
-} idmint_segment_options;
+} idmint_segment_allocator_options;
 
 /**
  * Base 10 without leading zeros (1 to 20 characters).
@@ -837,18 +837,18 @@ typedef struct {
 /**
  * Method 1 (`"counter"`, the default): a 42-bit counter seeded randomly each millisecond.
  */
-#define IDMINT_UUID_V7_COUNTER 0
+#define IDMINT_UUID7_COUNTER 0
 
 /**
  * Method 2 (`"random_increment"`): the 74 random bits grow by a random step of 1 to 2^32.
  */
-#define IDMINT_UUID_V7_RANDOM_INCREMENT 1
+#define IDMINT_UUID7_RANDOM_INCREMENT 1
 
 /**
  * Method 3 (`"sub_millisecond"`): `rand_a` holds the fraction of the millisecond in 1/4096
- * steps (see #idmint_uuid_v7_generator_next_at_precise).
+ * steps (see #idmint_uuid7_generator_next_at_precise).
  */
-#define IDMINT_UUID_V7_SUB_MILLISECOND 2
+#define IDMINT_UUID7_SUB_MILLISECOND 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -904,7 +904,7 @@ const char *idmint_last_error_message(void);
  * @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
  *        failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
- *         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
+ *         error message names the byte offset); `IDMINT_BAD_C_ARGUMENT` for text that is not
  *         UTF-8; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_layout_new(const char *preset_or_spec, idmint_layout **out_layout);
@@ -1020,7 +1020,7 @@ idmint_status idmint_layout_tick_at(const idmint_layout *layout,
  * @brief Describes field number `index` (0 is the most significant; see
  * `idmint_layout_info.field_count`).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `index` is not below the field count;
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` if `index` is not below the field count;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_layout_field(const idmint_layout *layout,
@@ -1068,7 +1068,7 @@ idmint_status idmint_layout_join_node(const idmint_layout *layout,
  * @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
  *        #idmint_layout_spec.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
- *         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
+ *         forms); `IDMINT_BAD_C_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
  *         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_policy_normalize(const char *policy,
@@ -1087,7 +1087,7 @@ idmint_status idmint_policy_normalize(const char *policy,
  *         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
  *         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
  *         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
- *         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
+ *         `IDMINT_RANDOM_SOURCE`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8);
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_snowflake_new(const idmint_config *config, idmint_snowflake **out_gen);
@@ -1107,19 +1107,19 @@ void idmint_snowflake_free(idmint_snowflake *gen);
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_snowflake_next(const idmint_snowflake *gen, uint64_t *out_id);
+idmint_status idmint_snowflake_next_id(const idmint_snowflake *gen, uint64_t *out_id);
 
 /**
- * @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
+ * @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next_id
  * would wait.
  *
  * @param out_id Receives the ID.
  * @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
  */
-idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
-                                        uint64_t *out_id,
-                                        uint64_t *out_until_ms);
+idmint_status idmint_snowflake_try_next_id(const idmint_snowflake *gen,
+                                           uint64_t *out_id,
+                                           uint64_t *out_until_ms);
 
 /**
  * @brief Fills `out_ids` with `n` fresh, strictly increasing IDs (waiting between ticks as the
@@ -1127,10 +1127,10 @@ idmint_status idmint_snowflake_try_next(const idmint_snowflake *gen,
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+ * @return As #idmint_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
  *         IDs (nothing written); on failure the array's contents are unspecified.
  */
-idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out_ids, size_t n);
+idmint_status idmint_snowflake_next_ids(const idmint_snowflake *gen, uint64_t *out_ids, size_t n);
 
 /**
  * @brief Reserves a run of up to `max` IDs from one tick (waiting if needed): the cheapest way
@@ -1138,7 +1138,7 @@ idmint_status idmint_snowflake_next_n(const idmint_snowflake *gen, uint64_t *out
  *
  * @param max Most IDs wanted (at least 1).
  * @param out_run Receives the run.
- * @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
+ * @return As #idmint_snowflake_next_id; `IDMINT_INVALID_CONFIG` if `max` is 0.
  */
 idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
                                        uint64_t max,
@@ -1156,10 +1156,10 @@ idmint_status idmint_snowflake_reserve(const idmint_snowflake *gen,
  *         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`;
  *         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_FORKED`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_snowflake_next_at(const idmint_snowflake *gen,
-                                       uint64_t now_ms,
-                                       uint64_t *out_id,
-                                       uint64_t *out_until_ms);
+idmint_status idmint_snowflake_next_id_at(const idmint_snowflake *gen,
+                                          uint64_t now_ms,
+                                          uint64_t *out_id,
+                                          uint64_t *out_until_ms);
 
 /**
  * @brief Switches the generator to another node, and re-arms it after `fork()`: call this in a
@@ -1222,18 +1222,18 @@ void idmint_atomic_snowflake_free(idmint_atomic_snowflake *gen);
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_atomic_snowflake_next_at(const idmint_atomic_snowflake *gen,
-                                              uint64_t now_ms,
-                                              uint64_t *out_id,
-                                              uint64_t *out_until_ms);
+idmint_status idmint_atomic_snowflake_next_id_at(const idmint_atomic_snowflake *gen,
+                                                 uint64_t now_ms,
+                                                 uint64_t *out_id,
+                                                 uint64_t *out_until_ms);
 
 /**
  * @brief Reserves a run of up to `max` IDs from one tick at `now_ms`, in one atomic step.
  *
  * @param max Most IDs wanted (at least 1).
  * @param out_run Receives the run.
- * @param out_until_ms As #idmint_atomic_snowflake_next_at.
- * @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
+ * @param out_until_ms As #idmint_atomic_snowflake_next_id_at.
+ * @return As #idmint_atomic_snowflake_next_id_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
  */
 idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *gen,
                                                  uint64_t now_ms,
@@ -1247,18 +1247,18 @@ idmint_status idmint_atomic_snowflake_reserve_at(const idmint_atomic_snowflake *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
  * @param out_written Receives how many IDs were written (0 on failure).
- * @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
+ * @param out_until_ms As #idmint_atomic_snowflake_next_id_at (set only when not even one ID could
  *        be issued).
  * @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
  *         for more than #IDMINT_MAX_BATCH; otherwise why not, as
- *         #idmint_atomic_snowflake_next_at.
+ *         #idmint_atomic_snowflake_next_id_at.
  */
-idmint_status idmint_atomic_snowflake_next_n_at(const idmint_atomic_snowflake *gen,
-                                                uint64_t now_ms,
-                                                uint64_t *out_ids,
-                                                size_t n,
-                                                size_t *out_written,
-                                                uint64_t *out_until_ms);
+idmint_status idmint_atomic_snowflake_next_ids_at(const idmint_atomic_snowflake *gen,
+                                                  uint64_t now_ms,
+                                                  uint64_t *out_ids,
+                                                  size_t n,
+                                                  size_t *out_written,
+                                                  uint64_t *out_until_ms);
 
 /**
  * @brief Switches the sans-IO generator to another node.
@@ -1285,7 +1285,7 @@ idmint_status idmint_atomic_snowflake_stats(const idmint_atomic_snowflake *gen,
  * @param name NUL-terminated UTF-8.
  * @param out_codec Receives the constant.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_NULL_POINTER`;
- *         `IDMINT_INVALID_ARGUMENT`.
+ *         `IDMINT_BAD_C_ARGUMENT`.
  */
 idmint_status idmint_codec_from_name(const char *name, idmint_codec *out_codec);
 
@@ -1296,7 +1296,7 @@ idmint_status idmint_codec_from_name(const char *name, idmint_codec *out_codec);
  * @param codec `IDMINT_CODEC_DECIMAL`, `_HEX`, `_BASE32` or `_BASE62`.
  * @param buf Output buffer of `buf_len` bytes; `IDMINT_ENCODE_BUF_SIZE` always suffices. Buffer
  *        rules as #idmint_layout_spec.
- * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_INVALID_ARGUMENT` for an unknown
+ * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_BAD_C_ARGUMENT` for an unknown
  *         codec or `IDMINT_CODEC_AUTO`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_encode(uint64_t id,
@@ -1312,17 +1312,17 @@ idmint_status idmint_encode(uint64_t id,
  * @param codec An `IDMINT_CODEC_*` constant; `IDMINT_CODEC_AUTO` guesses from the text.
  * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_INVALID_ARGUMENT` (unknown codec, text not UTF-8);
+ *         why); `IDMINT_BAD_C_ARGUMENT` (unknown codec, text not UTF-8);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_decode(const char *text, idmint_codec codec, uint64_t *out_id);
+idmint_status idmint_parse_id(const char *text, idmint_codec codec, uint64_t *out_id);
 
 /**
- * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode.
+ * @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_parse_id.
  *
  * @param text Text of `len` bytes. May be NULL only if `len` is 0.
  */
-idmint_status idmint_decode_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
+idmint_status idmint_parse_id_n(const char *text, size_t len, idmint_codec codec, uint64_t *out_id);
 
 /**
  * @brief A version 4 (random) UUID from the operating system's random source.
@@ -1330,17 +1330,17 @@ idmint_status idmint_decode_n(const char *text, size_t len, idmint_codec codec, 
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v4(idmint_uuid *out_uuid);
+idmint_status idmint_uuid4(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
  *
  * @param random Exactly 16 bytes (`random_len` must be 16).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
-                                        size_t random_len,
-                                        idmint_uuid *out_uuid);
+idmint_status idmint_uuid4_from_bytes(const uint8_t *random,
+                                      size_t random_len,
+                                      idmint_uuid *out_uuid);
 
 /**
  * @brief A version 7 (Unix-time-ordered) UUID from the system clock and the OS random source,
@@ -1351,19 +1351,19 @@ idmint_status idmint_uuid_v4_from_bytes(const uint8_t *random,
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7(idmint_uuid *out_uuid);
+idmint_status idmint_uuid7(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
  *
  * @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
-                                const uint8_t *random,
-                                size_t random_len,
-                                idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_at(uint64_t unix_ms,
+                              const uint8_t *random,
+                              size_t random_len,
+                              idmint_uuid *out_uuid);
 
 /**
  * @brief A version 1 UUID from a count of 100 ns intervals since 1582-10-15 00:00 UTC (the
@@ -1376,17 +1376,17 @@ idmint_status idmint_uuid_v7_at(uint64_t unix_ms,
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
  * @param node Exactly 6 random bytes (`node_len` must be 6).
  * @param out_uuid Receives the UUID.
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1_at(uint64_t ticks,
-                                uint16_t clock_seq,
-                                const uint8_t *node,
-                                size_t node_len,
-                                idmint_uuid *out_uuid);
+idmint_status idmint_uuid1_at(uint64_t ticks,
+                              uint16_t clock_seq,
+                              const uint8_t *node,
+                              size_t node_len,
+                              idmint_uuid *out_uuid);
 
 /**
  * @brief A version 1 UUID at a Unix time in ms plus 100 ns ticks within that millisecond, with
- * a clock sequence and a random node (sans-IO; see #idmint_uuid_v1_at for the node).
+ * a clock sequence and a random node (sans-IO; see #idmint_uuid1_at for the node).
  *
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param ticks_100ns_extra 100 ns ticks within the millisecond, clamped to 9999 so they never
@@ -1395,14 +1395,14 @@ idmint_status idmint_uuid_v1_at(uint64_t ticks,
  * @param clock_seq The clock sequence; bits above the low 14 are ignored.
  * @param node Exactly 6 random bytes (`node_len` must be 6).
  * @param out_uuid Receives the UUID.
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
-                                         uint16_t ticks_100ns_extra,
-                                         uint16_t clock_seq,
-                                         const uint8_t *node,
-                                         size_t node_len,
-                                         idmint_uuid *out_uuid);
+idmint_status idmint_uuid1_random_node(uint64_t unix_ms,
+                                       uint16_t ticks_100ns_extra,
+                                       uint16_t clock_seq,
+                                       const uint8_t *node,
+                                       size_t node_len,
+                                       idmint_uuid *out_uuid);
 
 /**
  * @brief A version 1 UUID from the system clock and the OS random source, from one
@@ -1413,7 +1413,7 @@ idmint_status idmint_uuid_v1_random_node(uint64_t unix_ms,
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1(idmint_uuid *out_uuid);
+idmint_status idmint_uuid1(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 6 UUID from the system clock and the OS random source, from one
@@ -1424,39 +1424,39 @@ idmint_status idmint_uuid_v1(idmint_uuid *out_uuid);
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v6(idmint_uuid *out_uuid);
+idmint_status idmint_uuid6(idmint_uuid *out_uuid);
 
 /**
  * @brief A version 6 UUID from a count of 100 ns intervals since 1582-10-15, a clock sequence
- * and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
+ * and a random node (sans-IO; arguments as #idmint_uuid1_at, whose UUID this is with the
  * time fields reordered).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another node length;
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another node length;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v6_at(uint64_t ticks,
-                                uint16_t clock_seq,
-                                const uint8_t *node,
-                                size_t node_len,
-                                idmint_uuid *out_uuid);
+idmint_status idmint_uuid6_at(uint64_t ticks,
+                              uint16_t clock_seq,
+                              const uint8_t *node,
+                              size_t node_len,
+                              idmint_uuid *out_uuid);
 
 /**
  * @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
  * UUID (RFC 9562 section 5.6).
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 1 UUID;
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 1 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v1_to_v6(const idmint_uuid *uuid, idmint_uuid *out_uuid);
+idmint_status idmint_uuid1_to_uuid6(const idmint_uuid *uuid, idmint_uuid *out_uuid);
 
 /**
  * @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
  * UUID.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 6 UUID;
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 6 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uuid);
+idmint_status idmint_uuid6_to_uuid1(const idmint_uuid *uuid, idmint_uuid *out_uuid);
 
 /**
  * @brief A version 8 UUID from 16 given bytes: the version and variant bits are set, the other
@@ -1464,9 +1464,9 @@ idmint_status idmint_uuid_v6_to_v1(const idmint_uuid *uuid, idmint_uuid *out_uui
  * of namespace and name (appendix B.2 uses SHA-256).
  *
  * @param bytes Exactly 16 bytes (`bytes_len` must be 16).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v8(const uint8_t *bytes, size_t bytes_len, idmint_uuid *out_uuid);
+idmint_status idmint_uuid8(const uint8_t *bytes, size_t bytes_len, idmint_uuid *out_uuid);
 
 /**
  * @brief A version 8 UUID from its three custom fields (RFC 9562 appendix B.1).
@@ -1477,19 +1477,19 @@ idmint_status idmint_uuid_v8(const uint8_t *bytes, size_t bytes_len, idmint_uuid
  * @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its field (the message
  *         names it); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v8_from_fields(uint64_t custom_a,
-                                         uint16_t custom_b,
-                                         uint64_t custom_c,
-                                         idmint_uuid *out_uuid);
+idmint_status idmint_uuid8_from_fields(uint64_t custom_a,
+                                       uint16_t custom_b,
+                                       uint64_t custom_c,
+                                       idmint_uuid *out_uuid);
 
 /**
  * @brief The three custom fields of a version 8 UUID, the inverse of
- * #idmint_uuid_v8_from_fields.
+ * #idmint_uuid8_from_fields.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 8 UUID;
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 8 UUID;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v8_fields(const idmint_uuid *uuid, idmint_uuid_v8_custom *out_fields);
+idmint_status idmint_uuid8_fields(const idmint_uuid *uuid, idmint_uuid8_custom *out_fields);
 
 /**
  * @brief The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).
@@ -1503,8 +1503,8 @@ idmint_uuid idmint_uuid_max(void);
 
 /**
  * @brief Fills an array with version 7 UUIDs from the process-wide generator of
- * #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
- * form of #idmint_uuid_v7.
+ * #idmint_uuid7, in increasing order, under one lock and one reading of the clock: the batch
+ * form of #idmint_uuid7.
  *
  * @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
  *        arguments). May be NULL only if `n` is 0.
@@ -1512,7 +1512,7 @@ idmint_uuid idmint_uuid_max(void);
  * @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_fill(idmint_uuid *out_uuids, size_t n);
+idmint_status idmint_uuid7s(idmint_uuid *out_uuids, size_t n);
 
 /**
  * @brief A version 3 (MD5, name-based) UUID: the same namespace and name always give the same
@@ -1524,35 +1524,35 @@ idmint_status idmint_uuid_v7_fill(idmint_uuid *out_uuids, size_t n);
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v3(const idmint_uuid *ns,
-                             const uint8_t *name,
-                             size_t name_len,
-                             idmint_uuid *out_uuid);
+idmint_status idmint_uuid3(const idmint_uuid *ns,
+                           const uint8_t *name,
+                           size_t name_len,
+                           idmint_uuid *out_uuid);
 
 /**
  * @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
  * same UUID, so independent systems agree on an ID without talking to each other. Arguments
- * and results as #idmint_uuid_v3.
+ * and results as #idmint_uuid3.
  */
-idmint_status idmint_uuid_v5(const idmint_uuid *ns,
-                             const uint8_t *name,
-                             size_t name_len,
-                             idmint_uuid *out_uuid);
+idmint_status idmint_uuid5(const idmint_uuid *ns,
+                           const uint8_t *name,
+                           size_t name_len,
+                           idmint_uuid *out_uuid);
 
 /**
  * @brief A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's bytes
  * and the name (RFC 9562 appendix B.2), the same UUID every idmint surface gives. Arguments and
- * results as #idmint_uuid_v3.
+ * results as #idmint_uuid3.
  */
-idmint_status idmint_uuid_v8_sha256(const idmint_uuid *ns,
-                                    const uint8_t *name,
-                                    size_t name_len,
-                                    idmint_uuid *out_uuid);
+idmint_status idmint_uuid8_sha256(const idmint_uuid *ns,
+                                  const uint8_t *name,
+                                  size_t name_len,
+                                  idmint_uuid *out_uuid);
 
 /**
  * @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
 
@@ -1563,7 +1563,7 @@ idmint_status idmint_uuid_namespace(const char *name, idmint_uuid *out_uuid);
  * @param text NUL-terminated UTF-8.
  * @param out_uuid Receives the UUID.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_uuid_parse(const char *text, idmint_uuid *out_uuid);
 
@@ -1587,91 +1587,90 @@ idmint_status idmint_uuid_inspect(const idmint_uuid *uuid, idmint_uuid_info *out
 /**
  * @brief Makes a monotonic v7 generator.
  *
- * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
+ * @param out_gen Receives the generator (free it with #idmint_uuid7_generator_free).
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_new(idmint_uuid_v7_generator **out_gen);
+idmint_status idmint_uuid7_generator_new(idmint_uuid7_generator **out_gen);
 
 /**
  * @brief Frees a v7 generator (NULL is ignored); it must not be used afterwards.
  */
-void idmint_uuid_v7_generator_free(idmint_uuid_v7_generator *gen);
+void idmint_uuid7_generator_free(idmint_uuid7_generator *gen);
 
 /**
  * @brief The next UUID, from the system clock and the OS random source.
  *
  * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_next(const idmint_uuid_v7_generator *gen,
-                                            idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_generator_next(const idmint_uuid7_generator *gen, idmint_uuid *out_uuid);
 
 /**
  * @brief The next UUID at a given time with 10 given random bytes (sans-IO).
  *
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_next_at(const idmint_uuid_v7_generator *gen,
-                                               uint64_t unix_ms,
-                                               const uint8_t *random,
-                                               size_t random_len,
-                                               idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_generator_next_at(const idmint_uuid7_generator *gen,
+                                             uint64_t unix_ms,
+                                             const uint8_t *random,
+                                             size_t random_len,
+                                             idmint_uuid *out_uuid);
 
 /**
  * @brief Makes a monotonic v7 generator of a chosen RFC 9562 method.
  *
- * Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
- * `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
+ * Its #idmint_uuid7_generator_next reads the system clock (to the nanosecond, for
+ * `IDMINT_UUID7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
  * sans-IO. It starts afresh in a child process after `fork()`. The same generator as the
  * config `"type=uuid7,method=NAME"` on every idmint surface.
  *
- * @param method An `IDMINT_UUID_V7_*` constant.
- * @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
+ * @param method An `IDMINT_UUID7_*` constant.
+ * @param out_gen Receives the generator (free it with #idmint_uuid7_generator_free), or NULL
  *        on failure.
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_new_with_method(idmint_uuid_v7_method method,
-                                                       idmint_uuid_v7_generator **out_gen);
+idmint_status idmint_uuid7_generator_new_with_method(idmint_uuid7_method method,
+                                                     idmint_uuid7_generator **out_gen);
 
 /**
  * @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
  * `"random_increment"` or `"sub_millisecond"`.
  *
- * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_INVALID_ARGUMENT`
+ * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_BAD_C_ARGUMENT`
  *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_method_from_name(const char *name, idmint_uuid_v7_method *out_method);
+idmint_status idmint_uuid7_method_from_name(const char *name, idmint_uuid7_method *out_method);
 
 /**
- * @brief The method of a v7 generator (`IDMINT_UUID_V7_COUNTER` for one from
- * #idmint_uuid_v7_generator_new).
+ * @brief The method of a v7 generator (`IDMINT_UUID7_COUNTER` for one from
+ * #idmint_uuid7_generator_new).
  *
  * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_method(const idmint_uuid_v7_generator *gen,
-                                              idmint_uuid_v7_method *out_method);
+idmint_status idmint_uuid7_generator_method(const idmint_uuid7_generator *gen,
+                                            idmint_uuid7_method *out_method);
 
 /**
  * @brief The next UUID at a given time plus a fraction of its millisecond, with 10 given
- * random bytes (sans-IO). Only `IDMINT_UUID_V7_SUB_MILLISECOND` uses the fraction; the other
- * methods behave as #idmint_uuid_v7_generator_next_at.
+ * random bytes (sans-IO). Only `IDMINT_UUID7_SUB_MILLISECOND` uses the fraction; the other
+ * methods behave as #idmint_uuid7_generator_next_at.
  *
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_uuid_v7_generator_next_at_precise(const idmint_uuid_v7_generator *gen,
-                                                       uint64_t unix_ms,
-                                                       uint32_t sub_ms_nanos,
-                                                       const uint8_t *random,
-                                                       size_t random_len,
-                                                       idmint_uuid *out_uuid);
+idmint_status idmint_uuid7_generator_next_at_precise(const idmint_uuid7_generator *gen,
+                                                     uint64_t unix_ms,
+                                                     uint32_t sub_ms_nanos,
+                                                     const uint8_t *random,
+                                                     size_t random_len,
+                                                     idmint_uuid *out_uuid);
 
 /**
  * @brief A new TypeID under `prefix`, on a version 7 UUID from the process-wide generator of
- * #idmint_uuid_v7 (so the TypeIDs of a process increase, whatever their prefix).
+ * #idmint_uuid7 (so the TypeIDs of a process increase, whatever their prefix).
  *
  * @param prefix NUL-terminated: `[a-z]([a-z_]*[a-z])?`, at most 63 characters, or `""` (then
  *        the text is the bare 26-character suffix).
@@ -1681,7 +1680,7 @@ idmint_status idmint_uuid_v7_generator_next_at_precise(const idmint_uuid_v7_gene
  *        `IDMINT_BUFFER_TOO_SMALL`).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix (the message names the
  *         character index and why); `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_RANDOM_SOURCE`;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_typeid(const char *prefix, char *buf, size_t buf_len, size_t *out_len);
 
@@ -1692,7 +1691,7 @@ idmint_status idmint_typeid(const char *prefix, char *buf, size_t buf_len, size_
  * @param uuid The UUID (any version).
  * @param buf Output buffer, as for #idmint_typeid.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix; `IDMINT_BUFFER_TOO_SMALL`;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_typeid_format(const char *prefix,
                                    const idmint_uuid *uuid,
@@ -1711,7 +1710,7 @@ idmint_status idmint_typeid_format(const char *prefix,
  *        `IDMINT_OK` and `IDMINT_BUFFER_TOO_SMALL`).
  * @param out_uuid Receives the UUID (only on `IDMINT_OK`).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_INVALID_ARGUMENT` (not
+ *         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_BAD_C_ARGUMENT` (not
  *         UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_typeid_parse(const char *text,
@@ -1736,7 +1735,7 @@ idmint_status idmint_ulid_generate(idmint_ulid *out_ulid);
  *
  * @param timestamp_ms Milliseconds since the Unix epoch (clamped to 48 bits).
  * @param random Exactly 10 bytes (`random_len` must be 10).
- * @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+ * @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ulid_at(uint64_t timestamp_ms,
                              const uint8_t *random,
@@ -1751,7 +1750,7 @@ idmint_status idmint_ulid_at(uint64_t timestamp_ms,
  * @param out_ulid Receives the ULID.
  * @param out_timestamp_ms If not NULL, receives its time, ms since the Unix epoch.
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         why); `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ulid_parse(const char *text,
                                 idmint_ulid *out_ulid,
@@ -1796,7 +1795,7 @@ void idmint_ulid_generator_free(idmint_ulid_generator *gen);
  * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`
  *        (0 otherwise).
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the 80-bit part cannot grow within the
- *         millisecond (the generator is left as it was); `IDMINT_INVALID_ARGUMENT` for another
+ *         millisecond (the generator is left as it was); `IDMINT_BAD_C_ARGUMENT` for another
  *         length; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
@@ -1820,7 +1819,7 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
  *   `ttl_ms`, `renew_every_ms`, `retry_every_ms`, `safety_margin_ms`, `reserve_ms`,
  *   `swap_after_ms`, `nodes`, `holder`;
  * - `type=uuid4`, `uuid7`, `uuid6`, `uuid1`: no other key;
- * - `type=segment`: `store` (a store URL, as #idmint_segments_new takes) and `key` (both
+ * - `type=segment`: `store` (a store URL, as #idmint_segment_allocator_new takes) and `key` (both
  *   required), and the options `step`, `max_step`, `refill_at_percent`, `max_gap`, `gap_seed`,
  *   `journal`, `checkpoint_every_ms`, `wait_timeout_ms`.
  *
@@ -1835,7 +1834,7 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
  *         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
  *         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
  *         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
- *         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_INVALID_ARGUMENT`
+ *         #idmint_leased_snowflake_new and #idmint_segment_allocator_new); `IDMINT_BAD_C_ARGUMENT`
  *         (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_named_generator_new(const char *config, idmint_named_generator **out_gen);
@@ -1843,7 +1842,7 @@ idmint_status idmint_named_generator_new(const char *config, idmint_named_genera
 /**
  * @brief Releases what the generator holds and says how that went: a leased node is released
  * with its exact last issued time, a segment allocator records its journal (the core's types
- * hold nothing). Waits for calls in progress; later calls return `IDMINT_INVALID_ARGUMENT`;
+ * hold nothing). Waits for calls in progress; later calls return `IDMINT_BAD_C_ARGUMENT`;
  * closing again does nothing. The handle stays allocated until #idmint_named_generator_free.
  *
  * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` (the store or the journal could not be
@@ -1884,31 +1883,31 @@ idmint_status idmint_named_generator_config(const idmint_named_generator *gen,
  * store-backed types), waiting where the type's policy asks.
  *
  * @param out_id Receives the ID.
- * @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
- *         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
+ * @return `IDMINT_OK`; as #idmint_snowflake_next_id for `type=snowflake`, as
+ *         #idmint_leased_snowflake_next_id for a leased one, as #idmint_segment_allocator_next_id for
  *         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
  *         process; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_named_generator_next(const idmint_named_generator *gen,
-                                          idmint_generated_id *out_id);
+idmint_status idmint_named_generator_next_id(const idmint_named_generator *gen,
+                                             idmint_generated_id *out_id);
 
 /**
  * @brief Fills `out_ids` with the next `n` IDs, in the order minted (as
- * #idmint_named_generator_next; a segment or leased type takes them in one batch).
+ * #idmint_named_generator_next_id; a segment or leased type takes them in one batch).
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_named_generator_next; `IDMINT_LIMIT_EXCEEDED` for more than
+ * @return As #idmint_named_generator_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
  *         #IDMINT_MAX_BATCH IDs. On failure the array's contents are unspecified.
  */
-idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
-                                            idmint_generated_id *out_ids,
-                                            size_t n);
+idmint_status idmint_named_generator_next_ids(const idmint_named_generator *gen,
+                                              idmint_generated_id *out_ids,
+                                              size_t n);
 
 /**
  * @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS:
  * the core's types only (a store-backed type returns `IDMINT_INVALID_CONFIG`; use
- * #idmint_named_generator_next).
+ * #idmint_named_generator_next_id).
  *
  * UUID types draw their randomness from the front of `random`: 16 bytes per call for
  * `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
@@ -1925,7 +1924,7 @@ idmint_status idmint_named_generator_next_n(const idmint_named_generator *gen,
  *        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
  *         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
- *         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
+ *         (snowflake, as #idmint_atomic_snowflake_next_id_at); `IDMINT_BAD_C_ARGUMENT` when
  *         `random` holds fewer bytes than the call draws (the generator is left as it was);
  *         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
  *         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
@@ -1947,7 +1946,7 @@ idmint_status idmint_named_generator_next_at(const idmint_named_generator *gen,
  * @param bits Width of the domain, 2 to 64 (a layout's width, see #idmint_layout_width).
  * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a width outside 2..64;
- *         `IDMINT_INVALID_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_obfuscator_new(const uint8_t *key,
                                     size_t key_len,
@@ -1962,7 +1961,7 @@ idmint_status idmint_obfuscator_new(const uint8_t *key,
  * @param key 16 key bytes, most significant first (`key_len` must be 16).
  * @param out_obfuscator Receives the obfuscator, or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` if fewer than 2 bits lie below the time field;
- *         `IDMINT_INVALID_ARGUMENT`; `IDMINT_NULL_POINTER`.
+ *         `IDMINT_BAD_C_ARGUMENT`; `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_obfuscator_new_sortable(const uint8_t *key,
                                              size_t key_len,
@@ -2015,7 +2014,7 @@ idmint_status idmint_obfuscator_decode(const idmint_obfuscator *obfuscator,
  *         written, or a network store does not answer within its timeout (or answers with an
  *         error); `IDMINT_INVALID_CONFIG` (a URL of no known store, bad namespace, TTL too
  *         short, node count larger than the layout's node space, bad policy text);
- *         `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8, an
+ *         `IDMINT_INVALID_LAYOUT`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8, an
  *         empty `dir` or URL, both `dir` and `options->url`); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_leased_snowflake_new(const char *dir,
@@ -2032,7 +2031,7 @@ idmint_status idmint_leased_snowflake_new(const char *dir,
 void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
 
 /**
- * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
+ * @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next_id).
  *
  * @param out_id Receives the ID.
  * @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
@@ -2040,19 +2039,19 @@ void idmint_leased_snowflake_free(idmint_leased_snowflake *gen);
  *         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
  *         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_leased_snowflake_next(const idmint_leased_snowflake *gen, uint64_t *out_id);
+idmint_status idmint_leased_snowflake_next_id(const idmint_leased_snowflake *gen, uint64_t *out_id);
 
 /**
  * @brief Fills `out_ids` with `n` fresh, strictly increasing IDs.
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
+ * @return As #idmint_leased_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
  *         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified.
  */
-idmint_status idmint_leased_snowflake_next_n(const idmint_leased_snowflake *gen,
-                                             uint64_t *out_ids,
-                                             size_t n);
+idmint_status idmint_leased_snowflake_next_ids(const idmint_leased_snowflake *gen,
+                                               uint64_t *out_ids,
+                                               size_t n);
 
 /**
  * @brief The node the generator mints with now (it changes after a swap, or after a lost
@@ -2077,19 +2076,19 @@ idmint_status idmint_leased_snowflake_lease(const idmint_leased_snowflake *gen,
  *        `segment::open_store` takes, with its parameters (`shards=N`, `timeout_ms=N`, ...), or
  *        `@env:NAME` / `@PATH` holding one.
  * @param options NULL for the defaults.
- * @param out_segments Receives the allocator (close it with #idmint_segments_close and free it
- *        with #idmint_segments_free), or NULL on failure.
+ * @param out_allocator Receives the allocator (close it with #idmint_segment_allocator_close and free it
+ *        with #idmint_segment_allocator_free), or NULL on failure.
  * @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` (a URL of no known store, a malformed URL
  *         option); `IDMINT_STORE_UNAVAILABLE` (the store or the journal cannot be opened, or
  *         the store does not answer within its timeout); `IDMINT_STORE_MISMATCH` (the journal
  *         was recorded on another store, or on this one before it lost its data: resuming it
  *         could repeat values); `IDMINT_LIMIT_EXCEEDED` (a count or timeout of the URL above
- *         its limit); `IDMINT_INVALID_ARGUMENT` (not UTF-8, an empty journal path);
+ *         its limit); `IDMINT_BAD_C_ARGUMENT` (not UTF-8, an empty journal path);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segments_new(const char *store_url,
-                                  const idmint_segment_options *options,
-                                  idmint_segments **out_segments);
+idmint_status idmint_segment_allocator_new(const char *store_url,
+                                           const idmint_segment_allocator_options *options,
+                                           idmint_segment_allocator **out_allocator);
 
 /**
  * @brief The next ID for `key`.
@@ -2102,12 +2101,12 @@ idmint_status idmint_segments_new(const char *store_url,
  *         before (a counter that went back: a store restored or restarted without its data);
  *         `IDMINT_INVALID_CONFIG` (an empty or too long key); `IDMINT_LIMIT_EXCEEDED` (more
  *         keys than one allocator serves, 100,000); `IDMINT_FORKED` in a child process;
- *         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
+ *         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_CLOSED` (a closed allocator);
  *         `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segments_next(const idmint_segments *segments,
-                                   const char *key,
-                                   uint64_t *out_id);
+idmint_status idmint_segment_allocator_next_id(const idmint_segment_allocator *allocator,
+                                               const char *key,
+                                               uint64_t *out_id);
 
 /**
  * @brief Fills `out_ids` with the next `n` IDs for `key`, increasing. A batch larger than the
@@ -2115,32 +2114,32 @@ idmint_status idmint_segments_next(const idmint_segments *segments,
  *
  * @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
  * @param n How many IDs: at most #IDMINT_MAX_BATCH.
- * @return As #idmint_segments_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+ * @return As #idmint_segment_allocator_next_id; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
  *         IDs. On failure the array's contents are unspecified, and the values already
  *         taken are skipped, never served again.
  */
-idmint_status idmint_segments_fill(const idmint_segments *segments,
-                                   const char *key,
-                                   uint64_t *out_ids,
-                                   size_t n);
+idmint_status idmint_segment_allocator_next_ids(const idmint_segment_allocator *allocator,
+                                                const char *key,
+                                                uint64_t *out_ids,
+                                                size_t n);
 
 /**
  * @brief Stops the allocator's background threads (after a fetch in progress lands) and records
  * every key's unserved values in the journal, if there is one. Waits for calls in progress;
- * later calls return `IDMINT_INVALID_ARGUMENT`; closing again does nothing. The handle stays
- * allocated until #idmint_segments_free.
+ * later calls return `IDMINT_BAD_C_ARGUMENT`; closing again does nothing. The handle stays
+ * allocated until #idmint_segment_allocator_free.
  *
  * @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` when the journal could not be written (its
  *         values are then skipped by the next start, never repeated); `IDMINT_FORKED` in a
  *         child process (the journal is the parent's); `IDMINT_NULL_POINTER`.
  */
-idmint_status idmint_segments_close(const idmint_segments *segments);
+idmint_status idmint_segment_allocator_close(const idmint_segment_allocator *allocator);
 
 /**
- * @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segments_close was
+ * @brief Frees an allocator (NULL is ignored), closing it first if #idmint_segment_allocator_close was
  * not called (without reporting a failed journal write). No thread may use it afterwards.
  */
-void idmint_segments_free(idmint_segments *segments);
+void idmint_segment_allocator_free(idmint_segment_allocator *allocator);
 
 #ifdef __cplusplus
 }  // extern "C"

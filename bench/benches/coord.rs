@@ -162,7 +162,7 @@ mod segments {
 mod leases {
     use super::*;
     use idmint::{Config, Layout, OnExhausted, Snowflake};
-    use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+    use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 
     /// Twitter layout, node 1, borrowing future ticks so no call waits.
     fn cfg() -> Config {

@@ -15,49 +15,49 @@ fn main() {
 // Fixed sample sizes, as in `ids.rs`: divan's calibration picks 1 call per sample for
 // functions whose first calls are slow, and timer overhead then dominates.
 
-/// idmint's process-wide, fork-aware front doors (`idmint::uuid_clock`).
+/// idmint's process-wide, fork-aware front doors (`idmint::named::clocked`).
 mod ours {
     use super::*;
 
-    /// `uuid_clock::uuid7()`: monotonic across threads (RFC 9562 method 1, 42-bit counter).
+    /// `clocked::uuid7()`: monotonic across threads (RFC 9562 method 1, 42-bit counter).
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn uuid7() -> idmint::Uuid {
-        idmint::uuid_clock::uuid7().unwrap()
+        idmint::named::clocked::uuid7().unwrap()
     }
 
     /// `uuid7()` and its hyphenated text.
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn uuid7_string() -> String {
-        idmint::uuid_clock::uuid7()
+        idmint::named::clocked::uuid7()
             .unwrap()
             .hyphenated()
             .to_string()
     }
 
-    /// `uuid_clock::typeid("user")`: the prefix checked, a process-wide v7 UUID under it.
+    /// `clocked::typeid("user")`: the prefix checked, a process-wide v7 UUID under it.
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn typeid() -> idmint::TypeId {
-        idmint::uuid_clock::typeid(black_box("user")).unwrap()
+        idmint::named::clocked::typeid(black_box("user")).unwrap()
     }
 
-    /// `uuid_clock::typeid("user")` and its text (`user_01h455vb4pex5vsknk084sn02q`).
+    /// `clocked::typeid("user")` and its text (`user_01h455vb4pex5vsknk084sn02q`).
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn typeid_string() -> String {
-        idmint::uuid_clock::typeid(black_box("user"))
+        idmint::named::clocked::typeid(black_box("user"))
             .unwrap()
             .to_string()
     }
 
-    /// `uuid_clock::ulid()`: monotonic within a millisecond, across threads.
+    /// `clocked::ulid()`: monotonic within a millisecond, across threads.
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn ulid() -> idmint::formats::ulid::Ulid {
-        idmint::uuid_clock::ulid().unwrap()
+        idmint::named::clocked::ulid().unwrap()
     }
 
     /// `ulid()` and its 26-character text.
     #[divan::bench(sample_count = 2000, sample_size = 1024)]
     fn ulid_string() -> String {
-        idmint::uuid_clock::ulid().unwrap().to_string()
+        idmint::named::clocked::ulid().unwrap().to_string()
     }
 }
 

@@ -8,7 +8,7 @@
 //!    two really ran at once on this shared machine.
 //!
 //! Run: `cargo bench -p idmint-bench --bench saturation` (2 s per saturation case, 1 s per
-//! contention case; `-- --secs N` sets the saturation time). Under `cargo test --benches`
+//! contention case; `-- --seconds N` sets the saturation time). Under `cargo test --benches`
 //! (no `--bench` flag) every case runs 50 ms as a smoke test and no target is judged.
 
 use std::hint::black_box;
@@ -23,11 +23,11 @@ use idmint_bench::{
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let bench_mode = args.iter().any(|a| a == "--bench");
-    let secs: f64 = match args.iter().position(|a| a == "--secs") {
+    let secs: f64 = match args.iter().position(|a| a == "--seconds") {
         Some(i) => args
             .get(i + 1)
             .and_then(|s| s.parse().ok())
-            .expect("--secs takes a number of seconds"),
+            .expect("--seconds takes a number of seconds"),
         None if bench_mode => 2.0,
         None => 0.05,
     };

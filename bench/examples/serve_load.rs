@@ -29,7 +29,7 @@
 //!   --batch-requests N       requests per batch scenario [20000]
 //!   --batch N                IDs per batch request [1000]
 //!   --rate R                 fixed-rate scenario, requests/s [20000]
-//!   --secs S                 fixed-rate scenario, seconds [10]
+//!   --seconds S              fixed-rate scenario, seconds [10]
 //!   --warmup N               warm-up requests before each scenario [5000]
 //!   --threads T              generator runtime: 0 = tokio current-thread, else multi-thread
 //!                            with T workers [0]
@@ -103,7 +103,7 @@ impl Opts {
                 "--batch-requests" => o.batch_requests = num(value()?)?,
                 "--batch" => o.batch = num(value()?)?,
                 "--rate" => o.rate = num(value()?)?,
-                "--secs" => o.secs = num(value()?)?,
+                "--seconds" => o.secs = num(value()?)?,
                 "--warmup" => o.warmup = num(value()?)?,
                 "--threads" => o.threads = num(value()?)? as usize,
                 "--only" => o.only = Some(value()?.split(',').map(str::to_owned).collect()),

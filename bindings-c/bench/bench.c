@@ -1,7 +1,7 @@
 /*
- * Per-ID cost of idmint_snowflake_next and idmint_snowflake_next_n from C.
+ * Per-ID cost of idmint_snowflake_next_id and idmint_snowflake_next_ids from C.
  *
- *   bench [IDS] [ROUNDS] [MODE]   (defaults 20000000, 5 and "both"; MODE "next" or "next_n"
+ *   bench [IDS] [ROUNDS] [MODE]   (defaults 20000000, 5 and "both"; MODE "next_id" or "next_ids"
  *                                  runs only that loop; prints the median round of each)
  *
  * Same configuration as the Rust side (rust_bench.rs) and idmint-bench: Twitter layout, node 1,
@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 20000000u;
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
     const char *mode = argc > 3 ? argv[3] : "both";
-    int do_one = strcmp(mode, "next_n") != 0, do_many = strcmp(mode, "next") != 0;
+    int do_one = strcmp(mode, "next_ids") != 0, do_many = strcmp(mode, "next_id") != 0;
     if (rounds < 1 || rounds > MAX_ROUNDS || n < BATCH) return 2;
     idmint_config cfg = {0};
     cfg.layout = "twitter";
@@ -55,21 +55,21 @@ int main(int argc, char **argv) {
         double t0 = now_s();
         for (size_t i = 0; do_one && i < n; i++) {
             uint64_t id;
-            if (idmint_snowflake_next(gen, &id) != IDMINT_OK) return 1;
+            if (idmint_snowflake_next_id(gen, &id) != IDMINT_OK) return 1;
             sink ^= id;
         }
         one[r] = (now_s() - t0) * 1e9 / (double)n;
         t0 = now_s();
         for (size_t i = 0; do_many && i < n / BATCH; i++) {
-            if (idmint_snowflake_next_n(gen, batch, BATCH) != IDMINT_OK) return 1;
+            if (idmint_snowflake_next_ids(gen, batch, BATCH) != IDMINT_OK) return 1;
             sink ^= batch[BATCH - 1];
         }
         many[r] = (now_s() - t0) * 1e9 / (double)(n / BATCH * BATCH);
     }
     qsort(one, (size_t)rounds, sizeof one[0], cmp_double);
     qsort(many, (size_t)rounds, sizeof many[0], cmp_double);
-    if (do_one) printf("c idmint_snowflake_next %.2f ns/id\n", one[rounds / 2]);
-    if (do_many) printf("c idmint_snowflake_next_n(%d) %.2f ns/id\n", BATCH, many[rounds / 2]);
+    if (do_one) printf("c idmint_snowflake_next_id %.2f ns/id\n", one[rounds / 2]);
+    if (do_many) printf("c idmint_snowflake_next_ids(%d) %.2f ns/id\n", BATCH, many[rounds / 2]);
     idmint_snowflake_free(gen);
     return sink == 42 ? 3 : 0; /* keeps `sink` alive */
 }

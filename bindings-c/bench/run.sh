@@ -31,7 +31,7 @@ instr=$out/bench-instructions.txt
 if command -v valgrind >/dev/null; then
   n=1000000
   for prog in "$rust" "$c"; do
-    for mode in next next_n; do
+    for mode in next_id next_ids; do
       # Instructions of the whole program with the loop, minus those with an empty loop.
       count() {
         valgrind --tool=callgrind --callgrind-out-file=/dev/null "$prog" "$1" 1 "$mode" 2>&1 |
@@ -55,19 +55,19 @@ print()
 print("%-38s %8s" % ("median of the runs' medians", "ns/ID"))
 for (side, name), v in med.items():
     print("%-38s %8.2f" % (side + " " + name, v))
-r1 = med[("c", "idmint_snowflake_next")] / med[("rust", "Snowflake::next_id")]
-r2 = med[("c", "idmint_snowflake_next_n(1000)")] / med[("rust", "Snowflake::next_ids(1000)")]
-print("ratio C idmint_snowflake_next / Rust next_id:     %.2fx" % r1)
-print("ratio C idmint_snowflake_next_n / Rust next_ids:  %.2fx" % r2)
+r1 = med[("c", "idmint_snowflake_next_id")] / med[("rust", "Snowflake::next_id")]
+r2 = med[("c", "idmint_snowflake_next_ids(1000)")] / med[("rust", "Snowflake::next_ids(1000)")]
+print("ratio C idmint_snowflake_next_id / Rust next_id:     %.2fx" % r1)
+print("ratio C idmint_snowflake_next_ids / Rust next_ids:  %.2fx" % r2)
 ins = {}
 for line in open(sys.argv[2]):
     prog, mode, per = line.split()
     ins[("c" if prog == "bench" else "rust", mode)] = int(per)
 if ins:
     print()
-    print("instructions per ID (callgrind): rust next_id %d, C next %d (%.2fx); "
-          "rust next_ids %d, C next_n %d (%.2fx)" % (
-              ins[("rust", "next")], ins[("c", "next")], ins[("c", "next")] / ins[("rust", "next")],
-              ins[("rust", "next_n")], ins[("c", "next_n")],
-              ins[("c", "next_n")] / max(ins[("rust", "next_n")], 1)))
+    print("instructions per ID (callgrind): rust next_id %d, C next_id %d (%.2fx); "
+          "rust next_ids %d, C next_ids %d (%.2fx)" % (
+              ins[("rust", "next_id")], ins[("c", "next_id")], ins[("c", "next_id")] / ins[("rust", "next_id")],
+              ins[("rust", "next_ids")], ins[("c", "next_ids")],
+              ins[("c", "next_ids")] / max(ins[("rust", "next_ids")], 1)))
 PY

@@ -1,7 +1,7 @@
 //! The Rust side of the C benchmark (bench/run.sh): `Snowflake::next_id` and
 //! `Snowflake::next_ids` per ID, with the same configuration, counts and rounds as bench.c.
 //!
-//! `idmint-c-bench-rust [IDS] [ROUNDS] [MODE]` (MODE `both`, `next` or `next_n`, as in bench.c)
+//! `idmint-c-bench-rust [IDS] [ROUNDS] [MODE]` (MODE `both`, `next_id` or `next_ids`, as in bench.c)
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -20,7 +20,7 @@ fn main() {
     let n: usize = args.next().map_or(20_000_000, |s| s.parse().expect("IDS"));
     let rounds: usize = args.next().map_or(5, |s| s.parse().expect("ROUNDS"));
     let mode = args.next().unwrap_or_else(|| "both".into());
-    let (do_one, do_many) = (mode != "next_n", mode != "next");
+    let (do_one, do_many) = (mode != "next_ids", mode != "next_id");
     let layout = Layout::preset("twitter").expect("twitter");
     let cfg = Config::new(layout)
         .node(1)

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use idmint_core::codec::{decode_any, Codec};
+use idmint_core::codec::{parse_id, Codec};
 
 use crate::error::{idmint_status, Fail};
 use crate::ffi::{c_str, put, str_n, write_text};
@@ -10,7 +10,7 @@ use crate::ffi::{c_str, put, str_n, write_text};
 /// @brief A text form for 64-bit IDs: one of the `IDMINT_CODEC_*` constants.
 ///
 /// A plain integer rather than an enum, so that any value a C caller passes is checked
-/// (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
+/// (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
 pub type idmint_codec = u32;
 
 /// Base 10 without leading zeros (1 to 20 characters).
@@ -47,7 +47,7 @@ fn codec(c: idmint_codec) -> Result<Option<Codec>, Fail> {
 fn decode(text: &str, c: idmint_codec) -> Result<u64, Fail> {
     Ok(match codec(c)? {
         Some(c) => c.decode(text)?,
-        None => decode_any(text)?,
+        None => parse_id(text)?,
     })
 }
 
@@ -57,7 +57,7 @@ fn decode(text: &str, c: idmint_codec) -> Result<u64, Fail> {
 /// @param name NUL-terminated UTF-8.
 /// @param out_codec Receives the constant.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_NULL_POINTER`;
-///         `IDMINT_INVALID_ARGUMENT`.
+///         `IDMINT_BAD_C_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_codec_from_name(
     name: *const c_char,
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn idmint_codec_from_name(
 /// @param codec `IDMINT_CODEC_DECIMAL`, `_HEX`, `_BASE32` or `_BASE62`.
 /// @param buf Output buffer of `buf_len` bytes; `IDMINT_ENCODE_BUF_SIZE` always suffices. Buffer
 ///        rules as #idmint_layout_spec.
-/// @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_INVALID_ARGUMENT` for an unknown
+/// @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_BAD_C_ARGUMENT` for an unknown
 ///         codec or `IDMINT_CODEC_AUTO`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_encode(
@@ -106,10 +106,10 @@ pub unsafe extern "C" fn idmint_encode(
 /// @param codec An `IDMINT_CODEC_*` constant; `IDMINT_CODEC_AUTO` guesses from the text.
 /// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
-///         why); `IDMINT_INVALID_ARGUMENT` (unknown codec, text not UTF-8);
+///         why); `IDMINT_BAD_C_ARGUMENT` (unknown codec, text not UTF-8);
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_decode(
+pub unsafe extern "C" fn idmint_parse_id(
     text: *const c_char,
     codec: idmint_codec,
     out_id: *mut u64,
@@ -118,11 +118,11 @@ pub unsafe extern "C" fn idmint_decode(
     unsafe { put(out_id, "out_id", || decode(c_str(text, "text")?, codec)) }
 }
 
-/// @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_decode.
+/// @brief Decodes `len` bytes of text (no NUL needed) to an ID; otherwise as #idmint_parse_id.
 ///
 /// @param text Text of `len` bytes. May be NULL only if `len` is 0.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_decode_n(
+pub unsafe extern "C" fn idmint_parse_id_n(
     text: *const c_char,
     len: usize,
     codec: idmint_codec,

@@ -65,16 +65,16 @@ pub enum idmint_status {
     IDMINT_LIMIT_EXCEEDED = 18,
     /// An argument names something that does not exist or leaves out something required (an
     /// unknown option key; an unknown, missing or repeated node sub-field). Code
-    /// `"ERR_INVALID_ARG_VALUE"`, as on every idmint surface.
-    IDMINT_INVALID_ARG_VALUE = 19,
-    /// The object was closed (`idmint_named_generator_close`, `idmint_segments_close`, ...):
+    /// `"ERR_INVALID_ARGUMENT"`, as on every idmint surface.
+    IDMINT_INVALID_ARGUMENT = 19,
+    /// The object was closed (`idmint_named_generator_close`, `idmint_segment_allocator_close`, ...):
     /// only its free function may follow. Code `"ERR_CLOSED"`, as on every idmint surface.
     IDMINT_CLOSED = 20,
     /// A pointer argument that must not be NULL was NULL.
     IDMINT_NULL_POINTER = 100,
     /// An argument is invalid at the C boundary: a string that is not UTF-8, a misaligned
     /// pointer, a length or constant out of range.
-    IDMINT_INVALID_ARGUMENT = 101,
+    IDMINT_BAD_C_ARGUMENT = 101,
     /// A bug: idmint panicked. The panic was caught and did not unwind into C.
     IDMINT_PANIC = 102,
     /// An error kind newer than this binding (never returned by a matching core).
@@ -137,10 +137,10 @@ impl idmint_status {
         IDMINT_NODE_REQUIRED,
         IDMINT_STORE_MISMATCH,
         IDMINT_LIMIT_EXCEEDED,
-        IDMINT_INVALID_ARG_VALUE,
+        IDMINT_INVALID_ARGUMENT,
         IDMINT_CLOSED,
         IDMINT_NULL_POINTER,
-        IDMINT_INVALID_ARGUMENT,
+        IDMINT_BAD_C_ARGUMENT,
         IDMINT_PANIC,
         IDMINT_UNKNOWN_ERROR,
     ];
@@ -166,7 +166,7 @@ impl idmint_status {
         match self {
             IDMINT_OK => b"OK\0",
             IDMINT_NULL_POINTER => b"ERR_NULL_POINTER\0",
-            IDMINT_INVALID_ARGUMENT => b"ERR_INVALID_ARGUMENT\0",
+            IDMINT_BAD_C_ARGUMENT => b"ERR_INVALID_ARGUMENT\0",
             IDMINT_PANIC => b"ERR_PANIC\0",
             IDMINT_UNKNOWN_ERROR => b"ERR_UNKNOWN\0",
             kind => &CORE_CODES[kind as usize - 1],
@@ -196,12 +196,12 @@ impl idmint_status {
             IDMINT_NODE_REQUIRED => b"no node chosen: set has_node and node, or lease one (idmint_leased_snowflake_new)\0",
             IDMINT_STORE_MISMATCH => b"store does not match its record; refusing to continue\0",
             IDMINT_LIMIT_EXCEEDED => b"request exceeds a limit\0",
-            IDMINT_INVALID_ARG_VALUE => {
+            IDMINT_INVALID_ARGUMENT => {
                 b"argument names something unknown or leaves out something required\0"
             }
             IDMINT_CLOSED => b"the object is closed: only its free function may follow\0",
             IDMINT_NULL_POINTER => b"NULL pointer argument\0",
-            IDMINT_INVALID_ARGUMENT => b"invalid argument\0",
+            IDMINT_BAD_C_ARGUMENT => b"invalid argument\0",
             IDMINT_PANIC => b"internal error (panic caught inside idmint)\0",
             IDMINT_UNKNOWN_ERROR => b"unknown error kind\0",
         }
@@ -237,7 +237,7 @@ impl Fail {
         match self {
             Fail::Core(e) => idmint_status::from_kind(e.kind()),
             Fail::Null(_) => IDMINT_NULL_POINTER,
-            Fail::Misaligned(_) | Fail::Utf8 { .. } | Fail::Arg(_) => IDMINT_INVALID_ARGUMENT,
+            Fail::Misaligned(_) | Fail::Utf8 { .. } | Fail::Arg(_) => IDMINT_BAD_C_ARGUMENT,
         }
     }
 }
@@ -461,7 +461,7 @@ mod tests {
         assert_eq!(guard(|| Ok(())), IDMINT_OK);
         assert_eq!(last(), "would block until 5 ms");
         let s = guard(|| Err(Fail::Utf8 { arg: "spec", at: 3 }));
-        assert_eq!(s, IDMINT_INVALID_ARGUMENT);
+        assert_eq!(s, IDMINT_BAD_C_ARGUMENT);
         assert_eq!(
             last(),
             "invalid argument: `spec` is not valid UTF-8 (at byte 3)"

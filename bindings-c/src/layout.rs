@@ -121,7 +121,7 @@ pub struct idmint_field {
 /// @param out_layout Receives a new layout (free it with #idmint_layout_free), or NULL on
 ///        failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_LAYOUT` for an unknown preset or a bad spec (the last
-///         error message names the byte offset); `IDMINT_INVALID_ARGUMENT` for text that is not
+///         error message names the byte offset); `IDMINT_BAD_C_ARGUMENT` for text that is not
 ///         UTF-8; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_new(
@@ -365,7 +365,7 @@ pub unsafe extern "C" fn idmint_layout_tick_at(
 /// @brief Describes field number `index` (0 is the most significant; see
 /// `idmint_layout_info.field_count`).
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `index` is not below the field count;
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` if `index` is not below the field count;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_layout_field(

@@ -3,15 +3,15 @@
 //! one host get distinct nodes without configuration, or any lease store URL
 //! (`idmint_coord::lease::open`: `redis://…`, `postgres://…`, …) for many hosts. A node's next
 //! holder never mints at or before the last time its previous holder used (the time fence).
-//! Its options go through `idmint_coord::options::LeasedOptions`, by key, like every other
+//! Its options go through `idmint_coord::options::LeasedSnowflakeOptions`, by key, like every other
 //! surface's.
 
 use std::ffi::c_char;
 use std::sync::Arc;
 
+use idmint_coord::lease::LeasedSnowflake;
 use idmint_coord::lease::{self, local_dir, FileStore, LeaseStore};
-use idmint_coord::leased::LeasedSnowflake;
-use idmint_coord::options::LeasedOptions;
+use idmint_coord::options::LeasedSnowflakeOptions;
 use idmint_core::OptionValue;
 
 use crate::error::{idmint_status, Fail};
@@ -68,8 +68,8 @@ pub struct idmint_leased_snowflake(LeasedSnowflake);
 unsafe fn options<'a>(
     c: *const idmint_config,
     o: *const idmint_lease_options,
-) -> Result<(LeasedOptions, Option<&'a str>), Fail> {
-    let mut opts = LeasedOptions::new();
+) -> Result<(LeasedSnowflakeOptions, Option<&'a str>), Fail> {
+    let mut opts = LeasedSnowflakeOptions::new();
     // SAFETY: the caller's contract (here and below).
     unsafe { set_config(c, false, |k, v| opts.set(k, v)) }?;
     if o.is_null() {
@@ -135,7 +135,7 @@ fn open_store(dir: Option<&str>, url: Option<&str>) -> Result<Arc<dyn LeaseStore
 ///         written, or a network store does not answer within its timeout (or answers with an
 ///         error); `IDMINT_INVALID_CONFIG` (a URL of no known store, bad namespace, TTL too
 ///         short, node count larger than the layout's node space, bad policy text);
-///         `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8, an
+///         `IDMINT_INVALID_LAYOUT`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8, an
 ///         empty `dir` or URL, both `dir` and `options->url`); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_leased_snowflake_new(
@@ -167,7 +167,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_sn
     unsafe { free(gen) }
 }
 
-/// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next).
+/// @brief Mints one ID, waiting where the policy asks (as #idmint_snowflake_next_id).
 ///
 /// @param out_id Receives the ID.
 /// @return `IDMINT_OK`; `IDMINT_LEASE_LOST` when the lease could not be renewed in time (the
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn idmint_leased_snowflake_free(gen: *mut idmint_leased_sn
 ///         `IDMINT_FORKED` in a child process; `IDMINT_CLOCK_BACKWARDS`;
 ///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_leased_snowflake_next(
+pub unsafe extern "C" fn idmint_leased_snowflake_next_id(
     gen: *const idmint_leased_snowflake,
     out_id: *mut u64,
 ) -> idmint_status {
@@ -187,10 +187,10 @@ pub unsafe extern "C" fn idmint_leased_snowflake_next(
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n How many IDs: at most #IDMINT_MAX_BATCH.
-/// @return As #idmint_leased_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than
+/// @return As #idmint_leased_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
 ///         #IDMINT_MAX_BATCH IDs; on failure the array's contents are unspecified.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_leased_snowflake_next_n(
+pub unsafe extern "C" fn idmint_leased_snowflake_next_ids(
     gen: *const idmint_leased_snowflake,
     out_ids: *mut u64,
     n: usize,

@@ -9,7 +9,7 @@ use std::sync::{PoisonError, RwLock};
 
 use idmint_coord::named::{self, NamedSource};
 use idmint_core::named::{GeneratedId, NamedType};
-use idmint_core::{uuid_clock, Error};
+use idmint_core::{named::clocked, Error};
 
 use crate::error::{guard, idmint_status, Fail};
 use crate::ffi::write_text;
@@ -67,7 +67,7 @@ impl From<GeneratedId> for idmint_generated_id {
 
 /// @brief A generator built from a named config (opaque). Thread-safe.
 ///
-/// #idmint_named_generator_next mints on the system clock and OS randomness (and the store, for
+/// #idmint_named_generator_next_id mints on the system clock and OS randomness (and the store, for
 /// the store-backed types). For the core's types (`snowflake` with `node=`, the UUID types)
 /// #idmint_named_generator_next_at is the sans-IO call: it takes the time and the random
 /// bytes, so the same config, times and bytes give the same IDs on every idmint surface; both
@@ -108,7 +108,7 @@ const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
 ///   `ttl_ms`, `renew_every_ms`, `retry_every_ms`, `safety_margin_ms`, `reserve_ms`,
 ///   `swap_after_ms`, `nodes`, `holder`;
 /// - `type=uuid4`, `uuid7`, `uuid6`, `uuid1`: no other key;
-/// - `type=segment`: `store` (a store URL, as #idmint_segments_new takes) and `key` (both
+/// - `type=segment`: `store` (a store URL, as #idmint_segment_allocator_new takes) and `key` (both
 ///   required), and the options `step`, `max_step`, `refill_at_percent`, `max_gap`, `gap_seed`,
 ///   `journal`, `checkpoint_every_ms`, `wait_timeout_ms`.
 ///
@@ -123,7 +123,7 @@ const SHORT_RANDOM: &str = "`random` holds fewer bytes than this call draws \
 ///         `IDMINT_NODE_REQUIRED` (a snowflake config without `node` or `lease`);
 ///         `IDMINT_OUT_OF_RANGE` (node too large, an option out of its range);
 ///         `IDMINT_STORE_UNAVAILABLE`, `IDMINT_NO_FREE_NODE`, `IDMINT_STORE_MISMATCH` (as
-///         #idmint_leased_snowflake_new and #idmint_segments_new); `IDMINT_INVALID_ARGUMENT`
+///         #idmint_leased_snowflake_new and #idmint_segment_allocator_new); `IDMINT_BAD_C_ARGUMENT`
 ///         (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_named_generator_new(
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn idmint_named_generator_new(
 
 /// @brief Releases what the generator holds and says how that went: a leased node is released
 /// with its exact last issued time, a segment allocator records its journal (the core's types
-/// hold nothing). Waits for calls in progress; later calls return `IDMINT_INVALID_ARGUMENT`;
+/// hold nothing). Waits for calls in progress; later calls return `IDMINT_BAD_C_ARGUMENT`;
 /// closing again does nothing. The handle stays allocated until #idmint_named_generator_free.
 ///
 /// @return `IDMINT_OK`; `IDMINT_STORE_UNAVAILABLE` (the store or the journal could not be
@@ -225,12 +225,12 @@ pub unsafe extern "C" fn idmint_named_generator_config(
 /// store-backed types), waiting where the type's policy asks.
 ///
 /// @param out_id Receives the ID.
-/// @return `IDMINT_OK`; as #idmint_snowflake_next for `type=snowflake`, as
-///         #idmint_leased_snowflake_next for a leased one, as #idmint_segments_next for
+/// @return `IDMINT_OK`; as #idmint_snowflake_next_id for `type=snowflake`, as
+///         #idmint_leased_snowflake_next_id for a leased one, as #idmint_segment_allocator_next_id for
 ///         `type=segment`; `IDMINT_RANDOM_SOURCE` (UUID types); `IDMINT_FORKED` in a child
 ///         process; `IDMINT_CLOSED` (a closed generator); `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_named_generator_next(
+pub unsafe extern "C" fn idmint_named_generator_next_id(
     gen: *const idmint_named_generator,
     out_id: *mut idmint_generated_id,
 ) -> idmint_status {
@@ -243,14 +243,14 @@ pub unsafe extern "C" fn idmint_named_generator_next(
 }
 
 /// @brief Fills `out_ids` with the next `n` IDs, in the order minted (as
-/// #idmint_named_generator_next; a segment or leased type takes them in one batch).
+/// #idmint_named_generator_next_id; a segment or leased type takes them in one batch).
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n How many IDs: at most #IDMINT_MAX_BATCH.
-/// @return As #idmint_named_generator_next; `IDMINT_LIMIT_EXCEEDED` for more than
+/// @return As #idmint_named_generator_next_id; `IDMINT_LIMIT_EXCEEDED` for more than
 ///         #IDMINT_MAX_BATCH IDs. On failure the array's contents are unspecified.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_named_generator_next_n(
+pub unsafe extern "C" fn idmint_named_generator_next_ids(
     gen: *const idmint_named_generator,
     out_ids: *mut idmint_generated_id,
     n: usize,
@@ -273,7 +273,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_n(
 
 /// @brief The next ID at a given time (sans-IO), with random bytes from the caller or the OS:
 /// the core's types only (a store-backed type returns `IDMINT_INVALID_CONFIG`; use
-/// #idmint_named_generator_next).
+/// #idmint_named_generator_next_id).
 ///
 /// UUID types draw their randomness from the front of `random`: 16 bytes per call for
 /// `uuid4`, 10 for `uuid7`, 8 on the first call only for `uuid1` and `uuid6`; `snowflake` draws none. A
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_n(
 ///        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK`, `IDMINT_CLOCK_BACKWARDS`,
 ///         `IDMINT_SEQUENCE_EXHAUSTED`, `IDMINT_BEFORE_EPOCH`, `IDMINT_LAYOUT_EXPIRED`
-///         (snowflake, as #idmint_atomic_snowflake_next_at); `IDMINT_INVALID_ARGUMENT` when
+///         (snowflake, as #idmint_atomic_snowflake_next_id_at); `IDMINT_BAD_C_ARGUMENT` when
 ///         `random` holds fewer bytes than the call draws (the generator is left as it was);
 ///         `IDMINT_CLOSED` (a closed generator); `IDMINT_RANDOM_SOURCE` (OS randomness);
 ///         `IDMINT_INVALID_CONFIG` (a store-backed type); `IDMINT_NULL_POINTER`.
@@ -323,7 +323,7 @@ pub unsafe extern "C" fn idmint_named_generator_next_at(
         };
         let (mut taken, mut short) = (0, false);
         let mut fill = |buf: &mut [u8]| match given {
-            None => uuid_clock::random_fill(buf),
+            None => clocked::random_fill(buf),
             Some(b) => match b.get(taken..taken + buf.len()) {
                 Some(src) => {
                     buf.copy_from_slice(src);

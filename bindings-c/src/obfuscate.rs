@@ -31,7 +31,7 @@ unsafe fn key(p: *const u8, len: usize) -> Result<u128, Fail> {
 /// @param bits Width of the domain, 2 to 64 (a layout's width, see #idmint_layout_width).
 /// @param out_obfuscator Receives the obfuscator, or NULL on failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a width outside 2..64;
-///         `IDMINT_INVALID_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
+///         `IDMINT_BAD_C_ARGUMENT` for a key that is not 16 bytes; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_obfuscator_new(
     key: *const u8,
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn idmint_obfuscator_new(
 /// @param key 16 key bytes, most significant first (`key_len` must be 16).
 /// @param out_obfuscator Receives the obfuscator, or NULL on failure.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` if fewer than 2 bits lie below the time field;
-///         `IDMINT_INVALID_ARGUMENT`; `IDMINT_NULL_POINTER`.
+///         `IDMINT_BAD_C_ARGUMENT`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_obfuscator_new_sortable(
     key: *const u8,

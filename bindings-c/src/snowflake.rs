@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use idmint_core::snowflake::options::{OptionValue, Options};
+use idmint_core::snowflake::options::{OptionValue, SnowflakeOptions};
 use idmint_core::{AtomicSnowflake, Error, Run, Snowflake, Stats};
 
 use crate::error::{guard, idmint_status, Fail};
@@ -129,7 +129,7 @@ pub struct idmint_snowflake(Snowflake);
 /// own clock. No fork detection. Freed by #idmint_atomic_snowflake_free.
 pub struct idmint_atomic_snowflake(AtomicSnowflake);
 
-/// Feeds the C config into the core's options by key (`set` is `Options::set` or the leased
+/// Feeds the C config into the core's options by key (`set` is `SnowflakeOptions::set` or the leased
 /// generator's), which check each value; the node only `with_node`.
 /// Safety: `config` must be NULL or valid; its strings NULL or NUL-terminated.
 pub(crate) unsafe fn set_config(
@@ -163,14 +163,14 @@ pub(crate) unsafe fn set_config(
 
 /// The core config of a C config.
 unsafe fn options(config: *const idmint_config) -> Result<idmint_core::Config, Fail> {
-    let mut o = Options::new();
+    let mut o = SnowflakeOptions::new();
     // SAFETY: the caller's contract.
     unsafe { set_config(config, true, |k, v| o.set(k, v)) }?;
     Ok(o.config()?)
 }
 
-/// @brief Most IDs one batch call (#idmint_snowflake_next_n, #idmint_atomic_snowflake_next_n_at,
-/// #idmint_leased_snowflake_next_n) fills: 2^24 (the core's limit, the same on every surface).
+/// @brief Most IDs one batch call (#idmint_snowflake_next_ids, #idmint_atomic_snowflake_next_ids_at,
+/// #idmint_leased_snowflake_next_ids) fills: 2^24 (the core's limit, the same on every surface).
 /// More is `IDMINT_LIMIT_EXCEEDED`.
 pub const IDMINT_MAX_BATCH: u64 = 16_777_216;
 const _: () = assert!(IDMINT_MAX_BATCH == idmint_core::limits::MAX_BATCH);
@@ -184,7 +184,7 @@ const _: () = assert!(IDMINT_MAX_BATCH == idmint_core::limits::MAX_BATCH);
 /// @param buf Output buffer of `buf_len` bytes (32 hold every canonical policy text); rules as
 ///        #idmint_layout_spec.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for a bad policy text (the message lists the
-///         forms); `IDMINT_INVALID_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
+///         forms); `IDMINT_BAD_C_ARGUMENT` for an unknown `policy` or text that is not UTF-8;
 ///         `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_policy_normalize(
@@ -222,7 +222,7 @@ pub unsafe extern "C" fn idmint_policy_normalize(
 ///         choose a node); `IDMINT_INVALID_LAYOUT`; `IDMINT_INVALID_CONFIG` (bad policy text or
 ///         combination); `IDMINT_OUT_OF_RANGE` (node too large); `IDMINT_LAYOUT_EXPIRED` or
 ///         `IDMINT_BEFORE_EPOCH` (the layout cannot represent the current time);
-///         `IDMINT_RANDOM_SOURCE`; `IDMINT_INVALID_ARGUMENT` (a string that is not UTF-8);
+///         `IDMINT_RANDOM_SOURCE`; `IDMINT_BAD_C_ARGUMENT` (a string that is not UTF-8);
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_new(
@@ -253,7 +253,7 @@ pub unsafe extern "C" fn idmint_snowflake_free(gen: *mut idmint_snowflake) {
 ///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED` (`on_exhausted = fail`);
 ///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_snowflake_next(
+pub unsafe extern "C" fn idmint_snowflake_next_id(
     gen: *const idmint_snowflake,
     out_id: *mut u64,
 ) -> idmint_status {
@@ -261,14 +261,14 @@ pub unsafe extern "C" fn idmint_snowflake_next(
     unsafe { call(gen, "gen", out_id, "out_id", |g| g.0.next_id()) }
 }
 
-/// @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next
+/// @brief Mints one ID without waiting: returns `IDMINT_WOULD_BLOCK` where #idmint_snowflake_next_id
 /// would wait.
 ///
 /// @param out_id Receives the ID.
 /// @param out_until_ms If not NULL, receives the time (ms since the Unix epoch) worth trying
 ///        again on `IDMINT_WOULD_BLOCK`, 0 otherwise.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_snowflake_try_next(
+pub unsafe extern "C" fn idmint_snowflake_try_next_id(
     gen: *const idmint_snowflake,
     out_id: *mut u64,
     out_until_ms: *mut u64,
@@ -282,10 +282,10 @@ pub unsafe extern "C" fn idmint_snowflake_try_next(
 ///
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n How many IDs: at most #IDMINT_MAX_BATCH.
-/// @return As #idmint_snowflake_next; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
+/// @return As #idmint_snowflake_next_id; `IDMINT_LIMIT_EXCEEDED` for more than #IDMINT_MAX_BATCH
 ///         IDs (nothing written); on failure the array's contents are unspecified.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_snowflake_next_n(
+pub unsafe extern "C" fn idmint_snowflake_next_ids(
     gen: *const idmint_snowflake,
     out_ids: *mut u64,
     n: usize,
@@ -299,7 +299,7 @@ pub unsafe extern "C" fn idmint_snowflake_next_n(
 ///
 /// @param max Most IDs wanted (at least 1).
 /// @param out_run Receives the run.
-/// @return As #idmint_snowflake_next; `IDMINT_INVALID_CONFIG` if `max` is 0.
+/// @return As #idmint_snowflake_next_id; `IDMINT_INVALID_CONFIG` if `max` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_snowflake_reserve(
     gen: *const idmint_snowflake,
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn idmint_snowflake_reserve(
 ///         `IDMINT_CLOCK_BACKWARDS`; `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`;
 ///         `IDMINT_LAYOUT_EXPIRED`; `IDMINT_FORKED`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_snowflake_next_at(
+pub unsafe extern "C" fn idmint_snowflake_next_id_at(
     gen: *const idmint_snowflake,
     now_ms: u64,
     out_id: *mut u64,
@@ -440,7 +440,7 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_free(gen: *mut idmint_atomic_sn
 ///         `IDMINT_SEQUENCE_EXHAUSTED`; `IDMINT_BEFORE_EPOCH`; `IDMINT_LAYOUT_EXPIRED`;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_atomic_snowflake_next_at(
+pub unsafe extern "C" fn idmint_atomic_snowflake_next_id_at(
     gen: *const idmint_atomic_snowflake,
     now_ms: u64,
     out_id: *mut u64,
@@ -458,8 +458,8 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_next_at(
 ///
 /// @param max Most IDs wanted (at least 1).
 /// @param out_run Receives the run.
-/// @param out_until_ms As #idmint_atomic_snowflake_next_at.
-/// @return As #idmint_atomic_snowflake_next_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
+/// @param out_until_ms As #idmint_atomic_snowflake_next_id_at.
+/// @return As #idmint_atomic_snowflake_next_id_at; `IDMINT_INVALID_CONFIG` if `max` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
     gen: *const idmint_atomic_snowflake,
@@ -481,13 +481,13 @@ pub unsafe extern "C" fn idmint_atomic_snowflake_reserve_at(
 /// @param out_ids Array of `n` IDs. May be NULL only if `n` is 0.
 /// @param n Room in `out_ids`: at most #IDMINT_MAX_BATCH.
 /// @param out_written Receives how many IDs were written (0 on failure).
-/// @param out_until_ms As #idmint_atomic_snowflake_next_at (set only when not even one ID could
+/// @param out_until_ms As #idmint_atomic_snowflake_next_id_at (set only when not even one ID could
 ///        be issued).
 /// @return `IDMINT_OK` if at least one ID was written (or `n` is 0); `IDMINT_LIMIT_EXCEEDED`
 ///         for more than #IDMINT_MAX_BATCH; otherwise why not, as
-///         #idmint_atomic_snowflake_next_at.
+///         #idmint_atomic_snowflake_next_id_at.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_atomic_snowflake_next_n_at(
+pub unsafe extern "C" fn idmint_atomic_snowflake_next_ids_at(
     gen: *const idmint_atomic_snowflake,
     now_ms: u64,
     out_ids: *mut u64,

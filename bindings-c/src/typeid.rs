@@ -1,11 +1,11 @@
 //! TypeIDs (spec v0.3): a type prefix and a UUID, `user_01h455vb4pex5vsknk084sn02q`. Minted on
-//! the core's process-wide v7 generator (`idmint::uuid_clock::typeid`), parsed and formatted by
+//! the core's process-wide v7 generator (`idmint::named::clocked::typeid`), parsed and formatted by
 //! `idmint::formats::typeid::TypeId`.
 
 use std::ffi::c_char;
 
 use idmint_core::formats::typeid::{self, TypeId};
-use idmint_core::{uuid_clock, Uuid};
+use idmint_core::{named::clocked, Uuid};
 
 use crate::error::{guard, idmint_status};
 use crate::ffi::{arg, c_str, out, write_text};
@@ -23,7 +23,7 @@ const _: () = assert!(IDMINT_TYPEID_STR_SIZE == typeid::MAX_LEN + 1);
 const _: () = assert!(IDMINT_TYPEID_PREFIX_SIZE == typeid::MAX_PREFIX_LEN + 1);
 
 /// @brief A new TypeID under `prefix`, on a version 7 UUID from the process-wide generator of
-/// #idmint_uuid_v7 (so the TypeIDs of a process increase, whatever their prefix).
+/// #idmint_uuid7 (so the TypeIDs of a process increase, whatever their prefix).
 ///
 /// @param prefix NUL-terminated: `[a-z]([a-z_]*[a-z])?`, at most 63 characters, or `""` (then
 ///        the text is the bare 26-character suffix).
@@ -33,7 +33,7 @@ const _: () = assert!(IDMINT_TYPEID_PREFIX_SIZE == typeid::MAX_PREFIX_LEN + 1);
 ///        `IDMINT_BUFFER_TOO_SMALL`).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix (the message names the
 ///         character index and why); `IDMINT_BUFFER_TOO_SMALL`; `IDMINT_RANDOM_SOURCE`;
-///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_typeid(
     prefix: *const c_char,
@@ -43,7 +43,7 @@ pub unsafe extern "C" fn idmint_typeid(
 ) -> idmint_status {
     guard(|| {
         // SAFETY: the caller's contract.
-        let id = uuid_clock::typeid(unsafe { c_str(prefix, "prefix") }?)?;
+        let id = clocked::typeid(unsafe { c_str(prefix, "prefix") }?)?;
         // SAFETY: the caller's contract.
         unsafe { write_text(&id.to_string(), buf, buf_len, out_len) }
     })
@@ -55,7 +55,7 @@ pub unsafe extern "C" fn idmint_typeid(
 /// @param uuid The UUID (any version).
 /// @param buf Output buffer, as for #idmint_typeid.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` for a bad prefix; `IDMINT_BUFFER_TOO_SMALL`;
-///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_typeid_format(
     prefix: *const c_char,
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn idmint_typeid_format(
 ///        `IDMINT_OK` and `IDMINT_BUFFER_TOO_SMALL`).
 /// @param out_uuid Receives the UUID (only on `IDMINT_OK`).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
-///         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_INVALID_ARGUMENT` (not
+///         why); `IDMINT_BUFFER_TOO_SMALL` for the prefix; `IDMINT_BAD_C_ARGUMENT` (not
 ///         UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_typeid_parse(

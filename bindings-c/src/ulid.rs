@@ -1,12 +1,12 @@
 //! ULIDs: 48 bits of Unix milliseconds and 80 random bits, written as 26 Crockford base32
 //! characters. Minted on the core's process-wide monotonic generator
-//! (`idmint::uuid_clock::ulid`), or sans-IO by `idmint::formats::ulid::UlidGenerator`.
+//! (`idmint::named::clocked::ulid`), or sans-IO by `idmint::formats::ulid::UlidGenerator`.
 
 use std::ffi::c_char;
 use std::sync::{Mutex, PoisonError};
 
 use idmint_core::formats::ulid::{self, Ulid, UlidGenerator};
-use idmint_core::uuid_clock;
+use idmint_core::named::clocked;
 
 use crate::error::{guard, idmint_status, Fail};
 use crate::ffi::{arg, c_str, create, free, opt_out, out, put, read, report_until, slice, text};
@@ -65,14 +65,14 @@ pub struct idmint_ulid_generator(Mutex<UlidGenerator>);
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ulid_generate(out_ulid: *mut idmint_ulid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_ulid, "out_ulid", uuid_clock::ulid) }
+    unsafe { put(out_ulid, "out_ulid", clocked::ulid) }
 }
 
 /// @brief The ULID of a given time and 10 given random bytes (sans-IO).
 ///
 /// @param timestamp_ms Milliseconds since the Unix epoch (clamped to 48 bits).
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ulid_at(
     timestamp_ms: u64,
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn idmint_ulid_at(
 /// @param out_ulid Receives the ULID.
 /// @param out_timestamp_ms If not NULL, receives its time, ms since the Unix epoch.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
-///         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///         why); `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ulid_parse(
     text: *const c_char,
@@ -186,7 +186,7 @@ pub unsafe extern "C" fn idmint_ulid_generator_free(gen: *mut idmint_ulid_genera
 /// @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`
 ///        (0 otherwise).
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the 80-bit part cannot grow within the
-///         millisecond (the generator is left as it was); `IDMINT_INVALID_ARGUMENT` for another
+///         millisecond (the generator is left as it was); `IDMINT_BAD_C_ARGUMENT` for another
 ///         length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ulid_generator_next_at(

@@ -2,14 +2,14 @@
 //! name-based v3/v5, v1<->v6 conversions, Nil and Max, monotonic v7 generators (three methods),
 //! parsing, formatting and inspection.
 //!
-//! The clocked parts are the core's `idmint::uuid_clock`: its process-wide v7 generator, its
+//! The clocked parts are the core's `idmint::named::clocked`: its process-wide v7 generator, its
 //! `UuidGenerator` and its per-thread OS-seeded random streams, all restarted in a forked child.
 
 use std::ffi::c_char;
 
-use idmint_core::formats::uuid::{self, Uuid, V7Method};
+use idmint_core::formats::uuid::{self, Uuid, Uuid7Method};
+use idmint_core::named::clocked;
 use idmint_core::named::NamedConfig;
-use idmint_core::uuid_clock;
 use idmint_core::{Error, Name, UuidGenerator};
 
 use crate::error::{guard, idmint_status, Fail};
@@ -57,24 +57,24 @@ pub struct idmint_uuid_info {
 }
 
 /// @brief How a v7 generator keeps the UUIDs of one millisecond increasing (RFC 9562 section
-/// 6.2): one of the `IDMINT_UUID_V7_*` constants.
+/// 6.2): one of the `IDMINT_UUID7_*` constants.
 ///
 /// A plain integer rather than an enum, so that any value a C caller passes is checked
-/// (`IDMINT_INVALID_ARGUMENT`) instead of being undefined behaviour.
-pub type idmint_uuid_v7_method = u32;
+/// (`IDMINT_BAD_C_ARGUMENT`) instead of being undefined behaviour.
+pub type idmint_uuid7_method = u32;
 
 /// Method 1 (`"counter"`, the default): a 42-bit counter seeded randomly each millisecond.
-pub const IDMINT_UUID_V7_COUNTER: idmint_uuid_v7_method = 0;
+pub const IDMINT_UUID7_COUNTER: idmint_uuid7_method = 0;
 /// Method 2 (`"random_increment"`): the 74 random bits grow by a random step of 1 to 2^32.
-pub const IDMINT_UUID_V7_RANDOM_INCREMENT: idmint_uuid_v7_method = 1;
+pub const IDMINT_UUID7_RANDOM_INCREMENT: idmint_uuid7_method = 1;
 /// Method 3 (`"sub_millisecond"`): `rand_a` holds the fraction of the millisecond in 1/4096
-/// steps (see #idmint_uuid_v7_generator_next_at_precise).
-pub const IDMINT_UUID_V7_SUB_MILLISECOND: idmint_uuid_v7_method = 2;
+/// steps (see #idmint_uuid7_generator_next_at_precise).
+pub const IDMINT_UUID7_SUB_MILLISECOND: idmint_uuid7_method = 2;
 
 /// @brief The three custom fields of a version 8 UUID (RFC 9562 section 5.8).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct idmint_uuid_v8_custom {
+pub struct idmint_uuid8_custom {
     /// `custom_a`, 48 bits.
     pub custom_a: u64,
     /// `custom_b`, 12 bits.
@@ -86,8 +86,8 @@ pub struct idmint_uuid_v8_custom {
 /// @brief A monotonic version 7 UUID generator (opaque; RFC 9562 section 6.2): every UUID it
 /// issues is greater than the one before, even within one millisecond or when the clock steps
 /// back. Thread-safe (calls are serialised by a lock), and it starts afresh in a child process
-/// after `fork()`. Freed by #idmint_uuid_v7_generator_free.
-pub struct idmint_uuid_v7_generator(UuidGenerator);
+/// after `fork()`. Freed by #idmint_uuid7_generator_free.
+pub struct idmint_uuid7_generator(UuidGenerator);
 
 impl From<Uuid> for idmint_uuid {
     fn from(u: Uuid) -> Self {
@@ -122,17 +122,17 @@ const V6_NODE: &str = "v6 takes a node of exactly 6 bytes";
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v4(out_uuid: *mut idmint_uuid) -> idmint_status {
+pub unsafe extern "C" fn idmint_uuid4(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid4) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid4) }
 }
 
 /// @brief A version 4 UUID from 16 given random bytes (6 bits become version and variant).
 ///
 /// @param random Exactly 16 bytes (`random_len` must be 16).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
+pub unsafe extern "C" fn idmint_uuid4_from_bytes(
     random: *const u8,
     random_len: usize,
     out_uuid: *mut idmint_uuid,
@@ -154,18 +154,18 @@ pub unsafe extern "C" fn idmint_uuid_v4_from_bytes(
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7(out_uuid: *mut idmint_uuid) -> idmint_status {
+pub unsafe extern "C" fn idmint_uuid7(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid7) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid7) }
 }
 
 /// @brief A version 7 UUID from a given time and 10 given random bytes (sans-IO).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch (clamped to 48 bits).
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_at(
+pub unsafe extern "C" fn idmint_uuid7_at(
     unix_ms: u64,
     random: *const u8,
     random_len: usize,
@@ -192,9 +192,9 @@ pub unsafe extern "C" fn idmint_uuid_v7_at(
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
 /// @param node Exactly 6 random bytes (`node_len` must be 6).
 /// @param out_uuid Receives the UUID.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v1_at(
+pub unsafe extern "C" fn idmint_uuid1_at(
     ticks: u64,
     clock_seq: u16,
     node: *const u8,
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
 }
 
 /// @brief A version 1 UUID at a Unix time in ms plus 100 ns ticks within that millisecond, with
-/// a clock sequence and a random node (sans-IO; see #idmint_uuid_v1_at for the node).
+/// a clock sequence and a random node (sans-IO; see #idmint_uuid1_at for the node).
 ///
 /// @param unix_ms Milliseconds since the Unix epoch.
 /// @param ticks_100ns_extra 100 ns ticks within the millisecond, clamped to 9999 so they never
@@ -223,9 +223,9 @@ pub unsafe extern "C" fn idmint_uuid_v1_at(
 /// @param clock_seq The clock sequence; bits above the low 14 are ignored.
 /// @param node Exactly 6 random bytes (`node_len` must be 6).
 /// @param out_uuid Receives the UUID.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v1_random_node(
+pub unsafe extern "C" fn idmint_uuid1_random_node(
     unix_ms: u64,
     ticks_100ns_extra: u16,
     clock_seq: u16,
@@ -255,9 +255,9 @@ pub unsafe extern "C" fn idmint_uuid_v1_random_node(
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v1(out_uuid: *mut idmint_uuid) -> idmint_status {
+pub unsafe extern "C" fn idmint_uuid1(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid1) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid1) }
 }
 
 /// @brief A version 6 UUID from the system clock and the OS random source, from one
@@ -268,19 +268,19 @@ pub unsafe extern "C" fn idmint_uuid_v1(out_uuid: *mut idmint_uuid) -> idmint_st
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v6(out_uuid: *mut idmint_uuid) -> idmint_status {
+pub unsafe extern "C" fn idmint_uuid6(out_uuid: *mut idmint_uuid) -> idmint_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out_uuid, "out_uuid", uuid_clock::uuid6) }
+    unsafe { put(out_uuid, "out_uuid", clocked::uuid6) }
 }
 
 /// @brief A version 6 UUID from a count of 100 ns intervals since 1582-10-15, a clock sequence
-/// and a random node (sans-IO; arguments as #idmint_uuid_v1_at, whose UUID this is with the
+/// and a random node (sans-IO; arguments as #idmint_uuid1_at, whose UUID this is with the
 /// time fields reordered).
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another node length;
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another node length;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v6_at(
+pub unsafe extern "C" fn idmint_uuid6_at(
     ticks: u64,
     clock_seq: u16,
     node: *const u8,
@@ -302,10 +302,10 @@ pub unsafe extern "C" fn idmint_uuid_v6_at(
 /// @brief The version 6 UUID holding the same time, clock sequence and node as a version 1
 /// UUID (RFC 9562 section 5.6).
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 1 UUID;
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 1 UUID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v1_to_v6(
+pub unsafe extern "C" fn idmint_uuid1_to_uuid6(
     uuid: *const idmint_uuid,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
@@ -320,10 +320,10 @@ pub unsafe extern "C" fn idmint_uuid_v1_to_v6(
 /// @brief The version 1 UUID holding the same time, clock sequence and node as a version 6
 /// UUID.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 6 UUID;
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 6 UUID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v6_to_v1(
+pub unsafe extern "C" fn idmint_uuid6_to_uuid1(
     uuid: *const idmint_uuid,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
@@ -340,9 +340,9 @@ pub unsafe extern "C" fn idmint_uuid_v6_to_v1(
 /// of namespace and name (appendix B.2 uses SHA-256).
 ///
 /// @param bytes Exactly 16 bytes (`bytes_len` must be 16).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v8(
+pub unsafe extern "C" fn idmint_uuid8(
     bytes: *const u8,
     bytes_len: usize,
     out_uuid: *mut idmint_uuid,
@@ -364,7 +364,7 @@ pub unsafe extern "C" fn idmint_uuid_v8(
 /// @return `IDMINT_OK`; `IDMINT_OUT_OF_RANGE` if a value does not fit its field (the message
 ///         names it); `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v8_from_fields(
+pub unsafe extern "C" fn idmint_uuid8_from_fields(
     custom_a: u64,
     custom_b: u16,
     custom_c: u64,
@@ -379,14 +379,14 @@ pub unsafe extern "C" fn idmint_uuid_v8_from_fields(
 }
 
 /// @brief The three custom fields of a version 8 UUID, the inverse of
-/// #idmint_uuid_v8_from_fields.
+/// #idmint_uuid8_from_fields.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARG_VALUE` if `uuid` is not an RFC 9562 version 8 UUID;
+/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` if `uuid` is not an RFC 9562 version 8 UUID;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v8_fields(
+pub unsafe extern "C" fn idmint_uuid8_fields(
     uuid: *const idmint_uuid,
-    out_fields: *mut idmint_uuid_v8_custom,
+    out_fields: *mut idmint_uuid8_custom,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
     unsafe {
@@ -396,7 +396,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_fields(
                     argument: Name::lossy("uuid"),
                     reason: "not a version 8 UUID",
                 })?;
-            Ok::<_, Fail>(idmint_uuid_v8_custom {
+            Ok::<_, Fail>(idmint_uuid8_custom {
                 custom_a,
                 custom_b,
                 custom_c,
@@ -418,8 +418,8 @@ pub extern "C" fn idmint_uuid_max() -> idmint_uuid {
 }
 
 /// @brief Fills an array with version 7 UUIDs from the process-wide generator of
-/// #idmint_uuid_v7, in increasing order, under one lock and one reading of the clock: the batch
-/// form of #idmint_uuid_v7.
+/// #idmint_uuid7, in increasing order, under one lock and one reading of the clock: the batch
+/// form of #idmint_uuid7.
 ///
 /// @param out_uuids Receives `n` UUIDs (Nil UUIDs if the call fails after checking its
 ///        arguments). May be NULL only if `n` is 0.
@@ -427,10 +427,7 @@ pub extern "C" fn idmint_uuid_max() -> idmint_uuid {
 /// @return `IDMINT_OK`; `IDMINT_LIMIT_EXCEEDED` for a larger `n`; `IDMINT_RANDOM_SOURCE`;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_fill(
-    out_uuids: *mut idmint_uuid,
-    n: usize,
-) -> idmint_status {
+pub unsafe extern "C" fn idmint_uuid7s(out_uuids: *mut idmint_uuid, n: usize) -> idmint_status {
     guard(|| {
         batch(n)?;
         // SAFETY: the caller's contract.
@@ -439,7 +436,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_fill(
             return Ok(());
         }
         let mut got = vec![Uuid::nil(); n];
-        uuid_clock::uuid7_fill(&mut got)?;
+        clocked::uuid7_fill(&mut got)?;
         for (d, u) in dst.iter_mut().zip(got) {
             *d = u.into();
         }
@@ -472,7 +469,7 @@ unsafe fn name_based(
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v3(
+pub unsafe extern "C" fn idmint_uuid3(
     ns: *const idmint_uuid,
     name: *const u8,
     name_len: usize,
@@ -484,9 +481,9 @@ pub unsafe extern "C" fn idmint_uuid_v3(
 
 /// @brief A version 5 (SHA-1, name-based) UUID: the same namespace and name always give the
 /// same UUID, so independent systems agree on an ID without talking to each other. Arguments
-/// and results as #idmint_uuid_v3.
+/// and results as #idmint_uuid3.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v5(
+pub unsafe extern "C" fn idmint_uuid5(
     ns: *const idmint_uuid,
     name: *const u8,
     name_len: usize,
@@ -498,9 +495,9 @@ pub unsafe extern "C" fn idmint_uuid_v5(
 
 /// @brief A name-based version 8 UUID: the first 16 bytes of SHA-256 over the namespace's bytes
 /// and the name (RFC 9562 appendix B.2), the same UUID every idmint surface gives. Arguments and
-/// results as #idmint_uuid_v3.
+/// results as #idmint_uuid3.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v8_sha256(
+pub unsafe extern "C" fn idmint_uuid8_sha256(
     ns: *const idmint_uuid,
     name: *const u8,
     name_len: usize,
@@ -512,7 +509,7 @@ pub unsafe extern "C" fn idmint_uuid_v8_sha256(
 
 /// @brief A standard namespace UUID for v3/v5 by name: `"dns"`, `"url"`, `"oid"` or `"x500"`.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another name; `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_namespace(
     name: *const c_char,
@@ -536,7 +533,7 @@ pub unsafe extern "C" fn idmint_uuid_namespace(
 /// @param text NUL-terminated UTF-8.
 /// @param out_uuid Receives the UUID.
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index);
-///         `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///         `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_uuid_parse(
     text: *const c_char,
@@ -602,23 +599,23 @@ pub unsafe extern "C" fn idmint_uuid_inspect(
 
 /// @brief Makes a monotonic v7 generator.
 ///
-/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free).
+/// @param out_gen Receives the generator (free it with #idmint_uuid7_generator_free).
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_new(
-    out_gen: *mut *mut idmint_uuid_v7_generator,
+pub unsafe extern "C" fn idmint_uuid7_generator_new(
+    out_gen: *mut *mut idmint_uuid7_generator,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
     unsafe {
         create(out_gen, "out_gen", || {
-            Ok(idmint_uuid_v7_generator(UuidGenerator::new(7)?))
+            Ok(idmint_uuid7_generator(UuidGenerator::new(7)?))
         })
     }
 }
 
 /// @brief Frees a v7 generator (NULL is ignored); it must not be used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_free(gen: *mut idmint_uuid_v7_generator) {
+pub unsafe extern "C" fn idmint_uuid7_generator_free(gen: *mut idmint_uuid7_generator) {
     // SAFETY: the caller's contract.
     unsafe { free(gen) }
 }
@@ -627,8 +624,8 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_free(gen: *mut idmint_uuid_v7_
 ///
 /// @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
-    gen: *const idmint_uuid_v7_generator,
+pub unsafe extern "C" fn idmint_uuid7_generator_next(
+    gen: *const idmint_uuid7_generator,
     out_uuid: *mut idmint_uuid,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
@@ -639,10 +636,10 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next(
 ///
 /// @param unix_ms Milliseconds since the Unix epoch.
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
-    gen: *const idmint_uuid_v7_generator,
+pub unsafe extern "C" fn idmint_uuid7_generator_next_at(
+    gen: *const idmint_uuid7_generator,
     unix_ms: u64,
     random: *const u8,
     random_len: usize,
@@ -663,7 +660,7 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at(
 
 /// The sans-IO step: the core's generator asks for exactly these 10 bytes.
 fn next_at(
-    g: &idmint_uuid_v7_generator,
+    g: &idmint_uuid7_generator,
     unix_ms: u64,
     sub_ms_nanos: u32,
     r: [u8; 10],
@@ -676,47 +673,48 @@ fn next_at(
     Ok(g.0.next_at_precise(unix_ms, sub_ms_nanos, given)?)
 }
 
-// The constants are the indexes of the core's `V7Method::ALL`.
+// The constants are the indexes of the core's `Uuid7Method::ALL`.
 const _: () = assert!(
     matches!(
-        V7Method::ALL[IDMINT_UUID_V7_COUNTER as usize],
-        V7Method::Counter
+        Uuid7Method::ALL[IDMINT_UUID7_COUNTER as usize],
+        Uuid7Method::Counter
     ) && matches!(
-        V7Method::ALL[IDMINT_UUID_V7_RANDOM_INCREMENT as usize],
-        V7Method::RandomIncrement
+        Uuid7Method::ALL[IDMINT_UUID7_RANDOM_INCREMENT as usize],
+        Uuid7Method::RandomIncrement
     ) && matches!(
-        V7Method::ALL[IDMINT_UUID_V7_SUB_MILLISECOND as usize],
-        V7Method::SubMillisecond
-    ) && V7Method::ALL.len() == 3
+        Uuid7Method::ALL[IDMINT_UUID7_SUB_MILLISECOND as usize],
+        Uuid7Method::SubMillisecond
+    ) && Uuid7Method::ALL.len() == 3
 );
 
-fn v7_method(m: idmint_uuid_v7_method) -> Result<V7Method, Fail> {
-    V7Method::ALL.get(m as usize).copied().ok_or(Fail::Arg(
-        "unknown v7 method constant (use IDMINT_UUID_V7_*)",
-    ))
+fn v7_method(m: idmint_uuid7_method) -> Result<Uuid7Method, Fail> {
+    Uuid7Method::ALL
+        .get(m as usize)
+        .copied()
+        .ok_or(Fail::Arg("unknown v7 method constant (use IDMINT_UUID7_*)"))
 }
 
 /// @brief Makes a monotonic v7 generator of a chosen RFC 9562 method.
 ///
-/// Its #idmint_uuid_v7_generator_next reads the system clock (to the nanosecond, for
-/// `IDMINT_UUID_V7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
+/// Its #idmint_uuid7_generator_next reads the system clock (to the nanosecond, for
+/// `IDMINT_UUID7_SUB_MILLISECOND`) and the OS random source; its `_next_at` calls are
 /// sans-IO. It starts afresh in a child process after `fork()`. The same generator as the
 /// config `"type=uuid7,method=NAME"` on every idmint surface.
 ///
-/// @param method An `IDMINT_UUID_V7_*` constant.
-/// @param out_gen Receives the generator (free it with #idmint_uuid_v7_generator_free), or NULL
+/// @param method An `IDMINT_UUID7_*` constant.
+/// @param out_gen Receives the generator (free it with #idmint_uuid7_generator_free), or NULL
 ///        on failure.
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for an unknown method; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_new_with_method(
-    method: idmint_uuid_v7_method,
-    out_gen: *mut *mut idmint_uuid_v7_generator,
+pub unsafe extern "C" fn idmint_uuid7_generator_new_with_method(
+    method: idmint_uuid7_method,
+    out_gen: *mut *mut idmint_uuid7_generator,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
     unsafe {
         create(out_gen, "out_gen", || {
             let cfg = NamedConfig::Uuid7(v7_method(method)?);
-            Ok(idmint_uuid_v7_generator(UuidGenerator::from_config(cfg)?))
+            Ok(idmint_uuid7_generator(UuidGenerator::from_config(cfg)?))
         })
     }
 }
@@ -724,55 +722,55 @@ pub unsafe extern "C" fn idmint_uuid_v7_generator_new_with_method(
 /// @brief Looks a v7 method up by its name on every idmint surface: `"counter"`,
 /// `"random_increment"` or `"sub_millisecond"`.
 ///
-/// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_INVALID_ARGUMENT`
+/// @return `IDMINT_OK`; `IDMINT_INVALID_CONFIG` for an unknown name; `IDMINT_BAD_C_ARGUMENT`
 ///         (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_method_from_name(
+pub unsafe extern "C" fn idmint_uuid7_method_from_name(
     name: *const c_char,
-    out_method: *mut idmint_uuid_v7_method,
+    out_method: *mut idmint_uuid7_method,
 ) -> idmint_status {
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_method, "out_method", || -> Result<_, Fail> {
-            let m = V7Method::parse(c_str(name, "name")?)?;
-            let i = V7Method::ALL.iter().position(|k| *k == m);
-            Ok(i.ok_or(Fail::Arg("a v7 method newer than this library"))? as idmint_uuid_v7_method)
+            let m = Uuid7Method::parse(c_str(name, "name")?)?;
+            let i = Uuid7Method::ALL.iter().position(|k| *k == m);
+            Ok(i.ok_or(Fail::Arg("a v7 method newer than this library"))? as idmint_uuid7_method)
         })
     }
 }
 
-/// @brief The method of a v7 generator (`IDMINT_UUID_V7_COUNTER` for one from
-/// #idmint_uuid_v7_generator_new).
+/// @brief The method of a v7 generator (`IDMINT_UUID7_COUNTER` for one from
+/// #idmint_uuid7_generator_new).
 ///
 /// @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_method(
-    gen: *const idmint_uuid_v7_generator,
-    out_method: *mut idmint_uuid_v7_method,
+pub unsafe extern "C" fn idmint_uuid7_generator_method(
+    gen: *const idmint_uuid7_generator,
+    out_method: *mut idmint_uuid7_method,
 ) -> idmint_status {
     // SAFETY: the caller's contract.
     unsafe {
         read(gen, "gen", out_method, "out_method", |g| {
             let m = match g.0.config() {
                 NamedConfig::Uuid7(m) => *m,
-                _ => V7Method::Counter,
+                _ => Uuid7Method::Counter,
             };
-            V7Method::ALL.iter().position(|k| *k == m).unwrap_or(0) as idmint_uuid_v7_method
+            Uuid7Method::ALL.iter().position(|k| *k == m).unwrap_or(0) as idmint_uuid7_method
         })
     }
 }
 
 /// @brief The next UUID at a given time plus a fraction of its millisecond, with 10 given
-/// random bytes (sans-IO). Only `IDMINT_UUID_V7_SUB_MILLISECOND` uses the fraction; the other
-/// methods behave as #idmint_uuid_v7_generator_next_at.
+/// random bytes (sans-IO). Only `IDMINT_UUID7_SUB_MILLISECOND` uses the fraction; the other
+/// methods behave as #idmint_uuid7_generator_next_at.
 ///
 /// @param unix_ms Milliseconds since the Unix epoch.
 /// @param sub_ms_nanos Nanoseconds into that millisecond, 0 to 999999 (clamped).
 /// @param random Exactly 10 bytes (`random_len` must be 10).
-/// @return `IDMINT_OK`; `IDMINT_INVALID_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
+/// @return `IDMINT_OK`; `IDMINT_BAD_C_ARGUMENT` for another length; `IDMINT_NULL_POINTER`.
 #[no_mangle]
-pub unsafe extern "C" fn idmint_uuid_v7_generator_next_at_precise(
-    gen: *const idmint_uuid_v7_generator,
+pub unsafe extern "C" fn idmint_uuid7_generator_next_at_precise(
+    gen: *const idmint_uuid7_generator,
     unix_ms: u64,
     sub_ms_nanos: u32,
     random: *const u8,

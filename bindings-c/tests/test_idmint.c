@@ -35,10 +35,10 @@ _Static_assert(IDMINT_NO_FREE_NODE == 15, "kind numbers");
 _Static_assert(IDMINT_NODE_REQUIRED == 16, "kind numbers");
 _Static_assert(IDMINT_STORE_MISMATCH == 17, "kind numbers");
 _Static_assert(IDMINT_LIMIT_EXCEEDED == 18, "kind numbers");
-_Static_assert(IDMINT_INVALID_ARG_VALUE == 19, "kind numbers");
+_Static_assert(IDMINT_INVALID_ARGUMENT == 19, "kind numbers");
 _Static_assert(IDMINT_CLOSED == 20, "kind numbers");
 _Static_assert(IDMINT_CORE_STATUS_MAX == IDMINT_CLOSED, "the last core kind");
-_Static_assert(IDMINT_NULL_POINTER >= 100 && IDMINT_INVALID_ARGUMENT >= 100 && IDMINT_PANIC >= 100,
+_Static_assert(IDMINT_NULL_POINTER >= 100 && IDMINT_BAD_C_ARGUMENT >= 100 && IDMINT_PANIC >= 100,
                "binding statuses are above the core range");
 
 #define EXPECT(call, want, msg) expect_impl((call), (want), (msg), #call, __LINE__)
@@ -91,7 +91,7 @@ static void test_status(void) {
     /* OK, every core kind (1 to IDMINT_CORE_STATUS_MAX, the core's ErrorKind::ALL), then the
        binding's own statuses: each has a message and a code, never the unknown ones (a core kind
        the enum lacked would fail the library's build). */
-    static const idmint_status binding[] = {IDMINT_NULL_POINTER, IDMINT_INVALID_ARGUMENT,
+    static const idmint_status binding[] = {IDMINT_NULL_POINTER, IDMINT_BAD_C_ARGUMENT,
                                             IDMINT_PANIC, IDMINT_UNKNOWN_ERROR};
     CTX("status texts");
     for (int i = 0; i <= IDMINT_CORE_STATUS_MAX + 4; i++) {
@@ -102,7 +102,7 @@ static void test_status(void) {
         CHECK(c != NULL && (s == IDMINT_OK ? strcmp(c, "OK") == 0 : strncmp(c, "ERR_", 4) == 0));
         CHECK(s == IDMINT_UNKNOWN_ERROR || strcmp(c, "ERR_UNKNOWN") != 0);
     }
-    CHECK(strcmp(idmint_status_code(IDMINT_INVALID_ARG_VALUE), "ERR_INVALID_ARG_VALUE") == 0);
+    CHECK(strcmp(idmint_status_code(IDMINT_INVALID_ARGUMENT), "ERR_INVALID_ARGUMENT") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_CLOSED), "ERR_CLOSED") == 0);
     CHECK(strcmp(idmint_status_message(IDMINT_CORE_STATUS_MAX + 1), "unknown status") == 0);
     CHECK(strcmp(idmint_status_code(IDMINT_CLOCK_BACKWARDS), "ERR_CLOCK_BACKWARDS") == 0);
@@ -290,7 +290,7 @@ static void test_generator_vectors(void) {
             uint64_t until = 12345;
             if (s->kind == V_NEXT) {
                 uint64_t id = 0;
-                if (!EXPECT(idmint_atomic_snowflake_next_at(g, s->now_ms, &id, &until), s->status,
+                if (!EXPECT(idmint_atomic_snowflake_next_id_at(g, s->now_ms, &id, &until), s->status,
                             s->message))
                     continue;
                 if (s->status == IDMINT_OK) CHECK(id == s->id);
@@ -308,7 +308,7 @@ static void test_generator_vectors(void) {
                 only_next = false;
                 uint64_t *ids = malloc((size_t)s->n * sizeof *ids);
                 size_t written = 99;
-                if (EXPECT(idmint_atomic_snowflake_next_n_at(g, s->now_ms, ids, (size_t)s->n,
+                if (EXPECT(idmint_atomic_snowflake_next_ids_at(g, s->now_ms, ids, (size_t)s->n,
                                                              &written, &until),
                            s->status, s->message)) {
                     CHECK(written == s->n_ids);
@@ -368,7 +368,7 @@ static void test_generator_vectors(void) {
             const v_step *s = &v->steps[k];
             CTX("generator '%s' (snowflake) step %zu", v->name, k);
             uint64_t id = 0, until = 12345;
-            if (!EXPECT(idmint_snowflake_next_at(sf, s->now_ms, &id, &until), s->status, s->message))
+            if (!EXPECT(idmint_snowflake_next_id_at(sf, s->now_ms, &id, &until), s->status, s->message))
                 continue;
             if (s->status == IDMINT_OK) CHECK(id == s->id);
             CHECK(until == s->until_ms);
@@ -425,7 +425,7 @@ static void test_codec_vectors(void) {
             if (!OK(idmint_encode(v->id, codecs[c], buf, sizeof buf, &len))) continue;
             CHECK(strcmp(buf, want[c]) == 0 && len == strlen(want[c]));
             uint64_t back = 0;
-            OK(idmint_decode(want[c], codecs[c], &back));
+            OK(idmint_parse_id(want[c], codecs[c], &back));
             CHECK(back == v->id);
         }
     }
@@ -435,12 +435,12 @@ static void test_codec_vectors(void) {
         idmint_codec c = 99;
         if (!OK(idmint_codec_from_name(v->decoder, &c))) continue;
         uint64_t id = 0;
-        if (EXPECT(idmint_decode_n(v->text, v->text_len, c, &id), v->status, v->message) &&
+        if (EXPECT(idmint_parse_id_n(v->text, v->text_len, c, &id), v->status, v->message) &&
             v->status == IDMINT_OK)
             CHECK(id == v->id);
         if (strlen(v->text) == v->text_len) {
             id = 0;
-            if (EXPECT(idmint_decode(v->text, c, &id), v->status, v->message) &&
+            if (EXPECT(idmint_parse_id(v->text, c, &id), v->status, v->message) &&
                 v->status == IDMINT_OK)
                 CHECK(id == v->id);
         }
@@ -456,8 +456,8 @@ static void test_uuid_vectors(void) {
         idmint_uuid ns, u;
         if (!OK(idmint_uuid_parse(v->ns, &ns))) continue;
         const uint8_t *name = (const uint8_t *)v->name;
-        if (!OK(v->version == 3 ? idmint_uuid_v3(&ns, name, v->name_len, &u)
-                                : idmint_uuid_v5(&ns, name, v->name_len, &u)))
+        if (!OK(v->version == 3 ? idmint_uuid3(&ns, name, v->name_len, &u)
+                                : idmint_uuid5(&ns, name, v->name_len, &u)))
             continue;
         CHECK(uuid_is(&u, v->uuid));
         check_inspect(&u, &v->inspect);
@@ -466,7 +466,7 @@ static void test_uuid_vectors(void) {
         const v_v4 *v = &V_V4[i];
         CTX("uuid v4 #%zu", i);
         idmint_uuid u;
-        if (!OK(idmint_uuid_v4_from_bytes((const uint8_t *)v->random, v->random_len, &u))) continue;
+        if (!OK(idmint_uuid4_from_bytes((const uint8_t *)v->random, v->random_len, &u))) continue;
         CHECK(uuid_is(&u, v->uuid));
         check_inspect(&u, &v->inspect);
     }
@@ -474,7 +474,7 @@ static void test_uuid_vectors(void) {
         const v_v7 *v = &V_V7[i];
         CTX("uuid v7 #%zu", i);
         idmint_uuid u;
-        if (!OK(idmint_uuid_v7_at(v->unix_ms, (const uint8_t *)v->random, v->random_len, &u)))
+        if (!OK(idmint_uuid7_at(v->unix_ms, (const uint8_t *)v->random, v->random_len, &u)))
             continue;
         CHECK(uuid_is(&u, v->uuid));
         check_inspect(&u, &v->inspect);
@@ -484,29 +484,29 @@ static void test_uuid_vectors(void) {
         CTX("uuid v1 #%zu", i);
         idmint_uuid u;
         const uint8_t *node = (const uint8_t *)v->node;
-        if (!OK(v->has_unix_ms ? idmint_uuid_v1_random_node(v->unix_ms, v->extra, v->clock_seq, node,
+        if (!OK(v->has_unix_ms ? idmint_uuid1_random_node(v->unix_ms, v->extra, v->clock_seq, node,
                                                             v->node_len, &u)
-                               : idmint_uuid_v1_at(v->ticks, v->clock_seq, node, v->node_len, &u)))
+                               : idmint_uuid1_at(v->ticks, v->clock_seq, node, v->node_len, &u)))
             continue;
         CHECK(uuid_is(&u, v->uuid));
         check_inspect(&u, &v->inspect);
     }
     for (size_t i = 0; i < V_N_V7_GENS; i++) {
         const v_v7_gen *v = &V_V7_GENS[i];
-        idmint_uuid_v7_generator *g = NULL;
+        idmint_uuid7_generator *g = NULL;
         CTX("uuid v7 generator '%s'", v->name);
-        if (!OK(idmint_uuid_v7_generator_new(&g))) continue;
+        if (!OK(idmint_uuid7_generator_new(&g))) continue;
         for (size_t k = 0; k < v->n_steps; k++) {
             const v_v7 *s = &v->steps[k];
             CTX("uuid v7 generator '%s' step %zu", v->name, k);
             idmint_uuid u;
-            if (!OK(idmint_uuid_v7_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
+            if (!OK(idmint_uuid7_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
                                                       s->random_len, &u)))
                 continue;
             CHECK(uuid_is(&u, s->uuid));
             check_inspect(&u, &s->inspect);
         }
-        idmint_uuid_v7_generator_free(g);
+        idmint_uuid7_generator_free(g);
     }
     for (size_t i = 0; i < V_N_UUID_PARSES; i++) {
         const v_uuid_parse *v = &V_UUID_PARSES[i];
@@ -549,32 +549,32 @@ static void test_rfc9562_vectors(void) {
         idmint_status st;
         const char *m = v->method;
         if (strcmp(m, "v1") == 0) {
-            st = idmint_uuid_v1_at(v->ticks, v->clock_seq, node, v->node_len, &u);
+            st = idmint_uuid1_at(v->ticks, v->clock_seq, node, v->node_len, &u);
         } else if (strcmp(m, "v6") == 0) {
-            st = idmint_uuid_v6_at(v->ticks, v->clock_seq, node, v->node_len, &u);
+            st = idmint_uuid6_at(v->ticks, v->clock_seq, node, v->node_len, &u);
         } else if (strcmp(m, "v3") == 0 || strcmp(m, "v5") == 0) {
             if (!OK(idmint_uuid_parse(v->ns, &ns))) continue;
             const uint8_t *name = (const uint8_t *)v->name;
-            st = m[1] == '3' ? idmint_uuid_v3(&ns, name, v->name_len, &u)
-                             : idmint_uuid_v5(&ns, name, v->name_len, &u);
+            st = m[1] == '3' ? idmint_uuid3(&ns, name, v->name_len, &u)
+                             : idmint_uuid5(&ns, name, v->name_len, &u);
         } else if (strcmp(m, "v8_sha256") == 0) {
             if (!OK(idmint_uuid_parse(v->ns, &ns))) continue;
-            st = idmint_uuid_v8_sha256(&ns, (const uint8_t *)v->name, v->name_len, &u);
+            st = idmint_uuid8_sha256(&ns, (const uint8_t *)v->name, v->name_len, &u);
         } else if (strcmp(m, "v4") == 0) {
-            st = idmint_uuid_v4_from_bytes(bytes, v->bytes_len, &u);
+            st = idmint_uuid4_from_bytes(bytes, v->bytes_len, &u);
         } else if (strcmp(m, "v7") == 0) {
-            st = idmint_uuid_v7_at(v->unix_ms, bytes, v->bytes_len, &u);
+            st = idmint_uuid7_at(v->unix_ms, bytes, v->bytes_len, &u);
         } else if (strcmp(m, "v8") == 0) {
-            st = idmint_uuid_v8(bytes, v->bytes_len, &u);
+            st = idmint_uuid8(bytes, v->bytes_len, &u);
         } else if (strcmp(m, "v8_fields") == 0) {
-            st = idmint_uuid_v8_from_fields(v->custom_a, (uint16_t)v->custom_b, v->custom_c, &u);
-            idmint_uuid_v8_custom f;
-            if (st == IDMINT_OK && OK(idmint_uuid_v8_fields(&u, &f)))
+            st = idmint_uuid8_from_fields(v->custom_a, (uint16_t)v->custom_b, v->custom_c, &u);
+            idmint_uuid8_custom f;
+            if (st == IDMINT_OK && OK(idmint_uuid8_fields(&u, &f)))
                 CHECK(f.custom_a == v->custom_a && f.custom_b == v->custom_b &&
                       f.custom_c == v->custom_c);
         } else if (strcmp(m, "v1_to_v6") == 0 || strcmp(m, "v6_to_v1") == 0) {
             if (!OK(idmint_uuid_parse(v->from, &from))) continue;
-            st = m[1] == '1' ? idmint_uuid_v1_to_v6(&from, &u) : idmint_uuid_v6_to_v1(&from, &u);
+            st = m[1] == '1' ? idmint_uuid1_to_uuid6(&from, &u) : idmint_uuid6_to_uuid1(&from, &u);
         } else {
             CHECK(!"unknown rfc9562 method");
             continue;
@@ -593,8 +593,8 @@ static void test_rfc9562_vectors(void) {
         CTX("convert error %s %s", v->method, v->uuid);
         idmint_uuid in, u;
         if (!OK(idmint_uuid_parse(v->uuid, &in))) continue;
-        EXPECT(strcmp(v->method, "v1_to_v6") == 0 ? idmint_uuid_v1_to_v6(&in, &u)
-                                                  : idmint_uuid_v6_to_v1(&in, &u),
+        EXPECT(strcmp(v->method, "v1_to_v6") == 0 ? idmint_uuid1_to_uuid6(&in, &u)
+                                                  : idmint_uuid6_to_uuid1(&in, &u),
                v->status, v->message);
     }
     for (size_t i = 0; i < V_N_V8_FIELD_ERRORS; i++) {
@@ -602,7 +602,7 @@ static void test_rfc9562_vectors(void) {
         CTX("v8 field error #%zu", i);
         idmint_uuid u;
         CHECK(v->custom_b <= UINT16_MAX);
-        EXPECT(idmint_uuid_v8_from_fields(v->custom_a, (uint16_t)v->custom_b, v->custom_c, &u),
+        EXPECT(idmint_uuid8_from_fields(v->custom_a, (uint16_t)v->custom_b, v->custom_c, &u),
                v->status, v->message);
     }
     for (size_t i = 0; i < V_N_V6_GENS; i++) {
@@ -630,35 +630,35 @@ static void test_rfc9562_vectors(void) {
     }
     for (size_t i = 0; i < V_N_V7_METHODS; i++) {
         const v_v7_method *v = &V_V7_METHODS[i];
-        idmint_uuid_v7_generator *g = NULL;
-        idmint_uuid_v7_method m = 99, got = 99;
+        idmint_uuid7_generator *g = NULL;
+        idmint_uuid7_method m = 99, got = 99;
         CTX("v7 method %s", v->method);
-        if (!OK(idmint_uuid_v7_method_from_name(v->method, &m))) continue;
-        if (!OK(idmint_uuid_v7_generator_new_with_method(m, &g))) continue;
-        if (OK(idmint_uuid_v7_generator_method(g, &got))) CHECK(got == m);
+        if (!OK(idmint_uuid7_method_from_name(v->method, &m))) continue;
+        if (!OK(idmint_uuid7_generator_new_with_method(m, &g))) continue;
+        if (OK(idmint_uuid7_generator_method(g, &got))) CHECK(got == m);
         for (size_t k = 0; k < v->n_steps; k++) {
             const v_v7m_step *s = &v->steps[k];
             CTX("v7 method %s step %zu", v->method, k);
             idmint_uuid u;
-            if (OK(idmint_uuid_v7_generator_next_at_precise(g, s->unix_ms, s->sub_ms_nanos,
+            if (OK(idmint_uuid7_generator_next_at_precise(g, s->unix_ms, s->sub_ms_nanos,
                                                              (const uint8_t *)s->random,
                                                              s->random_len, &u)))
                 CHECK(uuid_is(&u, s->uuid));
         }
-        idmint_uuid_v7_generator_free(g);
+        idmint_uuid7_generator_free(g);
         /* The default method is the counter: the core's clocked generator replays it too. */
-        if (m == IDMINT_UUID_V7_COUNTER && OK(idmint_uuid_v7_generator_new(&g))) {
-            if (OK(idmint_uuid_v7_generator_method(g, &got))) CHECK(got == IDMINT_UUID_V7_COUNTER);
+        if (m == IDMINT_UUID7_COUNTER && OK(idmint_uuid7_generator_new(&g))) {
+            if (OK(idmint_uuid7_generator_method(g, &got))) CHECK(got == IDMINT_UUID7_COUNTER);
             for (size_t k = 0; k < v->n_steps; k++) {
                 const v_v7m_step *s = &v->steps[k];
                 CTX("v7 clocked counter step %zu", k);
                 idmint_uuid u;
-                if (OK(idmint_uuid_v7_generator_next_at_precise(g, s->unix_ms, s->sub_ms_nanos,
+                if (OK(idmint_uuid7_generator_next_at_precise(g, s->unix_ms, s->sub_ms_nanos,
                                                                  (const uint8_t *)s->random,
                                                                  s->random_len, &u)))
                     CHECK(uuid_is(&u, s->uuid));
             }
-            idmint_uuid_v7_generator_free(g);
+            idmint_uuid7_generator_free(g);
         }
     }
 }
@@ -696,20 +696,20 @@ static void test_typeid_ulid_vectors(void) {
     for (size_t i = 0; i < V_N_TYPEID_GENS; i++) {
         /* TypeIdGenerator(prefix) is the prefix over a counter-method v7 generator. */
         const v_typeid_gen *v = &V_TYPEID_GENS[i];
-        idmint_uuid_v7_generator *g = NULL;
+        idmint_uuid7_generator *g = NULL;
         CTX("typeid generator '%s'", v->prefix);
-        if (!OK(idmint_uuid_v7_generator_new(&g))) continue;
+        if (!OK(idmint_uuid7_generator_new(&g))) continue;
         for (size_t k = 0; k < v->n_steps; k++) {
             const v_typeid_step *s = &v->steps[k];
             CTX("typeid generator '%s' step %zu", v->prefix, k);
             idmint_uuid u;
             char buf[IDMINT_TYPEID_STR_SIZE];
-            if (OK(idmint_uuid_v7_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
+            if (OK(idmint_uuid7_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
                                                      s->random_len, &u)) &&
                 OK(idmint_typeid_format(v->prefix, &u, buf, sizeof buf, NULL)))
                 CHECK(strcmp(buf, s->typeid) == 0);
         }
-        idmint_uuid_v7_generator_free(g);
+        idmint_uuid7_generator_free(g);
     }
     for (size_t i = 0; i < V_N_ULID_DECODES; i++) {
         const v_ulid_decode *v = &V_ULID_DECODES[i];
@@ -763,42 +763,42 @@ static void test_formats_clocked_and_bad_arguments(void) {
     CTX("formats clocked");
     idmint_uuid a, b, many[300];
     idmint_uuid_info info;
-    if (OK(idmint_uuid_v6(&a)) && OK(idmint_uuid_v6(&b))) {
+    if (OK(idmint_uuid6(&a)) && OK(idmint_uuid6(&b))) {
         CHECK(memcmp(b.bytes, a.bytes, 16) > 0);
         if (OK(idmint_uuid_inspect(&a, &info)))
             CHECK(info.version == 6 && info.has_unix_ms && info.unix_ms + 60000 > wall_ms());
     }
-    if (OK(idmint_uuid_v1(&a)) && OK(idmint_uuid_v1(&b))) {
+    if (OK(idmint_uuid1(&a)) && OK(idmint_uuid1(&b))) {
         CHECK(memcmp(b.bytes, a.bytes, 16) != 0);
         CHECK((a.bytes[10] & 1) == 1); /* a random multicast node, not a MAC address */
         if (OK(idmint_uuid_inspect(&a, &info)))
             CHECK(info.version == 1 && info.has_unix_ms && info.unix_ms + 60000 > wall_ms());
     }
-    if (OK(idmint_uuid_v7_fill(many, 300))) {
+    if (OK(idmint_uuid7s(many, 300))) {
         bool up = true;
         for (int i = 1; i < 300; i++) up = up && memcmp(many[i].bytes, many[i - 1].bytes, 16) > 0;
         CHECK(up);
-        if (OK(idmint_uuid_v7(&a))) CHECK(memcmp(a.bytes, many[299].bytes, 16) > 0);
+        if (OK(idmint_uuid7(&a))) CHECK(memcmp(a.bytes, many[299].bytes, 16) > 0);
     }
-    OK(idmint_uuid_v7_fill(NULL, 0));
-    EXPECT(idmint_uuid_v7_fill(NULL, 1), IDMINT_NULL_POINTER,
+    OK(idmint_uuid7s(NULL, 0));
+    EXPECT(idmint_uuid7s(NULL, 1), IDMINT_NULL_POINTER,
            "null pointer: `out_uuids` must not be NULL");
-    EXPECT(idmint_uuid_v7_fill(many, (size_t)IDMINT_MAX_BATCH + 1), IDMINT_LIMIT_EXCEEDED, NULL);
-    for (idmint_uuid_v7_method m = 0; m < 3; m++) {
-        idmint_uuid_v7_generator *g = NULL;
+    EXPECT(idmint_uuid7s(many, (size_t)IDMINT_MAX_BATCH + 1), IDMINT_LIMIT_EXCEEDED, NULL);
+    for (idmint_uuid7_method m = 0; m < 3; m++) {
+        idmint_uuid7_generator *g = NULL;
         CTX("v7 method %u clocked", m);
-        if (!OK(idmint_uuid_v7_generator_new_with_method(m, &g))) continue;
+        if (!OK(idmint_uuid7_generator_new_with_method(m, &g))) continue;
         bool up = true;
-        OK(idmint_uuid_v7_generator_next(g, &a));
+        OK(idmint_uuid7_generator_next(g, &a));
         for (int i = 0; i < 2000; i++) {
-            up = up && idmint_uuid_v7_generator_next(g, &b) == IDMINT_OK &&
+            up = up && idmint_uuid7_generator_next(g, &b) == IDMINT_OK &&
                  memcmp(b.bytes, a.bytes, 16) > 0;
             a = b;
         }
         CHECK(up);
         if (OK(idmint_uuid_inspect(&a, &info)))
             CHECK(info.version == 7 && info.unix_ms + 60000 > wall_ms());
-        idmint_uuid_v7_generator_free(g);
+        idmint_uuid7_generator_free(g);
     }
 
     char buf[IDMINT_TYPEID_STR_SIZE];
@@ -816,9 +816,9 @@ static void test_formats_clocked_and_bad_arguments(void) {
     CTX("typeid bad arguments");
     EXPECT(idmint_typeid(NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
            "null pointer: `prefix` must not be NULL");
-    EXPECT(idmint_typeid("pr\xe9", buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_typeid("pr\xe9", buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `prefix` is not valid UTF-8 (at byte 2)");
-    EXPECT(idmint_typeid_format("pr\xff", &a, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_typeid_format("pr\xff", &a, buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `prefix` is not valid UTF-8 (at byte 2)");
     EXPECT(idmint_typeid_format("user", NULL, buf, sizeof buf, NULL), IDMINT_NULL_POINTER,
            "null pointer: `uuid` must not be NULL");
@@ -846,7 +846,7 @@ static void test_formats_clocked_and_bad_arguments(void) {
            IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
     EXPECT(idmint_typeid_parse("us\xc3r_01h455vb4pex5vsknk084sn02q", prefix, sizeof prefix, NULL,
                                &u),
-           IDMINT_INVALID_ARGUMENT, "invalid argument: `text` is not valid UTF-8 (at byte 2)");
+           IDMINT_BAD_C_ARGUMENT, "invalid argument: `text` is not valid UTF-8 (at byte 2)");
     /* A 63-character prefix fills IDMINT_TYPEID_MAX_LEN exactly. */
     char longest[64];
     memset(longest, 'a', 63);
@@ -881,10 +881,10 @@ static void test_formats_clocked_and_bad_arguments(void) {
            "null pointer: `text` must not be NULL");
     EXPECT(idmint_ulid_parse("01ARYZ6S41YYYYYYYYYYYYYYYY", NULL, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_ulid` must not be NULL");
-    EXPECT(idmint_ulid_parse("\xff", &x, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_ulid_parse("\xff", &x, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `text` is not valid UTF-8 (at byte 0)");
     const uint8_t r[10] = {0};
-    EXPECT(idmint_ulid_at(0, r, 9, &x), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_ulid_at(0, r, 9, &x), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: a ULID takes exactly 10 random bytes");
     EXPECT(idmint_ulid_at(0, NULL, 10, &x), IDMINT_NULL_POINTER,
            "null pointer: `random` must not be NULL");
@@ -896,7 +896,7 @@ static void test_formats_clocked_and_bad_arguments(void) {
                "null pointer: `gen` must not be NULL");
         EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 10, NULL, NULL), IDMINT_NULL_POINTER,
                "null pointer: `out_ulid` must not be NULL");
-        EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 11, &x, NULL), IDMINT_INVALID_ARGUMENT,
+        EXPECT(idmint_ulid_generator_next_at(ug, 1, r, 11, &x, NULL), IDMINT_BAD_C_ARGUMENT,
                "invalid argument: a ULID takes exactly 10 random bytes");
         OK(idmint_ulid_generator_next_at(ug, 1, r, 10, &x, NULL));
         idmint_ulid_generator_free(ug);
@@ -905,47 +905,47 @@ static void test_formats_clocked_and_bad_arguments(void) {
 
     CTX("uuid format bad arguments");
     const uint8_t node[6] = {1, 2, 3, 4, 5, 6}, sixteen[16] = {0};
-    EXPECT(idmint_uuid_v6(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
-    EXPECT(idmint_uuid_v1(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
-    EXPECT(idmint_uuid_v6_at(1, 2, node, 5, &a), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid6(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid1(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid6_at(1, 2, node, 5, &a), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v6 takes a node of exactly 6 bytes");
-    EXPECT(idmint_uuid_v6_at(1, 2, NULL, 6, &a), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid6_at(1, 2, NULL, 6, &a), IDMINT_NULL_POINTER,
            "null pointer: `node` must not be NULL");
-    EXPECT(idmint_uuid_v8(sixteen, 15, &a), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid8(sixteen, 15, &a), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v8 takes exactly 16 bytes");
-    EXPECT(idmint_uuid_v8(sixteen, 16, NULL), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid8(sixteen, 16, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_uuid` must not be NULL");
-    EXPECT(idmint_uuid_v1_to_v6(NULL, &a), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid1_to_uuid6(NULL, &a), IDMINT_NULL_POINTER,
            "null pointer: `uuid` must not be NULL");
-    EXPECT(idmint_uuid_v6_to_v1(&a, NULL), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid6_to_uuid1(&a, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_uuid` must not be NULL");
-    idmint_uuid_v8_custom f;
+    idmint_uuid8_custom f;
     idmint_uuid nil = idmint_uuid_nil();
-    EXPECT(idmint_uuid_v8_fields(&nil, &f), IDMINT_INVALID_ARG_VALUE,
+    EXPECT(idmint_uuid8_fields(&nil, &f), IDMINT_INVALID_ARGUMENT,
            "invalid argument `uuid`: not a version 8 UUID");
-    EXPECT(idmint_uuid_v8_fields(&nil, NULL), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid8_fields(&nil, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_fields` must not be NULL");
-    idmint_uuid_v7_generator *g = (idmint_uuid_v7_generator *)&g;
-    EXPECT(idmint_uuid_v7_generator_new_with_method(3, &g), IDMINT_INVALID_ARGUMENT,
-           "invalid argument: unknown v7 method constant (use IDMINT_UUID_V7_*)");
+    idmint_uuid7_generator *g = (idmint_uuid7_generator *)&g;
+    EXPECT(idmint_uuid7_generator_new_with_method(3, &g), IDMINT_BAD_C_ARGUMENT,
+           "invalid argument: unknown v7 method constant (use IDMINT_UUID7_*)");
     CHECK(g == NULL);
-    EXPECT(idmint_uuid_v7_generator_new_with_method(0, NULL), IDMINT_NULL_POINTER, NULL);
-    idmint_uuid_v7_method m;
-    EXPECT(idmint_uuid_v7_method_from_name("fast", &m), IDMINT_INVALID_CONFIG,
+    EXPECT(idmint_uuid7_generator_new_with_method(0, NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_uuid7_method m;
+    EXPECT(idmint_uuid7_method_from_name("fast", &m), IDMINT_INVALID_CONFIG,
            "invalid config: unknown UUID v7 method (counter, random_increment, sub_millisecond)");
-    EXPECT(idmint_uuid_v7_method_from_name(NULL, &m), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v7_generator_method(NULL, &m), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid7_method_from_name(NULL, &m), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid7_generator_method(NULL, &m), IDMINT_NULL_POINTER,
            "null pointer: `gen` must not be NULL");
-    if (OK(idmint_uuid_v7_generator_new_with_method(IDMINT_UUID_V7_SUB_MILLISECOND, &g))) {
-        EXPECT(idmint_uuid_v7_generator_next_at_precise(g, 1, 0, r, 9, &a),
-               IDMINT_INVALID_ARGUMENT, "invalid argument: v7 takes exactly 10 random bytes");
-        EXPECT(idmint_uuid_v7_generator_next_at_precise(g, 1, 0, r, 10, NULL),
+    if (OK(idmint_uuid7_generator_new_with_method(IDMINT_UUID7_SUB_MILLISECOND, &g))) {
+        EXPECT(idmint_uuid7_generator_next_at_precise(g, 1, 0, r, 9, &a),
+               IDMINT_BAD_C_ARGUMENT, "invalid argument: v7 takes exactly 10 random bytes");
+        EXPECT(idmint_uuid7_generator_next_at_precise(g, 1, 0, r, 10, NULL),
                IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
-        EXPECT(idmint_uuid_v7_generator_next_at(g, 1, r, 9, &a), IDMINT_INVALID_ARGUMENT, NULL);
+        EXPECT(idmint_uuid7_generator_next_at(g, 1, r, 9, &a), IDMINT_BAD_C_ARGUMENT, NULL);
         /* Past 999999 ns the fraction is clamped: the last step of the millisecond. */
-        if (OK(idmint_uuid_v7_generator_next_at_precise(g, 5, 5000000, r, 10, &a)))
+        if (OK(idmint_uuid7_generator_next_at_precise(g, 5, 5000000, r, 10, &a)))
             CHECK(a.bytes[6] == 0x7f && a.bytes[7] == 0xff);
-        idmint_uuid_v7_generator_free(g);
+        idmint_uuid7_generator_free(g);
     }
 }
 
@@ -1075,7 +1075,7 @@ static void test_bad_arguments(void) {
     CHECK(l == NULL);
     EXPECT(idmint_layout_new("twitter", NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_layout` must not be NULL");
-    EXPECT(idmint_layout_new(bad_utf8, &l), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_layout_new(bad_utf8, &l), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `preset_or_spec` is not valid UTF-8 (at byte 2)");
     EXPECT(idmint_layout_new("martian", &l), IDMINT_INVALID_LAYOUT, NULL);
     EXPECT(idmint_layout_new("time=41@1ms,worker=10,seq=x", &l), IDMINT_INVALID_LAYOUT,
@@ -1113,9 +1113,9 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_layout_tick_at(l, 1, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_layout_field(NULL, 0, &fld), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_layout_field(l, 0, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_layout_field(l, 4, &fld), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_layout_field(l, 4, &fld), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: field index is not below the layout's field count");
-    EXPECT(idmint_layout_field(l, SIZE_MAX, &fld), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_layout_field(l, SIZE_MAX, &fld), IDMINT_BAD_C_ARGUMENT, NULL);
     /* Text output: NULL layout, size query, short buffer, exact fit. */
     EXPECT(idmint_layout_spec(NULL, buf, sizeof buf, &n), IDMINT_NULL_POINTER, null_msg_layout);
     n = 0;
@@ -1156,7 +1156,7 @@ static void test_bad_arguments(void) {
     OK(idmint_layout_split_node(l, 33, arr, 2, NULL));
     CHECK(arr[0] == 1 && arr[1] == 1);
     EXPECT(idmint_layout_split_node(l, 33, (uint64_t *)((char *)arr + 1), 2, NULL),
-           IDMINT_INVALID_ARGUMENT, "invalid argument: `out_values` is not aligned for its type");
+           IDMINT_BAD_C_ARGUMENT, "invalid argument: `out_values` is not aligned for its type");
     uint64_t dcw[2] = {3, 7};
     EXPECT(idmint_layout_join_node(NULL, dcw, 2, &u), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_layout_join_node(l, NULL, 2, &u), IDMINT_NULL_POINTER,
@@ -1185,13 +1185,13 @@ static void test_bad_arguments(void) {
            "null pointer: `out_gen` must not be NULL");
     cfg.has_node = 1;
     cfg.layout = bad_utf8;
-    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `config->layout` is not valid UTF-8 (at byte 2)");
     cfg.layout = "martian";
     EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_LAYOUT, NULL);
     cfg.layout = NULL;
     cfg.on_backwards = bad_utf8;
-    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `config->on_backwards` is not valid UTF-8 (at byte 2)");
     cfg.on_backwards = "sometimes";
     EXPECT(idmint_snowflake_new(&cfg, &g), IDMINT_INVALID_CONFIG,
@@ -1220,26 +1220,26 @@ static void test_bad_arguments(void) {
     idmint_atomic_snowflake_free(NULL);
     if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_atomic_snowflake_new(&cfg, &a))) return;
 
-    EXPECT(idmint_snowflake_next(NULL, &u), IDMINT_NULL_POINTER, null_gen);
-    EXPECT(idmint_snowflake_next(g, NULL), IDMINT_NULL_POINTER,
+    EXPECT(idmint_snowflake_next_id(NULL, &u), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_next_id(g, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_id` must not be NULL");
-    EXPECT(idmint_snowflake_next(g, (uint64_t *)((char *)arr + 4)), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_snowflake_next_id(g, (uint64_t *)((char *)arr + 4)), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `out_id` is not aligned for its type");
-    EXPECT(idmint_snowflake_try_next(NULL, &u, NULL), IDMINT_NULL_POINTER, null_gen);
-    EXPECT(idmint_snowflake_try_next(g, NULL, &u), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_snowflake_next_n(NULL, arr, 4), IDMINT_NULL_POINTER, null_gen);
-    EXPECT(idmint_snowflake_next_n(g, NULL, 4), IDMINT_NULL_POINTER,
+    EXPECT(idmint_snowflake_try_next_id(NULL, &u, NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_try_next_id(g, NULL, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_next_ids(NULL, arr, 4), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_next_ids(g, NULL, 4), IDMINT_NULL_POINTER,
            "null pointer: `out_ids` must not be NULL");
-    EXPECT(idmint_snowflake_next_n(g, arr, SIZE_MAX), IDMINT_LIMIT_EXCEEDED,
+    EXPECT(idmint_snowflake_next_ids(g, arr, SIZE_MAX), IDMINT_LIMIT_EXCEEDED,
            "IDs in one call exceeds the limit of 16777216");
-    OK(idmint_snowflake_next_n(g, NULL, 0));
+    OK(idmint_snowflake_next_ids(g, NULL, 0));
     EXPECT(idmint_snowflake_reserve(NULL, 1, &run), IDMINT_NULL_POINTER, null_gen);
     EXPECT(idmint_snowflake_reserve(g, 1, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_snowflake_reserve(g, 0, &run), IDMINT_INVALID_CONFIG,
            "invalid config: reserve at least one ID");
-    EXPECT(idmint_snowflake_next_at(NULL, 1, &u, NULL), IDMINT_NULL_POINTER, null_gen);
-    EXPECT(idmint_snowflake_next_at(g, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_snowflake_next_at(g, 1, &u, NULL), IDMINT_BEFORE_EPOCH,
+    EXPECT(idmint_snowflake_next_id_at(NULL, 1, &u, NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_snowflake_next_id_at(g, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_snowflake_next_id_at(g, 1, &u, NULL), IDMINT_BEFORE_EPOCH,
            "time 1 ms is before the layout epoch 1288834974657 ms (2010-11-04T01:42:54.657Z)");
     EXPECT(idmint_snowflake_set_node(NULL, 1), IDMINT_NULL_POINTER, null_gen);
     EXPECT(idmint_snowflake_set_node(g, 5000), IDMINT_OUT_OF_RANGE,
@@ -1253,17 +1253,17 @@ static void test_bad_arguments(void) {
     CHECK(l2 == NULL); /* out-handles are set to NULL on failure */
     EXPECT(idmint_snowflake_layout(g, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_snowflake_resync_clock(NULL), IDMINT_NULL_POINTER, null_gen);
-    EXPECT(idmint_atomic_snowflake_next_at(NULL, 1, &u, NULL), IDMINT_NULL_POINTER, null_gen);
-    EXPECT(idmint_atomic_snowflake_next_at(a, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_next_id_at(NULL, 1, &u, NULL), IDMINT_NULL_POINTER, null_gen);
+    EXPECT(idmint_atomic_snowflake_next_id_at(a, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_atomic_snowflake_reserve_at(NULL, 1, 1, &run, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_atomic_snowflake_reserve_at(a, 1, 1, NULL, NULL), IDMINT_NULL_POINTER, NULL);
     n = 99;
-    EXPECT(idmint_atomic_snowflake_next_n_at(NULL, 1, arr, 4, &n, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_atomic_snowflake_next_n_at(a, 1, arr, 4, NULL, NULL), IDMINT_NULL_POINTER,
+    EXPECT(idmint_atomic_snowflake_next_ids_at(NULL, 1, arr, 4, &n, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_next_ids_at(a, 1, arr, 4, NULL, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_written` must not be NULL");
-    EXPECT(idmint_atomic_snowflake_next_n_at(a, 1, NULL, 4, &n, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_atomic_snowflake_next_ids_at(a, 1, NULL, 4, &n, NULL), IDMINT_NULL_POINTER, NULL);
     CHECK(n == 0);
-    OK(idmint_atomic_snowflake_next_n_at(a, 1, NULL, 0, &n, NULL));
+    OK(idmint_atomic_snowflake_next_ids_at(a, 1, NULL, 0, &n, NULL));
     CHECK(n == 0);
     EXPECT(idmint_atomic_snowflake_set_node(NULL, 1), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_atomic_snowflake_set_node(a, 1024), IDMINT_OUT_OF_RANGE, NULL);
@@ -1275,10 +1275,10 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_policy_normalize("on_backwards", NULL, buf, sizeof buf, NULL),
            IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_policy_normalize("on_sundays", "fail", buf, sizeof buf, NULL),
-           IDMINT_INVALID_ARGUMENT,
+           IDMINT_BAD_C_ARGUMENT,
            "invalid argument: policy is on_backwards, on_exhausted or sequence_start");
     EXPECT(idmint_policy_normalize("on_backwards", bad_utf8, buf, sizeof buf, NULL),
-           IDMINT_INVALID_ARGUMENT, NULL);
+           IDMINT_BAD_C_ARGUMENT, NULL);
     EXPECT(idmint_policy_normalize("on_backwards", "wait", buf, 9, &n), IDMINT_BUFFER_TOO_SMALL,
            "buffer too small: need 10 bytes");
     CHECK(n == 9);
@@ -1291,14 +1291,14 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_codec_from_name("hex", NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_codec_from_name("base64", &c), IDMINT_INVALID_CONFIG,
            "invalid config: unknown codec (decimal, hex, base32, base62)");
-    EXPECT(idmint_codec_from_name(bad_utf8, &c), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_codec_from_name(bad_utf8, &c), IDMINT_BAD_C_ARGUMENT, NULL);
     OK(idmint_codec_from_name("DEC", &c));
     CHECK(c == IDMINT_CODEC_DECIMAL);
     OK(idmint_codec_from_name("Auto", &c));
     CHECK(c == IDMINT_CODEC_AUTO);
-    EXPECT(idmint_encode(1, 99, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_encode(1, 99, buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: unknown codec constant (use IDMINT_CODEC_*)");
-    EXPECT(idmint_encode(1, IDMINT_CODEC_AUTO, buf, sizeof buf, NULL), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_encode(1, IDMINT_CODEC_AUTO, buf, sizeof buf, NULL), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: IDMINT_CODEC_AUTO only decodes");
     n = 0;
     EXPECT(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, NULL, 0, &n), IDMINT_BUFFER_TOO_SMALL,
@@ -1310,26 +1310,26 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_encode(1, IDMINT_CODEC_HEX, NULL, 5, NULL), IDMINT_NULL_POINTER, NULL);
     OK(idmint_encode(UINT64_MAX, IDMINT_CODEC_DECIMAL, buf, 21, NULL));
     CHECK(strcmp(buf, "18446744073709551615") == 0);
-    EXPECT(idmint_decode(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
+    EXPECT(idmint_parse_id(NULL, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER,
            "null pointer: `text` must not be NULL");
-    EXPECT(idmint_decode("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode("ff", 7, &u), IDMINT_INVALID_ARGUMENT, NULL);
-    EXPECT(idmint_decode(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_parse_id("ff", IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_id("ff", 7, &u), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_parse_id(bad_utf8, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `text` is not valid UTF-8 (at byte 2)");
-    EXPECT(idmint_decode("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
+    EXPECT(idmint_parse_id("0x", IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ENCODING,
            "cannot decode hex string at character 2: no digits after the 0x prefix");
-    EXPECT(idmint_decode_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_decode_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_INVALID_ARGUMENT, NULL);
-    EXPECT(idmint_decode_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
+    EXPECT(idmint_parse_id_n(NULL, 2, IDMINT_CODEC_HEX, &u), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_id_n("ffzz", 2, IDMINT_CODEC_HEX, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_id_n("\xff", 1, IDMINT_CODEC_HEX, &u), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_parse_id_n(NULL, 0, IDMINT_CODEC_DECIMAL, &u), IDMINT_INVALID_ENCODING,
            "cannot decode decimal string at character 0: empty input");
-    OK(idmint_decode_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
+    OK(idmint_parse_id_n("ffzz", 2, IDMINT_CODEC_HEX, &u));
     CHECK(u == 255);
 
     CTX("uuid arguments");
     idmint_uuid uu, ns;
     idmint_uuid_info ui;
-    idmint_uuid_v7_generator *vg = NULL;
+    idmint_uuid7_generator *vg = NULL;
     static const uint8_t rnd[16] = {0};
     OK(idmint_uuid_namespace("dns", &ns));
     CHECK(uuid_is(&ns, "6ba7b810-9dad-11d1-80b4-00c04fd430c8"));
@@ -1338,30 +1338,30 @@ static void test_bad_arguments(void) {
     OK(idmint_uuid_namespace("oid", &ns));
     OK(idmint_uuid_namespace("x500", &ns));
     CHECK(uuid_is(&ns, "6ba7b814-9dad-11d1-80b4-00c04fd430c8"));
-    EXPECT(idmint_uuid_namespace("DNS", &ns), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid_namespace("DNS", &ns), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: namespace is dns, url, oid or x500");
     EXPECT(idmint_uuid_namespace(NULL, &ns), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_namespace("dns", NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v4(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
-    EXPECT(idmint_uuid_v7(NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v4_from_bytes(rnd, 15, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid4(NULL), IDMINT_NULL_POINTER, "null pointer: `out_uuid` must not be NULL");
+    EXPECT(idmint_uuid7(NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid4_from_bytes(rnd, 15, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v4 takes exactly 16 random bytes");
-    EXPECT(idmint_uuid_v4_from_bytes(NULL, 16, &uu), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v4_from_bytes(rnd, 16, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v7_at(1, rnd, 16, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid4_from_bytes(NULL, 16, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid4_from_bytes(rnd, 16, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid7_at(1, rnd, 16, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v7 takes exactly 10 random bytes");
-    EXPECT(idmint_uuid_v7_at(1, NULL, 10, &uu), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v7_at(1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v3(NULL, rnd, 1, &uu), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid7_at(1, NULL, 10, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid7_at(1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid3(NULL, rnd, 1, &uu), IDMINT_NULL_POINTER,
            "null pointer: `ns` must not be NULL");
-    EXPECT(idmint_uuid_v5(&ns, NULL, 1, &uu), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid5(&ns, NULL, 1, &uu), IDMINT_NULL_POINTER,
            "null pointer: `name` must not be NULL");
-    EXPECT(idmint_uuid_v5(&ns, rnd, 1, NULL), IDMINT_NULL_POINTER, NULL);
-    OK(idmint_uuid_v5(&ns, NULL, 0, &uu)); /* empty name */
+    EXPECT(idmint_uuid5(&ns, rnd, 1, NULL), IDMINT_NULL_POINTER, NULL);
+    OK(idmint_uuid5(&ns, NULL, 0, &uu)); /* empty name */
     EXPECT(idmint_uuid_parse(NULL, &uu), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_parse("886313e1-3b8a-5372-9b90-0c9aee199e5d", NULL), IDMINT_NULL_POINTER,
            NULL);
-    EXPECT(idmint_uuid_parse(bad_utf8, &uu), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_uuid_parse(bad_utf8, &uu), IDMINT_BAD_C_ARGUMENT, NULL);
     EXPECT(idmint_uuid_parse("886313e1-3b8a-5372-9b90-0c9aee199e5x", &uu), IDMINT_INVALID_ENCODING,
            "cannot decode uuid string at character 35: not a hexadecimal digit");
     EXPECT(idmint_uuid_format(NULL, buf, sizeof buf), IDMINT_NULL_POINTER, NULL);
@@ -1371,29 +1371,29 @@ static void test_bad_arguments(void) {
     CHECK(buf[0] == '\0');
     EXPECT(idmint_uuid_inspect(NULL, &ui), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_uuid_inspect(&uu, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v7_generator_new(NULL), IDMINT_NULL_POINTER, NULL);
-    idmint_uuid_v7_generator_free(NULL);
-    if (OK(idmint_uuid_v7_generator_new(&vg))) {
-        EXPECT(idmint_uuid_v7_generator_next(NULL, &uu), IDMINT_NULL_POINTER, null_gen);
-        EXPECT(idmint_uuid_v7_generator_next(vg, NULL), IDMINT_NULL_POINTER, NULL);
-        EXPECT(idmint_uuid_v7_generator_next_at(NULL, 1, rnd, 10, &uu), IDMINT_NULL_POINTER, NULL);
-        EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 9, &uu), IDMINT_INVALID_ARGUMENT, NULL);
-        EXPECT(idmint_uuid_v7_generator_next_at(vg, 1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
-        idmint_uuid_v7_generator_free(vg);
+    EXPECT(idmint_uuid7_generator_new(NULL), IDMINT_NULL_POINTER, NULL);
+    idmint_uuid7_generator_free(NULL);
+    if (OK(idmint_uuid7_generator_new(&vg))) {
+        EXPECT(idmint_uuid7_generator_next(NULL, &uu), IDMINT_NULL_POINTER, null_gen);
+        EXPECT(idmint_uuid7_generator_next(vg, NULL), IDMINT_NULL_POINTER, NULL);
+        EXPECT(idmint_uuid7_generator_next_at(NULL, 1, rnd, 10, &uu), IDMINT_NULL_POINTER, NULL);
+        EXPECT(idmint_uuid7_generator_next_at(vg, 1, rnd, 9, &uu), IDMINT_BAD_C_ARGUMENT, NULL);
+        EXPECT(idmint_uuid7_generator_next_at(vg, 1, rnd, 10, NULL), IDMINT_NULL_POINTER, NULL);
+        idmint_uuid7_generator_free(vg);
     }
-    EXPECT(idmint_uuid_v1_at(0, 0, rnd, 5, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid1_at(0, 0, rnd, 5, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v1 takes a node of exactly 6 bytes");
-    EXPECT(idmint_uuid_v1_at(0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER,
+    EXPECT(idmint_uuid1_at(0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER,
            "null pointer: `node` must not be NULL");
-    EXPECT(idmint_uuid_v1_at(0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 7, &uu), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_uuid1_at(0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid1_random_node(0, 0, 0, rnd, 7, &uu), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: v1 takes a node of exactly 6 bytes");
-    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_uuid_v1_random_node(0, 0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid1_random_node(0, 0, 0, NULL, 6, &uu), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_uuid1_random_node(0, 0, 0, rnd, 6, NULL), IDMINT_NULL_POINTER, NULL);
     /* Extra ticks are clamped to the millisecond: 9999 and 65535 give the same UUID. */
     idmint_uuid v1a, v1b;
-    OK(idmint_uuid_v1_random_node(1700000000000u, 9999, 0, rnd, 6, &v1a));
-    OK(idmint_uuid_v1_random_node(1700000000000u, UINT16_MAX, 0, rnd, 6, &v1b));
+    OK(idmint_uuid1_random_node(1700000000000u, 9999, 0, rnd, 6, &v1a));
+    OK(idmint_uuid1_random_node(1700000000000u, UINT16_MAX, 0, rnd, 6, &v1b));
     CHECK(memcmp(&v1a, &v1b, sizeof v1a) == 0);
 
     CTX("named generator arguments");
@@ -1405,7 +1405,7 @@ static void test_bad_arguments(void) {
     CHECK(ng == NULL);
     EXPECT(idmint_named_generator_new("type=uuid4", NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_gen` must not be NULL");
-    EXPECT(idmint_named_generator_new(bad_utf8, &ng), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_named_generator_new(bad_utf8, &ng), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `config` is not valid UTF-8 (at byte 2)");
     EXPECT(idmint_named_generator_new("type=snowflake,layout=twitter", &ng), IDMINT_NODE_REQUIRED,
            NULL);
@@ -1429,15 +1429,15 @@ static void test_bad_arguments(void) {
                "null pointer: `out_id` must not be NULL");
         EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, (idmint_generated_id *)((char *)arr + 4),
                                               NULL, NULL),
-               IDMINT_INVALID_ARGUMENT, "invalid argument: `out_id` is not aligned for its type");
+               IDMINT_BAD_C_ARGUMENT, "invalid argument: `out_id` is not aligned for its type");
         EXPECT(idmint_named_generator_next_at(ng, 1, rnd, 16, &gid, (size_t *)((char *)arr + 1), NULL),
-               IDMINT_INVALID_ARGUMENT,
+               IDMINT_BAD_C_ARGUMENT,
                "invalid argument: `out_random_used` is not aligned for its type");
         /* Too few random bytes: refused, and nothing drawn (the next call is still the first). */
         n = 99;
         u = 99;
         EXPECT(idmint_named_generator_next_at(ng, 1700000000000u, rnd, 7, &gid, &n, &u),
-               IDMINT_INVALID_ARGUMENT,
+               IDMINT_BAD_C_ARGUMENT,
                "invalid argument: `random` holds fewer bytes than this call draws (uuid4: 16, "
                "uuid7: 10, uuid1 and uuid6: 8 on their first call)");
         CHECK(n == 0 && u == 0);
@@ -1467,7 +1467,7 @@ static void test_bad_arguments(void) {
     static const uint8_t key[16] = {1};
     EXPECT(idmint_obfuscator_new(NULL, 16, 53, &o), IDMINT_NULL_POINTER,
            "null pointer: `key` must not be NULL");
-    EXPECT(idmint_obfuscator_new(key, 15, 53, &o), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_obfuscator_new(key, 15, 53, &o), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: an obfuscation key is exactly 16 bytes");
     EXPECT(idmint_obfuscator_new(key, 16, 53, NULL), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_obfuscator_new(key, 16, 4096, &o), IDMINT_INVALID_CONFIG,
@@ -1475,7 +1475,7 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_obfuscator_new_sortable(key, 16, NULL, &o), IDMINT_NULL_POINTER,
            null_msg_layout);
     EXPECT(idmint_obfuscator_new_sortable(key, 16, l, NULL), IDMINT_NULL_POINTER, NULL);
-    EXPECT(idmint_obfuscator_new_sortable(key, 0, l, &o), IDMINT_INVALID_ARGUMENT, NULL);
+    EXPECT(idmint_obfuscator_new_sortable(key, 0, l, &o), IDMINT_BAD_C_ARGUMENT, NULL);
     idmint_obfuscator_free(NULL);
     if (OK(idmint_obfuscator_new_sortable(key, 16, l, &o))) {
         EXPECT(idmint_obfuscator_encode(NULL, 1, &u), IDMINT_NULL_POINTER,
@@ -1504,7 +1504,7 @@ static void test_clocked(void) {
     CHECK(strcmp(buf, "twitter") == 0); /* the default layout */
 
     uint64_t before = wall_ms(), id = 0, ts = 0;
-    OK(idmint_snowflake_next(g, &id));
+    OK(idmint_snowflake_next_id(g, &id));
     uint64_t after = wall_ms();
     OK(idmint_layout_timestamp_ms(l, id, &ts));
     /* The hot path reads a coarse clock: at most a few ms early, never late. */
@@ -1515,7 +1515,7 @@ static void test_clocked(void) {
 
     enum { N = 10000 };
     uint64_t *ids = malloc(N * sizeof *ids);
-    OK(idmint_snowflake_next_n(g, ids, N));
+    OK(idmint_snowflake_next_ids(g, ids, N));
     bool increasing = ids[0] > id;
     for (size_t i = 1; i < N; i++) increasing = increasing && ids[i] > ids[i - 1];
     CHECK(increasing);
@@ -1524,17 +1524,17 @@ static void test_clocked(void) {
     CHECK(run.count >= 1 && run.count <= 100 && run.stride == 1 && run.first > ids[N - 1]);
     free(ids);
     uint64_t until = 1;
-    idmint_status s = idmint_snowflake_try_next(g, &id, &until);
+    idmint_status s = idmint_snowflake_try_next_id(g, &id, &until);
     CHECK(s == IDMINT_OK ? until == 0 : (s == IDMINT_WOULD_BLOCK && until > 0));
     OK(idmint_snowflake_set_node(g, 1023));
     uint64_t node = 0;
     OK(idmint_snowflake_node(g, &node));
     CHECK(node == 1023);
-    OK(idmint_snowflake_next(g, &id));
+    OK(idmint_snowflake_next_id(g, &id));
     OK(idmint_layout_decompose(l, id, &p));
     CHECK(p.node == 1023);
     OK(idmint_snowflake_resync_clock(g));
-    OK(idmint_snowflake_next(g, &id));
+    OK(idmint_snowflake_next_id(g, &id));
     idmint_stats st;
     OK(idmint_snowflake_stats(g, &st));
     idmint_snowflake_free(g);
@@ -1544,20 +1544,20 @@ static void test_clocked(void) {
     cfg.sequence_start = "random";
     cfg.on_exhausted = "fail";
     if (OK(idmint_snowflake_new(&cfg, &g))) {
-        OK(idmint_snowflake_next(g, &id));
+        OK(idmint_snowflake_next_id(g, &id));
         idmint_snowflake_free(g);
     }
 
     CTX("uuids from the OS");
     idmint_uuid a, b;
     idmint_uuid_info info;
-    OK(idmint_uuid_v4(&a));
-    OK(idmint_uuid_v4(&b));
+    OK(idmint_uuid4(&a));
+    OK(idmint_uuid4(&b));
     CHECK(memcmp(&a, &b, sizeof a) != 0);
     OK(idmint_uuid_inspect(&a, &info));
     CHECK(info.version == 4 && info.variant == IDMINT_UUID_VARIANT_RFC9562 && !info.has_unix_ms);
     before = wall_ms();
-    OK(idmint_uuid_v7(&a));
+    OK(idmint_uuid7(&a));
     after = wall_ms();
     OK(idmint_uuid_inspect(&a, &info));
     /* The process-wide v7 reads the coarse clock: up to a kernel tick or two behind. */
@@ -1567,23 +1567,23 @@ static void test_clocked(void) {
         /* One process-wide monotonic generator: strictly increasing, even within a ms. */
         bool inc = true;
         for (int i = 0; i < 1000; i++) {
-            if (idmint_uuid_v7(&b) != IDMINT_OK) inc = false;
+            if (idmint_uuid7(&b) != IDMINT_OK) inc = false;
             inc = inc && memcmp(b.bytes, a.bytes, 16) > 0;
             a = b;
         }
         CHECK(inc);
     }
-    idmint_uuid_v7_generator *vg = NULL;
-    if (OK(idmint_uuid_v7_generator_new(&vg))) {
+    idmint_uuid7_generator *vg = NULL;
+    if (OK(idmint_uuid7_generator_new(&vg))) {
         bool inc = true;
-        OK(idmint_uuid_v7_generator_next(vg, &a));
+        OK(idmint_uuid7_generator_next(vg, &a));
         for (int i = 0; i < 1000; i++) {
-            if (idmint_uuid_v7_generator_next(vg, &b) != IDMINT_OK) inc = false;
+            if (idmint_uuid7_generator_next(vg, &b) != IDMINT_OK) inc = false;
             inc = inc && memcmp(b.bytes, a.bytes, 16) > 0;
             a = b;
         }
         CHECK(inc);
-        idmint_uuid_v7_generator_free(vg);
+        idmint_uuid7_generator_free(vg);
     }
 }
 
@@ -1601,7 +1601,7 @@ static void *mint(void *arg) {
     mint_job *job = arg;
     job->ok = 1;
     for (size_t i = 0; i < PER_THREAD; i++) {
-        if (idmint_snowflake_next(job->gen, &job->out[i]) != IDMINT_OK) {
+        if (idmint_snowflake_next_id(job->gen, &job->out[i]) != IDMINT_OK) {
             job->ok = 0;
             return NULL;
         }
@@ -1650,7 +1650,7 @@ static void test_fork(void) {
     cfg.node = 1;
     idmint_snowflake *g = NULL;
     uint64_t id = 0, until = 0;
-    if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_snowflake_next(g, &id))) return;
+    if (!OK(idmint_snowflake_new(&cfg, &g)) || !OK(idmint_snowflake_next_id(g, &id))) return;
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -1659,16 +1659,16 @@ static void test_fork(void) {
         int bad = 0;
         uint64_t ids[4];
         idmint_run run;
-        bad |= (idmint_snowflake_next(g, &id) != IDMINT_FORKED) << 0;
+        bad |= (idmint_snowflake_next_id(g, &id) != IDMINT_FORKED) << 0;
         bad |= (!last_is("generator was inherited across fork(); give the child its own node "
                          "before minting"))
                << 1;
-        bad |= (idmint_snowflake_next_n(g, ids, 4) != IDMINT_FORKED) << 2;
+        bad |= (idmint_snowflake_next_ids(g, ids, 4) != IDMINT_FORKED) << 2;
         bad |= (idmint_snowflake_reserve(g, 4, &run) != IDMINT_FORKED) << 3;
-        bad |= (idmint_snowflake_try_next(g, &id, &until) != IDMINT_FORKED) << 4;
-        bad |= (idmint_snowflake_next_at(g, wall_ms(), &id, &until) != IDMINT_FORKED) << 5;
+        bad |= (idmint_snowflake_try_next_id(g, &id, &until) != IDMINT_FORKED) << 4;
+        bad |= (idmint_snowflake_next_id_at(g, wall_ms(), &id, &until) != IDMINT_FORKED) << 5;
         bad |= (idmint_snowflake_set_node(g, 7) != IDMINT_OK) << 6;
-        bad |= (idmint_snowflake_next(g, &id) != IDMINT_OK) << 7;
+        bad |= (idmint_snowflake_next_id(g, &id) != IDMINT_OK) << 7;
         bad |= ((id >> 12 & 1023) != 7) << 8;
         idmint_snowflake_free(g);
         _exit(bad);
@@ -1684,7 +1684,7 @@ static void test_fork(void) {
         fprintf(stderr, "  child's failed checks (bit mask): %#x\n", WEXITSTATUS(status));
     /* The parent carries on unaffected. */
     uint64_t next = 0;
-    OK(idmint_snowflake_next(g, &next));
+    OK(idmint_snowflake_next_id(g, &next));
     CHECK(next > id);
     idmint_snowflake_free(g);
 }
@@ -1695,30 +1695,30 @@ static void test_fork(void) {
 static void test_fork_uuids(void) {
     CTX("fork: UUIDs");
     idmint_uuid warm, mine[5], child[5];
-    idmint_uuid_v7_generator *vg = NULL, *mg = NULL;
+    idmint_uuid7_generator *vg = NULL, *mg = NULL;
     idmint_named_generator *ng = NULL;
     idmint_generated_id gid;
-    if (!OK(idmint_uuid_v7_generator_new(&vg))) return;
-    if (!OK(idmint_uuid_v7_generator_new_with_method(IDMINT_UUID_V7_SUB_MILLISECOND, &mg))) {
-        idmint_uuid_v7_generator_free(vg);
+    if (!OK(idmint_uuid7_generator_new(&vg))) return;
+    if (!OK(idmint_uuid7_generator_new_with_method(IDMINT_UUID7_SUB_MILLISECOND, &mg))) {
+        idmint_uuid7_generator_free(vg);
         return;
     }
     /* A named generator of a core type holds its parent's state: it refuses in the child. */
     if (!OK(idmint_named_generator_new("type=uuid1", &ng))) {
-        idmint_uuid_v7_generator_free(vg);
-        idmint_uuid_v7_generator_free(mg);
+        idmint_uuid7_generator_free(vg);
+        idmint_uuid7_generator_free(mg);
         return;
     }
-    OK(idmint_named_generator_next(ng, &gid));
-    OK(idmint_uuid_v4(&warm));
-    OK(idmint_uuid_v7(&warm));
-    OK(idmint_uuid_v7_generator_next(mg, &warm));
-    OK(idmint_uuid_v7_generator_next(vg, &warm));
-    OK(idmint_uuid_v1(&mine[4])); /* the process-wide v1 generator, with its random node */
+    OK(idmint_named_generator_next_id(ng, &gid));
+    OK(idmint_uuid4(&warm));
+    OK(idmint_uuid7(&warm));
+    OK(idmint_uuid7_generator_next(mg, &warm));
+    OK(idmint_uuid7_generator_next(vg, &warm));
+    OK(idmint_uuid1(&mine[4])); /* the process-wide v1 generator, with its random node */
     int fds[2];
     if (!CHECK(pipe(fds) == 0)) {
-        idmint_uuid_v7_generator_free(vg);
-        idmint_uuid_v7_generator_free(mg);
+        idmint_uuid7_generator_free(vg);
+        idmint_uuid7_generator_free(mg);
         return;
     }
     fflush(stdout);
@@ -1726,12 +1726,12 @@ static void test_fork_uuids(void) {
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        int bad = idmint_uuid_v4(&child[0]) != IDMINT_OK;
-        bad |= (idmint_uuid_v7(&child[1]) != IDMINT_OK) << 1;
-        bad |= (idmint_uuid_v7_generator_next(vg, &child[2]) != IDMINT_OK) << 2;
-        bad |= (idmint_uuid_v7_generator_next(mg, &child[3]) != IDMINT_OK) << 3;
-        bad |= (idmint_named_generator_next(ng, &gid) != IDMINT_FORKED) << 4;
-        bad |= (idmint_uuid_v1(&child[4]) != IDMINT_OK) << 5;
+        int bad = idmint_uuid4(&child[0]) != IDMINT_OK;
+        bad |= (idmint_uuid7(&child[1]) != IDMINT_OK) << 1;
+        bad |= (idmint_uuid7_generator_next(vg, &child[2]) != IDMINT_OK) << 2;
+        bad |= (idmint_uuid7_generator_next(mg, &child[3]) != IDMINT_OK) << 3;
+        bad |= (idmint_named_generator_next_id(ng, &gid) != IDMINT_FORKED) << 4;
+        bad |= (idmint_uuid1(&child[4]) != IDMINT_OK) << 5;
         bad |= (write(fds[1], child, sizeof child) != (ssize_t)sizeof child) << 6;
         close(fds[1]);
         _exit(bad);
@@ -1739,8 +1739,8 @@ static void test_fork_uuids(void) {
     close(fds[1]);
     if (!CHECK(pid > 0)) {
         close(fds[0]);
-        idmint_uuid_v7_generator_free(vg);
-        idmint_uuid_v7_generator_free(mg);
+        idmint_uuid7_generator_free(vg);
+        idmint_uuid7_generator_free(mg);
         idmint_named_generator_free(ng);
         return;
     }
@@ -1756,17 +1756,17 @@ static void test_fork_uuids(void) {
     CHECK(WIFEXITED(status));
     if (!CHECK(WEXITSTATUS(status) == 0))
         fprintf(stderr, "  child's failed checks (bit mask): %#x\n", WEXITSTATUS(status));
-    OK(idmint_named_generator_next(ng, &gid)); /* the parent's carries on */
+    OK(idmint_named_generator_next_id(ng, &gid)); /* the parent's carries on */
     idmint_named_generator_free(ng);
     if (!CHECK(got == sizeof child)) {
-        idmint_uuid_v7_generator_free(vg);
-        idmint_uuid_v7_generator_free(mg);
+        idmint_uuid7_generator_free(vg);
+        idmint_uuid7_generator_free(mg);
         return;
     }
-    OK(idmint_uuid_v4(&mine[0]));
-    OK(idmint_uuid_v7(&mine[1]));
-    OK(idmint_uuid_v7_generator_next(vg, &mine[2]));
-    OK(idmint_uuid_v7_generator_next(mg, &mine[3]));
+    OK(idmint_uuid4(&mine[0]));
+    OK(idmint_uuid7(&mine[1]));
+    OK(idmint_uuid7_generator_next(vg, &mine[2]));
+    OK(idmint_uuid7_generator_next(mg, &mine[3]));
     CHECK(memcmp(&child[0], &mine[0], sizeof mine[0]) != 0); /* v4: the random stream */
     CHECK(memcmp(&child[1], &mine[1], sizeof mine[1]) != 0); /* process-wide v7 */
     CHECK(memcmp(&child[2], &mine[2], sizeof mine[2]) != 0); /* a v7 generator handle */
@@ -1774,8 +1774,8 @@ static void test_fork_uuids(void) {
     CHECK(memcmp(child[4].bytes + 10, mine[4].bytes + 10, 6) != 0); /* v1: a node of its own */
     /* The parent's generator carries on with its own state (warm is its last UUID). */
     CHECK(memcmp(mine[2].bytes, warm.bytes, 16) > 0);
-    idmint_uuid_v7_generator_free(vg);
-    idmint_uuid_v7_generator_free(mg);
+    idmint_uuid7_generator_free(vg);
+    idmint_uuid7_generator_free(mg);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1806,7 +1806,7 @@ static int lease_child(const char *dir, int fd) {
         return 1;
     }
     bad |= (idmint_leased_snowflake_node(g, &node) != IDMINT_OK) << 1;
-    bad |= (idmint_leased_snowflake_next(g, &id) != IDMINT_OK || tw_node(id) != node) << 2;
+    bad |= (idmint_leased_snowflake_next_id(g, &id) != IDMINT_OK || tw_node(id) != node) << 2;
     bad |= (write(fd, &node, sizeof node) != (ssize_t)sizeof node) << 3;
     idmint_leased_snowflake_free(g);
     return bad;
@@ -1827,9 +1827,9 @@ static void test_leased_arguments(void) {
            "null pointer: `config` must not be NULL");
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, NULL), IDMINT_NULL_POINTER,
            "null pointer: `out_gen` must not be NULL");
-    EXPECT(idmint_leased_snowflake_new("\xff/x", &cfg, NULL, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_leased_snowflake_new("\xff/x", &cfg, NULL, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `dir` is not valid UTF-8 (at byte 0)");
-    EXPECT(idmint_leased_snowflake_new("", &cfg, NULL, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_leased_snowflake_new("", &cfg, NULL, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: dir must not be empty");
     /* A directory that cannot be created: below a regular file. */
     EXPECT(idmint_leased_snowflake_new("/dev/null/leases", &cfg, NULL, &g),
@@ -1841,7 +1841,7 @@ static void test_leased_arguments(void) {
     opts.namespace_name = "two words";
     EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_CONFIG, NULL);
     opts.namespace_name = "\xc3";
-    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT,
+    EXPECT(idmint_leased_snowflake_new(lease_dir, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT,
            "invalid argument: `options->namespace_name` is not valid UTF-8 (at byte 0)");
     opts.namespace_name = "args";
     opts.nodes = 1025; /* twitter has 1024 nodes */
@@ -1856,9 +1856,9 @@ static void test_leased_arguments(void) {
 
     uint64_t id = 0;
     idmint_lease_info info;
-    EXPECT(idmint_leased_snowflake_next(NULL, &id), IDMINT_NULL_POINTER,
+    EXPECT(idmint_leased_snowflake_next_id(NULL, &id), IDMINT_NULL_POINTER,
            "null pointer: `gen` must not be NULL");
-    EXPECT(idmint_leased_snowflake_next_n(NULL, &id, 1), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_leased_snowflake_next_ids(NULL, &id, 1), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_leased_snowflake_node(NULL, &id), IDMINT_NULL_POINTER, NULL);
     EXPECT(idmint_leased_snowflake_lease(NULL, &info), IDMINT_NULL_POINTER, NULL);
     idmint_leased_snowflake_free(NULL);
@@ -1898,7 +1898,7 @@ static void test_node_required(void) {
     idmint_parts p;
     idmint_layout *l = NULL;
     if (!OK(idmint_snowflake_new(&cfg, &g))) return;
-    if (OK(idmint_snowflake_next(g, &id)) && OK(idmint_snowflake_layout(g, &l))) {
+    if (OK(idmint_snowflake_next_id(g, &id)) && OK(idmint_snowflake_layout(g, &l))) {
         OK(idmint_layout_decompose(l, id, &p));
         CHECK(p.node == 0);
     }
@@ -1931,15 +1931,15 @@ static void test_flag_bytes_other_than_one(void) {
         OK(idmint_atomic_snowflake_node(a, &node));
         CHECK(node == 9);
         /* The fence applies: nothing at or before its tick (without it, t itself is fine). */
-        EXPECT(idmint_atomic_snowflake_next_at(a, t, &id, NULL), IDMINT_WOULD_BLOCK,
+        EXPECT(idmint_atomic_snowflake_next_id_at(a, t, &id, NULL), IDMINT_WOULD_BLOCK,
                "would block until 1700000000001 ms");
-        if (OK(idmint_atomic_snowflake_next_at(a, t + 1, &id, NULL))) {
+        if (OK(idmint_atomic_snowflake_next_id_at(a, t + 1, &id, NULL))) {
             CHECK(tw_ms(id) == t + 1 && tw_node(id) == 9);
         }
         idmint_atomic_snowflake_free(a);
         cfg.has_fence = 0;
         if (OK(idmint_atomic_snowflake_new(&cfg, &a))) {
-            OK(idmint_atomic_snowflake_next_at(a, t, &id, NULL));
+            OK(idmint_atomic_snowflake_next_id_at(a, t, &id, NULL));
             CHECK(tw_ms(id) == t);
             idmint_atomic_snowflake_free(a);
         }
@@ -1955,7 +1955,7 @@ static void test_flag_bytes_other_than_one(void) {
         CHECK(g == NULL);
         opts.swap_after_ms = 1000;
         if (OK(idmint_leased_snowflake_new(lease_dir, &lcfg, &opts, &g))) {
-            OK(idmint_leased_snowflake_next(g, &id));
+            OK(idmint_leased_snowflake_next_id(g, &id));
             idmint_leased_snowflake_free(g);
         }
     }
@@ -1978,15 +1978,15 @@ static void test_batch_limit(void) {
         !OK(idmint_leased_snowflake_new(lease_dir, &cfg, NULL, &s)))
         goto out;
     /* The array is not even looked at: a 1-slot array with a larger n is never written. */
-    EXPECT(idmint_snowflake_next_n(g, one, (size_t)IDMINT_MAX_BATCH + 1), IDMINT_LIMIT_EXCEEDED,
+    EXPECT(idmint_snowflake_next_ids(g, one, (size_t)IDMINT_MAX_BATCH + 1), IDMINT_LIMIT_EXCEEDED,
            want);
-    EXPECT(idmint_atomic_snowflake_next_n_at(a, 1700000000000u, one, (size_t)IDMINT_MAX_BATCH + 1,
+    EXPECT(idmint_atomic_snowflake_next_ids_at(a, 1700000000000u, one, (size_t)IDMINT_MAX_BATCH + 1,
                                              &written, NULL),
            IDMINT_LIMIT_EXCEEDED, want);
     CHECK(written == 0);
-    EXPECT(idmint_leased_snowflake_next_n(s, one, SIZE_MAX), IDMINT_LIMIT_EXCEEDED, want);
+    EXPECT(idmint_leased_snowflake_next_ids(s, one, SIZE_MAX), IDMINT_LIMIT_EXCEEDED, want);
     CHECK(one[0] == 0);
-    OK(idmint_snowflake_next_n(g, one, 1));
+    OK(idmint_snowflake_next_ids(g, one, 1));
     CHECK(one[0] != 0);
 out:
     idmint_snowflake_free(g);
@@ -2026,7 +2026,7 @@ static void test_leased_local(void) {
     OK(idmint_leased_snowflake_node(a, &na));
     OK(idmint_leased_snowflake_node(b, &nb));
     CHECK(na != nb);
-    OK(idmint_leased_snowflake_next(a, &id));
+    OK(idmint_leased_snowflake_next_id(a, &id));
     CHECK(tw_node(id) == na);
     int fds[2];
     if (!CHECK(pipe(fds) == 0)) goto out;
@@ -2075,16 +2075,16 @@ static void test_leased(void) {
     OK(idmint_leased_snowflake_node(b, &nb));
     CHECK(na < 3 && nb < 3 && na != nb);
     uint64_t before = wall_ms();
-    OK(idmint_leased_snowflake_next(a, &id));
+    OK(idmint_leased_snowflake_next_id(a, &id));
     CHECK(tw_node(id) == na);
     CHECK(tw_ms(id) + 50 >= before && tw_ms(id) <= wall_ms()); /* the hot path reads a coarse clock */
-    OK(idmint_leased_snowflake_next_n(a, ids, 1000));
+    OK(idmint_leased_snowflake_next_ids(a, ids, 1000));
     bool increasing = ids[0] > id;
     for (int i = 1; i < 1000; i++) increasing &= ids[i] > ids[i - 1] && tw_node(ids[i]) == na;
     CHECK(increasing);
-    EXPECT(idmint_leased_snowflake_next_n(a, NULL, 1), IDMINT_NULL_POINTER, NULL);
-    OK(idmint_leased_snowflake_next_n(a, NULL, 0));
-    EXPECT(idmint_leased_snowflake_next(a, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_leased_snowflake_next_ids(a, NULL, 1), IDMINT_NULL_POINTER, NULL);
+    OK(idmint_leased_snowflake_next_ids(a, NULL, 0));
+    EXPECT(idmint_leased_snowflake_next_id(a, NULL), IDMINT_NULL_POINTER, NULL);
     idmint_lease_info info;
     memset(&info, 0xff, sizeof info);
     OK(idmint_leased_snowflake_lease(a, &info));
@@ -2106,8 +2106,8 @@ static void test_leased(void) {
     if (pid == 0) {
         close(fds[0]);
         uint64_t x = 0;
-        if (idmint_leased_snowflake_next(a, &x) != IDMINT_FORKED) _exit(64);
-        if (idmint_leased_snowflake_next_n(a, &x, 1) != IDMINT_FORKED) _exit(65);
+        if (idmint_leased_snowflake_next_id(a, &x) != IDMINT_FORKED) _exit(64);
+        if (idmint_leased_snowflake_next_ids(a, &x, 1) != IDMINT_FORKED) _exit(65);
         char fd[16];
         snprintf(fd, sizeof fd, "%d", fds[1]);
         execl(self_path, self_path, "--lease-child", lease_dir, fd, (char *)NULL);
@@ -2145,7 +2145,7 @@ static void test_leased(void) {
     OK(idmint_leased_snowflake_node(a, &na));
     OK(idmint_leased_snowflake_lease(a, &info));
     CHECK(info.has_fence && info.fence_ms >= tw_ms(last_a));
-    OK(idmint_leased_snowflake_next(a, &id));
+    OK(idmint_leased_snowflake_next_id(a, &id));
     CHECK(tw_node(id) == na);
     CHECK(tw_ms(id) > info.fence_ms);
 out:

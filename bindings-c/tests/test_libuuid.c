@@ -69,11 +69,11 @@ static void libuuid_to_idmint(const uuid_t lu, int version) {
     /* v1 -> v6 keeps the time, clock sequence and node; v6 -> v1 gives libuuid's bytes back. */
     idmint_uuid six, one;
     idmint_uuid_info six_info;
-    if (CHECK(idmint_uuid_v1_to_v6(&u, &six) == IDMINT_OK) &&
+    if (CHECK(idmint_uuid1_to_uuid6(&u, &six) == IDMINT_OK) &&
         CHECK(idmint_uuid_inspect(&six, &six_info) == IDMINT_OK)) {
         CHECK(six_info.version == 6 && six_info.unix_ms == info.unix_ms);
         CHECK(memcmp(six.bytes + 8, lu + 8, 8) == 0);
-        CHECK(idmint_uuid_v6_to_v1(&six, &one) == IDMINT_OK && memcmp(one.bytes, lu, 16) == 0);
+        CHECK(idmint_uuid6_to_uuid1(&six, &one) == IDMINT_OK && memcmp(one.bytes, lu, 16) == 0);
     }
 }
 
@@ -81,20 +81,20 @@ static void test_idmint_read_by_libuuid(void) {
     idmint_uuid u, ns;
     for (int i = 0; i < 100; i++) {
         CTX("idmint v1 #%d", i);
-        if (CHECK(idmint_uuid_v1(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 1);
+        if (CHECK(idmint_uuid1(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 1);
         CTX("idmint v4 #%d", i);
-        if (CHECK(idmint_uuid_v4(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 4);
+        if (CHECK(idmint_uuid4(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 4);
         CTX("idmint v6 #%d", i);
-        if (CHECK(idmint_uuid_v6(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 6);
+        if (CHECK(idmint_uuid6(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 6);
         CTX("idmint v7 #%d", i);
-        if (CHECK(idmint_uuid_v7(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 7);
+        if (CHECK(idmint_uuid7(&u) == IDMINT_OK)) idmint_to_libuuid(&u, 7);
     }
     CTX("idmint v3/v5");
     const char *name = "www.example.com";
     if (CHECK(idmint_uuid_namespace("dns", &ns) == IDMINT_OK)) {
-        if (CHECK(idmint_uuid_v3(&ns, (const uint8_t *)name, strlen(name), &u) == IDMINT_OK))
+        if (CHECK(idmint_uuid3(&ns, (const uint8_t *)name, strlen(name), &u) == IDMINT_OK))
             idmint_to_libuuid(&u, 3);
-        if (CHECK(idmint_uuid_v5(&ns, (const uint8_t *)name, strlen(name), &u) == IDMINT_OK))
+        if (CHECK(idmint_uuid5(&ns, (const uint8_t *)name, strlen(name), &u) == IDMINT_OK))
             idmint_to_libuuid(&u, 5);
     }
     CTX("idmint nil/max");
@@ -131,11 +131,11 @@ static void test_libuuid_read_by_idmint(void) {
             size_t len = strlen(names[n]);
             uuid_generate_md5(lu, *lns, names[n], len);
             libuuid_to_idmint(lu, 3);
-            CHECK(idmint_uuid_v3(&ns, bytes, len, &mine) == IDMINT_OK &&
+            CHECK(idmint_uuid3(&ns, bytes, len, &mine) == IDMINT_OK &&
                   memcmp(mine.bytes, lu, 16) == 0);
             uuid_generate_sha1(lu, *lns, names[n], len);
             libuuid_to_idmint(lu, 5);
-            CHECK(idmint_uuid_v5(&ns, bytes, len, &mine) == IDMINT_OK &&
+            CHECK(idmint_uuid5(&ns, bytes, len, &mine) == IDMINT_OK &&
                   memcmp(mine.bytes, lu, 16) == 0);
         }
     }

@@ -101,8 +101,8 @@ static void test_leased_on(const char *kind, const char *url) {
     OK(idmint_leased_snowflake_node(b, &nb));
     CHECK(na < 2 && nb < 2 && na != nb);
     uint64_t ids[2000];
-    if (OK(idmint_leased_snowflake_next_n(a, ids, 1000)) &&
-        OK(idmint_leased_snowflake_next_n(b, ids + 1000, 1000))) {
+    if (OK(idmint_leased_snowflake_next_ids(a, ids, 1000)) &&
+        OK(idmint_leased_snowflake_next_ids(b, ids + 1000, 1000))) {
         CHECK(tw_node(ids[0]) == na && tw_node(ids[1999]) == nb);
         CHECK(all_distinct(ids, 2000));
     }
@@ -161,15 +161,15 @@ static void test_unreachable_stores(void) {
     char url[128];
     snprintf(url, sizeof url, "redis://127.0.0.1:%d/?timeout_ms=300", port);
     CTX("unreachable segment store %s", url);
-    idmint_segment_options so = {0};
+    idmint_segment_allocator_options so = {0};
     so.wait_timeout_ms = 500;
-    idmint_segments *s = NULL;
+    idmint_segment_allocator *s = NULL;
     uint64_t t0 = mono_ms();
-    idmint_status st = idmint_segments_new(url, &so, &s);
+    idmint_status st = idmint_segment_allocator_new(url, &so, &s);
     if (st == IDMINT_OK) {
         uint64_t id = 0;
-        EXPECT(idmint_segments_next(s, "orders", &id), IDMINT_STORE_UNAVAILABLE);
-        idmint_segments_free(s);
+        EXPECT(idmint_segment_allocator_next_id(s, "orders", &id), IDMINT_STORE_UNAVAILABLE);
+        idmint_segment_allocator_free(s);
     } else {
         EXPECT(st, IDMINT_STORE_UNAVAILABLE);
     }
@@ -187,7 +187,7 @@ static void test_unreachable_stores(void) {
 #define PER_THREAD (SINGLES + BATCHES * BATCH)
 
 struct worker {
-    idmint_segments *s;
+    idmint_segment_allocator *s;
     const char *key;
     uint64_t *ids;
     int bad;
@@ -196,9 +196,9 @@ struct worker {
 static void *segment_worker(void *arg) {
     struct worker *w = arg;
     for (size_t i = 0; i < SINGLES; i++)
-        if (idmint_segments_next(w->s, w->key, &w->ids[i]) != IDMINT_OK) w->bad++;
+        if (idmint_segment_allocator_next_id(w->s, w->key, &w->ids[i]) != IDMINT_OK) w->bad++;
     for (size_t b = 0; b < BATCHES; b++)
-        if (idmint_segments_fill(w->s, w->key, w->ids + SINGLES + b * BATCH, BATCH) != IDMINT_OK)
+        if (idmint_segment_allocator_next_ids(w->s, w->key, w->ids + SINGLES + b * BATCH, BATCH) != IDMINT_OK)
             w->bad++;
     return NULL;
 }
@@ -207,10 +207,10 @@ static void *segment_worker(void *arg) {
  * twice. */
 static void test_segments_threads(const char *kind, const char *url, const char *key) {
     CTX("segments on %s from %d threads", kind, THREADS);
-    idmint_segment_options so = {0};
+    idmint_segment_allocator_options so = {0};
     so.step = 100;
-    idmint_segments *s[2] = {NULL, NULL};
-    if (!OK(idmint_segments_new(url, &so, &s[0])) || !OK(idmint_segments_new(url, &so, &s[1])))
+    idmint_segment_allocator *s[2] = {NULL, NULL};
+    if (!OK(idmint_segment_allocator_new(url, &so, &s[0])) || !OK(idmint_segment_allocator_new(url, &so, &s[1])))
         goto out;
     static uint64_t ids[THREADS * PER_THREAD];
     struct worker w[THREADS];
@@ -228,11 +228,11 @@ static void test_segments_threads(const char *kind, const char *url, const char 
         CHECK(up);
     }
     CHECK(all_distinct(ids, THREADS * PER_THREAD));
-    OK(idmint_segments_close(s[0]));
-    OK(idmint_segments_close(s[1]));
+    OK(idmint_segment_allocator_close(s[0]));
+    OK(idmint_segment_allocator_close(s[1]));
 out:
-    idmint_segments_free(s[0]);
-    idmint_segments_free(s[1]);
+    idmint_segment_allocator_free(s[0]);
+    idmint_segment_allocator_free(s[1]);
 }
 
 /* The journal records what a closed allocator took and did not serve; the next one on the same
@@ -242,82 +242,82 @@ static void test_segments_journal(void) {
     char url[128], journal[128];
     snprintf(url, sizeof url, "sqlite:%s/journal.db", dir);
     snprintf(journal, sizeof journal, "%s/segments.journal", dir);
-    idmint_segment_options so = {0};
+    idmint_segment_allocator_options so = {0};
     so.step = 100;
     so.journal = journal;
-    idmint_segments *s = NULL;
+    idmint_segment_allocator *s = NULL;
     uint64_t id = 0, three[3] = {0};
-    if (!OK(idmint_segments_new(url, &so, &s))) return;
-    OK(idmint_segments_next(s, "orders", &id));
+    if (!OK(idmint_segment_allocator_new(url, &so, &s))) return;
+    OK(idmint_segment_allocator_next_id(s, "orders", &id));
     CHECK(id == 1);
-    OK(idmint_segments_fill(s, "orders", three, 3));
+    OK(idmint_segment_allocator_next_ids(s, "orders", three, 3));
     CHECK(three[0] == 2 && three[2] == 4);
-    OK(idmint_segments_close(s));
-    OK(idmint_segments_close(s)); /* again: nothing to do */
-    EXPECT(idmint_segments_next(s, "orders", &id), IDMINT_CLOSED);
+    OK(idmint_segment_allocator_close(s));
+    OK(idmint_segment_allocator_close(s)); /* again: nothing to do */
+    EXPECT(idmint_segment_allocator_next_id(s, "orders", &id), IDMINT_CLOSED);
     CHECK(last_has("closed"));
-    EXPECT(idmint_segments_fill(s, "orders", three, 3), IDMINT_CLOSED);
-    idmint_segments_free(s);
+    EXPECT(idmint_segment_allocator_next_ids(s, "orders", three, 3), IDMINT_CLOSED);
+    idmint_segment_allocator_free(s);
 
     s = NULL;
-    if (!OK(idmint_segments_new(url, &so, &s))) return;
-    OK(idmint_segments_next(s, "orders", &id));
+    if (!OK(idmint_segment_allocator_new(url, &so, &s))) return;
+    OK(idmint_segment_allocator_next_id(s, "orders", &id));
     CHECK(id == 5);
-    idmint_segments_free(s); /* closes, recording the rest again */
+    idmint_segment_allocator_free(s); /* closes, recording the rest again */
 
     /* Without the journal a new allocator skips what was taken: never a repeat. */
     so.journal = NULL;
     s = NULL;
-    if (!OK(idmint_segments_new(url, &so, &s))) return;
-    OK(idmint_segments_next(s, "orders", &id));
+    if (!OK(idmint_segment_allocator_new(url, &so, &s))) return;
+    OK(idmint_segment_allocator_next_id(s, "orders", &id));
     CHECK(id > 100);
-    idmint_segments_free(s);
+    idmint_segment_allocator_free(s);
 }
 
 static void test_segments_bad_input(void) {
     CTX("segments: bad input");
     char url[128];
     snprintf(url, sizeof url, "sqlite:%s/bad.db", dir);
-    idmint_segments *s = (idmint_segments *)&ctx; /* must become NULL */
-    EXPECT(idmint_segments_new(NULL, NULL, &s), IDMINT_NULL_POINTER);
+    idmint_segment_allocator *s = (idmint_segment_allocator *)&ctx; /* must become NULL */
+    EXPECT(idmint_segment_allocator_new(NULL, NULL, &s), IDMINT_NULL_POINTER);
     CHECK(s == NULL);
-    EXPECT(idmint_segments_new(url, NULL, NULL), IDMINT_NULL_POINTER);
-    s = (idmint_segments *)&ctx;
-    EXPECT(idmint_segments_new("nope://x", NULL, &s), IDMINT_INVALID_CONFIG);
+    EXPECT(idmint_segment_allocator_new(url, NULL, NULL), IDMINT_NULL_POINTER);
+    s = (idmint_segment_allocator *)&ctx;
+    EXPECT(idmint_segment_allocator_new("nope://x", NULL, &s), IDMINT_INVALID_CONFIG);
     CHECK(s == NULL);
-    EXPECT(idmint_segments_new("", NULL, &s), IDMINT_INVALID_ARGUMENT);
-    EXPECT(idmint_segments_new("sqlite:\xff", NULL, &s), IDMINT_INVALID_ARGUMENT);
-    EXPECT(idmint_segments_new("postgres://h/db?shards=99999", NULL, &s), IDMINT_LIMIT_EXCEEDED);
-    idmint_segment_options so = {0};
+    EXPECT(idmint_segment_allocator_new("", NULL, &s), IDMINT_BAD_C_ARGUMENT);
+    EXPECT(idmint_segment_allocator_new("sqlite:\xff", NULL, &s), IDMINT_BAD_C_ARGUMENT);
+    EXPECT(idmint_segment_allocator_new("postgres://h/db?shards=99999", NULL, &s), IDMINT_LIMIT_EXCEEDED);
+    idmint_segment_allocator_options so = {0};
     so.journal = "";
-    EXPECT(idmint_segments_new(url, &so, &s), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_segment_allocator_new(url, &so, &s), IDMINT_BAD_C_ARGUMENT);
     so.journal = "/dev/null/x.journal";
-    idmint_status st = idmint_segments_new(url, &so, &s);
+    idmint_status st = idmint_segment_allocator_new(url, &so, &s);
     CHECK(st == IDMINT_STORE_UNAVAILABLE);
-    if (st == IDMINT_OK) idmint_segments_free(s);
+    if (st == IDMINT_OK) idmint_segment_allocator_free(s);
 
-    if (!OK(idmint_segments_new(url, NULL, &s))) return;
+    if (!OK(idmint_segment_allocator_new(url, NULL, &s))) return;
     uint64_t id = 7, ids[2] = {0};
-    EXPECT(idmint_segments_next(s, NULL, &id), IDMINT_NULL_POINTER);
-    EXPECT(idmint_segments_next(s, "orders", NULL), IDMINT_NULL_POINTER);
-    EXPECT(idmint_segments_next(NULL, "orders", &id), IDMINT_NULL_POINTER);
-    EXPECT(idmint_segments_next(s, "", &id), IDMINT_INVALID_CONFIG);
+    EXPECT(idmint_segment_allocator_next_id(s, NULL, &id), IDMINT_NULL_POINTER);
+    EXPECT(idmint_segment_allocator_next_id(s, "orders", NULL), IDMINT_NULL_POINTER);
+    EXPECT(idmint_segment_allocator_next_id(NULL, "orders", &id), IDMINT_NULL_POINTER);
+    EXPECT(idmint_segment_allocator_next_id(s, "", &id), IDMINT_INVALID_CONFIG);
     CHECK(last_has("segment key"));
     char long_key[256];
     memset(long_key, 'k', sizeof long_key - 1);
     long_key[sizeof long_key - 1] = '\0';
-    EXPECT(idmint_segments_next(s, long_key, &id), IDMINT_INVALID_CONFIG);
-    EXPECT(idmint_segments_next(s, "\xc3", &id), IDMINT_INVALID_ARGUMENT);
-    EXPECT(idmint_segments_fill(s, NULL, ids, 2), IDMINT_NULL_POINTER);
-    EXPECT(idmint_segments_fill(s, "orders", NULL, 2), IDMINT_NULL_POINTER);
-    OK(idmint_segments_fill(s, "orders", NULL, 0));
-    EXPECT(idmint_segments_fill(s, "orders", ids, SIZE_MAX), IDMINT_LIMIT_EXCEEDED);
-    EXPECT(idmint_segments_fill(s, "", ids, 2), IDMINT_INVALID_CONFIG);
-    OK(idmint_segments_next(s, "orders", &id));
+    EXPECT(idmint_segment_allocator_next_id(s, long_key, &id), IDMINT_INVALID_CONFIG);
+    EXPECT(idmint_segment_allocator_next_id(s, "\xc3", &id), IDMINT_BAD_C_ARGUMENT);
+    EXPECT(idmint_segment_allocator_next_ids(s, NULL, ids, 2), IDMINT_NULL_POINTER);
+    EXPECT(idmint_segment_allocator_next_ids(s, "orders", NULL, 2), IDMINT_NULL_POINTER);
+    OK(idmint_segment_allocator_next_ids(s, "orders", NULL, 0));
+    EXPECT(idmint_segment_allocator_next_ids(s, "orders", ids, SIZE_MAX), IDMINT_LIMIT_EXCEEDED);
+    EXPECT(idmint_segment_allocator_next_ids(s, "", ids, 2), IDMINT_INVALID_CONFIG);
+    OK(idmint_segment_allocator_next_id(s, "orders", &id));
     CHECK(id == 1);
-    EXPECT(idmint_segments_close(NULL), IDMINT_NULL_POINTER);
-    idmint_segments_free(s);
-    idmint_segments_free(NULL);
+    EXPECT(idmint_segment_allocator_close(NULL), IDMINT_NULL_POINTER);
+    idmint_segment_allocator_free(s);
+    idmint_segment_allocator_free(NULL);
 }
 
 static void test_leased_bad_input(void) {
@@ -329,14 +329,14 @@ static void test_leased_bad_input(void) {
     EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_CONFIG);
     CHECK(g == NULL);
     opts.url = "";
-    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT);
     opts.url = "file:\xff";
-    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT);
     opts.url = "redis://127.0.0.1:1/?timeout_ms=0";
     EXPECT(idmint_leased_snowflake_new(NULL, &cfg, &opts, &g), IDMINT_INVALID_CONFIG);
     /* A directory and a URL: one or the other. */
     opts.url = "local";
-    EXPECT(idmint_leased_snowflake_new(dir, &cfg, &opts, &g), IDMINT_INVALID_ARGUMENT);
+    EXPECT(idmint_leased_snowflake_new(dir, &cfg, &opts, &g), IDMINT_BAD_C_ARGUMENT);
     CHECK(last_has("not both"));
     /* A file: URL is the same store as the directory argument. */
     char url[128];
@@ -377,18 +377,18 @@ static void test_named_store_types(void) {
         CHECK(strstr(text, "lease=file:") != NULL && strstr(text, "node=") == NULL);
 
     idmint_generated_id one = {true, 0, {{0}}}, many[300];
-    OK(idmint_named_generator_next(s, &one));
+    OK(idmint_named_generator_next_id(s, &one));
     CHECK(!one.is_uuid && one.id == 1);
-    if (OK(idmint_named_generator_next_n(s, many, 300)))
+    if (OK(idmint_named_generator_next_ids(s, many, 300)))
         CHECK(!many[0].is_uuid && many[0].id == 2 && many[299].id == 301);
     /* Two leased generators: two nodes, no ID twice. */
     uint64_t ids[400];
     bool ok = true;
     for (size_t i = 0; i < 200; i++) {
-        ok &= idmint_named_generator_next(a, &one) == IDMINT_OK;
+        ok &= idmint_named_generator_next_id(a, &one) == IDMINT_OK;
         ids[i] = one.id;
     }
-    if (OK(idmint_named_generator_next_n(b, many, 200)))
+    if (OK(idmint_named_generator_next_ids(b, many, 200)))
         for (size_t i = 0; i < 200; i++) ids[200 + i] = many[i].id;
     CHECK(ok && tw_node(ids[0]) != tw_node(ids[399]));
     CHECK(all_distinct(ids, 400));
@@ -397,7 +397,7 @@ static void test_named_store_types(void) {
            IDMINT_INVALID_CONFIG);
     OK(idmint_named_generator_close(a));
     OK(idmint_named_generator_close(a));
-    EXPECT(idmint_named_generator_next(a, &one), IDMINT_CLOSED);
+    EXPECT(idmint_named_generator_next_id(a, &one), IDMINT_CLOSED);
     EXPECT(idmint_named_generator_kind(a, &kind), IDMINT_CLOSED);
     OK(idmint_named_generator_close(s));
 out:
@@ -415,16 +415,16 @@ out:
     if (OK(idmint_named_generator_new(counter, &c1)) && OK(idmint_named_generator_new(counter, &c2))) {
         OK(idmint_named_generator_kind(c1, &kind));
         CHECK(kind == IDMINT_NAMED_COUNTER);
-        OK(idmint_named_generator_next(c1, &one));
+        OK(idmint_named_generator_next_id(c1, &one));
         CHECK(one.id == 1);
-        OK(idmint_named_generator_next(c2, &one));
+        OK(idmint_named_generator_next_id(c2, &one));
         CHECK(one.id == 2); /* one store value per ID: nothing held, nothing skipped */
     }
     if (OK(idmint_named_generator_new(autoinc, &ai))) {
         OK(idmint_named_generator_kind(ai, &kind));
         CHECK(kind == IDMINT_NAMED_AUTOINC);
         uint64_t seen = 0;
-        if (OK(idmint_named_generator_next_n(ai, many, 9)))
+        if (OK(idmint_named_generator_next_ids(ai, many, 9)))
             for (size_t i = 0; i < 9; i++)
                 if (many[i].id >= 1 && many[i].id <= 9) seen |= 1u << many[i].id;
         CHECK(seen == 0x3fe); /* 1..9, each once */
@@ -449,15 +449,15 @@ out:
            IDMINT_INVALID_LAYOUT);
     /* The core's types mint on the clock too, and close like the others. */
     if (OK(idmint_named_generator_new("type=uuid7", &g))) {
-        OK(idmint_named_generator_next(g, &one));
+        OK(idmint_named_generator_next_id(g, &one));
         CHECK(one.is_uuid && one.uuid.bytes[6] >> 4 == 7);
-        OK(idmint_named_generator_next_n(g, many, 2));
+        OK(idmint_named_generator_next_ids(g, many, 2));
         CHECK(memcmp(many[0].uuid.bytes, one.uuid.bytes, 16) > 0);
         OK(idmint_named_generator_close(g));
         idmint_named_generator_free(g);
     }
-    EXPECT(idmint_named_generator_next(NULL, &one), IDMINT_NULL_POINTER);
-    EXPECT(idmint_named_generator_next_n(NULL, many, 1), IDMINT_NULL_POINTER);
+    EXPECT(idmint_named_generator_next_id(NULL, &one), IDMINT_NULL_POINTER);
+    EXPECT(idmint_named_generator_next_ids(NULL, many, 1), IDMINT_NULL_POINTER);
     EXPECT(idmint_named_generator_close(NULL), IDMINT_NULL_POINTER);
 }
 
@@ -474,15 +474,15 @@ static void test_named_on_redis(void) {
     idmint_named_generator *s = NULL, *a = NULL;
     idmint_generated_id one = {0}, two = {0};
     if (OK(idmint_named_generator_new(seg, &s))) {
-        OK(idmint_named_generator_next(s, &one));
-        OK(idmint_named_generator_next(s, &two));
+        OK(idmint_named_generator_next_id(s, &one));
+        OK(idmint_named_generator_next_id(s, &two));
         CHECK(two.id > one.id);
         OK(idmint_named_generator_close(s));
         idmint_named_generator_free(s);
     }
     if (OK(idmint_named_generator_new(leased, &a))) {
-        OK(idmint_named_generator_next(a, &one));
-        OK(idmint_named_generator_next(a, &two));
+        OK(idmint_named_generator_next_id(a, &one));
+        OK(idmint_named_generator_next_id(a, &two));
         CHECK(two.id > one.id && tw_node(one.id) == tw_node(two.id));
         OK(idmint_named_generator_close(a));
         idmint_named_generator_free(a);

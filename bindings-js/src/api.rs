@@ -134,14 +134,14 @@ macro_rules! functions_api {
     };
 }
 
-/// `encode` and `decodeString` (the browser package leaves them out of its smaller entries).
+/// `encode` and `parseId` (the browser package leaves them out of its smaller entries).
 #[macro_export]
 macro_rules! codec_functions_api {
     ($expander:ident) => {
         $expander! { (h)
             "encode" encode(id, codec) -> String { values::encode(h, id, Some(codec)) }
-            "decodeString" decode_string(text, codec) -> u64 {
-                values::decode_string(h, text, Some(codec))
+            "parseId" parse_id(text, codec) -> u64 {
+                values::parse_id(h, text, Some(codec))
             }
         }
     };

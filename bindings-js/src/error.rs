@@ -7,7 +7,7 @@
 //! | thrown as    | code                              | when                                            |
 //! |--------------|-----------------------------------|-------------------------------------------------|
 //! | `RangeError` | `ERR_OUT_OF_RANGE`, `ERR_LIMIT_EXCEEDED` (core) | a value does not fit its field, a batch too large |
-//! | `TypeError`  | `ERR_INVALID_ARG_VALUE` (core)    | an unknown option key or node sub-field name, a missing one |
+//! | `TypeError`  | `ERR_INVALID_ARGUMENT` (core)     | an unknown option key or node sub-field name, a missing one |
 //! | `Error`      | the core's `Error::code()`        | every other core error                          |
 //! | `TypeError`  | `ERR_INVALID_ARG_TYPE`            | an argument of the wrong JavaScript type        |
 //! | `RangeError` | `ERR_OUT_OF_RANGE`                | a negative, fractional, unsafe or too-large number or bigint |

@@ -1,7 +1,7 @@
 //! What the Node package (napi-rs, `bindings-node`) and the browser package (wasm-bindgen,
 //! `bindings-wasm`) share: every conversion between JavaScript values and the core's, every
-//! argument rule and its message, the option objects (into the core's [`idmint::Options`] and
-//! the coord crate's `LeasedOptions` / `SegmentOptions`) and the error mapping, written once.
+//! argument rule and its message, the option objects (into the core's [`idmint::SnowflakeOptions`] and
+//! the coord crate's `LeasedSnowflakeOptions` / `SegmentAllocatorOptions`) and the error mapping, written once.
 //!
 //! Each binding implements [`Host`] for its value type (a raw napi value, a `JsValue`) and keeps
 //! only its class and method declarations, whose bodies call the functions here.

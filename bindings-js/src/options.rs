@@ -1,17 +1,18 @@
 //! Option objects into the core's options by key ([`idmint::snowflake::options`], and the coord crate's
-//! `LeasedOptions` / `SegmentOptions`), and node arguments into [`Layout::node_from_parts`]'s
+//! `LeasedSnowflakeOptions` / `SegmentAllocatorOptions`), and node arguments into [`Layout::node_from_parts`]'s
 //! rule. The core names the keys, says what each takes, gives the defaults and answers unknown
-//! keys and sub-fields (`ERR_INVALID_ARG_VALUE`); this module only converts each value by what
+//! keys and sub-fields (`ERR_INVALID_ARGUMENT`); this module only converts each value by what
 //! its key takes. `undefined` and `null` values count as absent.
 
-use idmint::snowflake::options::{find_key, OptionValue, Options, Takes};
+use idmint::snowflake::options::{find_key, OptionValue, SnowflakeOptions, Takes};
 use idmint::{Config, Error, Layout, Name, Parts};
 
 use crate::convert::{expect_object, is_nullish, layout_arg, string_arg, u64_arg, wrong};
 use crate::error::OrThrow;
 use crate::{Class, Host, JsType, Out};
 
-/// Options set key by key: the core's `Options`, `LeasedOptions` or `SegmentOptions`.
+/// Options set key by key: the core's `SnowflakeOptions` or coord's `LeasedSnowflakeOptions` or
+/// `SegmentAllocatorOptions`.
 pub trait KeyedOptions {
     /// What `key` takes, or `None` when it is no key of these options.
     fn takes(key: &str) -> Option<Takes>;
@@ -24,15 +25,15 @@ pub trait KeyedOptions {
     fn camel_keys() -> Vec<&'static str>;
 }
 
-impl KeyedOptions for Options {
+impl KeyedOptions for SnowflakeOptions {
     fn takes(key: &str) -> Option<Takes> {
         find_key(key).ok().map(|k| k.takes)
     }
     fn set(&mut self, key: &str, v: OptionValue<'_>) -> idmint::Result<()> {
-        Options::set(self, key, v)
+        SnowflakeOptions::set(self, key, v)
     }
     fn set_node_part(&mut self, name: &str, v: u64) -> idmint::Result<()> {
-        Options::set_node_part(self, name, v)
+        SnowflakeOptions::set_node_part(self, name, v)
     }
     fn camel_keys() -> Vec<&'static str> {
         idmint::snowflake::options::KEYS
@@ -43,7 +44,7 @@ impl KeyedOptions for Options {
 }
 
 #[cfg(feature = "coord")]
-impl KeyedOptions for idmint_coord::options::LeasedOptions {
+impl KeyedOptions for idmint_coord::options::LeasedSnowflakeOptions {
     fn takes(key: &str) -> Option<Takes> {
         Self::takes(key)
     }
@@ -61,7 +62,7 @@ impl KeyedOptions for idmint_coord::options::LeasedOptions {
 }
 
 #[cfg(feature = "coord")]
-impl KeyedOptions for idmint_coord::options::SegmentOptions {
+impl KeyedOptions for idmint_coord::options::SegmentAllocatorOptions {
     fn takes(key: &str) -> Option<Takes> {
         Self::takes(key)
     }
@@ -119,7 +120,7 @@ pub fn read<H: Host, O: KeyedOptions>(
     Ok(())
 }
 
-/// The core's `ERR_INVALID_ARG_VALUE` for a key these options do not have, listing the keys as
+/// The core's `ERR_INVALID_ARGUMENT` for a key these options do not have, listing the keys as
 /// JavaScript spells them.
 fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
     let argument = Name::lossy(key);
@@ -142,7 +143,7 @@ fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
 
 /// The generator config of a `Snowflake` / `AtomicSnowflake` options object.
 pub fn snowflake_config<H: Host>(h: &H, v: Option<&H::Value>) -> Result<Config, H::Error> {
-    let mut o = Options::new();
+    let mut o = SnowflakeOptions::new();
     read(h, v, &mut o, |_, _| Ok(false))?;
     o.config().or_throw(h)
 }

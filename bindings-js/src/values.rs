@@ -2,7 +2,7 @@
 //! sub-fields, `Stats`, `Run`, `UuidInfo`), and the bodies of the functions and constructors
 //! both packages export alike (codecs, obfuscators, UUID namespaces).
 
-use idmint::codec::{decode_any, Codec};
+use idmint::codec::Codec;
 use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::Ulid;
 use idmint::formats::uuid::{self, Uuid};
@@ -124,15 +124,15 @@ pub fn encode<H: Host>(h: &H, id: &H::Value, codec: Option<&H::Value>) -> Result
     Ok(codec.format(id).as_str().to_owned())
 }
 
-/// `decodeString(text, codec?)`: without a codec (or `"auto"`) the codec is guessed.
-pub fn decode_string<H: Host>(
+/// `parseId(text, codec?)`: without a codec (or `"auto"`) the codec is guessed.
+pub fn parse_id<H: Host>(
     h: &H,
     text: &H::Value,
     codec: Option<&H::Value>,
 ) -> Result<u64, H::Error> {
     let text = string_arg(h, text, "text")?;
     match opt_string_arg(h, codec, "codec")?.as_deref() {
-        None | Some("auto") => decode_any(&text).or_throw(h),
+        None | Some("auto") => idmint::codec::parse_id(&text).or_throw(h),
         Some(name) => Codec::parse(name).or_throw(h)?.decode(&text).or_throw(h),
     }
 }
@@ -327,10 +327,10 @@ pub fn uuid6_to_uuid1<H: Host>(h: &H, v: &H::Value) -> Result<Uuid, H::Error> {
 }
 
 /// The v7 method argument: `'counter'` (default), `'random_increment'`, `'sub_millisecond'`.
-pub fn v7_method<H: Host>(h: &H, v: Option<&H::Value>) -> Result<uuid::V7Method, H::Error> {
+pub fn v7_method<H: Host>(h: &H, v: Option<&H::Value>) -> Result<uuid::Uuid7Method, H::Error> {
     match opt_string_arg(h, v, "method")? {
-        None => Ok(uuid::V7Method::Counter),
-        Some(name) => uuid::V7Method::parse(&name).or_throw(h),
+        None => Ok(uuid::Uuid7Method::Counter),
+        Some(name) => uuid::Uuid7Method::parse(&name).or_throw(h),
     }
 }
 

@@ -355,23 +355,23 @@ fn ascii_string(env: &Env, s: &[u8]) -> napi::Result<sys::napi_value> {
     ok(st, "create a string").map(|()| out)
 }
 
-/// `uuid7()`: the process-wide monotonic v7 (the core's `uuid_clock::uuid7`), as text.
+/// `uuid7()`: the process-wide monotonic v7 (the core's `clocked::uuid7`), as text.
 unsafe extern "C" fn uuid7(env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
     guarded(env, |e| {
-        let u = idmint::uuid_clock::uuid7().map_err(|err| core(&Js(e), err))?;
+        let u = idmint::named::clocked::uuid7().map_err(|err| core(&Js(e), err))?;
         uuid_string(e, &u)
     })
 }
 
-/// `ulid()`: the process-wide monotonic ULID (the core's `uuid_clock::ulid`), as text.
+/// `ulid()`: the process-wide monotonic ULID (the core's `clocked::ulid`), as text.
 unsafe extern "C" fn ulid(env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
     guarded(env, |e| {
-        let u = idmint::uuid_clock::ulid().map_err(|err| core(&Js(e), err))?;
+        let u = idmint::named::clocked::ulid().map_err(|err| core(&Js(e), err))?;
         ascii_string(e, &u.encode())
     })
 }
 
-/// `typeid(prefix)`: a TypeID on the process-wide v7 (the core's `uuid_clock::typeid`), as text.
+/// `typeid(prefix)`: a TypeID on the process-wide v7 (the core's `clocked::typeid`), as text.
 unsafe extern "C" fn typeid(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     guarded(env, |e| {
         let h = Js(e);
@@ -389,7 +389,7 @@ unsafe extern "C" fn typeid(env: sys::napi_env, info: sys::napi_callback_info) -
         };
         ok(st, "read the call")?;
         let prefix = string_arg(&h, &arg, "prefix")?;
-        let id = idmint::uuid_clock::typeid(&prefix).map_err(|err| core(&h, err))?;
+        let id = idmint::named::clocked::typeid(&prefix).map_err(|err| core(&h, err))?;
         let mut buf = [0u8; idmint::formats::typeid::MAX_LEN];
         let n = id.encode_into(&mut buf).map_err(|err| core(&h, err))?;
         ascii_string(e, buf.get(..n).ok_or_else(|| failed("spell a TypeID"))?)

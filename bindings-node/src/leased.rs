@@ -1,13 +1,13 @@
 //! `LeasedSnowflake`: a Snowflake generator whose node comes from a node source of the coord
 //! crate — a lease from a store (`local`, `file:DIR`, `redis://...`, `postgres://...`), renewed
 //! on the crate's background thread, or a fixed source (`static:N`, `env:NAME`, `ip`,
-//! `random`). Its options object becomes the coord crate's `LeasedOptions` key by key. The
+//! `random`). Its options object becomes the coord crate's `LeasedSnowflakeOptions` key by key. The
 //! constructor and `close()` make a store round trip; a closed object throws `ERR_CLOSED`.
 
 use std::time::Instant;
 
-use idmint_coord::leased::LeasedSnowflake as CoreLeased;
-use idmint_coord::options::LeasedOptions;
+use idmint_coord::lease::LeasedSnowflake as CoreLeased;
+use idmint_coord::options::LeasedSnowflakeOptions;
 use idmint_js::convert::{batch_arg, string_arg};
 use idmint_js::{options, values, Host, Out};
 use napi::bindgen_prelude::Unknown;
@@ -48,7 +48,7 @@ impl LeasedSnowflake {
     pub fn new(env: &Env, source: Unknown<'_>, options: Option<Unknown<'_>>) -> napi::Result<Self> {
         let h = Js(env);
         let source = string_arg(&h, &source.raw(), "source")?;
-        let mut o = LeasedOptions::new();
+        let mut o = LeasedSnowflakeOptions::new();
         options::read(&h, options.map(|o| o.raw()).as_ref(), &mut o, |_, _| {
             Ok(false)
         })?;

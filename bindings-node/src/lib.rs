@@ -12,7 +12,7 @@
 //! | `segment`   | `SegmentAllocator` (the `idmint-coord` crate)                           |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
 //! | `uuid`      | the clocked `uuid1/4/6/7`, `uuid7s`, `typeid`, `ulid`; `UuidGenerator`, `Uuid7Generator`, `UlidGenerator` |
-//! | `functions` | `encode`, `decodeString`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |
+//! | `functions` | `encode`, `parseId`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
 //! | `convert`   | the shared crate's `Host` on Node-API values                           |
 //! | `error`     | throwing with Node-API                                                 |

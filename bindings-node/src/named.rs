@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 
-use idmint::uuid_clock::random_fill;
+use idmint::named::clocked::random_fill;
 use idmint_coord::named::{self, Named, NamedSource};
 use idmint_js::convert::{batch_arg, string_arg, u64_arg, with_random};
 use napi::bindgen_prelude::{Either3, Unknown};

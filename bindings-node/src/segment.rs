@@ -1,12 +1,12 @@
 //! `SegmentAllocator`: IDs per key from ranges of a segment store of the coord crate
 //! (`sqlite:PATH`, `postgres://...`, `redis://...`), the next range fetched in the background.
-//! Its options object becomes the coord crate's `SegmentOptions` key by key (and an
+//! Its options object becomes the coord crate's `SegmentAllocatorOptions` key by key (and an
 //! `Obfuscator` object). A closed allocator throws `ERR_CLOSED`.
 
 use std::cell::{Ref, RefCell};
 use std::rc::{Rc, Weak};
 
-use idmint_coord::options::SegmentOptions;
+use idmint_coord::options::SegmentAllocatorOptions;
 use idmint_coord::segment::{SegmentAllocator as CoreAllocator, SegmentStore};
 use idmint_js::convert::{batch_arg, string_arg};
 use idmint_js::error::type_error;
@@ -76,7 +76,7 @@ impl SegmentAllocator {
     ) -> napi::Result<Self> {
         let h = Js(env);
         let url = string_arg(&h, &store_url.raw(), "storeUrl")?;
-        let mut o = SegmentOptions::new();
+        let mut o = SegmentAllocatorOptions::new();
         let mut obfuscator = None;
         options::read(&h, options.map(|o| o.raw()).as_ref(), &mut o, |key, v| {
             if key != "obfuscator" {

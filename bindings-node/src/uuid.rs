@@ -1,11 +1,11 @@
 //! UUIDs (RFC 9562) as lower-case hyphenated strings: the clocked helpers on the core's
-//! process-wide generators (`idmint::uuid_clock`: v7 strictly increasing per process, across
+//! process-wide generators (`idmint::named::clocked`: v7 strictly increasing per process, across
 //! worker threads too), `UuidGenerator`, `Uuid7Generator` and `UlidGenerator` (the sans-IO
 //! functions, parsing and inspection are in [`crate::functions`]).
 
+use idmint::formats::uuid::{Uuid, Uuid7Method};
+use idmint::named::clocked::{self, random_fill};
 use idmint::named::{GeneratedId, NamedConfig};
-use idmint::uuid_clock::{self, random_fill};
-use idmint::formats::uuid::{Uuid, V7Method};
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
 use idmint_js::convert::{batch_arg, bytes_arg, random_source, u64_arg};
@@ -18,13 +18,13 @@ use crate::convert::{js_uuid, unknown, Js, OrThrow};
 
 #[napi(catch_unwind)]
 pub fn uuid1(env: &Env) -> napi::Result<String> {
-    uuid_clock::uuid1().or_throw(&Js(env)).map(|u| js_uuid(&u))
+    clocked::uuid1().or_throw(&Js(env)).map(|u| js_uuid(&u))
 }
 
 #[napi(catch_unwind)]
 pub fn uuid4(env: &Env, random: Option<Unknown<'_>>) -> napi::Result<String> {
     let random = random.map(|r| r.raw());
-    values::uuid4(&Js(env), random.as_ref(), uuid_clock::uuid4).map(|u| js_uuid(&u))
+    values::uuid4(&Js(env), random.as_ref(), clocked::uuid4).map(|u| js_uuid(&u))
 }
 
 // `uuid7()` is a hand-registered callback (crate::fast): it formats into a stack buffer and
@@ -38,13 +38,13 @@ pub fn uuid7s_text<'e>(env: &'e Env, n: Unknown<'_>) -> napi::Result<Unknown<'e>
     let h = Js(env);
     let n = batch_arg(&h, &n.raw())?;
     let mut out = vec![Uuid::nil(); n];
-    uuid_clock::uuid7_fill(&mut out).or_throw(&h)?;
+    clocked::uuid7_fill(&mut out).or_throw(&h)?;
     unknown(env, crate::fast::uuid_texts(env, &out))
 }
 
 #[napi(catch_unwind)]
 pub fn uuid6(env: &Env) -> napi::Result<String> {
-    uuid_clock::uuid6().or_throw(&Js(env)).map(|u| js_uuid(&u))
+    clocked::uuid6().or_throw(&Js(env)).map(|u| js_uuid(&u))
 }
 
 #[napi]
@@ -143,7 +143,7 @@ impl UuidGenerator {
 #[napi]
 pub struct Uuid7Generator {
     inner: CoreUuidGenerator,
-    method: V7Method,
+    method: Uuid7Method,
 }
 
 #[napi]

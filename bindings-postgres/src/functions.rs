@@ -1,10 +1,10 @@
 //! The SQL functions, in the extension's schema `idmint`. Names and meanings are the core's,
-//! as on every other surface (`encode`/`decode_str` are the Python binding's codec functions).
+//! as on every other surface (`encode`/`parse_id` as in Python).
 //!
 //! IDs are `bigint`: a 64-bit layout's IDs at or above 2^63 come back negative (the same bits;
 //! `encode` and `decode` read them as unsigned again).
 
-use idmint::codec::{decode_any, Codec};
+use idmint::codec::Codec;
 use idmint::Layout;
 use pgrx::prelude::*;
 use pgrx::{JsonB, Uuid};
@@ -52,19 +52,19 @@ fn next_ids(n: i32) -> SetOfIterator<'static, i64> {
 /// A version 7 UUID (RFC 9562, time-ordered, a counter within the millisecond).
 #[pg_extern(volatile, parallel_safe)]
 fn uuid7() -> Uuid {
-    Uuid::from_bytes(*check(idmint::uuid_clock::uuid7()).as_bytes())
+    Uuid::from_bytes(*check(idmint::named::clocked::uuid7()).as_bytes())
 }
 
 /// A TypeID (`prefix_` and 26 base32 characters of a version 7 UUID).
 #[pg_extern(volatile, parallel_safe)]
 fn typeid(prefix: &str) -> String {
-    check(idmint::uuid_clock::typeid(prefix)).to_string()
+    check(idmint::named::clocked::typeid(prefix)).to_string()
 }
 
 /// A ULID (26 Crockford base32 characters, monotonic within the millisecond in this backend).
 #[pg_extern(volatile, parallel_safe)]
 fn ulid() -> String {
-    check(idmint::uuid_clock::ulid()).to_string()
+    check(idmint::named::clocked::ulid()).to_string()
 }
 
 /// An ID's parts in `layout` (default `idmint.layout`): its time (the start of its tick), the
@@ -148,10 +148,10 @@ fn encode(id: i64, codec: default!(&str, "'decimal'")) -> String {
 /// Text back to an ID: with `codec` NULL (or `auto`) the codec is guessed from the shape
 /// (digits: decimal, `0x`: hex, 13 characters: base32, 11: base62).
 #[pg_extern(immutable, parallel_safe)]
-fn decode_str(text: &str, codec: default!(Option<&str>, "NULL")) -> i64 {
+fn parse_id(text: &str, codec: default!(Option<&str>, "NULL")) -> i64 {
     let id = match codec {
-        None => check(decode_any(text)),
-        Some(c) if c.eq_ignore_ascii_case("auto") => check(decode_any(text)),
+        None => check(idmint::codec::parse_id(text)),
+        Some(c) if c.eq_ignore_ascii_case("auto") => check(idmint::codec::parse_id(text)),
         Some(c) => check(check(Codec::parse(c)).decode(text)),
     };
     id as i64

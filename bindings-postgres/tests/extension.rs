@@ -90,7 +90,7 @@ fn next_ids_gives_increasing_distinct_ids_and_bounds_n() {
     assert_eq!(ids.len(), 50_000);
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
     let msg = sql_error(client.query("SELECT idmint.next_ids(-1)", &[]));
-    assert!(msg.starts_with("ERR_INVALID_ARG_VALUE"), "{msg}");
+    assert!(msg.starts_with("ERR_INVALID_ARGUMENT"), "{msg}");
     let info: Value = client
         .query_one("SELECT idmint.layout_info()::text", &[])
         .map(|r| serde_json::from_str(r.get::<_, &str>(0)).unwrap())
@@ -406,7 +406,7 @@ fn bad_settings_and_an_expired_layout_are_clear_errors() {
     assert!(msg.starts_with("ERR_LAYOUT_EXPIRED"), "{msg}");
     let msg = sql_error(client.query_one("SELECT idmint.typeid('Bad Prefix')", &[]));
     assert!(msg.starts_with("ERR_"), "{msg}");
-    let msg = sql_error(client.query_one("SELECT idmint.decode_str('zz', 'decimal')", &[]));
+    let msg = sql_error(client.query_one("SELECT idmint.parse_id('zz', 'decimal')", &[]));
     assert!(msg.starts_with("ERR_INVALID_ENCODING"), "{msg}");
     let msg = sql_error(client.query_one("SELECT idmint.encode(1, 'base64')", &[]));
     assert!(msg.starts_with("ERR_INVALID_CONFIG"), "{msg}");
@@ -500,7 +500,7 @@ fn codec_vectors_replay_through_sql() {
                 .get(0);
             assert_eq!(got, text, "encode {id} {codec}");
             let back: i64 = client
-                .query_one("SELECT idmint.decode_str($1, $2)", &[&text, &codec])
+                .query_one("SELECT idmint.parse_id($1, $2)", &[&text, &codec])
                 .unwrap()
                 .get(0);
             assert_eq!(back, id);
@@ -510,7 +510,7 @@ fn codec_vectors_replay_through_sql() {
     for case in v["decode"].as_array().expect("decode cases") {
         let text = case["text"].as_str().unwrap();
         let decoder = case["decoder"].as_str().unwrap();
-        let r = client.query_one("SELECT idmint.decode_str($1, $2)", &[&text, &decoder]);
+        let r = client.query_one("SELECT idmint.parse_id($1, $2)", &[&text, &decoder]);
         match case["expect"].get("id") {
             Some(id) => assert_eq!(r.unwrap().get::<_, i64>(0), u64_of(id) as i64, "{text}"),
             None => {

@@ -1,12 +1,12 @@
-//! Text codecs (`idmint::codec`): `encode(id, codec)` and `decode_str(text, codec=None)`.
+//! Text codecs (`idmint::codec`): `encode(id, codec)` and `parse_id(text, codec=None)`.
 
-use idmint::codec::{decode_any, Codec};
+use idmint::codec::Codec;
 use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
 
 /// Encodes `id` as text: `decimal` (default), `hex` (`0x` and lower-case digits, so that
-/// `decode_str` reads it back without a codec), `base32` (13 chars, sortable) or `base62`
+/// `parse_id` reads it back without a codec), `base32` (13 chars, sortable) or `base62`
 /// (11 chars, sortable).
 #[pyfunction]
 #[pyo3(signature = (id, codec = "decimal"))]
@@ -18,9 +18,9 @@ pub fn encode(id: u64, codec: &str) -> PyResult<String> {
 /// decimal, a `0x` prefix hex, 13 characters base32, 11 characters base62.
 #[pyfunction]
 #[pyo3(signature = (text, codec = None))]
-pub fn decode_str(text: &str, codec: Option<&str>) -> PyResult<u64> {
+pub fn parse_id(text: &str, codec: Option<&str>) -> PyResult<u64> {
     match codec {
-        None | Some("auto") => decode_any(text).py(),
+        None | Some("auto") => idmint::codec::parse_id(text).py(),
         Some(name) => Codec::parse(name).py()?.decode(text).py(),
     }
 }

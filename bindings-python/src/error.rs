@@ -35,7 +35,7 @@ NoFreeNode - Every node of the node space is leased by a live holder (`nodes`: t
 NodeRequired ValueError No node was given: pass node=N (one no other process uses), lease one with LeasedSnowflake('local') (this host) or LeasedSnowflake('redis://...' / 'postgres://...') (many hosts), or take LeasedSnowflake('random') knowing its collision odds.
 StoreMismatch - A journal or shard set does not match the store it was recorded with (`store`, `reason`); resuming would repeat values.
 LimitExceeded ValueError A request is larger than idmint does in one call (`what`, `limit`).
-InvalidArgument KeyError,ValueError An argument names something that does not exist or leaves out something required: an unknown option key, an unknown, missing or repeated node sub-field (`name`, `reason`); also a KeyError and a ValueError.
+InvalidArgument KeyError,ValueError An argument names something that does not exist or leaves out something required: an unknown option key, an unknown, missing or repeated node sub-field (`argument`, `reason`); also a KeyError and a ValueError.
 Closed ValueError The object was closed (close() or the end of its with block): only close() may follow (`what`); a ValueError, as for a closed file.
 ";
 
@@ -121,9 +121,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
     let c = classes(py)?;
-    let i = ErrorKind::ALL.iter().position(|k| *k == e.kind());
-    let cls = i
-        .and_then(|i| c.kinds.get(i))
+    // By the kind's name, the class's name: never by position in a table.
+    let name = e.kind().name();
+    let cls = c
+        .kinds
+        .iter()
+        .find(|(n, _)| n == name)
         .map_or(&c.base, |(_, cls)| cls);
     let mut message = e.to_string();
     if e.kind() == ErrorKind::NodeRequired {

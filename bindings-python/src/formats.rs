@@ -1,13 +1,13 @@
 //! TypeIDs and ULIDs (`idmint::formats::typeid`, `idmint::formats::ulid`): `typeid(prefix)` and `ulid()` as text
-//! from the core's process-wide generators (`idmint::uuid_clock`), the value classes `TypeId`
+//! from the core's process-wide generators (`idmint::named::clocked`), the value classes `TypeId`
 //! and `Ulid` (parse, fields, the UUID as a stdlib `uuid.UUID`), and the sans-IO generators
 //! `TypeIdGenerator` and `UlidGenerator` for replays. Conversions only.
 
 use std::sync::Mutex;
 
 use idmint::formats::typeid::MAX_LEN;
-use idmint::uuid_clock;
-use idmint::formats::uuid::V7Method;
+use idmint::formats::uuid::Uuid7Method;
+use idmint::named::clocked;
 use idmint::{TypeId, TypeIdGenerator, Ulid, UlidGenerator};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -43,14 +43,14 @@ fn ulid_str<'py>(py: Python<'py>, u: &Ulid) -> PyResult<Bound<'py, PyString>> {
 /// not starting or ending with `_`; "" for none).
 #[pyfunction]
 pub fn typeid<'py>(py: Python<'py>, prefix: &str) -> PyResult<Bound<'py, PyString>> {
-    typeid_str(py, &uuid_clock::typeid(prefix).py()?)
+    typeid_str(py, &clocked::typeid(prefix).py()?)
 }
 
 /// A new ULID (26 upper-case Crockford base32 characters) from the process-wide monotonic
 /// generator, as text.
 #[pyfunction]
 pub fn ulid(py: Python<'_>) -> PyResult<Bound<'_, PyString>> {
-    ulid_str(py, &uuid_clock::ulid().py()?)
+    ulid_str(py, &clocked::ulid().py()?)
 }
 
 /// A TypeID: a type prefix and a UUID. `TypeId(prefix, uuid)` or `TypeId.parse(text)`;
@@ -160,7 +160,7 @@ impl PyUlid {
     }
 }
 
-/// Sans-IO TypeIDs of one prefix on monotonic version 7 UUIDs (`method` as for V7Generator):
+/// Sans-IO TypeIDs of one prefix on monotonic version 7 UUIDs (`method` as for Uuid7Generator):
 /// the core's `TypeIdGenerator`, fed the time and 10 random bytes per call.
 #[pyclass(frozen, module = "idmint", name = "TypeIdGenerator")]
 pub struct PyTypeIdGenerator {
@@ -172,7 +172,7 @@ impl PyTypeIdGenerator {
     #[new]
     #[pyo3(signature = (prefix, method = "counter"))]
     fn new(prefix: &str, method: &str) -> PyResult<Self> {
-        let m = V7Method::parse(method).py()?;
+        let m = Uuid7Method::parse(method).py()?;
         let inner = TypeIdGenerator::with_method(prefix, m).py()?;
         Ok(PyTypeIdGenerator {
             inner: Mutex::new(inner),

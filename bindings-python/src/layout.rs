@@ -1,7 +1,7 @@
 //! `Layout`, `Field` and `Parts`: the core's `idmint::snowflake::layout` as Python classes, and the layout
 //! and node arguments other classes take.
 
-use idmint::{Layout, Options, Parts};
+use idmint::{Layout, Parts, SnowflakeOptions};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString, PyTuple, PyType};
@@ -19,7 +19,7 @@ pub struct LayoutArg(pub Layout);
 impl Default for LayoutArg {
     /// The core's default layout (`twitter`).
     fn default() -> Self {
-        LayoutArg(Options::new().layout())
+        LayoutArg(SnowflakeOptions::new().layout())
     }
 }
 
@@ -62,7 +62,7 @@ impl NodeArg {
     }
 
     /// Sets the node in generator options (joined once the layout is known).
-    pub fn set_on(&self, o: &mut Options) -> PyResult<()> {
+    pub fn set_on(&self, o: &mut SnowflakeOptions) -> PyResult<()> {
         match self {
             NodeArg::Value(v) => o.set("node", idmint::OptionValue::Int(*v)),
             NodeArg::Parts(p) => p.iter().try_for_each(|(k, v)| o.set_node_part(k, *v)),

@@ -1,4 +1,4 @@
-//! `LeasedSnowflake` (`idmint_coord::leased`): a Snowflake generator whose node is leased from
+//! `LeasedSnowflake` (`idmint_coord::lease`): a Snowflake generator whose node is leased from
 //! a store (`file:DIR`, `redis://...`, `postgres://...`) or given by a fixed node source
 //! (`static:N`, `env:NAME`, `ip`, `random`), with `LeaseInfo` and `LeaseStats`.
 //!
@@ -15,8 +15,8 @@
 use std::time::Instant;
 
 use idmint::OptionValue::{Int, Text};
-use idmint_coord::leased::{LeaseInfo, LeaseStats, LeasedSnowflake};
-use idmint_coord::options::LeasedOptions;
+use idmint_coord::lease::{LeaseInfo, LeaseStats, LeasedSnowflake};
+use idmint_coord::options::LeasedSnowflakeOptions;
 use pyo3::prelude::*;
 
 use crate::clock::detached;
@@ -144,7 +144,7 @@ py_methods!(PyLeasedSnowflake; generator clocked closable {
         nodes: Option<u64>,
         holder: Option<&str>,
     ) -> PyResult<Self> {
-        let mut o = LeasedOptions::new();
+        let mut o = LeasedSnowflakeOptions::new();
         let policies = [on_backwards, on_exhausted, sequence_start];
         set_all(|k, v| o.set(k, v), generator_keywords(&layout, policies, seed, fence_ms))?;
         set_all(|k, v| o.set(k, v), [

@@ -9,12 +9,12 @@
 //! | `snowflake` | `Snowflake`, `AtomicSnowflake`         | `Snowflake`, `AtomicSnowflake`                           |
 //! | `stats`     | `Stats`, `Run`                         | `Stats`, `Run`                                           |
 //! | `clock`     | `Clock`                                | (the system clock, waiting without the GIL)              |
-//! | `codec`     | `codec`                                | `encode`, `decode_str`                                   |
+//! | `codec`     | `codec`                                | `encode`, `parse_id`                                     |
 //! | `obfuscate` | `obfuscate`                            | `Obfuscator`, `SortableObfuscator`                       |
-//! | `uuid`      | `formats::uuid`, `named` (UUID kinds)  | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `V7Generator`, ... |
+//! | `uuid`      | `formats::uuid`, `named` (UUID kinds)  | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `Uuid7Generator`, ... |
 //! | `formats`   | `formats::{typeid, ulid}`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators     |
 //! | `int128`    | —                                      | a UUID's 128 bits as an `int`, CPython's fast way        |
-//! | `leased`    | `idmint_coord::leased`                 | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`             |
+//! | `leased`    | `idmint_coord::lease`                  | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`             |
 //! | `segment`   | `idmint_coord::segment`                | `SegmentAllocator`, `SegmentKeyStats`                    |
 //! | `named`     | `idmint_coord::named`                  | `from_config`, `NamedGenerator`                          |
 //!
@@ -63,7 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stats::PyStats>()?;
     m.add_class::<stats::PyRun>()?;
     m.add_function(wrap_pyfunction!(codec::encode, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::decode_str, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::parse_id, m)?)?;
     m.add(
         "CODECS",
         idmint::codec::Codec::ALL
@@ -94,7 +94,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(uuid::uuid1_to_uuid6, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid6_to_uuid1, m)?)?;
     m.add_function(wrap_pyfunction!(uuid::uuid7s, m)?)?;
-    m.add_class::<uuid::PyV7Generator>()?;
+    m.add_class::<uuid::PyUuid7Generator>()?;
     m.add("NIL", uuid::PyUuid(idmint::formats::uuid::NIL))?;
     m.add("MAX", uuid::PyUuid(idmint::formats::uuid::MAX))?;
     m.add_function(wrap_pyfunction!(formats::typeid, m)?)?;

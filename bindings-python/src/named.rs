@@ -7,8 +7,8 @@
 //! reach its store run detached from the interpreter.
 
 use idmint::host_random::draw_outside;
+use idmint::named::clocked::random_fill;
 use idmint::named::GeneratedId;
-use idmint::uuid_clock::random_fill;
 use idmint_coord::named::{self, Named, NamedSource};
 use pyo3::prelude::*;
 

@@ -1,9 +1,9 @@
 //! Python keyword arguments as the core's options: each given keyword becomes one
-//! `set(name, value)` call on the core's `Options`, `LeasedOptions` or `SegmentOptions`, which
+//! `set(name, value)` call on the core's `SnowflakeOptions`, `LeasedSnowflakeOptions` or `SegmentAllocatorOptions`, which
 //! own the keys, their defaults and their checks.
 
 use idmint::named::NamedConfig;
-use idmint::snowflake::options::{OptionValue, Options, KEYS};
+use idmint::snowflake::options::{OptionValue, SnowflakeOptions, KEYS};
 use idmint::Config;
 use pyo3::prelude::*;
 
@@ -62,7 +62,7 @@ pub fn generator(
     seed: Option<u64>,
     fence_ms: Option<u64>,
 ) -> PyResult<Config> {
-    let mut o = Options::new();
+    let mut o = SnowflakeOptions::new();
     let keywords = generator_keywords(&layout, policies, seed, fence_ms);
     set_all(|k, v| o.set(k, v), keywords)?;
     if let Some(node) = node {

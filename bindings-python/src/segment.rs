@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use idmint::OptionValue::{Int, Text};
-use idmint_coord::options::SegmentOptions;
+use idmint_coord::options::SegmentAllocatorOptions;
 use idmint_coord::segment::{KeyStats, SegmentAllocator, SegmentStore};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -89,7 +89,7 @@ py_methods!(PySegmentAllocator; closable {
             Some(p) => Some(p.to_str().ok_or_else(|| PyValueError::new_err("journal path is not UTF-8"))?),
             None => None,
         };
-        let mut o = SegmentOptions::new();
+        let mut o = SegmentAllocatorOptions::new();
         crate::options::set_all(|k, v| o.set(k, v), [
             ("step", step.map(Int)),
             ("max_step", max_step.map(Int)),

@@ -2,9 +2,9 @@
 //! `uuid1/3/4/5/6/7`, `uuid7s(n)`, v8 and the v1/v6 conversions, the sans-IO constructors
 //! (`uuid4(random)`, `uuid7_at`, `uuid1_at`, `uuid6_at`, ...), `parse_uuid`, `uuid_info`,
 //! `NIL`/`MAX`, `UuidGenerator` (clocked, with a sans-IO `next_at`) and the sans-IO
-//! `V7Generator` (RFC 9562's three methods).
+//! `Uuid7Generator` (RFC 9562's three methods).
 //!
-//! The clocked parts are the core's `idmint::uuid_clock`: the process-wide v1/v6/v7 generators,
+//! The clocked parts are the core's `idmint::named::clocked`: the process-wide v1/v6/v7 generators,
 //! `UuidGenerator`, and OS randomness drawn through a pool (`random_fill`), all restarted in a
 //! forked child by the core's `pthread_atfork` handler (which `os.fork()` runs too), so a child
 //! never repeats its parent's UUIDs or random bytes. This module converts types; the core calls
@@ -14,9 +14,9 @@
 
 use std::sync::Mutex;
 
+use idmint::formats::uuid::{self, Uuid, Uuid7Generator, Uuid7Method};
+use idmint::named::clocked::{self, random_fill};
 use idmint::named::NamedConfig;
-use idmint::uuid_clock::{self, random_fill};
-use idmint::formats::uuid::{self, Uuid, V7Generator, V7Method};
 use idmint::UuidGenerator;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -344,7 +344,7 @@ fn random_bytes(random: &Bound<'_, PyAny>, buf: &mut [u8]) -> PyResult<()> {
 /// A version 1 UUID (time-based) with a random multicast node, never a MAC address.
 #[pyfunction]
 pub fn uuid1() -> PyResult<PyUuid> {
-    uuid_clock::uuid1().py().map(PyUuid)
+    clocked::uuid1().py().map(PyUuid)
 }
 
 /// A version 3 (MD5) UUID of `namespace` and `name`; equal to `uuid.uuid3`.
@@ -359,7 +359,7 @@ pub fn uuid3(namespace: UuidArg, name: NameArg) -> PyUuid {
 pub fn uuid4(random: Option<&[u8]>) -> PyResult<PyUuid> {
     match random {
         Some(b) => Ok(PyUuid(uuid::v4(fixed::<16>(b, "random")?))),
-        None => uuid_clock::uuid4().py().map(PyUuid),
+        None => clocked::uuid4().py().map(PyUuid),
     }
 }
 
@@ -380,7 +380,7 @@ pub fn uuid8_sha256(namespace: UuidArg, name: NameArg) -> PyUuid {
 /// process (all threads share it), restarted in a forked child.
 #[pyfunction]
 pub fn uuid7() -> PyResult<PyUuid> {
-    uuid_clock::uuid7().py().map(PyUuid)
+    clocked::uuid7().py().map(PyUuid)
 }
 
 /// Sans-IO version 7 UUID from `unix_ms` and 10 `random` bytes (not monotonic by itself).
@@ -446,7 +446,7 @@ pub fn uuid_info(u: UuidArg) -> PyUuidInfo {
 /// generator: increasing within the process, random node and clock sequence.
 #[pyfunction]
 pub fn uuid6() -> PyResult<PyUuid> {
-    uuid_clock::uuid6().py().map(PyUuid)
+    clocked::uuid6().py().map(PyUuid)
 }
 
 /// Sans-IO version 6 UUID from 100 ns ticks since 1582-10-15, a clock sequence (14 bits
@@ -503,29 +503,29 @@ pub fn uuid7s(py: Python<'_>, n: u64) -> PyResult<Bound<'_, PyList>> {
     let n = idmint::limits::batch_len(n).py()?;
     let mut out = vec![Uuid::nil(); n];
     if n > 64 {
-        py.detach(|| uuid_clock::uuid7_fill(&mut out)).py()?;
+        py.detach(|| clocked::uuid7_fill(&mut out)).py()?;
     } else {
-        uuid_clock::uuid7_fill(&mut out).py()?;
+        clocked::uuid7_fill(&mut out).py()?;
     }
     PyList::new(py, out.into_iter().map(PyUuid))
 }
 
 /// A sans-IO version 7 generator using one of RFC 9562's three monotonic methods
-/// (`counter`, `random_increment`, `sub_millisecond`): the core's `V7Generator`, fed the time
+/// (`counter`, `random_increment`, `sub_millisecond`): the core's `Uuid7Generator`, fed the time
 /// and 10 random bytes per call.
-#[pyclass(frozen, module = "idmint", name = "V7Generator")]
-pub struct PyV7Generator {
-    inner: Mutex<V7Generator>,
+#[pyclass(frozen, module = "idmint", name = "Uuid7Generator")]
+pub struct PyUuid7Generator {
+    inner: Mutex<Uuid7Generator>,
 }
 
 #[pymethods]
-impl PyV7Generator {
+impl PyUuid7Generator {
     #[new]
     #[pyo3(signature = (method = "counter"))]
     fn new(method: &str) -> PyResult<Self> {
-        let m = V7Method::parse(method).py()?;
-        Ok(PyV7Generator {
-            inner: Mutex::new(V7Generator::with_method(m)),
+        let m = Uuid7Method::parse(method).py()?;
+        Ok(PyUuid7Generator {
+            inner: Mutex::new(Uuid7Generator::with_method(m)),
         })
     }
 
@@ -558,6 +558,6 @@ impl PyV7Generator {
     }
 
     fn __repr__(&self) -> String {
-        format!("<V7Generator {}>", self.method())
+        format!("<Uuid7Generator {}>", self.method())
     }
 }

@@ -35,7 +35,7 @@ CLASS_BY_CODE = {
     "ERR_NODE_REQUIRED": idmint.NodeRequired,
     "ERR_STORE_MISMATCH": idmint.StoreMismatch,
     "ERR_LIMIT_EXCEEDED": idmint.LimitExceeded,
-    "ERR_INVALID_ARG_VALUE": idmint.InvalidArgument,
+    "ERR_INVALID_ARGUMENT": idmint.InvalidArgument,
 }
 
 

@@ -136,14 +136,14 @@ def test_codec_arguments() -> None:
         raises(TypeError, lambda v=v: idmint.encode(1, v))
     raises(idmint.InvalidConfig, lambda: idmint.encode(1, "base64"))
     for v in [1, None, b"12"]:
-        raises(TypeError, lambda v=v: idmint.decode_str(v))
-    raises(TypeError, lambda: idmint.decode_str("12", 5))
-    raises(idmint.InvalidConfig, lambda: idmint.decode_str("12", "base64"))
+        raises(TypeError, lambda v=v: idmint.parse_id(v))
+    raises(TypeError, lambda: idmint.parse_id("12", 5))
+    raises(idmint.InvalidConfig, lambda: idmint.parse_id("12", "base64"))
     for text in ["", "x", "-1", "18446744073709551616", "0x", "\x00", "é", "😀" * 13, " 1"]:
-        raises(idmint.InvalidEncoding, lambda text=text: idmint.decode_str(text))
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.parse_id(text))
     for codec in ("decimal", "hex", "base32", "base62"):
         for text in ["", "-", "😀", "z" * 30]:
-            raises(idmint.InvalidEncoding, lambda text=text, codec=codec: idmint.decode_str(text, codec))
+            raises(idmint.InvalidEncoding, lambda text=text, codec=codec: idmint.parse_id(text, codec))
 
 
 def test_obfuscation_arguments() -> None:
@@ -224,20 +224,20 @@ def test_format_arguments() -> None:
     for v in [1 << 12, 1 << 16, (1 << 64) - 1]:
         raises(idmint.OutOfRange, lambda v=v: idmint.uuid8_from_fields(0, v, 0))
     bad_u64(lambda v: idmint.uuid7s(v))
-    bad_u64(lambda v: idmint.V7Generator().next_at(v, bytes(10)))
+    bad_u64(lambda v: idmint.Uuid7Generator().next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.TypeIdGenerator("a").next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.UlidGenerator().next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.Ulid.from_parts(v, 0))
     for v in [-1, 1 << 16]:
         raises(OverflowError, lambda v=v: idmint.uuid6_at(0, v, bytes(6)))
     for v in [-1, 1 << 32]:
-        raises(OverflowError, lambda v=v: idmint.V7Generator().next_at(0, bytes(10), v))
+        raises(OverflowError, lambda v=v: idmint.Uuid7Generator().next_at(0, bytes(10), v))
     for v in [-1, 1 << 128]:
         raises(OverflowError, lambda v=v: idmint.Ulid.from_parts(0, v))
     for n in (0, 9, 11, 17):
         raises(ValueError, lambda n=n: idmint.uuid8(bytes(n)))
         raises(ValueError, lambda n=n: idmint.uuid6_at(0, 0, bytes(n)))
-        raises(ValueError, lambda n=n: idmint.V7Generator().next_at(0, bytes(n)))
+        raises(ValueError, lambda n=n: idmint.Uuid7Generator().next_at(0, bytes(n)))
         raises(ValueError, lambda n=n: idmint.TypeIdGenerator("a").next_at(0, bytes(n)))
         raises(ValueError, lambda n=n: idmint.UlidGenerator().next_at(0, bytes(n)))
     for v in [1, 1.5, None, [1], object()]:
@@ -251,7 +251,7 @@ def test_format_arguments() -> None:
         raises(TypeError, lambda v=v: idmint.uuid1_to_uuid6(v))
         raises(TypeError, lambda v=v: idmint.uuid6_to_uuid1(v))
         raises(TypeError, lambda v=v: idmint.uuid8_fields(v))
-        raises(TypeError, lambda v=v: idmint.V7Generator(v))
+        raises(TypeError, lambda v=v: idmint.Uuid7Generator(v))
         raises(TypeError, lambda v=v: idmint.TypeIdGenerator(v))
     for text in ["", "x", "\x00", "é" * 30, "a__" + "0" * 26, "_" + "0" * 26, "8" + "0" * 25, "a" * 64 + "_" + "0" * 26]:
         raises(idmint.InvalidEncoding, lambda text=text: idmint.TypeId.parse(text))
@@ -332,7 +332,7 @@ def test_every_method_survives_bad_arguments() -> None:
         idmint.AtomicSnowflake("twitter", node=1),
         idmint.Layout("twitter"),
         idmint.UuidGenerator(7),
-        idmint.V7Generator(),
+        idmint.Uuid7Generator(),
         idmint.TypeIdGenerator("user"),
         idmint.UlidGenerator(),
         idmint.NamedGenerator("type=snowflake,layout=twitter,node=5"),

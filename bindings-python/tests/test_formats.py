@@ -1,4 +1,4 @@
-"""UUID v6/v8, NIL/MAX, uuid7s, V7Generator methods, TypeIDs and ULIDs: shapes, order, errors."""
+"""UUID v6/v8, NIL/MAX, uuid7s, Uuid7Generator methods, TypeIDs and ULIDs: shapes, order, errors."""
 
 from __future__ import annotations
 
@@ -72,17 +72,17 @@ def test_uuid8_and_conversions_bad_inputs() -> None:
     assert u8.version == 8 and u8.variant == uuid.RFC_4122
 
 
-def test_v7_generator_methods() -> None:
+def test_uuid7_generator_methods() -> None:
     for method in ("counter", "random_increment", "sub_millisecond"):
-        g = idmint.V7Generator(method)
+        g = idmint.Uuid7Generator(method)
         assert g.method == method and method in repr(g)
         us = [g.next_at(1_700_000_000_000, bytes(10), sub) for sub in (0, 10, 10, 5, 999_999)]
         assert us == sorted(us) and len(set(us)) == len(us)
-    assert idmint.V7Generator().method == "counter"
+    assert idmint.Uuid7Generator().method == "counter"
     with pytest.raises(idmint.InvalidConfig):
-        idmint.V7Generator("fastest")
+        idmint.Uuid7Generator("fastest")
     with pytest.raises(ValueError):
-        idmint.V7Generator().next_at(0, b"123")
+        idmint.Uuid7Generator().next_at(0, b"123")
 
 
 def test_typeid() -> None:

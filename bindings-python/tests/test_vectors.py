@@ -255,7 +255,7 @@ def test_codec_encode(case: dict[str, Any]) -> None:
     for codec in ("decimal", "hex", "base32", "base62"):
         text = idmint.encode(id_, codec)
         assert text == case[codec]
-        assert idmint.decode_str(text, codec) == id_
+        assert idmint.parse_id(text, codec) == id_
     assert idmint.encode(id_) == case["decimal"]
 
 
@@ -263,11 +263,11 @@ def test_codec_encode(case: dict[str, Any]) -> None:
 def test_codec_decode(case: dict[str, Any]) -> None:
     decoder = case["decoder"]
     codec = None if decoder == "auto" else decoder
-    got = expect_call(lambda: idmint.decode_str(case["text"], codec), case["expect"])
+    got = expect_call(lambda: idmint.parse_id(case["text"], codec), case["expect"])
     if got is not None:
         assert got == int(case["expect"]["id"])
     if decoder == "auto":
-        got2 = expect_call(lambda: idmint.decode_str(case["text"], "auto"), case["expect"])
+        got2 = expect_call(lambda: idmint.parse_id(case["text"], "auto"), case["expect"])
         assert got2 == got
 
 
@@ -585,7 +585,7 @@ def test_formats_v6_generator(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", FORMATS["v7_methods"], ids=lambda c: c["method"])
 def test_formats_v7_methods(case: dict[str, Any]) -> None:
-    gen = idmint.V7Generator(case["method"])
+    gen = idmint.Uuid7Generator(case["method"])
     assert gen.method == case["method"] and gen.last_unix_ms is None
     for step in case["steps"]:
         u = gen.next_at(int(step["unix_ms"]), bytes.fromhex(step["random"]), step["sub_ms_nanos"])

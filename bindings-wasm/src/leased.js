@@ -80,7 +80,7 @@ function __idmintLeaseOptions(options) {
       o.layout = __idmintCheck(v, what, ok, 'a Layout or a layout spec string')
     } else if (key === 'node' || key === 'fenceMs' || key === 'fence_ms') {
       const message = `invalid argument \`${key}\`: comes from the lease`
-      throw __idmintError(TypeError, 'ERR_INVALID_ARG_VALUE', message, { argument: key })
+      throw __idmintError(TypeError, 'ERR_INVALID_ARGUMENT', message, { argument: key })
     } else policies[key] = v
   }
   new Snowflake({ ...policies, layout: o.layout, node: 0 }).free()

@@ -9,7 +9,7 @@
 //! | `leased`    | `LeasedSnowflake`'s lease window (the class itself and its requests: `leased.js`) |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
 //! | `uuid`      | the clocked `uuid1/4/6/7`, `uuid7s`, `typeid`, `ulid`; `UuidGenerator`, `Uuid7Generator`, `UlidGenerator` |
-//! | `functions` | `encode`, `decodeString`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |
+//! | `functions` | `encode`, `parseId`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |
 //! | `obfuscate` | `Obfuscator`, `SortableObfuscator`                                      |
 //! | `clock`     | the time source (`performance.timeOrigin + performance.now()`) and bounded waiting |
 //! | `random`    | `crypto.getRandomValues`                                                |

@@ -11,7 +11,7 @@ use idmint::host_random::draw_outside;
 use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::UlidGenerator as CoreUlidGenerator;
-use idmint::formats::uuid::{self, Uuid, Uuid6Generator, V7Generator};
+use idmint::formats::uuid::{self, Uuid, Uuid6Generator, Uuid7Generator};
 use idmint_js::convert::{batch_arg, bytes_arg, u64_arg, with_random};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
@@ -21,7 +21,7 @@ use crate::convert::{js_uuid, OrThrow, Web};
 use crate::random;
 
 thread_local! {
-    static V7: RefCell<V7Generator> = const { RefCell::new(V7Generator::new()) };
+    static V7: RefCell<CoreUuid7Generator> = const { RefCell::new(CoreUuid7Generator::new()) };
     static V1: RefCell<Uuid1Generator> = const { RefCell::new(Uuid1Generator::new()) };
     static V6: RefCell<Uuid6Generator> = const { RefCell::new(Uuid6Generator::new()) };
     static ULID: RefCell<CoreUlidGenerator> = const { RefCell::new(CoreUlidGenerator::new()) };
@@ -203,7 +203,7 @@ impl UuidGenerator {
 }
 
 /// Version 7 UUIDs of one RFC 9562 method (`counter`, `random_increment`, `sub_millisecond`):
-/// the core's `V7Generator` on the module's clock and `crypto.getRandomValues`, or at a given
+/// the core's `Uuid7Generator` on the module's clock and `crypto.getRandomValues`, or at a given
 /// time and random bytes. For `sub_millisecond`, `next()` passes the fraction of the
 /// millisecond `performance.now()` gives (browsers coarsen it to 5–100 µs).
 ///
@@ -211,7 +211,7 @@ impl UuidGenerator {
 /// a replaced `crypto.getRandomValues` may call this same object.
 #[wasm_bindgen]
 pub struct Uuid7Generator {
-    inner: RefCell<V7Generator>,
+    inner: RefCell<CoreUuid7Generator>,
 }
 
 #[wasm_bindgen]
@@ -220,7 +220,7 @@ impl Uuid7Generator {
     pub fn new(method: JsValue) -> Result<Uuid7Generator, JsValue> {
         let method = values::v7_method(&Web, Some(&method))?;
         Ok(Uuid7Generator {
-            inner: RefCell::new(V7Generator::with_method(method)),
+            inner: RefCell::new(CoreUuid7Generator::with_method(method)),
         })
     }
 

@@ -72,7 +72,7 @@ struct Args {
     instances: usize,
     /// The instances' lease TTL, ms (also the browser clients' lease TTL).
     #[arg(long, default_value_t = 3000)]
-    ttl_ms: u64,
+    lease_ttl_ms: u64,
     /// Browser-style clients (client leases minted locally).
     #[arg(long, default_value_t = 2)]
     browsers: usize,
@@ -198,7 +198,7 @@ fn plan_of(args: &Args, sc: &Scenario) -> Vec<schedule::Fault> {
     schedule::Plan {
         seed: sc.seed,
         duration_ms: sc.duration_ms,
-        ttl_ms: args.ttl_ms,
+        ttl_ms: args.lease_ttl_ms,
         instances: args.instances,
         members: sc.store.members(),
         kinds: sc.faults.clone(),
@@ -306,12 +306,12 @@ fn run_scenario(
 ) -> Result<bool, String> {
     let name = sc.store.name();
     let replay = format!(
-        "idmint-chaos --store {name} --seconds {} --seed {} --faults {} --instances {} --ttl-ms {} --browsers {}",
+        "idmint-chaos --store {name} --seconds {} --seed {} --faults {} --instances {} --lease-ttl-ms {} --browsers {}",
         sc.duration_ms / 1000,
         sc.seed,
         sc.faults.join(","),
         args.instances,
-        args.ttl_ms,
+        args.lease_ttl_ms,
         args.browsers
     ) + &args
         .browser_js
@@ -362,7 +362,7 @@ fn run_scenario(
     let settings = cluster::Settings {
         idmint: idmint.to_path_buf(),
         lease_url: store.lease_url(),
-        ttl_ms: args.ttl_ms,
+        ttl_ms: args.lease_ttl_ms,
         layout: SERVICE_LAYOUT.to_string(),
         client_layout: BROWSER_LAYOUT.to_string(),
         lease_key: key,
@@ -394,7 +394,7 @@ fn run_scenario(
             .iter()
             .map(|i| (i.url(), i.incarnation.clone()))
             .collect(),
-        ttl_ms: args.ttl_ms,
+        ttl_ms: args.lease_ttl_ms,
         browser_layout: Layout::parse(BROWSER_LAYOUT).map_err(|e| e.to_string())?,
         browser_js,
     };
@@ -417,7 +417,7 @@ fn run_scenario(
         duration_ms,
     };
     let rules = checker::Rules {
-        ttl_ms: args.ttl_ms,
+        ttl_ms: args.lease_ttl_ms,
         service_layout: Layout::parse(SERVICE_LAYOUT).map_err(|e| e.to_string())?,
         browser_layout: Layout::parse(BROWSER_LAYOUT).map_err(|e| e.to_string())?,
         shared_segments: false,

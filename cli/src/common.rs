@@ -5,7 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use idmint::codec::Codec;
-use idmint::{Config, Error, Layout, OptionValue, Options, Rfc3339};
+use idmint::{Config, Error, Layout, OptionValue, Rfc3339, SnowflakeOptions};
 
 use crate::error::{CliError, CliResult};
 
@@ -45,7 +45,7 @@ impl GenOpts {
     /// `--node` was given), built by the core's options-by-key like every other surface.
     pub fn config(&self) -> CliResult<(Layout, Config)> {
         let layout = parse_layout(&self.layout)?;
-        let mut opts = Options::new();
+        let mut opts = SnowflakeOptions::new();
         opts.set("layout", OptionValue::Layout(layout))?;
         if let Some(text) = &self.node {
             opts.set("node", OptionValue::Int(parse_node(&layout, text)?))?;

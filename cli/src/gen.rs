@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use idmint::codec::Codec;
 use idmint::Snowflake;
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 
 use crate::common::{parse_codec, GenOpts};
 use crate::error::CliResult;
@@ -59,7 +59,7 @@ pub struct GenArgs {
         default_value_t = 10_000,
         conflicts_with = "node"
     )]
-    pub lease_ttl: u64,
+    pub lease_ttl_ms: u64,
 
     /// Lease only nodes 0..N-1 instead of the layout's whole node space.
     #[arg(long, value_name = "N", conflicts_with = "node")]
@@ -77,7 +77,7 @@ pub struct GenArgs {
     /// On a clock step back of more than MS, switch to another free node instead of waiting
     /// or failing (the old node goes to the back of the queue).
     #[arg(long, value_name = "MS", conflicts_with = "node")]
-    pub swap_after: Option<u64>,
+    pub swap_after_ms: Option<u64>,
 }
 
 pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
@@ -92,10 +92,10 @@ pub fn run(args: &GenArgs, out: &mut impl Write) -> CliResult {
     // runs on this host never share a node.
     let source = args.lease.as_deref().unwrap_or("local");
     let mut opts = LeaseOptions::new()
-        .ttl(Duration::from_millis(args.lease_ttl))
+        .ttl(Duration::from_millis(args.lease_ttl_ms))
         .namespace(&args.lease_namespace)
         .on_wait(|w| eprintln!("idmint: {w}"));
-    if let Some(ms) = args.swap_after {
+    if let Some(ms) = args.swap_after_ms {
         opts = opts.swap_after_ms(ms);
     }
     if let Some(n) = args.lease_nodes {

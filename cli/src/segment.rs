@@ -47,7 +47,7 @@ pub struct SegmentArgs {
 
     /// How long to wait for the store when both buffers are empty, in ms.
     #[arg(long, value_name = "MS", default_value_t = 5_000)]
-    pub wait: u64,
+    pub wait_timeout_ms: u64,
 
     /// Text form: dec, hex, base32 or base62.
     #[arg(short, long, default_value = "dec", value_name = "CODEC", value_parser = parse_codec)]
@@ -64,8 +64,8 @@ pub fn run(args: &SegmentArgs, out: &mut impl Write) -> CliResult {
     if let Some(step) = args.step {
         cfg = cfg.fixed_step(step);
     }
-    let mut builder =
-        SegmentAllocator::builder(store, cfg).wait_timeout(Duration::from_millis(args.wait));
+    let mut builder = SegmentAllocator::builder(store, cfg)
+        .wait_timeout(Duration::from_millis(args.wait_timeout_ms));
     if let Some(path) = &args.journal {
         builder = builder.journal(path);
     }

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use idmint::formats::typeid::TypeIdGenerator;
 use idmint::formats::ulid::UlidGenerator;
-use idmint::formats::uuid::V7Method;
+use idmint::formats::uuid::Uuid7Method;
 use idmint::{os_random_fill, Error};
 
 use crate::common::now_ms;
@@ -42,7 +42,7 @@ fn random10() -> CliResult<[u8; 10]> {
 }
 
 pub fn run_typeid(args: &TypeIdArgs, out: &mut impl Write) -> CliResult {
-    let method = V7Method::parse(&args.method)?;
+    let method = Uuid7Method::parse(&args.method)?;
     let mut g = TypeIdGenerator::with_method(&args.prefix, method)
         .map_err(|e| CliError::from(e).context(format!("prefix {:?}", args.prefix)))?;
     for _ in 0..args.count {

@@ -3,7 +3,9 @@
 use std::io::Write;
 
 use clap::Args;
-use idmint::formats::uuid::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator, V7Method};
+use idmint::formats::uuid::{
+    self, Uuid, Uuid1Generator, Uuid6Generator, Uuid7Generator, Uuid7Method,
+};
 use idmint::{os_random_fill, Rfc3339};
 
 use crate::common::now_ms;
@@ -108,8 +110,8 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         return inspect(text, args.json, out);
     }
     let v = args.version;
-    let method = V7Method::parse(&args.method)?;
-    if v != 7 && method != V7Method::Counter {
+    let method = Uuid7Method::parse(&args.method)?;
+    if v != 7 && method != Uuid7Method::Counter {
         return Err(CliError::usage("--method is for version 7"));
     }
     if args.bytes.is_some() && v != 8 {
@@ -137,7 +139,7 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
         )));
     }
     let mut pool = Pool::new();
-    let mut v7 = V7Generator::with_method(method);
+    let mut v7 = Uuid7Generator::with_method(method);
     let mut v6 = Uuid6Generator::new();
     let mut v1 = Uuid1Generator::new();
     let name_based = match (&args.name, named) {
@@ -180,7 +182,7 @@ pub fn run(args: &UuidArgs, out: &mut impl Write) -> CliResult {
                     Ok(())
                 })?
             }
-            (None, 7) if method == V7Method::SubMillisecond => {
+            (None, 7) if method == Uuid7Method::SubMillisecond => {
                 let (ms, ns) = crate::common::now_ms_ns();
                 v7.next_at_precise(ms, ns, pool.take()?)
             }

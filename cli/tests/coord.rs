@@ -133,7 +133,7 @@ fn a_restart_on_redis_waits_for_the_fence_and_keeps_its_lease() {
         &url,
         "--lease-nodes",
         "1",
-        "--lease-ttl",
+        "--lease-ttl-ms",
         "2000",
     ];
     let first = ids(&run(Command::new(BIN).args(base).args(["-n", "1000"])));
@@ -256,7 +256,7 @@ fn bad_sources_and_stores_fail_cleanly() {
         "redis://127.0.0.1:1/",
         "--key",
         "k",
-        "--wait",
+        "--wait-timeout-ms",
         "500",
     ]));
     assert_eq!(o.status.code(), Some(1));

@@ -63,10 +63,6 @@
 #[cfg(feature = "postgres")]
 mod blocking;
 pub mod lease;
-/// The leased generator under its former path: [`lease::snowflake`].
-pub mod leased {
-    pub use crate::lease::snowflake::*;
-}
 #[cfg(feature = "mysql")]
 mod mysql_conn;
 pub mod named;

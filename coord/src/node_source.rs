@@ -12,7 +12,7 @@
 //! | `@env:NAME`, `@PATH` | the source text from an environment variable or a file ([`crate::url_ref`]) | keeps passwords in store URLs off the command line |
 //!
 //! A value is checked against the layout's node field and rejected when it does not fit
-//! ([`Error::FieldOverflow`]) — never truncated or wrapped. Only the IP source takes *low bits*
+//! ([`Error::OutOfRange`]) — never truncated or wrapped. Only the IP source takes *low bits*
 //! by design (Sonyflake's machine id is the address's low 16 bits).
 
 use std::net::Ipv4Addr;

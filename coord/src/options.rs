@@ -1,12 +1,12 @@
 //! Leased-generator and segment-allocator options by key, in the core's manner
 //! ([`idmint::snowflake::options`]): every surface converts its keywords, option objects or flags into
-//! [`LeasedOptions`] or [`SegmentOptions`], so the keys, defaults and checks exist once.
+//! [`LeasedSnowflakeOptions`] or [`SegmentAllocatorOptions`], so the keys, defaults and checks exist once.
 //!
 //! # Examples
 //! ```
 //! use idmint::OptionValue;
-//! use idmint_coord::options::LeasedOptions;
-//! let mut o = LeasedOptions::new();
+//! use idmint_coord::options::LeasedSnowflakeOptions;
+//! let mut o = LeasedSnowflakeOptions::new();
 //! o.set("layout", OptionValue::Text("leaf"))?;
 //! o.set("ttlMs", OptionValue::Int(6_000))?; // camelCase or snake_case
 //! o.set("namespace", OptionValue::Text("orders"))?;
@@ -22,9 +22,9 @@ use std::time::Duration;
 
 use idmint::segment::SegmentConfig;
 use idmint::snowflake::options::{self as core_options, OptionKey, Takes};
-use idmint::{Config, Error, Name, Obfuscator, OptionValue, Options, Result};
+use idmint::{Config, Error, Name, Obfuscator, OptionValue, Result, SnowflakeOptions};
 
-use crate::leased::{LeaseOptions, LeasedSnowflake};
+use crate::lease::{LeaseOptions, LeasedSnowflake};
 use crate::segment::{open_store, SegmentAllocator, SegmentStore};
 
 const fn key(name: &'static str, camel: &'static str, takes: Takes) -> OptionKey {
@@ -51,7 +51,7 @@ pub const LEASE_KEYS: &[OptionKey] = &[
 ];
 
 /// The keys a segment allocator takes (besides an obfuscator object, set with
-/// [`SegmentOptions::obfuscate`]).
+/// [`SegmentAllocatorOptions::obfuscate`]).
 pub const SEGMENT_KEYS: &[OptionKey] = &[
     key("step", "step", Takes::Int),
     key("max_step", "maxStep", Takes::Int),
@@ -93,15 +93,15 @@ fn node_from_lease() -> Error {
 
 /// Options of a leased generator: the generator keys (but `node`) plus [`LEASE_KEYS`].
 #[derive(Debug, Clone, Default)]
-pub struct LeasedOptions {
-    generator: Options,
+pub struct LeasedSnowflakeOptions {
+    generator: SnowflakeOptions,
     lease: LeaseOptions,
 }
 
-impl LeasedOptions {
+impl LeasedSnowflakeOptions {
     /// Every key at its default.
-    pub fn new() -> LeasedOptions {
-        LeasedOptions::default()
+    pub fn new() -> LeasedSnowflakeOptions {
+        LeasedSnowflakeOptions::default()
     }
 
     /// Sets a generator or lease key (snake_case or camelCase).
@@ -163,7 +163,7 @@ impl LeasedOptions {
 
 /// Options of a segment allocator: [`SEGMENT_KEYS`] and an obfuscator.
 #[derive(Debug, Clone, Default)]
-pub struct SegmentOptions {
+pub struct SegmentAllocatorOptions {
     config: SegmentConfig,
     max_step: Option<u64>,
     gap: (u64, u64),
@@ -172,10 +172,10 @@ pub struct SegmentOptions {
     wait_timeout: Option<Duration>,
 }
 
-impl SegmentOptions {
+impl SegmentAllocatorOptions {
     /// Every key at its default.
-    pub fn new() -> SegmentOptions {
-        SegmentOptions::default()
+    pub fn new() -> SegmentAllocatorOptions {
+        SegmentAllocatorOptions::default()
     }
 
     /// What `key` takes, if it is a segment key.
@@ -195,7 +195,7 @@ impl SegmentOptions {
             "max_step" => self.max_step = Some(int(k, value)?),
             "refill_at_percent" => {
                 let p = int(k, value)?;
-                let p = u8::try_from(p).map_err(|_| Error::FieldOverflow {
+                let p = u8::try_from(p).map_err(|_| Error::OutOfRange {
                     field: Name::lossy("refill_at_percent"),
                     value: p,
                     max: 100,

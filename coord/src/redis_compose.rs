@@ -118,7 +118,7 @@ impl RedisCompose {
     /// and call, as for the [segment store](crate::segment::redis)), minting
     /// IDs of `layout` with node field `shard` from the counters of namespace `ns` (1 to 64
     /// bytes, no `{` or `}`). Fails with [`Error::InvalidConfig`] for a bad URL or namespace
-    /// and [`Error::FieldOverflow`] when `shard` does not fit the layout's node field.
+    /// and [`Error::OutOfRange`] when `shard` does not fit the layout's node field.
     pub fn new(url: &str, layout: Layout, ns: &str, shard: u64) -> Result<Self> {
         if ns.is_empty() || ns.len() > 64 || ns.contains(['{', '}']) {
             return Err(Error::InvalidConfig {

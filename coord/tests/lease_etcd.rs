@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, Lease, LeaseSpec, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use support::etcd::{Etcd, MEMBERS, PREFIX};
 use support::lease_checks::{self, ns, NOW};
 use support::minter::{assert_no_duplicates, Minter, MinterSpec};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout, ManualClock};
 use idmint_coord::lease::{FileStore, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use support::TempDir;
 
 const T: u64 = 1_750_000_000_000;

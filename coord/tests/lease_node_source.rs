@@ -5,7 +5,7 @@ use std::net::Ipv4Addr;
 use std::process::Command;
 
 use idmint::{Config, Error, ErrorKind, Layout};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use idmint_coord::node_source::{is_private_ipv4, private_ipv4, NodeSource};
 
 fn twitter() -> Layout {
@@ -84,7 +84,7 @@ fn values_are_checked_against_the_node_field() {
     assert!(
         matches!(
             e,
-            Error::FieldOverflow {
+            Error::OutOfRange {
                 value: 1024,
                 max: 1023,
                 ..
@@ -143,7 +143,7 @@ fn environment_variable_source() {
     std::env::set_var("IDMINT_TEST_NODE_WIDE", "5000");
     assert!(matches!(
         NodeSource::Env("IDMINT_TEST_NODE_WIDE".into()).resolve(&l),
-        Err(Error::FieldOverflow { value: 5000, .. })
+        Err(Error::OutOfRange { value: 5000, .. })
     ));
 }
 
@@ -233,7 +233,7 @@ fn from_source_builds_leased_and_plain_generators() {
 
     assert!(matches!(
         LeasedSnowflake::from_source("static:2048", cfg, LeaseOptions::new()),
-        Err(Error::FieldOverflow { .. })
+        Err(Error::OutOfRange { .. })
     ));
     assert!(matches!(
         LeasedSnowflake::from_source("nonsense", cfg, LeaseOptions::new()),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use idmint::{Clock, Config, Error, Layout};
 use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use support::ns;
 use support::{Kind, Server};
 

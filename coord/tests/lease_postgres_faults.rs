@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use idmint_coord::segment::postgres::PostgresStore;
 use idmint_coord::segment::SegmentStore;
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};

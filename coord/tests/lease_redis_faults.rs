@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, Lease, LeaseSpec, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
 use support::{ns, wall_ms, TempDir};
 use support::{Kind, Persistence, Server};

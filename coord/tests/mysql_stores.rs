@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use idmint::segment::SegmentConfig;
 use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use idmint_coord::segment::mysql::MysqlStore;
 use idmint_coord::segment::{open_store, SegmentAllocator, SegmentStore};
 use mysql::prelude::Queryable;
@@ -205,7 +205,7 @@ fn mysql_per_tag_step_from_the_table_is_honoured_and_never_overwritten() {
     m.sql("UPDATE leaf_alloc SET max_id = 9223372036854775000 WHERE biz_tag = 'wide'");
     assert!(matches!(
         store.take("wide", 1),
-        Err(Error::FieldOverflow { .. })
+        Err(Error::OutOfRange { .. })
     ));
     assert_eq!(
         m.sql("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'wide'"),

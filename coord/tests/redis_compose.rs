@@ -191,7 +191,7 @@ fn bad_configurations_are_refused() {
     let url = "redis://127.0.0.1:1/";
     assert!(matches!(
         RedisCompose::new(url, l, "ns", 1 << 12),
-        Err(Error::FieldOverflow { .. })
+        Err(Error::OutOfRange { .. })
     ));
     for ns in ["", "a{b}", &"n".repeat(65)] {
         assert!(matches!(

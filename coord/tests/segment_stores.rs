@@ -214,7 +214,7 @@ fn threads_and_processes(url: &str, max_step: u64) {
 }
 
 /// Puts `key`'s counter 5 below `i64::MAX` with `set`: a take of 5 still fits, a take of 6
-/// more is refused with `FieldOverflow` (never a wrapped or negative range), and the key stays
+/// more is refused with `OutOfRange` (never a wrapped or negative range), and the key stays
 /// usable for takes that fit.
 fn assert_refuses_to_wrap(store: &dyn SegmentStore, set: impl Fn(&str, i64)) {
     store.take("full", 1).unwrap();
@@ -223,7 +223,7 @@ fn assert_refuses_to_wrap(store: &dyn SegmentStore, set: impl Fn(&str, i64)) {
     assert_eq!(r.end, i64::MAX as u64 - 4);
     assert!(matches!(
         store.take("full", 6),
-        Err(Error::FieldOverflow { max, .. }) if max == i64::MAX as u64
+        Err(Error::OutOfRange { max, .. }) if max == i64::MAX as u64
     ));
     let r = store.take("full", 5).unwrap();
     assert_eq!(r.end, i64::MAX as u64 + 1);

@@ -45,7 +45,7 @@ pub enum Error {
     },
     /// A value does not fit its field (compose, node ids, policy bounds).
     #[error("value {value} does not fit field `{field}` (max {max})")]
-    FieldOverflow {
+    OutOfRange {
         /// The field's name.
         field: Name,
         /// The rejected value.
@@ -57,7 +57,7 @@ pub enum Error {
     #[error(
         "clock moved backwards by {by_ms} ms (last issued tick at {last_ms} ms); refusing to mint"
     )]
-    ClockMovedBackwards {
+    ClockBackwards {
         /// How far the clock is behind the last issued tick.
         by_ms: u64,
         /// The start (ms since the Unix epoch) of the last issued tick.
@@ -67,7 +67,7 @@ pub enum Error {
     /// further ahead of this host's clock than an honest holder can have put it, or the
     /// `on_backwards` policy is `fail`: minting there would need a wait. Not a clock step in
     /// this process: this host's clock is behind the one that recorded the bound. Same kind as
-    /// [`Error::ClockMovedBackwards`].
+    /// [`Error::ClockBackwards`].
     #[error(
         "node {node} is fenced until {} ({fence_ms} ms since the Unix epoch): this host's clock is {by_ms} ms behind the bound its previous holder recorded; fix the clock, wait until then, or lease from more nodes",
         Rfc3339(fence_ms.saturating_add(1))
@@ -105,7 +105,7 @@ pub enum Error {
     #[error("cannot decode {codec} string at character {at}: {reason}")]
     InvalidEncoding {
         /// The codec name (`decimal`, `hex`, `base32`, `base62`, `uuid`, or `auto` when
-        /// [`decode_any`](crate::codec::decode_any) cannot tell).
+        /// [`parse_id`](crate::codec::parse_id) cannot tell).
         codec: &'static str,
         /// Character index (0-based) of the offending character, or the length for length errors.
         at: usize,
@@ -206,9 +206,9 @@ pub enum ErrorKind {
     LayoutExpired = 2,
     /// [`Error::BeforeEpoch`].
     BeforeEpoch = 3,
-    /// [`Error::FieldOverflow`].
+    /// [`Error::OutOfRange`].
     OutOfRange = 4,
-    /// [`Error::ClockMovedBackwards`] and [`Error::NodeFenced`].
+    /// [`Error::ClockBackwards`] and [`Error::NodeFenced`].
     ClockBackwards = 5,
     /// [`Error::SequenceExhausted`].
     SequenceExhausted = 6,
@@ -249,10 +249,8 @@ impl Error {
             Error::InvalidLayout { .. } | Error::InvalidSpec { .. } => ErrorKind::InvalidLayout,
             Error::LayoutExpired { .. } => ErrorKind::LayoutExpired,
             Error::BeforeEpoch { .. } => ErrorKind::BeforeEpoch,
-            Error::FieldOverflow { .. } => ErrorKind::OutOfRange,
-            Error::ClockMovedBackwards { .. } | Error::NodeFenced { .. } => {
-                ErrorKind::ClockBackwards
-            }
+            Error::OutOfRange { .. } => ErrorKind::OutOfRange,
+            Error::ClockBackwards { .. } | Error::NodeFenced { .. } => ErrorKind::ClockBackwards,
             Error::SequenceExhausted { .. } => ErrorKind::SequenceExhausted,
             Error::WouldBlock { .. } => ErrorKind::WouldBlock,
             Error::Forked => ErrorKind::Forked,
@@ -310,12 +308,12 @@ impl Error {
                 f("epoch_ms", "epochMs", U64(*epoch_ms)),
                 None,
             ],
-            Error::FieldOverflow { field, value, max } => [
+            Error::OutOfRange { field, value, max } => [
                 f("field", "field", Str(field.as_str())),
                 f("value", "value", U64(*value)),
                 f("max", "max", U64(*max)),
             ],
-            Error::ClockMovedBackwards { by_ms, last_ms } => [
+            Error::ClockBackwards { by_ms, last_ms } => [
                 f("by_ms", "byMs", U64(*by_ms)),
                 f("last_ms", "lastMs", U64(*last_ms)),
                 None,
@@ -491,7 +489,7 @@ impl ErrorKind {
             ErrorKind::NodeRequired => "ERR_NODE_REQUIRED",
             ErrorKind::StoreMismatch => "ERR_STORE_MISMATCH",
             ErrorKind::LimitExceeded => "ERR_LIMIT_EXCEEDED",
-            ErrorKind::InvalidArgument => "ERR_INVALID_ARG_VALUE",
+            ErrorKind::InvalidArgument => "ERR_INVALID_ARGUMENT",
             ErrorKind::Closed => "ERR_CLOSED",
         }
     }
@@ -515,12 +513,12 @@ mod tests {
                 now_ms: 1,
                 epoch_ms: 2,
             },
-            Error::FieldOverflow {
+            Error::OutOfRange {
                 field: n,
                 value: 1,
                 max: 0,
             },
-            Error::ClockMovedBackwards {
+            Error::ClockBackwards {
                 by_ms: 1,
                 last_ms: 2,
             },

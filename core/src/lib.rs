@@ -46,11 +46,6 @@ mod random;
 pub mod segment;
 pub mod snowflake;
 mod time;
-/// The clocked UUID front door under its former path: [`named::clocked`].
-#[cfg(feature = "std")]
-pub mod uuid_clock {
-    pub use crate::named::clocked::*;
-}
 
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
@@ -65,7 +60,7 @@ pub use named::clocked::UuidGenerator;
 pub use named::{GeneratedId, NamedConfig, NamedGenerator};
 #[cfg(feature = "std")]
 pub use random::{os_random_fill, os_random_u64};
-pub use snowflake::options::{OptionValue, Options};
+pub use snowflake::options::{OptionValue, SnowflakeOptions};
 pub use snowflake::{
     AtomicSnowflake, Clocked, Config, Field, FieldKind, Generator, Layout, LayoutBuilder,
     LeaseWindow, LocalSnowflake, OnBackwards, OnExhausted, Parts, Run, SequenceStart, Stats,
@@ -75,9 +70,9 @@ pub use snowflake::{Snowflake, ThreadSnowflake};
 pub use time::Rfc3339;
 
 // Text codecs, obfuscation and the 128-bit formats.
-pub use codec::{decode_any, Codec, SliceWriter};
+pub use codec::{parse_id, Codec, SliceWriter};
 pub use formats::any_id::AnyId;
 pub use formats::typeid::{TypeId, TypeIdGenerator};
 pub use formats::ulid::{Ulid, UlidGenerator};
-pub use formats::uuid::{Uuid, UuidInfo, V7Generator, V7Method};
+pub use formats::uuid::{Uuid, Uuid7Generator, Uuid7Method, UuidInfo};
 pub use obfuscate::{Obfuscator, SortableObfuscator};

@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 
 /// Most IDs one batch call returns or fills (`next_ids(n)`, `nextIds(n)`,
-/// `idmint_snowflake_next_n`, ... in every binding): 2^24 = 16,777,216 IDs, a 128 MiB
+/// `idmint_snowflake_next_ids`, ... in every binding): 2^24 = 16,777,216 IDs, a 128 MiB
 /// array. Larger requests get [`Error::LimitExceeded`]; ask in several calls instead (a
 /// generator mints a few million IDs per second per node, so one call already spans seconds).
 pub const MAX_BATCH: u64 = 1 << 24;

@@ -115,7 +115,7 @@ impl Obfuscator {
         mask(self.bits)
     }
 
-    /// Maps `x` to its obfuscated image; fails with [`Error::FieldOverflow`] (field `id`) if
+    /// Maps `x` to its obfuscated image; fails with [`Error::OutOfRange`] (field `id`) if
     /// `x` is outside `[0, 2^bits)`.
     pub fn encode(&self, x: u64) -> Result<u64> {
         self.check(x)?;
@@ -130,7 +130,7 @@ impl Obfuscator {
 
     fn check(&self, x: u64) -> Result<()> {
         if x > self.max() {
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: Name::lit("id"),
                 value: x,
                 max: self.max(),
@@ -242,7 +242,7 @@ impl SortableObfuscator {
         self.inner.bits()
     }
 
-    /// Obfuscates the low bits of `id`; fails with [`Error::FieldOverflow`] (field `id`) if
+    /// Obfuscates the low bits of `id`; fails with [`Error::OutOfRange`] (field `id`) if
     /// `id` exceeds the layout's [`max_id`](Layout::max_id).
     pub fn encode(&self, id: u64) -> Result<u64> {
         self.check(id)?;
@@ -259,7 +259,7 @@ impl SortableObfuscator {
 
     fn check(&self, id: u64) -> Result<()> {
         if id > self.max_id {
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: Name::lit("id"),
                 value: id,
                 max: self.max_id,
@@ -317,7 +317,7 @@ mod tests {
         let ob = Obfuscator::new(1, 10).unwrap();
         assert_eq!(
             ob.encode(1024),
-            Err(Error::FieldOverflow {
+            Err(Error::OutOfRange {
                 field: Name::lit("id"),
                 value: 1024,
                 max: 1023

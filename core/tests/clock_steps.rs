@@ -122,7 +122,7 @@ fn step_child() {
             let post = mono();
             let out = match r {
                 Ok(id) => Outcome::Id(id),
-                Err(Error::ClockMovedBackwards { .. }) => Outcome::Backwards,
+                Err(Error::ClockBackwards { .. }) => Outcome::Backwards,
                 Err(e) => Outcome::Other(e.kind() as u64),
             };
             buf.extend_from_slice(&encode(&Rec { pre, post, out }));
@@ -301,7 +301,7 @@ fn run(name: &str, policy: &str, step: &str, settle_ms: i64) -> Run {
     run
 }
 
-/// `fail`, clock set back 30 s: once seen, every call fails with ClockMovedBackwards (the clock
+/// `fail`, clock set back 30 s: once seen, every call fails with ClockBackwards (the clock
 /// is far from catching up); IDs stay unique and increasing.
 #[test]
 fn step_back_under_fail_errors_once_seen() {
@@ -410,12 +410,12 @@ fn step_forward_shows_in_the_ids_time() {
 const UUID_KINDS: [&str; 6] = ["uuid7", "ulid", "typeid", "uuid6", "uuid1", "uuid4"];
 const UREC: usize = 40;
 
-/// The child half of the UUID runs: the process-wide front doors (`idmint::uuid_clock`), one
+/// The child half of the UUID runs: the process-wide front doors (`idmint::named::clocked`), one
 /// of each kind per round, 10 rounds every 2 ms until stdin closes; a record per ID: kind,
 /// monotonic ns before (coarse) and after, and the 128 bits.
 #[test]
 fn uuid_step_child() {
-    use idmint::uuid_clock as c;
+    use idmint::named::clocked as c;
     let Ok(path) = std::env::var("IDMINT_UUID_STEP_OUT") else {
         return;
     };

@@ -83,7 +83,7 @@ fn twitter_node_1() -> Config {
 
 #[test]
 fn child_draws_fresh_random_bytes_and_uuids() {
-    use idmint::uuid_clock as c;
+    use idmint::named::clocked as c;
     // Warm the random stream and the process-wide generators in the parent.
     let mut warm = [0u8; 16];
     c::random_fill(&mut warm).unwrap();
@@ -160,7 +160,7 @@ fn child_is_not_stuck_on_a_lock_held_by_a_parent_thread_at_fork() {
         // SAFETY: alarm has no memory effects.
         unsafe { libc::alarm(5) };
         [u8::from(
-            g.next().is_ok() && idmint::uuid_clock::uuid4().is_ok(),
+            g.next().is_ok() && idmint::named::clocked::uuid4().is_ok(),
         )]
     });
     assert_eq!(ok, 1, "the child could not mint");

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::Ulid;
 use idmint::formats::uuid::{self as uuids, Uuid};
-use idmint::uuid_clock;
+use idmint::named::clocked;
 use proptest::prelude::*;
 use type_safe_id::{DynamicType, StaticType, TypeSafeId};
 use uuid::Builder;
@@ -135,9 +135,9 @@ fn what_the_clocked_front_doors_make_the_crates_read() {
     let mut last = (Uuid::nil(), Uuid::nil(), 0u128);
     for _ in 0..10_000 {
         let (v7, v6, v1) = (
-            uuid_clock::uuid7().unwrap(),
-            uuid_clock::uuid6().unwrap(),
-            uuid_clock::uuid1().unwrap(),
+            clocked::uuid7().unwrap(),
+            clocked::uuid6().unwrap(),
+            clocked::uuid1().unwrap(),
         );
         assert_eq!(
             (
@@ -154,11 +154,11 @@ fn what_the_clocked_front_doors_make_the_crates_read() {
             assert!(ms + 100 >= before && ms <= now_ms(), "{u}: {ms}");
         }
         assert!(v7 > last.0 && v6 > last.1, "{v7} {v6} after {:?}", last);
-        let ulid = uuid_clock::ulid().unwrap();
+        let ulid = clocked::ulid().unwrap();
         let theirs = ulid::Ulid::from_string(&ulid.to_string()).unwrap();
         assert!(theirs.0 > last.2);
         assert!(theirs.timestamp_ms() + 100 >= before && theirs.timestamp_ms() <= now_ms());
-        let t = uuid_clock::typeid("user").unwrap();
+        let t = clocked::typeid("user").unwrap();
         let read = TypeSafeId::<User>::from_str(&t.to_string()).unwrap();
         assert_eq!(read.uuid(), t.uuid());
         last = (v7, v6, theirs.0);

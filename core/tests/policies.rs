@@ -87,7 +87,7 @@ fn backwards_fail_and_wait() {
     f.next_id_at(T0 + 10).unwrap();
     assert_eq!(
         f.next_id_at(T0),
-        Err(Error::ClockMovedBackwards {
+        Err(Error::ClockBackwards {
             by_ms: 10,
             last_ms: T0 + 10
         })
@@ -104,7 +104,7 @@ fn backwards_fail_and_wait() {
     );
     assert_eq!(
         w.next_id_at(T0),
-        Err(Error::ClockMovedBackwards {
+        Err(Error::ClockBackwards {
             by_ms: 10,
             last_ms: T0 + 10
         })
@@ -130,7 +130,7 @@ fn backwards_logical_keeps_increasing_within_bound() {
     assert!(g.stats().max_ahead_ms >= 14);
     assert!(matches!(
         g.next_id_at(T0 - 100),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
 }
 
@@ -164,13 +164,13 @@ fn rollback_counter_bumps_and_stays_unique() {
     h.next_id_at(T0 + 5).unwrap();
     assert!(matches!(
         h.next_id_at(T0 + 2),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
     // ...and so is any step back to or below that mark (tick 10 under counter 0 is taken)...
     h.next_id_at(T0 + 20).unwrap();
     assert!(matches!(
         h.next_id_at(T0 + 10),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
     // ...but a step back that stays above it is bridged with the next counter value.
     let id = h.next_id_at(T0 + 15).unwrap();
@@ -205,7 +205,7 @@ fn ring_continues_each_ticks_sequence() {
     g.next_id_at(T0 + 20).unwrap();
     assert!(matches!(
         g.next_id_at(T0 + 12),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
     assert!(g.next_id_at(T0 + 13).is_ok());
     // Exhausted slot waits for the next tick.
@@ -288,11 +288,11 @@ fn fence_blocks_reissue_after_restart() {
         .on_backwards(OnBackwards::Fail));
     assert!(matches!(
         again.next_id_at(T0 + 20),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
     assert!(matches!(
         again.next_id_at(T0 + 50),
-        Err(Error::ClockMovedBackwards { .. }) | Err(Error::WouldBlock { .. })
+        Err(Error::ClockBackwards { .. }) | Err(Error::WouldBlock { .. })
     ));
     assert!(again.next_id_at(T0 + 51).unwrap() > last);
     let mut logical = gen(Config::new(l)
@@ -362,7 +362,7 @@ fn fence_holds_for_rollback_counter_and_ring() {
     let mut after = gen(cfg.fence_ms(T0 + 5));
     assert!(matches!(
         after.next_id_at(T0 + 3),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
     let next = after.next_id_at(T0 + 6).unwrap();
     assert!(!issued.contains(&next));
@@ -376,7 +376,7 @@ fn fence_holds_for_rollback_counter_and_ring() {
     );
     assert!(matches!(
         ring.next_id_at(T0 + 3),
-        Err(Error::ClockMovedBackwards { .. })
+        Err(Error::ClockBackwards { .. })
     ));
     assert!(ring.next_id_at(T0 + 6).is_ok());
 }

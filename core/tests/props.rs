@@ -87,7 +87,7 @@ proptest! {
                     Err(Error::WouldBlock { until_ms }) => prop_assert!(until_ms > now as u64),
                     Err(e) => prop_assert!(matches!(
                         e,
-                        Error::ClockMovedBackwards { .. } | Error::SequenceExhausted { .. }
+                        Error::ClockBackwards { .. } | Error::SequenceExhausted { .. }
                     ), "unexpected {:?}", e),
                 }
             }
@@ -149,7 +149,7 @@ proptest! {
 fn documented(e: &Error) -> bool {
     matches!(
         e,
-        Error::ClockMovedBackwards { .. } | Error::SequenceExhausted { .. }
+        Error::ClockBackwards { .. } | Error::SequenceExhausted { .. }
     )
 }
 
@@ -243,7 +243,7 @@ proptest! {
 
     /// The std front door on a clock whose coarse reading lags by up to the stated lag, the
     /// precise one never going back, through every call form: no duplicate, IDs increasing, no
-    /// rollback counted, no `ClockMovedBackwards`, and every ID's time between the coarse
+    /// rollback counted, no `ClockBackwards`, and every ID's time between the coarse
     /// bound (true time − lag) and the true time (plus the borrow bound).
     #[test]
     fn coarse_lag_within_its_bound_is_never_a_step_back(
@@ -295,7 +295,7 @@ proptest! {
     /// `rollback_counter` with a 1- or 2-bit rollback field and 3 to 15 ticks of depth, under
     /// frequent steps back, many deeper than that: IDs stay unique across any number of epochs
     /// (more than the field counts), an issued ID is never further behind the highest one than
-    /// the depth, and a step back deeper than the depth is refused with ClockMovedBackwards.
+    /// the depth, and a step back deeper than the depth is refused with ClockBackwards.
     #[test]
     fn rollback_counter_deeper_than_it_can_count(
         spare in 3u8..=5, rb in 1u8..=2, seed in any::<u64>(),
@@ -333,11 +333,11 @@ proptest! {
                         prev = Some(tick);
                     }
                     Err(Error::WouldBlock { .. }) => {}
-                    Err(e) => prop_assert!(matches!(e, Error::ClockMovedBackwards { .. }), "unexpected {:?}", e),
+                    Err(e) => prop_assert!(matches!(e, Error::ClockBackwards { .. }), "unexpected {:?}", e),
                 }
                 if let Some(p) = prev {
                     if p > t + depth {
-                        prop_assert!(matches!(a, Err(Error::ClockMovedBackwards { .. })),
+                        prop_assert!(matches!(a, Err(Error::ClockBackwards { .. })),
                             "a step back of {} ticks (depth {}) gave {:?}", p - t, depth, a);
                     }
                 }

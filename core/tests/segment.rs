@@ -510,10 +510,10 @@ fn obfuscated_ids_are_unique_and_decode_to_the_sequence() {
     let mut out = [0u64; 2];
     let batch = buf.take_into(&mut out, 0).unwrap();
     assert_eq!(batch.filled, 2);
-    assert!(matches!(buf.next(0), Err(Error::FieldOverflow { .. })));
+    assert!(matches!(buf.next(0), Err(Error::OutOfRange { .. })));
     assert!(matches!(
         buf.take_into(&mut out, 0),
-        Err(Error::FieldOverflow { .. })
+        Err(Error::OutOfRange { .. })
     ));
     assert_eq!(buf.remainder().ranges(), [r(1 << 20, (1 << 20) + 498)]);
     // A batch that runs into the end of the domain fails; what it wrote is consumed.
@@ -522,7 +522,7 @@ fn obfuscated_ids_are_unique_and_decode_to_the_sequence() {
     let mut out = [0u64; 5];
     assert!(matches!(
         buf.take_into(&mut out, 0),
-        Err(Error::FieldOverflow { .. })
+        Err(Error::OutOfRange { .. })
     ));
     assert_eq!(buf.remainder().ranges(), [r(1 << 20, (1 << 20) + 3)]);
 }

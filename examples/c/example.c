@@ -37,10 +37,10 @@ int main(void) {
 
     /* Mint. */
     uint64_t id = 0;
-    TRY(idmint_snowflake_next(gen, &id));
+    TRY(idmint_snowflake_next_id(gen, &id));
     printf("mint     %" PRIu64 "\n", id);
     uint64_t batch[1000];
-    TRY(idmint_snowflake_next_n(gen, batch, 1000));
+    TRY(idmint_snowflake_next_ids(gen, batch, 1000));
     printf("batch    %" PRIu64 " .. %" PRIu64 " (1000 IDs, increasing)\n", batch[0], batch[999]);
 
     /* Decode. */
@@ -57,19 +57,19 @@ int main(void) {
     char text[IDMINT_ENCODE_BUF_SIZE];
     uint64_t back = 0;
     TRY(idmint_encode(id, IDMINT_CODEC_BASE32, text, sizeof text, NULL));
-    TRY(idmint_decode(text, IDMINT_CODEC_AUTO, &back));
+    TRY(idmint_parse_id(text, IDMINT_CODEC_AUTO, &back));
     printf("base32   %s (decodes back: %s)\n", text, back == id ? "yes" : "NO");
 
     /* UUIDs: v7 from the clock and the OS, v5 from a name. */
     idmint_uuid u, ns;
     idmint_uuid_info info;
     char us[IDMINT_UUID_STR_SIZE];
-    TRY(idmint_uuid_v7(&u));
+    TRY(idmint_uuid7(&u));
     TRY(idmint_uuid_format(&u, us, sizeof us));
     TRY(idmint_uuid_inspect(&u, &info));
     printf("uuid v7  %s (version %u, unix ms %" PRIu64 ")\n", us, info.version, info.unix_ms);
     TRY(idmint_uuid_namespace("dns", &ns));
-    TRY(idmint_uuid_v5(&ns, (const uint8_t *)"python.org", strlen("python.org"), &u));
+    TRY(idmint_uuid5(&ns, (const uint8_t *)"python.org", strlen("python.org"), &u));
     TRY(idmint_uuid_format(&u, us, sizeof us));
     printf("uuid v5  %s (dns, \"python.org\")\n", us);
 

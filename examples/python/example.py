@@ -28,7 +28,7 @@ def main() -> None:
     print(f"  minted at {parts.datetime.isoformat()} (ms {parts.timestamp_ms})")
     print(f"  node {parts.node} = {parts.node_fields}, sequence {parts.sequence}")
     print(f"  base32 {idmint.encode(first, 'base32')}  base62 {idmint.encode(first, 'base62')}")
-    assert idmint.decode_str(idmint.encode(first, "base62")) == first
+    assert idmint.parse_id(idmint.encode(first, "base62")) == first
 
     # Bulk: 100,000 IDs as one array.array('Q'), made in Rust without the GIL.
     ids = gen.next_ids(100_000)
@@ -46,7 +46,7 @@ def main() -> None:
     print(f"inserted {count} rows; newest id {newest} decodes to node {gen.decode(newest).node}")
     # The public IDs hide node and sequence but keep time order, so they still index well.
     (pid,) = db.execute("SELECT public_id FROM orders WHERE id = ?", (ids[0],)).fetchone()
-    assert public.decode(idmint.decode_str(pid, "base62")) == ids[0]
+    assert public.decode(idmint.parse_id(pid, "base62")) == ids[0]
 
     # UUIDs are standard uuid.UUID objects.
     u7 = idmint.uuid7()

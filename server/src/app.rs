@@ -105,7 +105,7 @@ fn json_errors(r: LimitedResponse) -> Response {
             "this endpoint does not take that method",
         ),
         s if s.is_server_error() => ("ERR_INTERNAL", "internal error"),
-        _ => ("ERR_INVALID_ARG_VALUE", "the request is malformed"),
+        _ => ("ERR_INVALID_ARGUMENT", "the request is malformed"),
     };
     let (parts, _) = r.into_parts();
     let mut out = ApiError::new(status, code, message).into_response();

@@ -39,7 +39,7 @@ impl ApiError {
 
     /// 400: a malformed argument.
     pub fn bad_arg(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "ERR_INVALID_ARG_VALUE", message)
+        ApiError::new(StatusCode::BAD_REQUEST, "ERR_INVALID_ARGUMENT", message)
     }
 
     /// 401: a missing or wrong bearer token.

@@ -96,7 +96,7 @@ impl TokenKey {
     }
 
     /// The lease and grantee a token names, if this key signed it; any other text (edited,
-    /// truncated, of another key or version) is refused with `ERR_INVALID_ARG_VALUE`.
+    /// truncated, of another key or version) is refused with `ERR_INVALID_ARGUMENT`.
     pub fn verify(&self, text: &str) -> ApiResult<(Lease, Grantee)> {
         let bad = || ApiError::bad_arg("`lease` is not a lease token this service issued");
         if text.len() > 2048 {
@@ -301,7 +301,7 @@ mod tests {
         ] {
             assert_eq!(
                 k.verify(bad).unwrap_err().code,
-                "ERR_INVALID_ARG_VALUE",
+                "ERR_INVALID_ARGUMENT",
                 "{bad}"
             );
         }

@@ -90,7 +90,7 @@ mod tests {
         ] {
             assert_eq!(
                 p(bad).count(1, 10).unwrap_err().code,
-                "ERR_INVALID_ARG_VALUE",
+                "ERR_INVALID_ARGUMENT",
                 "{bad}"
             );
         }

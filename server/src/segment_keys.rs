@@ -55,7 +55,7 @@ fn shown(key: &str) -> String {
     out
 }
 
-/// Checks a segment key name; the error is a 400 `ERR_INVALID_ARG_VALUE` that shows the
+/// Checks a segment key name; the error is a 400 `ERR_INVALID_ARGUMENT` that shows the
 /// allowed form. The one check every route and `--keys` use.
 pub fn check_key_name(key: &str) -> Result<(), ApiError> {
     if is_valid_key_name(key) {
@@ -248,7 +248,7 @@ mod tests {
         ] {
             assert!(!is_valid_key_name(bad), "{bad:?}");
             let e = check_key_name(bad).unwrap_err();
-            assert_eq!(e.code, "ERR_INVALID_ARG_VALUE");
+            assert_eq!(e.code, "ERR_INVALID_ARGUMENT");
             assert!(
                 e.message.contains("[A-Za-z0-9._:-]{1,128}"),
                 "{}",

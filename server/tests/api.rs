@@ -183,7 +183,7 @@ fn bad_input_gets_a_typed_answer() {
         "/v1/snowflake?count=0",
         None,
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect(
         "GET",
@@ -197,7 +197,7 @@ fn bad_input_gets_a_typed_answer() {
         "/v1/snowflake?count=x",
         None,
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect(
         "GET",
@@ -239,7 +239,7 @@ fn bad_input_gets_a_typed_answer() {
         "/api/decodeSnowflakeId",
         None,
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect("GET", "/nothing/here", None, 404, "ERR_NOT_FOUND");
     expect(
@@ -254,14 +254,14 @@ fn bad_input_gets_a_typed_answer() {
         "/v1/leases",
         Some("{not json"),
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect(
         "POST",
         "/v1/leases",
         Some(r#"{"nodes": 3}"#),
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect(
         "POST",
@@ -275,21 +275,21 @@ fn bad_input_gets_a_typed_answer() {
         "/v1/leases",
         Some(r#"{"namespace": "a b"}"#),
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect(
         "POST",
         "/v1/leases/renew",
         Some(r#"{"lease": "forged"}"#),
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     expect(
         "POST",
         "/v1/leases/renew",
         Some("{}"),
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     let long = "x".repeat(201);
     expect(
@@ -297,7 +297,7 @@ fn bad_input_gets_a_typed_answer() {
         &format!("/v1/segments/{long}"),
         None,
         400,
-        "ERR_INVALID_ARG_VALUE",
+        "ERR_INVALID_ARGUMENT",
     );
     // A body over the limit is refused before it is read.
     let big = format!("{{\"namespace\":\"{}\"}}", "a".repeat(20_000));
@@ -494,7 +494,7 @@ fn client_leases_are_distinct_fenced_and_lost_when_superseded() {
         let r = grant(a, body);
         assert_eq!(
             (r.status, r.json()["code"].clone()),
-            (400, "ERR_INVALID_ARG_VALUE".into()),
+            (400, "ERR_INVALID_ARGUMENT".into()),
             "{body}: {}",
             r.body
         );

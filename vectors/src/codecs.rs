@@ -2,14 +2,14 @@
 
 use serde_json::Value;
 
-use idmint::codec::{decode_any, Codec};
+use idmint::codec::{parse_id, Codec};
 
 use crate::{case, extend, obj, outcome, s};
 
 const COMMENT: &str = "Text codecs for 64-bit IDs. `encode`: for each `id`, Codec::format(id) \
 in every codec (decimal, hex, base32, base62) must equal the string given, and decoding that \
 string with the same codec must give `id` back. `decode`: `text` decoded with `decoder` (a \
-codec name, or `auto` for decode_any, which guesses the codec from the text's shape) gives \
+codec name, or `auto` for parse_id, which guesses the codec from the text's shape) gives \
 `expect.id`, or fails with the error shown (code ERR_INVALID_ENCODING, `codec` as reported, `at` = \
 0-based character index of the problem, or the length for length errors). Every u64 is a \
 decimal string.";
@@ -124,7 +124,7 @@ pub(crate) fn generate() -> Value {
         .iter()
         .map(|&(codec, text)| {
             let r = match codec {
-                "auto" => decode_any(text),
+                "auto" => parse_id(text),
                 name => Codec::parse(name).and_then(|c| c.decode(text)),
             };
             case(

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use idmint::formats::typeid::{TypeId, TypeIdGenerator};
 use idmint::formats::ulid::{Ulid, UlidGenerator};
-use idmint::formats::uuid::{self, Uuid, V7Generator, V7Method};
+use idmint::formats::uuid::{self, Uuid, Uuid7Generator, Uuid7Method};
 
 use crate::{bytes, case, hex, obj, outcome, s, T0};
 
@@ -23,9 +23,9 @@ v3/v5(namespace, name as UTF-8), v4(random: 16 bytes), v7(unix_ms, random: 10 by
 v8_fields(custom_a, custom_b, custom_c), v8(bytes: 16 bytes; B.2's are the first 16 bytes of \
 SHA-256(namespace bytes ++ name)), v1_to_v6(uuid), v6_to_v1(uuid); expect {uuid, version}. \
 `special`: the Nil and Max UUIDs. `convert_errors`: v1_to_v6 / v6_to_v1 of a UUID of another \
-version: ERR_INVALID_ARG_VALUE. `v8_field_errors`: v8_fields with a value past its field: \
+version: ERR_INVALID_ARGUMENT. `v8_field_errors`: v8_fields with a value past its field: \
 ERR_OUT_OF_RANGE. `v6_generator` and `v7_methods`: one generator per script (v7: \
-V7Generator.with_method(method)), fed `steps` in order: v6 next_at(unix_ms, random: 8 bytes \
+Uuid7Generator.with_method(method)), fed `steps` in order: v6 next_at(unix_ms, random: 8 bytes \
 drawn on the first call only), v7 next_at_precise(unix_ms, sub_ms_nanos, random: 10 bytes); \
 expect {uuid}. `typeid_valid` / `typeid_invalid`: the TypeID spec's cases (parse `typeid`: \
 expect {prefix, uuid} or an error ERR_INVALID_ENCODING with codec typeid); `typeid_encode`: \
@@ -208,8 +208,8 @@ fn rfc9562() -> Vec<Value> {
 
 fn v7_methods() -> Vec<Value> {
     let mut scripts = Vec::new();
-    for method in V7Method::ALL {
-        let mut g = V7Generator::with_method(method);
+    for method in Uuid7Method::ALL {
+        let mut g = Uuid7Generator::with_method(method);
         let mut steps = Vec::new();
         let plan: [(u64, u32); 8] = [
             (T0, 0),

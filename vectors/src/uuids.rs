@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use idmint::formats::uuid::{self, Uuid, V7Generator};
+use idmint::formats::uuid::{self, Uuid, Uuid7Generator};
 
 use crate::{bytes, case, hex, obj, outcome, s, T0};
 
@@ -14,7 +14,7 @@ object. `name_based`: uuid::v3 (MD5) or v5 (SHA-1) of `namespace` (a UUID) and `
 UTF-8 bytes). `v4`: uuid::v4(random, 16 bytes). `v7`: uuid::v7(unix_ms, random, 10 bytes). \
 `v1`: uuid::v1(ticks = 100 ns intervals since 1582-10-15, clock_seq, node, 6 bytes) or, when \
 `unix_ms` is present, uuid::v1_random_node(unix_ms, ticks_100ns_extra, clock_seq, node). \
-`v7_generator`: one V7Generator per script, fed its `steps` in order with \
+`v7_generator`: one Uuid7Generator per script, fed its `steps` in order with \
 next_at(unix_ms, random); expect also lists `last_unix_ms` after the step. `parse`: \
 uuid::parse(text); expect {uuid} or ERR_INVALID_ENCODING with codec uuid and `at` = \
 character index. `inspect`: UUIDs (`uuid`) and what uuid::inspect says (`inspect`). Every \
@@ -174,7 +174,7 @@ pub(crate) fn generate() -> Value {
     ];
     let mut v7_generator = Vec::new();
     for (k, (name, times)) in scripts.into_iter().enumerate() {
-        let mut g = V7Generator::new();
+        let mut g = Uuid7Generator::new();
         let steps: Vec<Value> = times
             .into_iter()
             .enumerate()

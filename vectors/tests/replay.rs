@@ -10,8 +10,8 @@ use std::fs;
 
 use serde_json::Value;
 
-use idmint::codec::{decode_any, Codec};
-use idmint::formats::uuid::{self, Uuid, V7Generator};
+use idmint::codec::{parse_id, Codec};
+use idmint::formats::uuid::{self, Uuid, Uuid7Generator};
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::obfuscate::{Obfuscator, SortableObfuscator};
 use idmint::{
@@ -139,13 +139,13 @@ fn check_error(exp: &Value, e: &Error, ctx: &str) {
             assert_eq!(u(exp, "epoch_ms"), epoch_ms, "{ctx}");
             keys.extend(["now_ms", "epoch_ms"]);
         }
-        Error::FieldOverflow { field, value, max } => {
+        Error::OutOfRange { field, value, max } => {
             assert_eq!(st(exp, "field"), field.as_str(), "{ctx}");
             assert_eq!(u(exp, "value"), value, "{ctx}");
             assert_eq!(u(exp, "max"), max, "{ctx}");
             keys.extend(["field", "value", "max"]);
         }
-        Error::ClockMovedBackwards { by_ms, last_ms } => {
+        Error::ClockBackwards { by_ms, last_ms } => {
             assert_eq!(u(exp, "by_ms"), by_ms, "{ctx}");
             assert_eq!(u(exp, "last_ms"), last_ms, "{ctx}");
             keys.extend(["by_ms", "last_ms"]);
@@ -501,7 +501,7 @@ fn replay_codecs() {
         let text = st(c, "text");
         let decoder = st(c, "decoder");
         let r = match decoder {
-            "auto" => decode_any(text),
+            "auto" => parse_id(text),
             name => Codec::parse(name).and_then(|k| k.decode(text)),
         };
         let ctx = format!("{decoder} {text:?}");
@@ -622,7 +622,7 @@ fn replay_uuids() {
         check_uuid(&c["expect"], &got, &format!("v1 {c}"));
     }
     for c in arr(&v, "v7_generator") {
-        let mut g = V7Generator::new();
+        let mut g = Uuid7Generator::new();
         let mut prev: Option<Uuid> = None;
         for (i, s) in arr(c, "steps").iter().enumerate() {
             let ctx = format!("v7_generator {} step {i}", st(c, "name"));
@@ -725,7 +725,7 @@ fn uuid_is(exp: &Value, got: &Uuid, ctx: &str) {
 fn replay_formats() {
     use idmint::formats::typeid::{TypeId, TypeIdGenerator};
     use idmint::formats::ulid::{Ulid, UlidGenerator};
-    use idmint::formats::uuid::V7Method;
+    use idmint::formats::uuid::Uuid7Method;
 
     let v = load("formats.json");
     for c in arr(&v, "rfc9562") {
@@ -791,8 +791,8 @@ fn replay_formats() {
         }
     }
     for c in arr(&v, "v7_methods") {
-        let method = V7Method::parse(st(c, "method")).expect("method");
-        let mut g = uuid::V7Generator::with_method(method);
+        let method = Uuid7Method::parse(st(c, "method")).expect("method");
+        let mut g = uuid::Uuid7Generator::with_method(method);
         let mut prev = None;
         for s in arr(c, "steps") {
             let got = g.next_at_precise(

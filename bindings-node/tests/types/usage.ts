@@ -10,7 +10,7 @@ import {
   Snowflake,
   SortableObfuscator,
   UuidGenerator,
-  decodeString,
+  parseId,
   encode,
   fromConfig,
   parseUuid,
@@ -99,7 +99,7 @@ const canon: string = parseUuid(u5.toUpperCase())
 const gen7 = new UuidGenerator(7)
 const last: bigint | null = gen7.lastUnixMs
 const b32: string = encode(id, 'base32')
-const decoded: bigint = decodeString(b32, 'base32')
+const decoded: bigint = parseId(b32, 'base32')
 const ob = new Obfuscator(new Uint8Array(16), 64)
 const hidden: bigint = ob.encode(id)
 const sortable = new SortableObfuscator(42n, layout)

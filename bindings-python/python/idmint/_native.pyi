@@ -46,7 +46,7 @@ __all__ = [
     "Stats",
     "Run",
     "encode",
-    "decode_str",
+    "parse_id",
     "CODECS",
     "Obfuscator",
     "SortableObfuscator",
@@ -71,7 +71,7 @@ __all__ = [
     "uuid1_to_uuid6",
     "uuid6_to_uuid1",
     "uuid7s",
-    "V7Generator",
+    "Uuid7Generator",
     "NIL",
     "MAX",
     "typeid",
@@ -239,7 +239,7 @@ class InvalidArgument(IdmintError, KeyError, ValueError):
     unknown option key, an unknown, missing or repeated node sub-field. Also a KeyError (a
     missing name) and a ValueError; `str(e)` is the core's message, unquoted."""
 
-    code: str  # "ERR_INVALID_ARG_VALUE"
+    code: str  # "ERR_INVALID_ARGUMENT"
     argument: str
     reason: str
 
@@ -529,7 +529,7 @@ class NamedGenerator:
 # ----------------------------------------------------------------------------------------------
 
 def encode(id: int, codec: str = "decimal") -> str: ...
-def decode_str(text: str, codec: str | None = None) -> int: ...
+def parse_id(text: str, codec: str | None = None) -> int: ...
 @final
 class Obfuscator:
     """A keyed permutation of [0, 2**bits). Obfuscation, not encryption."""
@@ -594,7 +594,7 @@ class UuidGenerator:
     def __next__(self) -> _uuid.UUID: ...
 
 @final
-class V7Generator:
+class Uuid7Generator:
     """Sans-IO monotonic version 7 UUIDs by one of RFC 9562's methods: `counter` (default),
     `random_increment` or `sub_millisecond`; fed the time and 10 random bytes per call."""
 
@@ -652,7 +652,7 @@ class Ulid:
 
 @final
 class TypeIdGenerator:
-    """Sans-IO TypeIDs of one prefix on monotonic v7 UUIDs (`method` as for V7Generator)."""
+    """Sans-IO TypeIDs of one prefix on monotonic v7 UUIDs (`method` as for Uuid7Generator)."""
 
     def __new__(cls, prefix: str, method: str = "counter") -> Self: ...
     def next_at(self, unix_ms: int, random: bytes) -> TypeId: ...

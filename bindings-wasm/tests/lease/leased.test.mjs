@@ -349,9 +349,9 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     const bad = [
       [5, {}, TypeError, 'ERR_INVALID_ARG_TYPE'],
       [svc.url, 5, TypeError, 'ERR_INVALID_ARG_TYPE'],
-      [svc.url, { node: 1 }, TypeError, 'ERR_INVALID_ARG_VALUE'],
-      [svc.url, { fenceMs: 1 }, TypeError, 'ERR_INVALID_ARG_VALUE'],
-      [svc.url, { ttl: 5000 }, TypeError, 'ERR_INVALID_ARG_VALUE'],
+      [svc.url, { node: 1 }, TypeError, 'ERR_INVALID_ARGUMENT'],
+      [svc.url, { fenceMs: 1 }, TypeError, 'ERR_INVALID_ARGUMENT'],
+      [svc.url, { ttl: 5000 }, TypeError, 'ERR_INVALID_ARGUMENT'],
       [svc.url, { ttlMs: -1 }, RangeError, 'ERR_OUT_OF_RANGE'],
       [svc.url, { ttlMs: '1s' }, TypeError, 'ERR_INVALID_ARG_TYPE'],
       [svc.url, { namespace: 7 }, TypeError, 'ERR_INVALID_ARG_TYPE'],

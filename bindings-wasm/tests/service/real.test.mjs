@@ -77,7 +77,7 @@ for (const [scheme, base] of services) {
     test('a namespace the service does not open to clients is refused with its code', async () => {
       await assert.rejects(
         LeasedSnowflake.lease(base, { layout: LAYOUT, namespace: 'default' }),
-        (e) => e.code === 'ERR_INVALID_ARG_VALUE' && e.status === 400,
+        (e) => e.code === 'ERR_INVALID_ARGUMENT' && e.status === 400,
       )
     })
   })

@@ -1,20 +1,20 @@
 //! The built-in types: the core's (on the system clock), `type=segment` and the leased
-//! `type=snowflake,lease=…`. Their options go through [`SegmentOptions`] and [`LeasedOptions`],
+//! `type=snowflake,lease=…`. Their options go through [`SegmentAllocatorOptions`] and [`LeasedSnowflakeOptions`],
 //! the same key-by-key path every surface's own constructors take.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use idmint::host_random::draw_outside;
+use idmint::named::clocked::random_fill;
 use idmint::named::{GeneratedId, NamedConfig, NamedEntry, NamedGenerator};
 use idmint::snowflake::options::Takes;
-use idmint::uuid_clock::random_fill;
 use idmint::{Clock, Error, ForkGuard, OptionValue, Result, SystemClock};
 
 use super::source::batch;
 use super::source::NamedSource;
 use super::spec::{entry_text, written, NamedSpec};
 use crate::lease::{self, LeasedSnowflake};
-use crate::options::{LeasedOptions, SegmentOptions, LEASE_KEYS, SEGMENT_KEYS};
+use crate::options::{LeasedSnowflakeOptions, SegmentAllocatorOptions, LEASE_KEYS, SEGMENT_KEYS};
 use crate::segment::{SegmentAllocator, SegmentStore};
 
 /// The segment type's name.
@@ -110,9 +110,9 @@ pub(super) fn segment(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
         "key",
         "type segment needs key=NAME, the key its IDs are counted under",
     )?;
-    let mut opts = SegmentOptions::new();
+    let mut opts = SegmentAllocatorOptions::new();
     for e in spec.entries() {
-        if let Some(takes) = SegmentOptions::takes(e.key()) {
+        if let Some(takes) = SegmentAllocatorOptions::takes(e.key()) {
             opts.set(e.key(), value(e, takes)?)?;
         }
     }
@@ -199,9 +199,9 @@ pub(super) fn leased(spec: &NamedSpec<'_>) -> Result<Box<dyn NamedSource>> {
     let rest: Vec<NamedEntry> = rest.into_iter().cloned().collect();
     // The generator config first (no I/O), with the core's errors.
     let cfg = NamedConfig::snowflake_without_node(spec.input(), &rest)?;
-    let mut opts = LeasedOptions::new();
+    let mut opts = LeasedSnowflakeOptions::new();
     for e in &lease_entries {
-        if let Some(takes) = LeasedOptions::takes(e.key()).filter(|_| e.key() != "lease") {
+        if let Some(takes) = LeasedSnowflakeOptions::takes(e.key()).filter(|_| e.key() != "lease") {
             opts.set(e.key(), value(e, takes)?)?;
         }
     }

@@ -128,7 +128,7 @@ impl SegmentStore for AutoIncStore {
             let k = (first + j) % n;
             match self.instances[k].take(key, 1) {
                 Ok(r) => {
-                    let v = self.map(k, r.start).ok_or(Error::FieldOverflow {
+                    let v = self.map(k, r.start).ok_or(Error::OutOfRange {
                         field: ID,
                         value: r.start,
                         max: u64::MAX / self.step(),

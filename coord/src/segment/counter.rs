@@ -82,7 +82,7 @@ impl Moved {
 /// The error for a key whose counter (now at `current`) cannot advance by `step` without
 /// passing `i64::MAX`.
 pub(crate) fn exhausted(current: i64, step: i64) -> Error {
-    Error::FieldOverflow {
+    Error::OutOfRange {
         field: COUNTER,
         value: (current.max(0) as u64).saturating_add(step as u64),
         max: i64::MAX as u64,

@@ -130,7 +130,7 @@ impl SegmentStore for MemoryStore {
         let end = start.saturating_add(step);
         if end == start {
             // Every value below u64::MAX is handed out (a range's end is exclusive).
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: MAX_ID,
                 value: start,
                 max: u64::MAX - 1,

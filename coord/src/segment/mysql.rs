@@ -55,7 +55,7 @@
 //! allocators on one table.)
 //!
 //! A take that would carry `max_id` past `i64::MAX` changes nothing and fails with
-//! [`Error::FieldOverflow`] (`max_id`).
+//! [`Error::OutOfRange`] (`max_id`).
 //!
 //! # Identity, failures
 //!

@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use idmint::{Clock, Config, Layout, SystemClock};
-use idmint_coord::leased::{LeaseOptions, LeasedSnowflake};
+use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 
 /// Marks the child's report lines among the test harness's output.
 const MARK: &str = "@@child ";

@@ -25,19 +25,19 @@ use crate::error::{Error, Result};
 ///
 /// # Examples
 /// ```
-/// use idmint::codec::decode_any;
-/// assert_eq!(decode_any("42")?, 42);
-/// assert_eq!(decode_any("0x2A")?, 42);
-/// assert_eq!(decode_any("000000000001A")?, 42); // 13 characters: base32
-/// assert_eq!(decode_any("0000000000g")?, 42); // 11 characters: base62
-/// assert_eq!(decode_any("0000000000042")?, 42); // all digits: decimal, not base32
-/// assert!(decode_any("xyz").is_err());
+/// use idmint::codec::parse_id;
+/// assert_eq!(parse_id("42")?, 42);
+/// assert_eq!(parse_id("0x2A")?, 42);
+/// assert_eq!(parse_id("000000000001A")?, 42); // 13 characters: base32
+/// assert_eq!(parse_id("0000000000g")?, 42); // 11 characters: base62
+/// assert_eq!(parse_id("0000000000042")?, 42); // all digits: decimal, not base32
+/// assert!(parse_id("xyz").is_err());
 /// # Ok::<(), idmint::Error>(())
 /// ```
 ///
 /// [`Codec::decode`]: super::Codec::decode
 /// [`Codec::Hex`]: super::Codec::Hex
-pub fn decode_any(s: &str) -> Result<u64> {
+pub fn parse_id(s: &str) -> Result<u64> {
     if s.is_empty() {
         return Err(Error::InvalidEncoding {
             codec: "auto",

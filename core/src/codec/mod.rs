@@ -2,7 +2,7 @@
 //!
 //! IDs travel through URLs, logs, JSON and spreadsheets, and each place prefers a different
 //! form. Decimal is what databases and JavaScript-free APIs expect; hex is compact and common in
-//! logs (written with its `0x` prefix, so that [`decode_any`] and every surface's automatic
+//! logs (written with its `0x` prefix, so that [`parse_id`] and every surface's automatic
 //! decoding read it back); the two fixed-width forms are short *and* sort as text in the same order as the
 //! numbers, so an index on the string column stays time-ordered:
 //!
@@ -20,14 +20,14 @@
 //!
 //! # Examples
 //! ```
-//! use idmint::codec::{decode_any, Codec};
+//! use idmint::codec::{parse_id, Codec};
 //!
 //! let id = 1_234_567_890_123_456_789u64;
 //! let s = Codec::Base32.format(id);
 //! assert_eq!(s.as_str(), "128GGYHYYK08N");
 //! assert_eq!(Codec::Base32.decode("128ggyhyyk08n")?, id); // case-insensitive
-//! assert_eq!(decode_any("128GGYHYYK08N")?, id); // 13 characters: base32
-//! assert_eq!(decode_any("0x112210f47de98115")?, id); // 0x prefix: hex
+//! assert_eq!(parse_id("128GGYHYYK08N")?, id); // 13 characters: base32
+//! assert_eq!(parse_id("0x112210f47de98115")?, id); // 0x prefix: hex
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
@@ -49,7 +49,7 @@ mod tests;
 use base62::BASE62;
 use crockford32::BASE32;
 pub use decimal::{decimal_into, DECIMAL_MAX_LEN};
-pub use guess::decode_any;
+pub use guess::parse_id;
 use hex::HEX;
 pub use output::{Encoded, SliceWriter};
 use radix::{encode_radix, MAX_LEN};
@@ -72,8 +72,8 @@ pub enum Codec {
     /// Base 10 without leading zeros; what most databases and APIs expect.
     Decimal,
     /// `0x` and lower-case base 16 without leading zeros (`0x0` for zero), the form every
-    /// surface writes and [`decode_any`] recognises — except 11 characters long (values from
-    /// 2^32 to 2^36), which read as base62 too, so [`decode_any`] refuses them as ambiguous;
+    /// surface writes and [`parse_id`] recognises — except 11 characters long (values from
+    /// 2^32 to 2^36), which read as base62 too, so [`parse_id`] refuses them as ambiguous;
     /// decoding accepts either case, with or without the `0x`/`0X` prefix.
     Hex,
     /// 13 Crockford base32 characters, zero-padded so text order equals numeric order; decoding

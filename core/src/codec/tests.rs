@@ -106,14 +106,14 @@ fn errors_point_at_the_problem() {
 
 #[test]
 fn decode_any_rules() {
-    assert_eq!(decode_any("18446744073709551615"), Ok(u64::MAX));
-    assert_eq!(decode_any("12345678901"), Ok(12_345_678_901)); // 11 digits: decimal
-    assert_eq!(decode_any("1234567890123"), Ok(1_234_567_890_123)); // 13 digits: decimal
-    assert_eq!(decode_any("0xff"), Ok(255));
-    assert_eq!(decode_any("FZZZZZZZZZZZZ"), Ok(u64::MAX));
-    assert_eq!(decode_any("LygHa16AHYF"), Ok(u64::MAX));
+    assert_eq!(parse_id("18446744073709551615"), Ok(u64::MAX));
+    assert_eq!(parse_id("12345678901"), Ok(12_345_678_901)); // 11 digits: decimal
+    assert_eq!(parse_id("1234567890123"), Ok(1_234_567_890_123)); // 13 digits: decimal
+    assert_eq!(parse_id("0xff"), Ok(255));
+    assert_eq!(parse_id("FZZZZZZZZZZZZ"), Ok(u64::MAX));
+    assert_eq!(parse_id("LygHa16AHYF"), Ok(u64::MAX));
     assert!(matches!(
-        decode_any(""),
+        parse_id(""),
         Err(Error::InvalidEncoding {
             codec: "auto",
             at: 0,
@@ -121,7 +121,7 @@ fn decode_any_rules() {
         })
     ));
     assert!(matches!(
-        decode_any("ff"),
+        parse_id("ff"),
         Err(Error::InvalidEncoding {
             codec: "auto",
             at: 0,
@@ -130,7 +130,7 @@ fn decode_any_rules() {
     ));
     // What the service wrote before hex carried its prefix: the error is at the start (not
     // past the end) and says how to read it.
-    match decode_any("1d83a82428800000") {
+    match parse_id("1d83a82428800000") {
         Err(Error::InvalidEncoding {
             codec: "auto",
             at: 0,
@@ -138,14 +138,14 @@ fn decode_any_rules() {
         }) => assert!(reason.contains("0x prefix"), "{reason}"),
         other => panic!("{other:?}"),
     }
-    assert_eq!(decode_any("0x1d83a82428800000"), Ok(0x1d83_a824_2880_0000));
+    assert_eq!(parse_id("0x1d83a82428800000"), Ok(0x1d83_a824_2880_0000));
     // Base32 may begin with 0X: 13 characters with an upper-case X stay base32.
     let b32 = Codec::Base32.format(1_044_835_113_549_955_072);
     assert!(b32.as_str().starts_with("0X"), "{b32}");
-    assert_eq!(decode_any(b32.as_str()), Ok(1_044_835_113_549_955_072));
-    assert_eq!(decode_any("0X2A"), Ok(42));
+    assert_eq!(parse_id(b32.as_str()), Ok(1_044_835_113_549_955_072));
+    assert_eq!(parse_id("0X2A"), Ok(42));
     assert!(matches!(
-        decode_any("zzzzzzzzzzzzz"),
+        parse_id("zzzzzzzzzzzzz"),
         Err(Error::InvalidEncoding {
             codec: "base32",
             ..
@@ -197,17 +197,14 @@ fn eleven_characters_after_0x_that_read_as_hex_and_base62_are_refused() {
         Codec::Base62.format(798_688_106_229_549_568).as_str(),
         "0x000000000"
     );
-    let ambiguous = decode_any("0x000000000").unwrap_err();
+    let ambiguous = parse_id("0x000000000").unwrap_err();
     assert!(ambiguous.to_string().contains("ambiguous"), "{ambiguous}");
-    assert_eq!(decode_any("0X123456789"), Err(ambiguous));
+    assert_eq!(parse_id("0X123456789"), Err(ambiguous));
     // Not hex: base62 only.
-    assert_eq!(
-        decode_any("0x00000000g"),
-        Codec::Base62.decode("0x00000000g")
-    );
-    assert!(decode_any("0x00000000g").is_ok());
+    assert_eq!(parse_id("0x00000000g"), Codec::Base62.decode("0x00000000g"));
+    assert!(parse_id("0x00000000g").is_ok());
     // Other lengths with 0x stay hex.
-    assert_eq!(decode_any("0x2a"), Ok(42));
+    assert_eq!(parse_id("0x2a"), Ok(42));
 }
 
 proptest! {
@@ -237,14 +234,14 @@ proptest! {
                 && Codec::Base62.decode(text).is_ok();
             if both {
                 // Hex and base62 at once: refused, never a wrong value.
-                prop_assert!(decode_any(text).is_err(), "{}", c);
+                prop_assert!(parse_id(text).is_err(), "{}", c);
             } else if !e.as_bytes().iter().all(u8::is_ascii_digit) {
-                prop_assert_eq!(decode_any(text), Ok(id), "{}", c);
+                prop_assert_eq!(parse_id(text), Ok(id), "{}", c);
             }
         }
         let bare = std::format!("{id:x}");
         prop_assert_eq!(Codec::Hex.decode(&bare), Ok(id));
-        prop_assert_eq!(decode_any(Codec::Decimal.format(id).as_str()), Ok(id));
+        prop_assert_eq!(parse_id(Codec::Decimal.format(id).as_str()), Ok(id));
     }
 
     #[test]
@@ -267,7 +264,7 @@ proptest! {
         for c in Codec::ALL {
             let _ = c.decode(&s);
         }
-        let _ = decode_any(&s);
+        let _ = parse_id(&s);
     }
 
     #[test]
@@ -276,12 +273,12 @@ proptest! {
         for c in Codec::ALL {
             let _ = c.decode(&s);
         }
-        let _ = decode_any(&s);
+        let _ = parse_id(&s);
     }
 
     #[test]
     fn near_alphabet_strings(s in "[0-9A-Za-z]{11,13}|0x[0-9a-fA-F]{0,20}|[0-9]{18,22}") {
-        let _ = decode_any(&s);
+        let _ = parse_id(&s);
         for c in Codec::ALL {
             if let Ok(v) = c.decode(&s) {
                 // What decodes must re-encode to the same value.

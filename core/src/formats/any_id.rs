@@ -14,7 +14,7 @@
 //! # Ok::<(), idmint::Error>(())
 //! ```
 
-use crate::codec::{decode_any, Codec};
+use crate::codec::{parse_id, Codec};
 use crate::error::Result;
 use crate::formats::typeid::TypeId;
 use crate::formats::ulid::Ulid;
@@ -41,7 +41,7 @@ impl AnyId {
     /// 2. an `_` → TypeID;
     /// 3. 26 characters → a TypeID without prefix if all lower-case and holding a version 7 UUID,
     ///    else a ULID (either case), so that its time is read as a ULID's;
-    /// 4. anything else → a 64-bit ID by [`decode_any`] (digits: decimal, `0x`: hex, 13
+    /// 4. anything else → a 64-bit ID by [`parse_id`] (digits: decimal, `0x`: hex, 13
     ///    characters: base32, 11: base62).
     ///
     /// Errors are [`Error::InvalidEncoding`](crate::Error::InvalidEncoding) from the format the
@@ -59,7 +59,7 @@ impl AnyId {
             return TypeId::parse(text).map(AnyId::TypeId);
         }
         if b.len() != 26 {
-            return decode_any(text).map(AnyId::Snowflake);
+            return parse_id(text).map(AnyId::Snowflake);
         }
         let lower = b.iter().any(u8::is_ascii_lowercase);
         if lower && !b.iter().any(u8::is_ascii_uppercase) {

@@ -29,7 +29,7 @@ use core::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::formats::crockford::{self, Case};
-use crate::formats::uuid::{Uuid, V7Generator, V7Method};
+use crate::formats::uuid::{Uuid, Uuid7Generator, Uuid7Method};
 
 /// The longest prefix.
 pub const MAX_PREFIX_LEN: usize = 63;
@@ -240,12 +240,12 @@ impl FromStr for TypeId {
     }
 }
 
-/// New TypeIDs of one prefix on monotonic version 7 UUIDs ([`V7Generator`]), so those of one
+/// New TypeIDs of one prefix on monotonic version 7 UUIDs ([`Uuid7Generator`]), so those of one
 /// generator increase.
 #[derive(Debug, Clone, Copy)]
 pub struct TypeIdGenerator {
     prefix: Prefix,
-    v7: V7Generator,
+    v7: Uuid7Generator,
 }
 
 impl fmt::Debug for Prefix {
@@ -257,14 +257,14 @@ impl fmt::Debug for Prefix {
 impl TypeIdGenerator {
     /// A generator of TypeIDs under `prefix` (v7 method 1, a counter).
     pub fn new(prefix: &str) -> Result<TypeIdGenerator> {
-        TypeIdGenerator::with_method(prefix, V7Method::Counter)
+        TypeIdGenerator::with_method(prefix, Uuid7Method::Counter)
     }
 
     /// The same with another RFC 9562 monotonic method.
-    pub fn with_method(prefix: &str, method: V7Method) -> Result<TypeIdGenerator> {
+    pub fn with_method(prefix: &str, method: Uuid7Method) -> Result<TypeIdGenerator> {
         Ok(TypeIdGenerator {
             prefix: Prefix::new(prefix)?,
-            v7: V7Generator::with_method(method),
+            v7: Uuid7Generator::with_method(method),
         })
     }
 

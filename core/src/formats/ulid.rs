@@ -40,11 +40,11 @@ pub const LEN: usize = crockford::LEN;
 pub struct Ulid(pub u128);
 
 impl Ulid {
-    /// The ULID of `timestamp_ms` and an 80-bit `random` part: [`Error::FieldOverflow`] for a
+    /// The ULID of `timestamp_ms` and an 80-bit `random` part: [`Error::OutOfRange`] for a
     /// time past 48 bits, [`Error::InvalidArgument`] for a random part past 80.
     pub fn from_parts(timestamp_ms: u64, random: u128) -> Result<Ulid> {
         if timestamp_ms > MAX_TIMESTAMP_MS {
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: Name::lossy("timestamp_ms"),
                 value: timestamp_ms,
                 max: MAX_TIMESTAMP_MS,

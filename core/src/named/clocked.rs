@@ -1,7 +1,7 @@
 //! The clocked UUID front door (std): process-wide v1/v4/v6/v7, TypeID and ULID generators on
 //! the system clock, with randomness from each thread's OS-seeded stream ([`random_fill`]), all
 //! restarted after `fork()` so a child never repeats its parent's UUIDs or random bytes. Every
-//! binding uses this instead of keeping its own globals. Also reachable as `idmint::uuid_clock`.
+//! binding uses this instead of keeping its own globals.
 //!
 //! **Time.** [`uuid1`], [`uuid6`], [`uuid7`], [`uuid7_fill`], [`typeid`] and [`ulid`] read the
 //! coarse clock, as the default `Snowflake` does (`CLOCK_MONOTONIC_COARSE` on Linux, ~6 ns
@@ -10,7 +10,7 @@
 //! typically at most one kernel tick (4 ms at HZ=250) earlier. Order is unaffected: a reading
 //! at or before the last one continues its millisecond's counter. RFC 9562 (section 6.1) leaves
 //! the timestamp's accuracy to the implementation; where exact milliseconds matter, a
-//! [`UuidGenerator`] reads the precise clock and the sans-IO calls (`next_at`, `V7Generator`)
+//! [`UuidGenerator`] reads the precise clock and the sans-IO calls (`next_at`, `Uuid7Generator`)
 //! take the time from the caller.
 
 use std::sync::OnceLock;
@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::fork::{self, ForkLock, ForkLockGuard};
 use crate::formats::typeid::TypeId;
 use crate::formats::ulid::{Ulid, UlidGenerator};
-use crate::formats::uuid::{Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
+use crate::formats::uuid::{Uuid, Uuid1Generator, Uuid6Generator, Uuid7Generator};
 use crate::host_random::draw_outside;
 use crate::named::{GeneratedId, NamedConfig, NamedGenerator};
 pub use crate::random::random_fill;
@@ -185,7 +185,7 @@ static V1: Shared<Uuid1Generator> = ForkLock::new((u64::MAX, Uuid1Generator::new
 static V6: Shared<Uuid6Generator> = ForkLock::new((u64::MAX, Uuid6Generator::new()));
 /// The clock and each UUID's 32 random bits are read before this one's lock; a new millisecond's
 /// counter seed inside it.
-static V7: Shared<V7Generator> = ForkLock::new((u64::MAX, V7Generator::new()));
+static V7: Shared<Uuid7Generator> = ForkLock::new((u64::MAX, Uuid7Generator::new()));
 static ULIDS: Shared<UlidGenerator> = ForkLock::new((u64::MAX, UlidGenerator::new()));
 
 /// A version 7 UUID from the process-wide monotonic generator (RFC 9562 method 1, a 42-bit

@@ -8,7 +8,7 @@ use super::entry::{spec_err, Entry, NamedEntry, Val};
 use super::parse::parse_entries;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::formats::uuid::V7Method;
+use crate::formats::uuid::Uuid7Method;
 use crate::snowflake::layout::Layout;
 use crate::snowflake::policy::{Config, OnBackwards, OnExhausted, SequenceStart};
 use crate::snowflake::state::Packing;
@@ -22,7 +22,7 @@ pub enum NamedType {
     Snowflake,
     /// Random version 4 UUIDs.
     Uuid4,
-    /// Monotonic version 7 UUIDs ([`V7Generator`](crate::formats::uuid::V7Generator)).
+    /// Monotonic version 7 UUIDs ([`Uuid7Generator`](crate::formats::uuid::Uuid7Generator)).
     Uuid7,
     /// Version 1 UUIDs with a random node ([`Uuid1Generator`](crate::formats::uuid::Uuid1Generator)).
     Uuid1,
@@ -103,7 +103,7 @@ pub enum NamedConfig {
     Uuid4,
     /// Monotonic version 7 UUIDs by one of RFC 9562's methods (`method=` in the config; the
     /// counter when left out).
-    Uuid7(V7Method),
+    Uuid7(Uuid7Method),
     /// Version 1 UUIDs with a random node and clock sequence.
     Uuid1,
     /// Version 6 UUIDs (v1 reordered to sort by time).
@@ -176,7 +176,7 @@ impl NamedConfig {
     /// [`NamedGenerator::next_at_precise`](super::NamedGenerator::next_at_precise).
     pub fn now_from<C: Clock + ?Sized>(&self, clock: &C) -> (u64, u32) {
         match self {
-            NamedConfig::Uuid7(V7Method::SubMillisecond) => clock.now_ms_nanos(),
+            NamedConfig::Uuid7(Uuid7Method::SubMillisecond) => clock.now_ms_nanos(),
             _ => (clock.now_ms(), 0),
         }
     }
@@ -197,7 +197,7 @@ impl NamedConfig {
             1 => Ok(NamedConfig::Uuid1),
             4 => Ok(NamedConfig::Uuid4),
             6 => Ok(NamedConfig::Uuid6),
-            7 => Ok(NamedConfig::Uuid7(V7Method::Counter)),
+            7 => Ok(NamedConfig::Uuid7(Uuid7Method::Counter)),
             _ => Err(Error::InvalidConfig {
                 reason: "UUID generators are version 1, 4, 6 or 7",
             }),
@@ -260,7 +260,7 @@ impl fmt::Display for NamedConfig {
         }
         // The counter is the default and goes unsaid, so `type=uuid7` stays canonical.
         if let NamedConfig::Uuid7(m) = self {
-            if *m != V7Method::Counter {
+            if *m != Uuid7Method::Counter {
                 write!(f, ",method={}", m.name())?;
             }
         }
@@ -328,11 +328,11 @@ fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> 
         }
     };
     if kind != NamedType::Snowflake {
-        let mut method = V7Method::Counter;
+        let mut method = Uuid7Method::Counter;
         for e in entries.iter().filter(|e| e.key != "type") {
             match (kind, e.key.as_str()) {
                 (NamedType::Uuid7, "method") => {
-                    method = V7Method::parse(e.text()?).map_err(|_| {
+                    method = Uuid7Method::parse(e.text()?).map_err(|_| {
                         spec_err(
                             e.val_at,
                             "unknown method (counter, random_increment, sub_millisecond)",

@@ -5,7 +5,7 @@ use core::fmt;
 
 use super::config::{NamedConfig, NamedType};
 use crate::error::Result;
-use crate::formats::uuid::{self, Uuid, Uuid1Generator, Uuid6Generator, V7Generator};
+use crate::formats::uuid::{self, Uuid, Uuid1Generator, Uuid6Generator, Uuid7Generator};
 use crate::snowflake::LocalSnowflake;
 
 /// One generated ID: a 64-bit integer (Snowflake) or a UUID.
@@ -63,7 +63,7 @@ pub enum NamedGenerator {
     /// Random version 4 UUIDs (stateless).
     Uuid4,
     /// Monotonic version 7 UUIDs.
-    Uuid7(V7Generator),
+    Uuid7(Uuid7Generator),
     /// Version 1 UUIDs with a random node.
     Uuid1(Uuid1Generator),
     /// Version 6 UUIDs.
@@ -76,7 +76,7 @@ impl NamedGenerator {
         Ok(match cfg {
             NamedConfig::Snowflake(c) => NamedGenerator::Snowflake(LocalSnowflake::new(*c)?),
             NamedConfig::Uuid4 => NamedGenerator::Uuid4,
-            NamedConfig::Uuid7(m) => NamedGenerator::Uuid7(V7Generator::with_method(*m)),
+            NamedConfig::Uuid7(m) => NamedGenerator::Uuid7(Uuid7Generator::with_method(*m)),
             NamedConfig::Uuid1 => NamedGenerator::Uuid1(Uuid1Generator::new()),
             NamedConfig::Uuid6 => NamedGenerator::Uuid6(Uuid6Generator::new()),
         })

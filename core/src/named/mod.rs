@@ -38,7 +38,7 @@
 //! | `sequence_start` | snowflake | [`SequenceStart`] text form (`zero`, `random`, `vibrate:K`)    | `zero`     |
 //! | `seed`           | snowflake | seed of random sequence starts ([`Config::seed`]), an integer  | `0`        |
 //! | `fence_ms`       | snowflake | time fence ([`Config::fence_ms`]), Unix ms                     | none       |
-//! | `method`         | uuid7     | RFC 9562's monotonic method ([`V7Method`](crate::formats::uuid::V7Method)): `counter`, `random_increment`, `sub_millisecond` | `counter` |
+//! | `method`         | uuid7     | RFC 9562's monotonic method ([`Uuid7Method`](crate::formats::uuid::Uuid7Method)): `counter`, `random_increment`, `sub_millisecond` | `counter` |
 //!
 //! Types backed by a store are not sans-IO, so they live in `idmint-coord` (`idmint_coord::named`),
 //! which reads the same two text forms ([`parse_entries`]), hands every config above to

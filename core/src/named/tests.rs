@@ -85,12 +85,12 @@ fn json_form_equals_compact_form() {
     assert_eq!(NamedConfig::parse(&c.to_string()).unwrap(), c);
     assert_eq!(
         NamedConfig::parse(r#"{"type":"uuid7"}"#).unwrap(),
-        NamedConfig::Uuid7(uuid::V7Method::Counter)
+        NamedConfig::Uuid7(uuid::Uuid7Method::Counter)
     );
     // Escapes are decoded.
     assert_eq!(
         NamedConfig::parse(r#"{"type":"uuid\u0037"}"#).unwrap(),
-        NamedConfig::Uuid7(uuid::V7Method::Counter)
+        NamedConfig::Uuid7(uuid::Uuid7Method::Counter)
     );
     assert_eq!(
         NamedConfig::parse(r#"{"type":"snowflake","layout":"twitt\u0065r","node":3}"#)
@@ -154,7 +154,7 @@ fn semantic_errors_keep_their_variants() {
     );
     assert!(matches!(
         e("type=snowflake,layout=twitter,node=1024"),
-        Error::FieldOverflow {
+        Error::OutOfRange {
             value: 1024,
             max: 1023,
             ..
@@ -308,7 +308,7 @@ fn random_source_errors_pass_through() {
     let fail = |_: &mut [u8]| Err(Error::RandomSource);
     for c in [
         NamedConfig::Uuid4,
-        NamedConfig::Uuid7(uuid::V7Method::RandomIncrement),
+        NamedConfig::Uuid7(uuid::Uuid7Method::RandomIncrement),
         NamedConfig::Uuid1,
     ] {
         let mut g = c.build().unwrap();
@@ -447,13 +447,13 @@ fn spec_err_missing_layout() -> Error {
 
 #[test]
 fn uuid7_takes_a_method_by_name() {
-    use uuid::V7Method;
-    for m in V7Method::ALL {
+    use uuid::Uuid7Method;
+    for m in Uuid7Method::ALL {
         let text = std::format!("type=uuid7,method={}", m.name());
         let c = NamedConfig::parse(&text).unwrap();
         assert_eq!(c, NamedConfig::Uuid7(m));
         // The counter is the default and left out of the canonical form.
-        let canonical = if m == V7Method::Counter {
+        let canonical = if m == Uuid7Method::Counter {
             "type=uuid7".to_string()
         } else {
             text.clone()
@@ -487,7 +487,7 @@ fn uuid7_takes_a_method_by_name() {
         (26, "key given twice")
     );
     // The sub-millisecond method uses the fraction a clock gives; the others ignore it.
-    let mut fine = NamedConfig::Uuid7(V7Method::SubMillisecond)
+    let mut fine = NamedConfig::Uuid7(Uuid7Method::SubMillisecond)
         .build()
         .unwrap();
     let fill = |b: &mut [u8]| {
@@ -503,14 +503,14 @@ fn uuid7_takes_a_method_by_name() {
     };
     assert!(b > a);
     assert_eq!(a.as_bytes()[6] & 0x0f, 0x04); // rand_a holds 1024 steps x 0.25 ms
-    let mut plain = NamedConfig::Uuid7(V7Method::Counter).build().unwrap();
+    let mut plain = NamedConfig::Uuid7(Uuid7Method::Counter).build().unwrap();
     let mut seq = [0u8; 10].into_iter().chain(core::iter::repeat(7));
     let mut from = |b: &mut [u8]| {
         b.iter_mut().for_each(|x| *x = seq.next().unwrap_or(0));
         Ok(())
     };
     let x = plain.next_at_precise(T0, 999_999, &mut from).unwrap();
-    let mut again = NamedConfig::Uuid7(V7Method::Counter).build().unwrap();
+    let mut again = NamedConfig::Uuid7(Uuid7Method::Counter).build().unwrap();
     let y = again.next_at(T0, |b: &mut [u8]| {
         b.fill(0);
         Ok(())
@@ -521,7 +521,7 @@ fn uuid7_takes_a_method_by_name() {
 #[test]
 fn only_the_sub_millisecond_method_reads_the_fraction() {
     use crate::Clock;
-    use uuid::V7Method;
+    use uuid::Uuid7Method;
     struct Fine;
     impl Clock for Fine {
         fn now_ms(&self) -> u64 {
@@ -531,10 +531,10 @@ fn only_the_sub_millisecond_method_reads_the_fraction() {
             (T0, 500_000)
         }
     }
-    let sub = NamedConfig::Uuid7(V7Method::SubMillisecond);
+    let sub = NamedConfig::Uuid7(Uuid7Method::SubMillisecond);
     assert_eq!(sub.now_from(&Fine), (T0, 500_000));
     for other in [
-        NamedConfig::Uuid7(V7Method::Counter),
+        NamedConfig::Uuid7(Uuid7Method::Counter),
         NamedConfig::Uuid4,
         NamedConfig::Uuid1,
     ] {

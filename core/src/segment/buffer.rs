@@ -264,7 +264,7 @@ impl SegmentBuffer {
     }
 
     /// The next ID at `now_ms`, with a fetch to start when the refill threshold is crossed or
-    /// the buffer is empty. Errors: [`Error::FieldOverflow`] when the next value lies outside
+    /// the buffer is empty. Errors: [`Error::OutOfRange`] when the next value lies outside
     /// the obfuscator's domain (nothing is consumed).
     #[inline]
     pub fn next(&mut self, now_ms: u64) -> Result<Take> {

@@ -129,7 +129,7 @@ impl SegmentConfig {
     }
 
     /// Passes every served value through a keyed permutation, so IDs look irregular but stay
-    /// unique. Values above the obfuscator's domain fail with [`Error::FieldOverflow`].
+    /// unique. Values above the obfuscator's domain fail with [`Error::OutOfRange`].
     pub const fn obfuscate(mut self, obfuscator: Obfuscator) -> SegmentConfig {
         self.obfuscator = Some(obfuscator);
         self

@@ -271,7 +271,7 @@ impl AtomicSnowflake {
             // A coarse reading further behind the latest tick than it may lag: the caller
             // confirms with the precise clock before a slot of an earlier tick is used.
             let last_ms = self.high_water_ms().unwrap_or(now_ms);
-            return Err(Error::ClockMovedBackwards {
+            return Err(Error::ClockBackwards {
                 by_ms: last_ms.saturating_sub(now_ms),
                 last_ms,
             });

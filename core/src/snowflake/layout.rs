@@ -555,7 +555,7 @@ impl Layout {
         match self.rollback_field() {
             Some(r) => id |= check(&r, parts.rollback)? << r.shift,
             None if parts.rollback != 0 => {
-                return Err(Error::FieldOverflow {
+                return Err(Error::OutOfRange {
                     field: Name::lit("rollback"),
                     value: parts.rollback,
                     max: 0,
@@ -570,7 +570,7 @@ impl Layout {
     /// Splits an ID into its field values; fails if `id` exceeds [`max_id`](Self::max_id).
     pub fn decompose(&self, id: u64) -> Result<Parts> {
         if id > self.max_id() {
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: Name::lit("id"),
                 value: id,
                 max: self.max_id(),
@@ -591,7 +591,7 @@ impl Layout {
     /// The node value placed at its bit positions (node sub-fields may be non-adjacent).
     pub fn node_to_bits(&self, node: u64) -> Result<u64> {
         if node > self.max_node() {
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: Name::lit("node"),
                 value: node,
                 max: self.max_node(),
@@ -621,7 +621,7 @@ impl Layout {
     /// [`max_node`](Self::max_node) instead of masking it.
     pub fn try_split_node(&self, node: u64) -> Result<impl Iterator<Item = (Name, u64)> + '_> {
         if node > self.max_node() {
-            return Err(Error::FieldOverflow {
+            return Err(Error::OutOfRange {
                 field: Name::lit("node"),
                 value: node,
                 max: self.max_node(),
@@ -649,7 +649,7 @@ impl Layout {
 
 fn check(f: &Field, v: u64) -> Result<u64> {
     if v > f.max() {
-        Err(Error::FieldOverflow {
+        Err(Error::OutOfRange {
             field: f.name,
             value: v,
             max: f.max(),

@@ -104,7 +104,7 @@ impl LeaseWindow {
     /// Whether an ID whose time is `id_time_ms` may be handed out at monotonic time
     /// `mono_now` (read after minting it); records its time as issued when it may.
     /// [`Error::LeaseLost`] once the lease is lost, from the deadline on, and for a time past
-    /// the recorded bound (until a renewal records a later one); [`Error::ClockMovedBackwards`]
+    /// the recorded bound (until a renewal records a later one); [`Error::ClockBackwards`]
     /// for a time at or before the fence (a generator not fenced as the lease says).
     #[inline]
     pub fn admit(&mut self, id_time_ms: u64, mono_now: u64) -> Result<()> {
@@ -112,7 +112,7 @@ impl LeaseWindow {
             return Err(self.refusal(id_time_ms));
         }
         if let Some(f) = self.fence_ms.filter(|&f| id_time_ms <= f) {
-            return Err(Error::ClockMovedBackwards {
+            return Err(Error::ClockBackwards {
                 by_ms: f - id_time_ms,
                 last_ms: f,
             });
@@ -324,7 +324,7 @@ mod tests {
         for (t, by) in [(FENCE, 0), (FENCE - 3, 3)] {
             assert_eq!(
                 w.admit(t, SENT),
-                Err(Error::ClockMovedBackwards {
+                Err(Error::ClockBackwards {
                     by_ms: by,
                     last_ms: FENCE
                 })

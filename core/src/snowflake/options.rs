@@ -1,10 +1,10 @@
 //! Generator options by key: the one place that names them, gives their defaults and checks
 //! them. CLI flags, Python keywords, JavaScript option objects and the C struct all convert
-//! into [`Options`], so every surface accepts the same keys with the same rules and answers a
+//! into [`SnowflakeOptions`], so every surface accepts the same keys with the same rules and answers a
 //! mistake with the same error.
 //!
-//! A binding only turns each host value into an [`OptionValue`] and calls [`Options::set`] (or
-//! [`Options::set_node_part`] for a node given by sub-field names); [`Options::config`] then
+//! A binding only turns each host value into an [`OptionValue`] and calls [`SnowflakeOptions::set`] (or
+//! [`SnowflakeOptions::set_node_part`] for a node given by sub-field names); [`SnowflakeOptions::config`] then
 //! resolves the layout first and the node under it, whatever order the keys came in.
 //!
 //! # Examples
@@ -117,9 +117,9 @@ pub enum OptionValue<'a> {
     Layout(Layout),
 }
 
-/// Generator options gathered key by key; [`config`](Options::config) checks and resolves them.
+/// Generator options gathered key by key; [`config`](SnowflakeOptions::config) checks and resolves them.
 #[derive(Debug, Clone, Copy)]
-pub struct Options {
+pub struct SnowflakeOptions {
     layout: Option<Layout>,
     node: Option<u64>,
     parts: [(Name, u64); MAX_FIELDS],
@@ -131,9 +131,9 @@ pub struct Options {
     fence_ms: Option<u64>,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
+impl Default for SnowflakeOptions {
+    fn default() -> SnowflakeOptions {
+        SnowflakeOptions {
             layout: None,
             node: None,
             parts: [(Name::lit("node"), 0); MAX_FIELDS],
@@ -147,10 +147,10 @@ impl Default for Options {
     }
 }
 
-impl Options {
+impl SnowflakeOptions {
     /// No option given: every key at its default, and no node.
-    pub fn new() -> Options {
-        Options::default()
+    pub fn new() -> SnowflakeOptions {
+        SnowflakeOptions::default()
     }
 
     /// Sets option `key` (snake_case or camelCase) to `value`, checking the value's type and
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn keys_in_either_spelling_and_unknown_keys() {
-        let mut o = Options::new();
+        let mut o = SnowflakeOptions::new();
         o.set("on_exhausted", OptionValue::Text("fail")).unwrap();
         o.set("sequenceStart", OptionValue::Text("random")).unwrap();
         o.set("fenceMs", OptionValue::Int(9)).unwrap();
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn node_parts_resolve_after_the_layout() {
-        let mut o = Options::new();
+        let mut o = SnowflakeOptions::new();
         o.set_node_part("worker", 3).unwrap();
         o.set("layout", OptionValue::Text("discord")).unwrap();
         let e = o.config().unwrap_err();
@@ -279,9 +279,9 @@ mod tests {
         );
         o.set_node_part("process", 2).unwrap();
         assert_eq!(o.config().unwrap().node_value(), Some(3 << 5 | 2));
-        let mut o = Options::new();
+        let mut o = SnowflakeOptions::new();
         o.set_node_part("worker", 3).unwrap();
-        let mut o = Options::new();
+        let mut o = SnowflakeOptions::new();
         o.set_node_part("worker", 3).unwrap();
         let e = o.config().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);

@@ -27,7 +27,7 @@ use crate::snowflake::layout::Layout;
 /// What to do when the clock reads earlier than the last issued tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OnBackwards {
-    /// Refuse with [`Error::ClockMovedBackwards`] (Twitter's original behaviour).
+    /// Refuse with [`Error::ClockBackwards`] (Twitter's original behaviour).
     Fail,
     /// Ask the caller to wait until the clock is back, if that is at most `max_ms` away.
     Wait {

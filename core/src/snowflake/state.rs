@@ -475,7 +475,7 @@ impl Packing {
         }
         let last_ms = self.tick_start(last);
         let by_ms = last_ms.saturating_sub(now_ms);
-        let backwards = Error::ClockMovedBackwards { by_ms, last_ms };
+        let backwards = Error::ClockBackwards { by_ms, last_ms };
         if lag_ticks > 0 {
             // A coarse reading further behind than it may lag: possibly only a late kernel
             // tick. The policy acts (opens a rollback epoch, runs ahead on a logical clock) only
@@ -588,7 +588,7 @@ impl Packing {
         let t = self.tick(now_ms)?;
         let refuse = |tick1: u64| {
             let last_ms = self.tick_start(tick1 - 1);
-            Error::ClockMovedBackwards {
+            Error::ClockBackwards {
                 by_ms: last_ms.saturating_sub(now_ms),
                 last_ms,
             }

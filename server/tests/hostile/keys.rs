@@ -104,7 +104,7 @@ fn hostile_key_names_are_refused_on_every_route_and_create_nothing() {
             let r = call(a, method, &path, Some(""), &[]);
             assert_eq!(r.status, 400, "{method} {path}: {}", r.body);
             let v = r.json();
-            assert_eq!(v["code"], "ERR_INVALID_ARG_VALUE", "{path}");
+            assert_eq!(v["code"], "ERR_INVALID_ARGUMENT", "{path}");
             let msg = v["message"].as_str().unwrap();
             assert!(msg.contains("[A-Za-z0-9._:-]{1,128}"), "{path}: {msg}");
             assert!(!msg.chars().any(char::is_control), "{path}: {msg:?}");

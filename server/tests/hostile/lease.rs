@@ -60,7 +60,7 @@ fn release(a: SocketAddr, token: &str, issued: u64) -> Answer {
 fn refused(r: &Answer, what: &str) {
     assert_eq!(
         (r.status, r.json()["code"].as_str().unwrap_or("")),
-        (400, "ERR_INVALID_ARG_VALUE"),
+        (400, "ERR_INVALID_ARGUMENT"),
         "{what}: {}",
         r.body
     );

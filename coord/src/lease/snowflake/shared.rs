@@ -484,7 +484,7 @@ impl<C: Clock + 'static> Shared<C> {
                         }
                     }
                 }
-                Err(Error::WouldBlock { .. } | Error::ClockMovedBackwards { .. })
+                Err(Error::WouldBlock { .. } | Error::ClockBackwards { .. })
                     if self.not_ready(s).is_some() =>
                 {
                     // The node's fence (its previous holder's bound, or the store's lock
@@ -516,7 +516,7 @@ impl<C: Clock + 'static> Shared<C> {
                     }
                     self.clock.wait_until(until_ms);
                 }
-                Err(e @ Error::ClockMovedBackwards { .. }) => {
+                Err(e @ Error::ClockBackwards { .. }) => {
                     if self.maybe_swap(s) {
                         changes += 1;
                         continue;

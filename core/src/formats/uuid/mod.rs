@@ -13,9 +13,9 @@
 //!
 //! # Examples
 //! ```
-//! use idmint::formats::uuid::{self, V7Generator};
+//! use idmint::formats::uuid::{self, Uuid7Generator};
 //!
-//! let mut gen = V7Generator::new();
+//! let mut gen = Uuid7Generator::new();
 //! let now_ms = 1_700_000_000_000; // from your clock
 //! let a = gen.next_at(now_ms, [7; 10]); // random bytes from your RNG
 //! let b = gen.next_at(now_ms, [7; 10]);
@@ -50,7 +50,7 @@ pub use v3::v3;
 pub use v4::v4;
 pub use v5::v5;
 pub use v6::{v1_to_v6, v6, v6_to_v1, Uuid6Generator};
-pub use v7::{v7, V7Generator, V7Method};
+pub use v7::{v7, Uuid7Generator, Uuid7Method};
 pub use v8::{v8, v8_fields, v8_from_fields, v8_sha256};
 
 /// The Nil UUID, all 128 bits zero (RFC 9562 section 5.9).

@@ -146,7 +146,7 @@ proptest! {
 
     #[test]
     fn v7_generator_orders_any_clock(steps in proptest::collection::vec((0u64..2_000, any::<[u8; 10]>()), 1..200)) {
-        let mut g = V7Generator::new();
+        let mut g = Uuid7Generator::new();
         let mut prev: Option<Uuid> = None;
         for (ms, r) in steps {
             let u = g.next_at(1_700_000_000_000 + ms, r);
@@ -161,7 +161,7 @@ proptest! {
     /// same bits it issues exactly what `next_at` does, on any clock.
     #[test]
     fn v7_lazy_seed_issues_what_next_at_does(steps in proptest::collection::vec((0u64..20, any::<[u8; 10]>()), 1..200)) {
-        let (mut eager, mut lazy) = (V7Generator::new(), V7Generator::new());
+        let (mut eager, mut lazy) = (Uuid7Generator::new(), Uuid7Generator::new());
         for (ms, r) in steps {
             let now = 1_700_000_000_000 + ms;
             let tail = u32::from_be_bytes([r[6], r[7], r[8], r[9]]);
@@ -174,6 +174,6 @@ proptest! {
     #[test]
     fn v7_time_round_trips(ms in 0u64..=MAX_V7_MS, r in any::<[u8; 10]>()) {
         prop_assert_eq!(inspect(&v7(ms, r)).unix_ms, Some(ms));
-        prop_assert_eq!(inspect(&V7Generator::new().next_at(ms, r)).unix_ms, Some(ms));
+        prop_assert_eq!(inspect(&Uuid7Generator::new().next_at(ms, r)).unix_ms, Some(ms));
     }
 }

@@ -1,4 +1,4 @@
-//! Version 7: Unix-time-ordered; and [`V7Generator`], monotonic within one generator.
+//! Version 7: Unix-time-ordered; and [`Uuid7Generator`], monotonic within one generator.
 
 use uuid::{Builder, Uuid};
 
@@ -8,7 +8,7 @@ pub(super) const MAX_V7_MS: u64 = (1 << 48) - 1;
 /// A version 7 (Unix-time-ordered) UUID from the time and 10 random bytes (74 bits are used).
 ///
 /// UUIDs from different milliseconds sort by time; within one millisecond their order is
-/// random — use [`V7Generator`] when consecutive UUIDs must increase. Times beyond the 48-bit
+/// random — use [`Uuid7Generator`] when consecutive UUIDs must increase. Times beyond the 48-bit
 /// field (year 10889) are clamped to its maximum.
 ///
 /// # Examples
@@ -32,10 +32,10 @@ const COUNTER_MAX: u64 = (1 << COUNTER_BITS) - 1;
 /// A fresh counter has its top bit cleared, leaving at least 2^41 increments per millisecond.
 const SEED_MASK: u64 = (1 << (COUNTER_BITS - 1)) - 1;
 
-/// How a [`V7Generator`] keeps the UUIDs of one millisecond increasing: the three methods of
+/// How a [`Uuid7Generator`] keeps the UUIDs of one millisecond increasing: the three methods of
 /// RFC 9562 section 6.2.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum V7Method {
+pub enum Uuid7Method {
     /// Method 1, a fixed-length dedicated counter: 42 bits (`rand_a` and the top 30 bits of
     /// `rand_b`) seeded randomly on each new millisecond (top bit clear, so at least 2^41
     /// increments fit) and incremented within it; 32 fresh random bits below. The default.
@@ -46,36 +46,37 @@ pub enum V7Method {
     /// 2^32, so consecutive UUIDs are not predictable from each other.
     RandomIncrement,
     /// Method 3, sub-millisecond precision: `rand_a` holds the fraction of the millisecond in
-    /// 1/4096 steps (from [`V7Generator::next_at_precise`]), so UUIDs of one process sort by
+    /// 1/4096 steps (from [`Uuid7Generator::next_at_precise`]), so UUIDs of one process sort by
     /// time to about 244 ns; two in the same step take the next step (the fields may run a
     /// few steps ahead of the clock). `rand_b` is 62 fresh random bits.
     SubMillisecond,
 }
 
-impl V7Method {
+impl Uuid7Method {
     /// Every method, in the order above.
-    pub const ALL: [V7Method; 3] = [
-        V7Method::Counter,
-        V7Method::RandomIncrement,
-        V7Method::SubMillisecond,
+    pub const ALL: [Uuid7Method; 3] = [
+        Uuid7Method::Counter,
+        Uuid7Method::RandomIncrement,
+        Uuid7Method::SubMillisecond,
     ];
 
     /// The method's name on every surface: `counter`, `random_increment`, `sub_millisecond`.
     pub const fn name(self) -> &'static str {
         match self {
-            V7Method::Counter => "counter",
-            V7Method::RandomIncrement => "random_increment",
-            V7Method::SubMillisecond => "sub_millisecond",
+            Uuid7Method::Counter => "counter",
+            Uuid7Method::RandomIncrement => "random_increment",
+            Uuid7Method::SubMillisecond => "sub_millisecond",
         }
     }
 
     /// The method of a name (see [`name`](Self::name)).
-    pub fn parse(name: &str) -> crate::error::Result<V7Method> {
-        V7Method::ALL.into_iter().find(|m| m.name() == name).ok_or(
-            crate::error::Error::InvalidConfig {
+    pub fn parse(name: &str) -> crate::error::Result<Uuid7Method> {
+        Uuid7Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or(crate::error::Error::InvalidConfig {
                 reason: "unknown UUID v7 method (counter, random_increment, sub_millisecond)",
-            },
-        )
+            })
     }
 }
 
@@ -85,7 +86,7 @@ const RANDOM_MAX: u128 = (1 << RANDOM_BITS) - 1;
 /// Sub-millisecond steps per millisecond (12 bits of `rand_a`).
 const STEPS_PER_MS: u64 = 4096;
 
-/// Monotonic version 7 UUIDs, by one of RFC 9562's three methods ([`V7Method`]).
+/// Monotonic version 7 UUIDs, by one of RFC 9562's three methods ([`Uuid7Method`]).
 ///
 /// Every UUID from one generator is strictly greater than the one before it. On a new
 /// millisecond the generator takes the clock's time; within the same millisecond — or when the
@@ -99,36 +100,36 @@ const STEPS_PER_MS: u64 = 4096;
 ///
 /// # Examples
 /// ```
-/// use idmint::formats::uuid::{V7Generator, V7Method};
+/// use idmint::formats::uuid::{Uuid7Generator, Uuid7Method};
 ///
-/// let mut gen = V7Generator::new();
+/// let mut gen = Uuid7Generator::new();
 /// let a = gen.next_at(1_700_000_000_005, [1; 10]);
 /// let b = gen.next_at(1_700_000_000_001, [2; 10]); // the clock stepped back
 /// assert!(b > a);
 /// assert_eq!(gen.last_unix_ms(), Some(1_700_000_000_005));
 ///
-/// let mut fine = V7Generator::with_method(V7Method::SubMillisecond);
+/// let mut fine = Uuid7Generator::with_method(Uuid7Method::SubMillisecond);
 /// let c = fine.next_at_precise(1_700_000_000_000, 500_000, [3; 10]); // half a millisecond in
 /// assert_eq!(c.as_bytes()[6] & 0x0f, 0x08); // rand_a = 2048 of 4096
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct V7Generator {
+pub struct Uuid7Generator {
     last_ms: u64,
     /// The counter (method 1), the 74-bit number (method 2) or the step (method 3).
     counter: u128,
     started: bool,
-    method: V7Method,
+    method: Uuid7Method,
 }
 
-impl V7Generator {
-    /// A generator (method 1, [`V7Method::Counter`]) that has issued nothing yet.
-    pub const fn new() -> V7Generator {
-        V7Generator::with_method(V7Method::Counter)
+impl Uuid7Generator {
+    /// A generator (method 1, [`Uuid7Method::Counter`]) that has issued nothing yet.
+    pub const fn new() -> Uuid7Generator {
+        Uuid7Generator::with_method(Uuid7Method::Counter)
     }
 
     /// A generator using `method`.
-    pub const fn with_method(method: V7Method) -> V7Generator {
-        V7Generator {
+    pub const fn with_method(method: Uuid7Method) -> Uuid7Generator {
+        Uuid7Generator {
             last_ms: 0,
             counter: 0,
             started: false,
@@ -137,7 +138,7 @@ impl V7Generator {
     }
 
     /// The method in use.
-    pub const fn method(&self) -> V7Method {
+    pub const fn method(&self) -> Uuid7Method {
         self.method
     }
 
@@ -152,19 +153,19 @@ impl V7Generator {
     }
 
     /// The next UUID at time `unix_ms`, using 10 fresh random bytes. With
-    /// [`V7Method::SubMillisecond`] the time is taken as the start of the millisecond.
+    /// [`Uuid7Method::SubMillisecond`] the time is taken as the start of the millisecond.
     pub fn next_at(&mut self, unix_ms: u64, random: [u8; 10]) -> Uuid {
         self.next_at_precise(unix_ms, 0, random)
     }
 
     /// The next UUID at `unix_ms` plus `sub_ms_nanos` (0 to 999 999 ns, clamped) into that
-    /// millisecond; only [`V7Method::SubMillisecond`] uses the fraction.
+    /// millisecond; only [`Uuid7Method::SubMillisecond`] uses the fraction.
     pub fn next_at_precise(&mut self, unix_ms: u64, sub_ms_nanos: u32, random: [u8; 10]) -> Uuid {
         let now = unix_ms.min(MAX_V7_MS);
         match self.method {
-            V7Method::Counter => self.next_counter(now, random),
-            V7Method::RandomIncrement => self.next_random(now, random),
-            V7Method::SubMillisecond => self.next_precise(now, sub_ms_nanos, random),
+            Uuid7Method::Counter => self.next_counter(now, random),
+            Uuid7Method::RandomIncrement => self.next_random(now, random),
+            Uuid7Method::SubMillisecond => self.next_precise(now, sub_ms_nanos, random),
         }
     }
 
@@ -182,14 +183,14 @@ impl V7Generator {
     /// the same bits, for callers that pay for each random word (the process-wide `uuid7()`
     /// draws 4 bytes per UUID instead of 10). A failing `seed` changes nothing.
     #[inline]
-    #[cfg_attr(not(feature = "std"), allow(dead_code))] // its caller, `uuid_clock`, needs std
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // its caller, `uuids::clocked`, needs std
     pub(crate) fn next_counter_with<E>(
         &mut self,
         unix_ms: u64,
         tail: u32,
         seed: impl FnOnce() -> Result<u64, E>,
     ) -> Result<Uuid, E> {
-        debug_assert_eq!(self.method, V7Method::Counter);
+        debug_assert_eq!(self.method, Uuid7Method::Counter);
         let now = unix_ms.min(MAX_V7_MS);
         if self.started && now <= self.last_ms && self.counter < u128::from(COUNTER_MAX) {
             self.counter += 1;
@@ -310,7 +311,7 @@ mod tests {
     #[test]
     fn v7_lazy_seed_is_drawn_only_when_needed() {
         let ms = 1_700_000_000_000;
-        let mut g = V7Generator::new();
+        let mut g = Uuid7Generator::new();
         let draws = core::cell::Cell::new(0);
         let seed = || {
             draws.set(draws.get() + 1);
@@ -341,7 +342,7 @@ mod tests {
 
     #[test]
     fn v7_monotonic_in_one_ms() {
-        let mut g = V7Generator::new();
+        let mut g = Uuid7Generator::new();
         let ms = 1_700_000_000_000;
         let mut prev = g.next_at(ms, rand10(0));
         for i in 1..100_000u64 {
@@ -356,7 +357,7 @@ mod tests {
 
     #[test]
     fn v7_monotonic_across_backwards_step() {
-        let mut g = V7Generator::new();
+        let mut g = Uuid7Generator::new();
         let mut prev = g.next_at(1_000_000, rand10(1));
         for (i, ms) in [
             1_000_000u64,
@@ -379,11 +380,11 @@ mod tests {
 
     #[test]
     fn v7_counter_overflow_advances_time() {
-        let mut g = V7Generator {
+        let mut g = Uuid7Generator {
             last_ms: 5_000,
             counter: u128::from(COUNTER_MAX - 1),
             started: true,
-            method: V7Method::Counter,
+            method: Uuid7Method::Counter,
         };
         let a = g.next_at(5_000, [0xff; 10]);
         assert_eq!(g.counter, u128::from(COUNTER_MAX));
@@ -397,9 +398,9 @@ mod tests {
 
     #[test]
     fn every_method_is_monotonic_in_one_ms_and_across_steps_back() {
-        for m in V7Method::ALL {
-            assert_eq!(V7Method::parse(m.name()), Ok(m));
-            let mut g = V7Generator::with_method(m);
+        for m in Uuid7Method::ALL {
+            assert_eq!(Uuid7Method::parse(m.name()), Ok(m));
+            let mut g = Uuid7Generator::with_method(m);
             let mut prev = g.next_at_precise(1_000_000, 999_999, rand10(0));
             for i in 1..50_000u64 {
                 let ms = if i % 1000 == 0 {
@@ -414,16 +415,16 @@ mod tests {
                 prev = u;
             }
         }
-        assert!(V7Method::parse("fast").is_err());
+        assert!(Uuid7Method::parse("fast").is_err());
     }
 
     #[test]
     fn random_increment_overflow_and_sub_ms_steps() {
-        let mut g = V7Generator {
+        let mut g = Uuid7Generator {
             last_ms: 5_000,
             counter: RANDOM_MAX - 3,
             started: true,
-            method: V7Method::RandomIncrement,
+            method: Uuid7Method::RandomIncrement,
         };
         let b = g.next_at(5_000, [0xff; 10]);
         assert_eq!(
@@ -432,12 +433,12 @@ mod tests {
             "past the top the time advances"
         );
         // Sub-millisecond: the fraction lands in rand_a; the same step twice takes the next.
-        let mut p = V7Generator::with_method(V7Method::SubMillisecond);
+        let mut p = Uuid7Generator::with_method(Uuid7Method::SubMillisecond);
         let x = p.next_at_precise(7_000, 250_000, [0; 10]);
         let y = p.next_at_precise(7_000, 250_000, [0; 10]);
         let rand_a = |u: &Uuid| u16::from_be_bytes([u.as_bytes()[6], u.as_bytes()[7]]) & 0x0fff;
         assert_eq!((rand_a(&x), rand_a(&y)), (1024, 1025));
-        let mut q = V7Generator::with_method(V7Method::SubMillisecond);
+        let mut q = Uuid7Generator::with_method(Uuid7Method::SubMillisecond);
         q.next_at_precise(7_000, 999_999, [0; 10]);
         let z = q.next_at_precise(7_000, 999_999, [0; 10]);
         assert_eq!(

@@ -43,7 +43,7 @@ pub fn v8_sha256(namespace: &Uuid, name: &[u8]) -> Uuid {
 }
 
 /// A version 8 UUID from its three custom fields: `custom_a` (48 bits), `custom_b` (12 bits)
-/// and `custom_c` (62 bits), as in RFC 9562 appendix B.1; [`Error::FieldOverflow`] if a value
+/// and `custom_c` (62 bits), as in RFC 9562 appendix B.1; [`Error::OutOfRange`] if a value
 /// does not fit its field.
 ///
 /// # Examples
@@ -57,7 +57,7 @@ pub fn v8_from_fields(custom_a: u64, custom_b: u64, custom_c: u64) -> Result<Uui
     let check = |name: &str, value: u64, bits: u32| {
         let max = (1u64 << bits) - 1;
         if value > max {
-            Err(Error::FieldOverflow {
+            Err(Error::OutOfRange {
                 field: Name::lossy(name),
                 value,
                 max,
