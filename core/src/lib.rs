@@ -42,6 +42,7 @@ mod field_name;
 mod fork;
 mod generator;
 pub mod host_random;
+pub mod ksuid;
 pub mod layout;
 pub mod lease_window;
 pub mod limits;
@@ -100,6 +101,7 @@ pub use uuids::clocked::UuidGenerator;
 
 // Text codecs, obfuscation and UUIDs.
 pub use codec::{decode_any, Codec, SliceWriter};
+pub use ksuid::{Ksuid, KsuidGenerator};
 pub use obfuscate::{Obfuscator, SortableObfuscator};
 pub use typeid::{TypeId, TypeIdGenerator};
 pub use ulid::{Ulid, UlidGenerator};
