@@ -6,6 +6,7 @@
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::uuid_clock::{self, random_fill};
 use idmint::uuids::{Uuid, V7Method};
+use idmint::KsuidGenerator as CoreKsuidGenerator;
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
 use idmint_js::convert::{batch_arg, bytes_arg, random_source, u64_arg};
@@ -229,5 +230,52 @@ impl UlidGenerator {
             .next_at(ms, r)
             .or_throw(&h)
             .map(|u| u.to_string())
+    }
+}
+
+/// `ksuid()`: a KSUID from the core's process-wide generator on the system clock.
+#[napi(catch_unwind)]
+pub fn ksuid(env: &Env) -> napi::Result<String> {
+    uuid_clock::ksuid()
+        .or_throw(&Js(env))
+        .map(|k| k.to_string())
+}
+
+/// KSUIDs at given times and random bytes (the core's `KsuidGenerator`); `ksuid()` is the
+/// process-wide clocked one.
+#[napi]
+pub struct KsuidGenerator {
+    inner: CoreKsuidGenerator,
+}
+
+impl Default for KsuidGenerator {
+    fn default() -> Self {
+        KsuidGenerator::new()
+    }
+}
+
+#[napi]
+impl KsuidGenerator {
+    #[napi(constructor, catch_unwind)]
+    pub fn new() -> Self {
+        KsuidGenerator {
+            inner: CoreKsuidGenerator::new(),
+        }
+    }
+
+    #[napi(catch_unwind)]
+    pub fn next_at(
+        &mut self,
+        env: &Env,
+        unix_ms: Unknown<'_>,
+        random: Unknown<'_>,
+    ) -> napi::Result<String> {
+        let h = Js(env);
+        let ms = u64_arg(&h, &unix_ms.raw(), "unixMs")?;
+        let r = bytes_arg(&h, &random.raw(), "random")?;
+        self.inner
+            .next_at(ms, r)
+            .or_throw(&h)
+            .map(|k| k.to_string())
     }
 }

@@ -546,3 +546,50 @@ describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)'
     }
   })
 })
+
+describe('formats.json KSUID cases (segmentio/ksuid examples, generator scripts)', { skip: lacks('parseKsuid', 'ksuidAt', 'KsuidGenerator', 'ksuid') }, () => {
+  const v = vector('formats.json')
+
+  test('ksuid_decode, ksuid_encode and ksuid_generator', () => {
+    for (const c of v.ksuid_decode) {
+      outcome(() => m.parseKsuid(c.text), c.expect, `ksuid ${c.text}`, (k) => {
+        assert.deepEqual(k, {
+          ksuid: c.expect.ksuid,
+          timestamp: Number(c.expect.timestamp),
+          unixMs: BigInt(c.expect.unix_ms),
+          payload: c.expect.payload_hex,
+        })
+        assert.equal(m.ksuidAt(k.unixMs, bytes(k.payload)), c.expect.ksuid)
+      })
+    }
+    for (const c of v.ksuid_encode) {
+      const unixMs = (1_400_000_000n + BigInt(c.timestamp)) * 1000n
+      assert.equal(m.ksuidAt(unixMs, bytes(c.payload)), c.expect.ksuid)
+    }
+    assert.throws(() => m.ksuidAt(1_399_999_999_999n, new Uint8Array(16)), { code: 'ERR_BEFORE_EPOCH' })
+    for (const c of v.ksuid_generator) {
+      const g = new m.KsuidGenerator()
+      for (const [i, s] of c.steps.entries()) {
+        outcome(() => g.nextAt(BigInt(s.unix_ms), bytes(s.random)), s.expect, `ksuid step ${i}`, (k) =>
+          assert.equal(k, s.expect.ksuid, `ksuid step ${i}`)
+        )
+      }
+    }
+  })
+
+  test('any_id_kind: what the CLI and the service read as a KSUID reads as one here', () => {
+    for (const c of v.any_id_kind) {
+      if (c.expect.kind === 'ksuid' || c.expect.codec === 'ksuid') {
+        outcome(() => m.parseKsuid(c.text), c.expect, `any ${c.text}`, (k) => assert.equal(k.ksuid, c.text))
+      } else {
+        assert.throws(() => m.parseKsuid(c.text), { code: 'ERR_INVALID_ENCODING' })
+      }
+    }
+  })
+
+  test('ksuid() increases', () => {
+    const ks = Array.from({ length: 200 }, () => m.ksuid())
+    for (let i = 1; i < ks.length; i++) assert.ok(ks[i - 1] < ks[i], `${ks[i - 1]} < ${ks[i]}`)
+    assert.ok(ks.every((k) => k.length === 27))
+  })
+})
