@@ -464,7 +464,10 @@ fn without_preloading_minting_says_how_to_enable_it() {
         .map(|r| r.get(0))
         .collect();
     assert!(k.iter().all(|x| x.len() == 27), "{k:?}");
-    assert!(k.windows(2).all(|w| w[0] < w[1]), "increasing in one backend");
+    assert!(
+        k.windows(2).all(|w| w[0] < w[1]),
+        "increasing in one backend"
+    );
 }
 
 fn u64_of(v: &Value) -> u64 {
