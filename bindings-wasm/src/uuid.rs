@@ -8,8 +8,8 @@ use std::cell::RefCell;
 use std::thread::LocalKey;
 
 use idmint::host_random::draw_outside;
-use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::ksuid::KsuidGenerator as CoreKsuidGenerator;
+use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::typeid::TypeId;
 use idmint::ulid::UlidGenerator as CoreUlidGenerator;
 use idmint::uuids::{self, Uuid, Uuid6Generator, V7Generator};
