@@ -900,13 +900,15 @@ export declare function ksuid(): string
 
 /**
  * The KSUID of the second holding `unixMs` and 16 payload bytes: `ERR_BEFORE_EPOCH` before
- * 2014-05-13T16:53:20Z, `ERR_OUT_OF_RANGE` past the 32-bit seconds (2150).
+ * 2014-05-13T16:53:20Z, `ERR_OUT_OF_RANGE` past the 32-bit seconds (2150). (Node only: the
+ * browser package has `ksuid()` alone, in its full entry, to stay within its page-weight
+ * budgets.)
  */
 export declare function ksuidAt(unixMs: bigint | number, payload: Uint8Array): string
 
 /**
  * Reads a KSUID: exactly 27 characters of `0-9A-Za-z`, at most `aWgEPTl1tmebfsQzFP4bxwgy80V`;
- * else `ERR_INVALID_ENCODING` with `codec: 'ksuid'`, `at` and `reason`.
+ * else `ERR_INVALID_ENCODING` with `codec: 'ksuid'`, `at` and `reason`. (Node only.)
  */
 export declare function parseKsuid(text: string): KsuidParts
 
@@ -925,7 +927,7 @@ export interface KsuidParts {
 /**
  * KSUIDs at the times and random bytes given (`ksuid()` is the clocked one): within the last
  * one's second, or when the time steps back, each is the last plus one; `ERR_WOULD_BLOCK` (with
- * `untilMs`) when the payload cannot grow.
+ * `untilMs`) when the payload cannot grow. (Node only, as `ksuidAt`.)
  */
 export declare class KsuidGenerator {
   /** A generator that has issued nothing yet. */

@@ -147,7 +147,7 @@ macro_rules! codec_functions_api {
     };
 }
 
-/// The UUID, TypeID, ULID and KSUID functions that need neither a clock nor OS randomness (the
+/// The UUID, TypeID and ULID functions that need neither a clock nor OS randomness (the
 /// browser package's `idmint-web/formats` entry holds them without the rest).
 #[macro_export]
 macro_rules! format_functions_api {
@@ -188,10 +188,6 @@ macro_rules! format_functions_api {
             }
             "ulidFromUuid" ulid_from_uuid(uuid) -> String { values::ulid_from_uuid(h, uuid) }
             "parseUlid" parse_ulid(text) -> value { values::parse_ulid(h, text) }
-            "ksuidAt" ksuid_at(unix_ms, payload) -> String {
-                values::ksuid_at(h, unix_ms, payload).map(|k| k.to_string())
-            }
-            "parseKsuid" parse_ksuid(text) -> value { values::parse_ksuid(h, text) }
         }
     };
 }

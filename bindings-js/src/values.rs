@@ -399,15 +399,16 @@ pub fn parse_ulid<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
     ulid_record(h, &u)
 }
 
-/// `ksuidAt(unixMs, payload)`: the KSUID of the second holding `unixMs` and 16 payload bytes
-/// (the core refuses a time before 2014-05-13T16:53:20Z or past the 32-bit seconds).
+/// `ksuidAt(unixMs, payload)` (Node only): the KSUID of the second holding `unixMs` and 16
+/// payload bytes (the core refuses a time before 2014-05-13T16:53:20Z or past the 32-bit
+/// seconds).
 pub fn ksuid_at<H: Host>(h: &H, ms: &H::Value, payload: &H::Value) -> Result<Ksuid, H::Error> {
     let ms = u64_arg(h, ms, "unixMs")?;
     let p: [u8; 16] = crate::convert::bytes_arg(h, payload, "payload")?;
     Ksuid::from_unix_ms(ms, p).or_throw(h)
 }
 
-/// `parseKsuid(text)`: `{ksuid, timestamp, unixMs, payload}` (`timestamp` the seconds since the
+/// `parseKsuid(text)` (Node only): `{ksuid, timestamp, unixMs, payload}` (`timestamp` the seconds since the
 /// KSUID epoch as a number, `unixMs` a bigint, `payload` 32 lower-case hex digits).
 pub fn parse_ksuid<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
     let k = Ksuid::parse(&string_arg(h, v, "text")?).or_throw(h)?;

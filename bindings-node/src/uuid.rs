@@ -241,6 +241,20 @@ pub fn ksuid(env: &Env) -> napi::Result<String> {
         .map(|k| k.to_string())
 }
 
+/// `ksuidAt(unixMs, payload)`: the KSUID of a time and 16 payload bytes (Node only; the shared
+/// conversion is `idmint_js::values::ksuid_at`).
+#[napi(catch_unwind)]
+pub fn ksuid_at(env: &Env, unix_ms: Unknown<'_>, payload: Unknown<'_>) -> napi::Result<String> {
+    values::ksuid_at(&Js(env), &unix_ms.raw(), &payload.raw()).map(|k| k.to_string())
+}
+
+/// `parseKsuid(text)`: `{ ksuid, timestamp, unixMs, payload }` (Node only; the shared conversion
+/// is `idmint_js::values::parse_ksuid`).
+#[napi(catch_unwind)]
+pub fn parse_ksuid<'e>(env: &'e Env, text: Unknown<'_>) -> napi::Result<Unknown<'e>> {
+    values::parse_ksuid(&Js(env), &text.raw()).map(unknown)
+}
+
 /// KSUIDs at given times and random bytes (the core's `KsuidGenerator`); `ksuid()` is the
 /// process-wide clocked one.
 #[napi]

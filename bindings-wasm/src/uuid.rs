@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::thread::LocalKey;
 
 use idmint::host_random::draw_outside;
+#[cfg(feature = "full")]
 use idmint::ksuid::KsuidGenerator as CoreKsuidGenerator;
 use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint::typeid::TypeId;
@@ -26,6 +27,7 @@ thread_local! {
     static V1: RefCell<Uuid1Generator> = const { RefCell::new(Uuid1Generator::new()) };
     static V6: RefCell<Uuid6Generator> = const { RefCell::new(Uuid6Generator::new()) };
     static ULID: RefCell<CoreUlidGenerator> = const { RefCell::new(CoreUlidGenerator::new()) };
+    #[cfg(feature = "full")]
     static KSUID: RefCell<CoreKsuidGenerator> = const { RefCell::new(CoreKsuidGenerator::new()) };
 }
 
@@ -115,6 +117,7 @@ pub fn ulid() -> Result<String, JsValue> {
 
 /// `ksuid()`: the module's KSUID generator on the page clock (a random payload on a new second,
 /// the last plus one within it; `ERR_WOULD_BLOCK` should the payload run out in a second).
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn ksuid() -> Result<String, JsValue> {
     let now = now_ms();
@@ -298,38 +301,5 @@ impl UlidGenerator {
             .next_at(ms, r)
             .or_throw(&Web)
             .map(|u| u.to_string())
-    }
-}
-
-/// KSUIDs at given times and random bytes (the core's `KsuidGenerator`); `ksuid()` is the
-/// module's clocked one.
-#[wasm_bindgen]
-pub struct KsuidGenerator {
-    inner: CoreKsuidGenerator,
-}
-
-impl Default for KsuidGenerator {
-    fn default() -> Self {
-        KsuidGenerator::new()
-    }
-}
-
-#[wasm_bindgen]
-impl KsuidGenerator {
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> KsuidGenerator {
-        KsuidGenerator {
-            inner: CoreKsuidGenerator::new(),
-        }
-    }
-
-    #[wasm_bindgen(js_name = nextAt)]
-    pub fn next_at(&mut self, unix_ms: JsValue, random: JsValue) -> Result<String, JsValue> {
-        let ms = u64_arg(&Web, &unix_ms, "unixMs")?;
-        let r = bytes_arg(&Web, &random, "random")?;
-        self.inner
-            .next_at(ms, r)
-            .or_throw(&Web)
-            .map(|k| k.to_string())
     }
 }

@@ -261,17 +261,9 @@ impl KsuidGenerator {
     where
         F: FnOnce(&mut [u8; 16]) -> Result<()>,
     {
-        let next = match self.last {
-            Some(last) if unix_ms < last.unix_ms() + 1000 => {
-                let payload = last.payload_u128();
-                if payload == MAX_PAYLOAD {
-                    return Err(Error::WouldBlock {
-                        until_ms: last.unix_ms() + 1000,
-                    });
-                }
-                Ksuid::from_parts(last.timestamp(), (payload + 1).to_be_bytes())
-            }
-            _ => {
+        let next = match self.within_last_second(unix_ms)? {
+            Some(next) => next,
+            None => {
                 let seconds = seconds_of(unix_ms)?;
                 let mut bytes = [0u8; 16];
                 random(&mut bytes)?;
@@ -280,6 +272,31 @@ impl KsuidGenerator {
         };
         self.last = Some(next);
         Ok(next)
+    }
+
+    /// The last KSUID plus one when `unix_ms` is not past its second (`WouldBlock` when its
+    /// payload is at the top); `None` when a new second needs fresh bytes. Kept apart from the
+    /// generic [`next_at_with`](Self::next_at_with) so each caller's copy stays small.
+    #[inline(never)]
+    fn within_last_second(&self, unix_ms: u64) -> Result<Option<Ksuid>> {
+        let Some(last) = self.last else {
+            return Ok(None);
+        };
+        if unix_ms >= last.unix_ms() + 1000 {
+            return Ok(None);
+        }
+        let mut next = last;
+        // The payload (bytes 4..20) plus one, carried from the last byte; all 0xff cannot grow.
+        for b in next.0[4..].iter_mut().rev() {
+            let (v, carry) = b.overflowing_add(1);
+            *b = v;
+            if !carry {
+                return Ok(Some(next));
+            }
+        }
+        Err(Error::WouldBlock {
+            until_ms: last.unix_ms() + 1000,
+        })
     }
 }
 
