@@ -252,7 +252,7 @@ pub fn ksuid_at(env: &Env, unix_ms: Unknown<'_>, payload: Unknown<'_>) -> napi::
 /// is `idmint_js::values::parse_ksuid`).
 #[napi(catch_unwind)]
 pub fn parse_ksuid<'e>(env: &'e Env, text: Unknown<'_>) -> napi::Result<Unknown<'e>> {
-    values::parse_ksuid(&Js(env), &text.raw()).map(unknown)
+    unknown(env, values::parse_ksuid(&Js(env), &text.raw()))
 }
 
 /// KSUIDs at given times and random bytes (the core's `KsuidGenerator`); `ksuid()` is the
