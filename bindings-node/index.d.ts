@@ -892,6 +892,50 @@ export declare class UlidGenerator {
   nextAt(unixMs: bigint | number, random: Uint8Array): string
 }
 
+/**
+ * A KSUID (27 base62 characters: seconds since 2014-05-13T16:53:20Z and a 128-bit payload)
+ * from the process-wide generator: a random payload on a new second, the last plus one within it.
+ */
+export declare function ksuid(): string
+
+/**
+ * The KSUID of the second holding `unixMs` and 16 payload bytes: `ERR_BEFORE_EPOCH` before
+ * 2014-05-13T16:53:20Z, `ERR_OUT_OF_RANGE` past the 32-bit seconds (2150). (Node only: the
+ * browser package has `ksuid()` alone, in its full entry, to stay within its page-weight
+ * budgets.)
+ */
+export declare function ksuidAt(unixMs: bigint | number, payload: Uint8Array): string
+
+/**
+ * Reads a KSUID: exactly 27 characters of `0-9A-Za-z`, at most `aWgEPTl1tmebfsQzFP4bxwgy80V`;
+ * else `ERR_INVALID_ENCODING` with `codec: 'ksuid'`, `at` and `reason`. (Node only.)
+ */
+export declare function parseKsuid(text: string): KsuidParts
+
+/** A KSUID read back. */
+export interface KsuidParts {
+  /** The text. */
+  ksuid: string
+  /** Seconds since the KSUID epoch (1400000000, 2014-05-13T16:53:20Z). */
+  timestamp: number
+  /** Its time, ms since the Unix epoch (a whole second). */
+  unixMs: bigint
+  /** The 128-bit payload, 32 lower-case hex digits. */
+  payload: string
+}
+
+/**
+ * KSUIDs at the times and random bytes given (`ksuid()` is the clocked one): within the last
+ * one's second, or when the time steps back, each is the last plus one; `ERR_WOULD_BLOCK` (with
+ * `untilMs`) when the payload cannot grow. (Node only, as `ksuidAt`.)
+ */
+export declare class KsuidGenerator {
+  /** A generator that has issued nothing yet. */
+  constructor()
+  /** The next KSUID at `unixMs` with 16 random bytes (used only on a new second). */
+  nextAt(unixMs: bigint | number, random: Uint8Array): string
+}
+
 /** The package version (the workspace version; equals package.json's). */
 export declare function version(): string
 

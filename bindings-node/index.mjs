@@ -6,6 +6,7 @@ const native = require('./index.js')
 
 export const {
   AtomicSnowflake,
+  KsuidGenerator,
   Layout,
   LeasedSnowflake,
   MAX_UUID,
@@ -21,6 +22,9 @@ export const {
   parseId,
   encode,
   fromConfig,
+  ksuid,
+  ksuidAt,
+  parseKsuid,
   parseTypeId,
   parseUlid,
   parseUuid,

@@ -25,7 +25,8 @@ MYPY_VERSION=2.4.1
 # Runs the READMEs' Python blocks against the installed wheel (scripts/docs-check.py).
 MARKDOWN_DOCS_VERSION=0.9.2
 # The ecosystem's own packages, cross-checked in tests/test_ecosystem.py (and benchmarked).
-ECOSYSTEM=(uuid6==2025.0.1 uuid-utils==1.2.0 typeid-python==0.3.11 python-ulid==4.1.0)
+ECOSYSTEM=(uuid6==2025.0.1 uuid-utils==1.2.0 typeid-python==0.3.11 python-ulid==4.1.0
+  svix-ksuid==0.7.0 python-baseconv==1.2.2)
 
 step() { printf '\n==> python: %s\n' "$*"; }
 

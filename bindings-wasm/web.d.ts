@@ -737,6 +737,15 @@ export declare class UlidGenerator {
   nextAt(unixMs: bigint | number, random: Uint8Array): string
 }
 
+/**
+ * A KSUID (27 base62 characters: seconds since 2014-05-13T16:53:20Z and a 128-bit payload)
+ * from the module-wide generator: a random payload on a new second, the last plus one within
+ * it (`ERR_WOULD_BLOCK` should the payload run out within a second). In the full entry
+ * (`idmint-web`) only, the browser package's one KSUID function: the formats entry's page-weight
+ * budget leaves no room, and reading KSUIDs is the Node package's and the service's.
+ */
+export declare function ksuid(): string
+
 /** The package version (the workspace version; equals package.json's). */
 export declare function version(): string
 
@@ -788,6 +797,7 @@ export interface InitOutput {
     readonly atomicsnowflake_stats: (a: number, b: number) => void;
     readonly encode: (a: number, b: number, c: number) => void;
     readonly fromConfig: (a: number, b: number) => void;
+    readonly ksuid: (a: number) => void;
     readonly layout___idmintPostLayout: (a: number) => void;
     readonly layout_capacityPerSecond: (a: number) => number;
     readonly layout_compose: (a: number, b: number, c: number) => void;

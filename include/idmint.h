@@ -94,6 +94,16 @@
 #define IDMINT_ULID_STR_SIZE 27
 
 /**
+ * Characters in a KSUID's text.
+ */
+#define IDMINT_KSUID_LEN 27
+
+/**
+ * Size of a KSUID's text plus its NUL (27 + 1).
+ */
+#define IDMINT_KSUID_STR_SIZE 28
+
+/**
  * @brief Status returned by every fallible idmint function.
  *
  * `IDMINT_OK` (0) is success. 1 to #IDMINT_CORE_STATUS_MAX are the core's error kinds, numbered
@@ -307,6 +317,14 @@ typedef enum {
  * own clock. No fork detection. Freed by #idmint_atomic_snowflake_free.
  */
 typedef struct idmint_atomic_snowflake idmint_atomic_snowflake;
+
+/**
+ * @brief A sans-IO KSUID generator (opaque): on a new second a fresh random payload; within
+ * the last KSUID's second (or when the clock has stepped back) the last KSUID plus one.
+ * Thread-safe (calls are serialised by a lock). No fork detection: in a child process after
+ * `fork()` make a new one. Freed by #idmint_ksuid_generator_free.
+ */
+typedef struct idmint_ksuid_generator idmint_ksuid_generator;
 
 /**
  * @brief A validated ID layout (bit fields, epoch, tick). Opaque; immutable once made, so one
@@ -674,6 +692,17 @@ typedef struct {
      */
     uint8_t bytes[16];
 } idmint_ulid;
+
+/**
+ * @brief A KSUID: 20 bytes, most significant first (4 bytes of seconds since the KSUID epoch,
+ * big-endian, then the 16-byte payload), the binary form of segmentio/ksuid.
+ */
+typedef struct {
+    /**
+     * The bytes, most significant first.
+     */
+    uint8_t bytes[20];
+} idmint_ksuid;
 
 /**
  * @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
@@ -1804,6 +1833,92 @@ idmint_status idmint_ulid_generator_next_at(const idmint_ulid_generator *gen,
                                             size_t random_len,
                                             idmint_ulid *out_ulid,
                                             uint64_t *out_until_ms);
+
+/**
+ * @brief A new KSUID from the system clock and the OS random source, from one process-wide
+ * generator: within one second each is the last plus one (if the payload runs out, the call
+ * waits for the next second); a child process after `fork()` starts afresh.
+ *
+ * @param out_ksuid Receives the KSUID.
+ * @return `IDMINT_OK`; `IDMINT_RANDOM_SOURCE`; `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_generate(idmint_ksuid *out_ksuid);
+
+/**
+ * @brief The KSUID of the second holding a given time and 16 given payload bytes (sans-IO).
+ *
+ * @param unix_ms Milliseconds since the Unix epoch.
+ * @param payload Exactly 16 bytes (`payload_len` must be 16).
+ * @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH` before 2014-05-13T16:53:20Z; `IDMINT_OUT_OF_RANGE`
+ *         past the 32-bit seconds; `IDMINT_INVALID_ARGUMENT` for another length;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_at(uint64_t unix_ms,
+                              const uint8_t *payload,
+                              size_t payload_len,
+                              idmint_ksuid *out_ksuid);
+
+/**
+ * @brief Parses the 27-character base62 text of a KSUID (`0-9A-Za-z`, at most
+ * `aWgEPTl1tmebfsQzFP4bxwgy80V`).
+ *
+ * @param text NUL-terminated UTF-8.
+ * @param out_ksuid Receives the KSUID.
+ * @param out_unix_ms If not NULL, receives its time, ms since the Unix epoch (a whole second).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
+ *         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_parse(const char *text, idmint_ksuid *out_ksuid, uint64_t *out_unix_ms);
+
+/**
+ * @brief Writes the text (27 characters and a NUL).
+ *
+ * @param buf Output buffer of `buf_len` bytes.
+ * @param buf_len At least `IDMINT_KSUID_STR_SIZE` (28).
+ * @return `IDMINT_OK`; `IDMINT_BUFFER_TOO_SMALL` (then `buf` holds `""` if `buf_len` > 0);
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_format(const idmint_ksuid *ksuid, char *buf, size_t buf_len);
+
+/**
+ * @brief The time of a KSUID, ms since the Unix epoch (a whole second).
+ *
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_unix_ms(const idmint_ksuid *ksuid, uint64_t *out_ms);
+
+/**
+ * @brief Makes a sans-IO KSUID generator.
+ *
+ * @param out_gen Receives the generator (free it with #idmint_ksuid_generator_free).
+ * @return `IDMINT_OK` or `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_generator_new(idmint_ksuid_generator **out_gen);
+
+/**
+ * @brief Frees a KSUID generator (NULL is ignored); it must not be used afterwards.
+ */
+void idmint_ksuid_generator_free(idmint_ksuid_generator *gen);
+
+/**
+ * @brief The next KSUID at a given time with 16 given random bytes (sans-IO).
+ *
+ * @param unix_ms Milliseconds since the Unix epoch.
+ * @param random Exactly 16 bytes (`random_len` must be 16); used only on a new second.
+ * @param out_ksuid Receives the KSUID.
+ * @param out_until_ms If not NULL, receives the time to call again on `IDMINT_WOULD_BLOCK`
+ *        (0 otherwise).
+ * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the payload cannot grow within the second
+ *         (the generator is left as it was); `IDMINT_BEFORE_EPOCH` / `IDMINT_OUT_OF_RANGE` for a
+ *         new second outside the KSUID range; `IDMINT_INVALID_ARGUMENT` for another length;
+ *         `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_ksuid_generator_next_at(const idmint_ksuid_generator *gen,
+                                             uint64_t unix_ms,
+                                             const uint8_t *random,
+                                             size_t random_len,
+                                             idmint_ksuid *out_ksuid,
+                                             uint64_t *out_until_ms);
 
 /**
  * @brief Parses a named config and builds its generator.

@@ -49,6 +49,8 @@ mod typeid;
 
 mod ulid;
 
+mod ksuid;
+
 mod named;
 
 mod obfuscate;
@@ -61,6 +63,7 @@ mod ffi;
 
 pub use codec::*;
 pub use error::*;
+pub use ksuid::*;
 pub use layout::*;
 pub use leased::*;
 pub use named::*;

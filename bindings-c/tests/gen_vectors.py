@@ -413,6 +413,41 @@ def formats(o, d):
         arr, n = o.array("v_ulid_step", "ulidsteps", steps)
         gens.append("{%d, %s}" % (n, arr))
     define("ULID_GENS", *o.array("v_ulid_gen", "ulidgens", gens))
+    rows = []
+    for c in d["ksuid_decode"]:
+        e = c["expect"]
+        st, msg = status(e)
+        rows.append("{%s, %s, %s, %s, %s, %s}" % (
+            cstr(c["text"]), st, msg, cstr(e.get("ksuid")), u64(e.get("unix_ms", 0)),
+            cstr(hexbytes(e["bytes_hex"]) if "bytes_hex" in e else None)))
+    # any_id_kind: what the CLI and the service read as a KSUID (or refuse as one) reads the
+    # same way through idmint_ksuid_parse; the other rows are no KSUID.
+    for c in d["any_id_kind"]:
+        e = c["expect"]
+        if e.get("kind") == "ksuid":
+            rows.append("{%s, IDMINT_OK, NULL, %s, UINT64_C(0), NULL}" % (cstr(c["text"]), cstr(c["text"])))
+        elif e.get("codec") == "ksuid":
+            st, msg = status(e)
+            rows.append("{%s, %s, %s, NULL, UINT64_C(0), NULL}" % (cstr(c["text"]), st, msg))
+        else:
+            rows.append("{%s, IDMINT_INVALID_ENCODING, NULL, NULL, UINT64_C(0), NULL}" % cstr(c["text"]))
+    define("KSUID_DECODES", *o.array("v_ksuid_decode", "ksuid_decodes", rows))
+    rows = ["{%s, %s, %s}" % (u64((1400000000 + int(c["timestamp"])) * 1000), rnd(c["payload"]),
+                              cstr(c["expect"]["ksuid"]))
+            for c in d["ksuid_encode"]]
+    define("KSUID_ENCODES", *o.array("v_ksuid_encode", "ksuid_encodes", rows))
+    gens = []
+    for g in d["ksuid_generator"]:
+        steps = []
+        for s in g["steps"]:
+            e = s["expect"]
+            st, msg = status(e)
+            steps.append("{%s, %s, %s, %s, %s, %s}" % (u64(s["unix_ms"]), rnd(s["random"]), st, msg,
+                                                       u64(e.get("until_ms", 0)),
+                                                       cstr(e.get("ksuid"))))
+        arr, n = o.array("v_ksuid_step", "ksuidsteps", steps)
+        gens.append("{%d, %s}" % (n, arr))
+    define("KSUID_GENS", *o.array("v_ksuid_gen", "ksuidgens", gens))
 
 
 # Every vector file and every section of it that the C tests replay. main() fails when
@@ -427,7 +462,8 @@ REPLAYED = {
     "formats.json": (formats, {"rfc9562", "special", "convert_errors", "v8_field_errors",
                                "v6_generator", "v7_methods", "typeid_valid", "typeid_invalid",
                                "typeid_encode", "typeid_generator", "ulid_decode", "ulid_encode",
-                               "ulid_generator"}),
+                               "ulid_generator", "ksuid_decode", "ksuid_encode",
+                               "ksuid_generator", "any_id_kind"}),
 }
 
 TYPES = r"""
@@ -558,6 +594,16 @@ typedef struct {
     idmint_status status; const char *message; uint64_t until_ms; const char *ulid;
 } v_ulid_step;
 typedef struct { size_t n_steps; const v_ulid_step *steps; } v_ulid_gen;
+typedef struct {
+    const char *text; idmint_status status; const char *message;
+    const char *ksuid; uint64_t unix_ms; const char *bytes; /* 20 bytes, NULL: not checked */
+} v_ksuid_decode;
+typedef struct { uint64_t unix_ms; const char *payload; size_t payload_len; const char *ksuid; } v_ksuid_encode;
+typedef struct {
+    uint64_t unix_ms; const char *random; size_t random_len;
+    idmint_status status; const char *message; uint64_t until_ms; const char *ksuid;
+} v_ksuid_step;
+typedef struct { size_t n_steps; const v_ksuid_step *steps; } v_ksuid_gen;
 """
 
 

@@ -757,6 +757,63 @@ static void test_typeid_ulid_vectors(void) {
     }
 }
 
+/* formats.json's KSUID cases: segmentio/ksuid's examples, encodes, generator scripts, and the
+ * texts the CLI and the service read as a KSUID. */
+static bool ksuid_is(const idmint_ksuid *k, const char *text) {
+    char buf[IDMINT_KSUID_STR_SIZE];
+    if (idmint_ksuid_format(k, buf, sizeof buf) != IDMINT_OK) return false;
+    return strcmp(buf, text) == 0;
+}
+
+static void test_ksuid_vectors(void) {
+    for (size_t i = 0; i < V_N_KSUID_DECODES; i++) {
+        const v_ksuid_decode *v = &V_KSUID_DECODES[i];
+        CTX("ksuid parse '%s'", v->text);
+        idmint_ksuid k;
+        uint64_t ms = 1;
+        if (!EXPECT(idmint_ksuid_parse(v->text, &k, &ms), v->status, v->message) ||
+            v->status != IDMINT_OK)
+            continue;
+        CHECK(ksuid_is(&k, v->ksuid));
+        if (v->bytes == NULL) continue;
+        CHECK(ms == v->unix_ms);
+        CHECK(memcmp(k.bytes, v->bytes, 20) == 0);
+        uint64_t ts = 0;
+        if (OK(idmint_ksuid_unix_ms(&k, &ts))) CHECK(ts == v->unix_ms);
+    }
+    for (size_t i = 0; i < V_N_KSUID_ENCODES; i++) {
+        const v_ksuid_encode *v = &V_KSUID_ENCODES[i];
+        CTX("ksuid encode %s", v->ksuid);
+        idmint_ksuid k;
+        if (OK(idmint_ksuid_at(v->unix_ms, (const uint8_t *)v->payload, v->payload_len, &k)))
+            CHECK(ksuid_is(&k, v->ksuid));
+    }
+    for (size_t i = 0; i < V_N_KSUID_GENS; i++) {
+        const v_ksuid_gen *v = &V_KSUID_GENS[i];
+        idmint_ksuid_generator *g = NULL;
+        CTX("ksuid generator #%zu", i);
+        if (!OK(idmint_ksuid_generator_new(&g))) continue;
+        for (size_t k = 0; k < v->n_steps; k++) {
+            const v_ksuid_step *s = &v->steps[k];
+            CTX("ksuid generator #%zu step %zu", i, k);
+            idmint_ksuid out;
+            uint64_t until = 1;
+            if (EXPECT(idmint_ksuid_generator_next_at(g, s->unix_ms, (const uint8_t *)s->random,
+                                                      s->random_len, &out, &until),
+                       s->status, s->message)) {
+                CHECK(until == s->until_ms);
+                if (s->status == IDMINT_OK) CHECK(ksuid_is(&out, s->ksuid));
+            }
+        }
+        idmint_ksuid_generator_free(g);
+    }
+    /* The clocked one increases. */
+    CTX("idmint_ksuid_generate");
+    idmint_ksuid a, b;
+    if (OK(idmint_ksuid_generate(&a)) && OK(idmint_ksuid_generate(&b)))
+        CHECK(memcmp(a.bytes, b.bytes, 20) < 0);
+}
+
 /* The clocked formats, and bad arguments: NULL pointers, short buffers (with the size needed),
  * wrong lengths, unknown constants and a prefix that is not UTF-8. */
 static void test_formats_clocked_and_bad_arguments(void) {
@@ -2168,6 +2225,7 @@ int main(int argc, char **argv) {
     test_uuid_vectors();
     test_rfc9562_vectors();
     test_typeid_ulid_vectors();
+    test_ksuid_vectors();
     test_formats_clocked_and_bad_arguments();
     test_named_vectors();
     test_obfuscation_vectors();

@@ -3,6 +3,7 @@
 //! both packages export alike (codecs, obfuscators, UUID namespaces).
 
 use idmint::codec::Codec;
+use idmint::formats::ksuid::Ksuid;
 use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::Ulid;
 use idmint::formats::uuid::{self, Uuid};
@@ -396,6 +397,28 @@ pub fn ulid_from_uuid<H: Host>(h: &H, v: &H::Value) -> Result<String, H::Error> 
 pub fn parse_ulid<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
     let u = Ulid::parse(&string_arg(h, v, "text")?).or_throw(h)?;
     ulid_record(h, &u)
+}
+
+/// `ksuidAt(unixMs, payload)` (Node only): the KSUID of the second holding `unixMs` and 16
+/// payload bytes (the core refuses a time before 2014-05-13T16:53:20Z or past the 32-bit
+/// seconds).
+pub fn ksuid_at<H: Host>(h: &H, ms: &H::Value, payload: &H::Value) -> Result<Ksuid, H::Error> {
+    let ms = u64_arg(h, ms, "unixMs")?;
+    let p: [u8; 16] = crate::convert::bytes_arg(h, payload, "payload")?;
+    Ksuid::from_unix_ms(ms, p).or_throw(h)
+}
+
+/// `parseKsuid(text)` (Node only): `{ksuid, timestamp, unixMs, payload}` (`timestamp` the seconds since the
+/// KSUID epoch as a number, `unixMs` a bigint, `payload` 32 lower-case hex digits).
+pub fn parse_ksuid<H: Host>(h: &H, v: &H::Value) -> Result<H::Value, H::Error> {
+    let k = Ksuid::parse(&string_arg(h, v, "text")?).or_throw(h)?;
+    let payload = format!("{:032x}", k.payload_u128());
+    h.object(&[
+        ("ksuid", Out::Str(&k.to_string())),
+        ("timestamp", Out::Num(f64::from(k.timestamp()))),
+        ("unixMs", Out::Big(k.unix_ms())),
+        ("payload", Out::Str(&payload)),
+    ])
 }
 
 /// A ULID's record (see [`parse_ulid`]).

@@ -6,6 +6,7 @@
 use idmint::formats::uuid::{Uuid, Uuid7Method};
 use idmint::named::clocked::{self, random_fill};
 use idmint::named::{GeneratedId, NamedConfig};
+use idmint::KsuidGenerator as CoreKsuidGenerator;
 use idmint::UlidGenerator as CoreUlidGenerator;
 use idmint::UuidGenerator as CoreUuidGenerator;
 use idmint_js::convert::{batch_arg, bytes_arg, random_source, u64_arg};
@@ -229,5 +230,64 @@ impl UlidGenerator {
             .next_at(ms, r)
             .or_throw(&h)
             .map(|u| u.to_string())
+    }
+}
+
+/// `ksuid()`: a KSUID from the core's process-wide generator on the system clock.
+#[napi(catch_unwind)]
+pub fn ksuid(env: &Env) -> napi::Result<String> {
+    clocked::ksuid().or_throw(&Js(env)).map(|k| k.to_string())
+}
+
+/// `ksuidAt(unixMs, payload)`: the KSUID of a time and 16 payload bytes (Node only; the shared
+/// conversion is `idmint_js::values::ksuid_at`).
+#[napi(catch_unwind)]
+pub fn ksuid_at(env: &Env, unix_ms: Unknown<'_>, payload: Unknown<'_>) -> napi::Result<String> {
+    values::ksuid_at(&Js(env), &unix_ms.raw(), &payload.raw()).map(|k| k.to_string())
+}
+
+/// `parseKsuid(text)`: `{ ksuid, timestamp, unixMs, payload }` (Node only; the shared conversion
+/// is `idmint_js::values::parse_ksuid`).
+#[napi(catch_unwind)]
+pub fn parse_ksuid<'e>(env: &'e Env, text: Unknown<'_>) -> napi::Result<Unknown<'e>> {
+    unknown(env, values::parse_ksuid(&Js(env), &text.raw()))
+}
+
+/// KSUIDs at given times and random bytes (the core's `KsuidGenerator`); `ksuid()` is the
+/// process-wide clocked one.
+#[napi]
+pub struct KsuidGenerator {
+    inner: CoreKsuidGenerator,
+}
+
+impl Default for KsuidGenerator {
+    fn default() -> Self {
+        KsuidGenerator::new()
+    }
+}
+
+#[napi]
+impl KsuidGenerator {
+    #[napi(constructor, catch_unwind)]
+    pub fn new() -> Self {
+        KsuidGenerator {
+            inner: CoreKsuidGenerator::new(),
+        }
+    }
+
+    #[napi(catch_unwind)]
+    pub fn next_at(
+        &mut self,
+        env: &Env,
+        unix_ms: Unknown<'_>,
+        random: Unknown<'_>,
+    ) -> napi::Result<String> {
+        let h = Js(env);
+        let ms = u64_arg(&h, &unix_ms.raw(), "unixMs")?;
+        let r = bytes_arg(&h, &random.raw(), "random")?;
+        self.inner
+            .next_at(ms, r)
+            .or_throw(&h)
+            .map(|k| k.to_string())
     }
 }

@@ -79,6 +79,7 @@ const instances = () => [
   ['UuidGenerator', () => new m.UuidGenerator(7)],
   ['Uuid7Generator', () => new m.Uuid7Generator()],
   ['UlidGenerator', () => new m.UlidGenerator()],
+  ['KsuidGenerator', () => new m.KsuidGenerator()],
   ['NamedGenerator', () => new m.NamedGenerator('type=snowflake,layout=twitter,node=5')],
   ['Obfuscator', () => new m.Obfuscator(12345n, 63)],
   ['SortableObfuscator', () => new m.SortableObfuscator(12345n, 'twitter')],

@@ -67,6 +67,13 @@ fn ulid() -> String {
     check(idmint::named::clocked::ulid()).to_string()
 }
 
+/// A KSUID (27 base62 characters: seconds since 2014-05-13T16:53:20Z and a random payload; the
+/// last plus one within the second in this backend).
+#[pg_extern(volatile, parallel_safe)]
+fn ksuid() -> String {
+    check(idmint::named::clocked::ksuid()).to_string()
+}
+
 /// An ID's parts in `layout` (default `idmint.layout`): its time (the start of its tick), the
 /// whole node value, the node's sub-fields by name, and the sequence. `stable`, not
 /// `immutable`: without `layout` it reads `idmint.layout`.

@@ -457,6 +457,17 @@ fn without_preloading_minting_says_how_to_enable_it() {
         .unwrap()
         .get(0);
     assert_eq!(l.len(), 26);
+    let k: Vec<String> = client
+        .query("SELECT idmint.ksuid() FROM generate_series(1, 100)", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(k.iter().all(|x| x.len() == 27), "{k:?}");
+    assert!(
+        k.windows(2).all(|w| w[0] < w[1]),
+        "increasing in one backend"
+    );
 }
 
 fn u64_of(v: &Value) -> u64 {

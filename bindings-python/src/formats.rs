@@ -1,17 +1,18 @@
-//! TypeIDs and ULIDs (`idmint::formats::typeid`, `idmint::formats::ulid`): `typeid(prefix)` and `ulid()` as text
-//! from the core's process-wide generators (`idmint::named::clocked`), the value classes `TypeId`
-//! and `Ulid` (parse, fields, the UUID as a stdlib `uuid.UUID`), and the sans-IO generators
-//! `TypeIdGenerator` and `UlidGenerator` for replays. Conversions only.
+//! TypeIDs, ULIDs and KSUIDs (`idmint::formats::typeid`, `idmint::formats::ulid`,
+//! `idmint::formats::ksuid`): `typeid(prefix)`, `ulid()` and `ksuid()` as text from the core's
+//! process-wide generators (`idmint::named::clocked`), the value classes `TypeId`, `Ulid` and
+//! `Ksuid` (parse, fields, the UUID as a stdlib `uuid.UUID`), and the sans-IO generators
+//! `TypeIdGenerator`, `UlidGenerator` and `KsuidGenerator` for replays. Conversions only.
 
 use std::sync::Mutex;
 
 use idmint::formats::typeid::MAX_LEN;
 use idmint::formats::uuid::Uuid7Method;
 use idmint::named::clocked;
-use idmint::{TypeId, TypeIdGenerator, Ulid, UlidGenerator};
+use idmint::{Ksuid, KsuidGenerator, TypeId, TypeIdGenerator, Ulid, UlidGenerator};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBytes, PyString};
 
 use crate::error::IntoPyResult;
 use crate::uuid::{PyUuid, UuidArg};
@@ -231,5 +232,125 @@ impl PyUlidGenerator {
 
     fn __repr__(&self) -> String {
         "<UlidGenerator>".to_owned()
+    }
+}
+
+fn ksuid_str<'py>(py: Python<'py>, k: &Ksuid) -> PyResult<Bound<'py, PyString>> {
+    let b = k.encode();
+    Ok(PyString::new(py, ascii(&b)?))
+}
+
+fn bytes16(b: &[u8], what: &str) -> PyResult<[u8; 16]> {
+    <[u8; 16]>::try_from(b).map_err(|_| {
+        PyValueError::new_err(format!("{what} must be exactly 16 bytes, got {}", b.len()))
+    })
+}
+
+/// A new KSUID (27 base62 characters) from the process-wide generator, as text: a random
+/// payload on a new second, the last plus one within it.
+#[pyfunction]
+pub fn ksuid(py: Python<'_>) -> PyResult<Bound<'_, PyString>> {
+    ksuid_str(py, &clocked::ksuid().py()?)
+}
+
+/// A KSUID: 32-bit seconds since 2014-05-13T16:53:20Z and a 128-bit payload.
+/// `Ksuid.parse(text)`, `Ksuid.from_parts(timestamp, payload)`, `Ksuid.from_unix_ms(unix_ms,
+/// payload)`; `str()` is the 27-character base62 text. Compares and hashes by value.
+#[pyclass(frozen, eq, ord, hash, module = "idmint", name = "Ksuid")]
+#[derive(PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PyKsuid(Ksuid);
+
+#[pymethods]
+impl PyKsuid {
+    /// Reads the 27-character text form; InvalidEncoding (with `at`) if it is not one.
+    #[staticmethod]
+    fn parse(text: &str) -> PyResult<Self> {
+        Ksuid::parse(text).py().map(PyKsuid)
+    }
+
+    /// The KSUID of `timestamp` (seconds since the KSUID epoch, 32 bits) and 16 payload bytes.
+    #[staticmethod]
+    fn from_parts(timestamp: u32, payload: &[u8]) -> PyResult<Self> {
+        Ok(PyKsuid(Ksuid::from_parts(
+            timestamp,
+            bytes16(payload, "payload")?,
+        )))
+    }
+
+    /// The KSUID of the second holding `unix_ms` and 16 payload bytes: BeforeEpoch before
+    /// 2014-05-13T16:53:20Z, OutOfRange past the 32-bit seconds.
+    #[staticmethod]
+    fn from_unix_ms(unix_ms: u64, payload: &[u8]) -> PyResult<Self> {
+        Ksuid::from_unix_ms(unix_ms, bytes16(payload, "payload")?)
+            .py()
+            .map(PyKsuid)
+    }
+
+    /// Seconds since the KSUID epoch (1400000000).
+    #[getter]
+    fn timestamp(&self) -> u32 {
+        self.0.timestamp()
+    }
+
+    /// The time, ms since the Unix epoch (a whole second).
+    #[getter]
+    fn unix_ms(&self) -> u64 {
+        self.0.unix_ms()
+    }
+
+    /// The 16 payload bytes.
+    #[getter]
+    fn payload<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.payload())
+    }
+
+    /// The 20 bytes.
+    #[getter]
+    fn bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.to_bytes())
+    }
+
+    fn __str__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        ksuid_str(py, &self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Ksuid('{}')", self.0)
+    }
+}
+
+/// Sans-IO KSUIDs: the core's `KsuidGenerator`, fed the time and 16 random bytes per call.
+/// Within the last one's second (or when the clock steps back) each is the last plus one;
+/// WouldBlock (`until_ms`) when the payload cannot grow within the second.
+#[pyclass(frozen, module = "idmint", name = "KsuidGenerator")]
+pub struct PyKsuidGenerator {
+    inner: Mutex<KsuidGenerator>,
+}
+
+#[pymethods]
+impl PyKsuidGenerator {
+    #[new]
+    fn new() -> Self {
+        PyKsuidGenerator {
+            inner: Mutex::new(KsuidGenerator::new()),
+        }
+    }
+
+    /// The next KSUID at `unix_ms` from 16 `random` bytes.
+    fn next_at(&self, unix_ms: u64, random: &[u8]) -> PyResult<PyKsuid> {
+        let r = bytes16(random, "random")?;
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.next_at(unix_ms, r).py().map(PyKsuid)
+    }
+
+    /// The last KSUID issued, None before the first.
+    #[getter]
+    fn last(&self) -> Option<PyKsuid> {
+        let g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.last().map(PyKsuid)
+    }
+
+    fn __repr__(&self) -> String {
+        "<KsuidGenerator>".to_owned()
     }
 }

@@ -103,6 +103,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<formats::PyUlid>()?;
     m.add_class::<formats::PyTypeIdGenerator>()?;
     m.add_class::<formats::PyUlidGenerator>()?;
+    m.add_function(wrap_pyfunction!(formats::ksuid, m)?)?;
+    m.add_class::<formats::PyKsuid>()?;
+    m.add_class::<formats::PyKsuidGenerator>()?;
     m.add_class::<leased::PyLeasedSnowflake>()?;
     m.add_class::<leased::PyLeaseInfo>()?;
     m.add_class::<leased::PyLeaseStats>()?;

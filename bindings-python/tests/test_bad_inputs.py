@@ -228,6 +228,10 @@ def test_format_arguments() -> None:
     bad_u64(lambda v: idmint.TypeIdGenerator("a").next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.UlidGenerator().next_at(v, bytes(10)))
     bad_u64(lambda v: idmint.Ulid.from_parts(v, 0))
+    bad_u64(lambda v: idmint.KsuidGenerator().next_at(v, bytes(16)))
+    bad_u64(lambda v: idmint.Ksuid.from_unix_ms(v, bytes(16)))
+    for v in [-1, 1 << 32]:
+        raises(OverflowError, lambda v=v: idmint.Ksuid.from_parts(v, bytes(16)))
     for v in [-1, 1 << 16]:
         raises(OverflowError, lambda v=v: idmint.uuid6_at(0, v, bytes(6)))
     for v in [-1, 1 << 32]:
@@ -240,6 +244,8 @@ def test_format_arguments() -> None:
         raises(ValueError, lambda n=n: idmint.Uuid7Generator().next_at(0, bytes(n)))
         raises(ValueError, lambda n=n: idmint.TypeIdGenerator("a").next_at(0, bytes(n)))
         raises(ValueError, lambda n=n: idmint.UlidGenerator().next_at(0, bytes(n)))
+        raises(ValueError, lambda n=n: idmint.KsuidGenerator().next_at(0, bytes(n)))
+        raises(ValueError, lambda n=n: idmint.Ksuid.from_parts(0, bytes(n)))
     for v in [1, 1.5, None, [1], object()]:
         raises(TypeError, lambda v=v: idmint.uuid8(v))
         raises(TypeError, lambda v=v: idmint.typeid(v))
@@ -248,6 +254,7 @@ def test_format_arguments() -> None:
         raises(TypeError, lambda v=v: idmint.TypeId("a", v))
         raises(TypeError, lambda v=v: idmint.Ulid.parse(v))
         raises(TypeError, lambda v=v: idmint.Ulid.from_uuid(v))
+        raises(TypeError, lambda v=v: idmint.Ksuid.parse(v))
         raises(TypeError, lambda v=v: idmint.uuid1_to_uuid6(v))
         raises(TypeError, lambda v=v: idmint.uuid6_to_uuid1(v))
         raises(TypeError, lambda v=v: idmint.uuid8_fields(v))
@@ -257,6 +264,9 @@ def test_format_arguments() -> None:
         raises(idmint.InvalidEncoding, lambda text=text: idmint.TypeId.parse(text))
     for text in ["", "\x00" * 26, "é" * 26, "U" * 26, "8" + "0" * 25, "0" * 27]:
         raises(idmint.InvalidEncoding, lambda text=text: idmint.Ulid.parse(text))
+    for text in ["", "0" * 26, "0" * 28, "é" * 27, "-" * 27, "aWgEPTl1tmebfsQzFP4bxwgy80W", "z" * 27]:
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.Ksuid.parse(text))
+    raises(idmint.BeforeEpoch, lambda: idmint.KsuidGenerator().next_at(0, bytes(16)))
     for prefix in ["A", "a" * 64, "_a", "a_", "é", "a-b", "a\x00"]:
         raises(idmint.InvalidEncoding, lambda prefix=prefix: idmint.typeid(prefix))
         raises(idmint.InvalidEncoding, lambda prefix=prefix: idmint.TypeIdGenerator(prefix))
@@ -335,6 +345,7 @@ def test_every_method_survives_bad_arguments() -> None:
         idmint.Uuid7Generator(),
         idmint.TypeIdGenerator("user"),
         idmint.UlidGenerator(),
+        idmint.KsuidGenerator(),
         idmint.NamedGenerator("type=snowflake,layout=twitter,node=5"),
         idmint.Obfuscator(12345, 63),
         idmint.SortableObfuscator(12345, "twitter"),

@@ -1,6 +1,7 @@
 """Cross-checks against the ecosystem's own packages, in the same process (versions pinned in
 test.sh): `uuid6` and `uuid-utils` for UUID v6/v7/v8, `typeid-python` for TypeIDs and
-`python-ulid` for ULIDs. Each reads what the other makes: same version, time and bits."""
+`python-ulid` for ULIDs, `svix-ksuid` for KSUIDs. Each reads what the other makes: same version,
+time and bits."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 import uuid
 
 import typeid as typeid_py
+from ksuid import Ksuid as SvixKsuid
 import ulid as ulid_py
 import uuid6 as uuid6_py
 import uuid_utils
@@ -159,3 +161,34 @@ def test_idmint_ulids_parse_in_python_ulid() -> None:
         assert ulid_py.ULID.from_uuid(ours.uuid) == theirs
         assert prev is None or theirs > prev
         prev = theirs
+
+
+# --- svix-ksuid ----------------------------------------------------------------------------------
+
+
+def test_svix_ksuids_parse_in_idmint() -> None:
+    for _ in range(50):
+        theirs = SvixKsuid()
+        ours = idmint.Ksuid.parse(str(theirs))
+        assert str(ours) == str(theirs)
+        assert ours.bytes == bytes(theirs)
+        assert ours.payload == theirs.payload
+        assert ours.unix_ms == int(theirs.timestamp) * 1000
+
+
+def test_idmint_ksuids_parse_in_svix_ksuid() -> None:
+    before = int(time.time())
+    prev = None
+    for _ in range(50):
+        text = idmint.ksuid()
+        theirs = SvixKsuid.from_base62(text)
+        assert str(theirs) == text
+        assert bytes(theirs) == idmint.Ksuid.parse(text).bytes
+        assert before - 1 <= theirs.timestamp <= time.time() + 1
+        assert prev is None or prev < theirs
+        prev = theirs
+    # Fixed bytes, the largest KSUID included: the same text from both.
+    for payload in (bytes(16), b"\xff" * 16, bytes(range(16))):
+        for seconds in (0, 107_608_047, 2**32 - 1):
+            ours = idmint.Ksuid.from_parts(seconds, payload)
+            assert str(SvixKsuid.from_bytes(ours.bytes)) == str(ours)

@@ -32,7 +32,10 @@ impl JsLayout {
     }
 
     pub fn presets() -> Vec<JsValue> {
-        idmint::snowflake::preset::NAMES.iter().map(|s| js_str(s)).collect()
+        idmint::snowflake::preset::NAMES
+            .iter()
+            .map(|s| js_str(s))
+            .collect()
     }
 
     /// Internal: posts this layout's value for `Web::layout` (not part of the API).

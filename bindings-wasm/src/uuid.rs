@@ -7,11 +7,13 @@
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
-use idmint::host_random::draw_outside;
-use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
+#[cfg(feature = "full")]
+use idmint::formats::ksuid::KsuidGenerator as CoreKsuidGenerator;
 use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::UlidGenerator as CoreUlidGenerator;
-use idmint::formats::uuid::{self, Uuid, Uuid6Generator, Uuid7Generator};
+use idmint::formats::uuid::{self, Uuid, Uuid6Generator, Uuid7Generator as CoreUuid7Generator};
+use idmint::host_random::draw_outside;
+use idmint::named::{GeneratedId, NamedConfig, NamedGenerator, Uuid1Generator};
 use idmint_js::convert::{batch_arg, bytes_arg, u64_arg, with_random};
 use idmint_js::values;
 use wasm_bindgen::prelude::*;
@@ -25,6 +27,8 @@ thread_local! {
     static V1: RefCell<Uuid1Generator> = const { RefCell::new(Uuid1Generator::new()) };
     static V6: RefCell<Uuid6Generator> = const { RefCell::new(Uuid6Generator::new()) };
     static ULID: RefCell<CoreUlidGenerator> = const { RefCell::new(CoreUlidGenerator::new()) };
+    #[cfg(feature = "full")]
+    static KSUID: RefCell<CoreKsuidGenerator> = const { RefCell::new(CoreKsuidGenerator::new()) };
 }
 
 /// `call` on one of the module's generators with random bytes from `crypto.getRandomValues`,
@@ -109,6 +113,15 @@ pub fn typeid(prefix: JsValue) -> Result<String, JsValue> {
 pub fn ulid() -> Result<String, JsValue> {
     let now = now_ms();
     drawn_outside(&ULID, |g, fill| g.next_at_with(now, |r| fill(r))).map(|u| u.to_string())
+}
+
+/// `ksuid()`: the module's KSUID generator on the page clock (a random payload on a new second,
+/// the last plus one within it; `ERR_WOULD_BLOCK` should the payload run out in a second).
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+pub fn ksuid() -> Result<String, JsValue> {
+    let now = now_ms();
+    drawn_outside(&KSUID, |g, fill| g.next_at_with(now, |r| fill(r))).map(|k| k.to_string())
 }
 
 /// A generated ID as JavaScript sees it: a `bigint` for a Snowflake ID, a string for a UUID.

@@ -106,6 +106,13 @@ impl Print for Decoded {
         let Some(u) = self.uuid() else {
             return match self {
                 Decoded::Snowflake(id) => to_json(layout, id),
+                Decoded::Ksuid(k) => Json::obj()
+                    .with("kind", "ksuid")
+                    .with("id", k.to_string())
+                    .with("timestamp", u64::from(k.timestamp()))
+                    .with("payload", format!("{:032x}", k.payload_u128()))
+                    .with("timestamp_ms", k.unix_ms())
+                    .with("time", Rfc3339(k.unix_ms()).to_string()),
                 _ => Json::Null,
             };
         };
@@ -134,6 +141,18 @@ impl Print for Decoded {
         let Some(u) = self.uuid() else {
             return match self {
                 Decoded::Snowflake(id) => write_human(layout, id, out),
+                Decoded::Ksuid(k) => {
+                    writeln!(out, "ksuid         {k}")?;
+                    writeln!(
+                        out,
+                        "timestamp     {} (s since 2014-05-13T16:53:20Z)",
+                        k.timestamp()
+                    )?;
+                    writeln!(out, "payload       {:032x}", k.payload_u128())?;
+                    writeln!(out, "timestamp_ms  {}", k.unix_ms())?;
+                    writeln!(out, "time          {}", Rfc3339(k.unix_ms()))?;
+                    Ok(())
+                }
                 _ => Ok(()),
             };
         };

@@ -54,6 +54,9 @@ enum Command {
     Typeid(sortable::TypeIdArgs),
     /// Make ULIDs (26 Crockford base32 characters, sortable, monotonic within a millisecond).
     Ulid(sortable::UlidArgs),
+    /// Make KSUIDs (27 base62 characters: seconds since 2014-05-13 and a random payload;
+    /// increasing within a second).
+    Ksuid(sortable::KsuidArgs),
     /// Serve IDs from ranges taken from a store (SQLite, PostgreSQL, Redis), one round trip
     /// per range.
     Segment(segment::SegmentArgs),
@@ -80,6 +83,7 @@ fn run(cli: &Cli) -> CliResult {
         Command::Uuid(args) => uuid::run(args, &mut out)?,
         Command::Typeid(args) => sortable::run_typeid(args, &mut out)?,
         Command::Ulid(args) => sortable::run_ulid(args, &mut out)?,
+        Command::Ksuid(args) => sortable::run_ksuid(args, &mut out)?,
         Command::Segment(args) => segment::run(args, &mut out)?,
         Command::Bench(args) => bench::run(args, &mut out, &mut io::stderr())?,
         Command::Serve(cfg) => idmint_server::run((**cfg).clone()).map_err(CliError::serve)?,

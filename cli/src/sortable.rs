@@ -1,8 +1,9 @@
-//! `idmint typeid` and `idmint ulid`: the two 128-bit text formats that sort by time.
+//! `idmint typeid`, `idmint ulid` and `idmint ksuid`: the text formats that sort by time.
 
 use std::io::Write;
 
 use clap::Args;
+use idmint::formats::ksuid::KsuidGenerator;
 use idmint::formats::typeid::TypeIdGenerator;
 use idmint::formats::ulid::UlidGenerator;
 use idmint::formats::uuid::Uuid7Method;
@@ -31,6 +32,13 @@ pub struct TypeIdArgs {
 #[derive(Debug, Args)]
 pub struct UlidArgs {
     /// How many ULIDs to make (increasing: within a millisecond each is the last plus one).
+    #[arg(short = 'n', long, default_value_t = 1, value_name = "N")]
+    pub count: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct KsuidArgs {
+    /// How many KSUIDs to make (increasing: within a second each is the last plus one).
     #[arg(short = 'n', long, default_value_t = 1, value_name = "N")]
     pub count: u64,
 }
@@ -66,6 +74,24 @@ pub fn run_ulid(args: &UlidArgs, out: &mut impl Write) -> CliResult {
             }
         };
         writeln!(out, "{u}")?;
+    }
+    Ok(())
+}
+
+pub fn run_ksuid(args: &KsuidArgs, out: &mut impl Write) -> CliResult {
+    let mut g = KsuidGenerator::new();
+    for _ in 0..args.count {
+        let k = loop {
+            match g.next_at_with(now_ms(), |b| os_random_fill(b)) {
+                // 2^128 in one second: wait for the next one.
+                Err(Error::WouldBlock { until_ms }) => {
+                    let left = until_ms.saturating_sub(now_ms());
+                    std::thread::sleep(std::time::Duration::from_millis(left));
+                }
+                r => break r?,
+            }
+        };
+        writeln!(out, "{k}")?;
     }
     Ok(())
 }

@@ -536,6 +536,7 @@ fn completions_for_every_shell_name_every_subcommand() {
             "uuid",
             "typeid",
             "ulid",
+            "ksuid",
             "serve",
             "completions",
         ] {

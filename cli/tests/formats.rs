@@ -1,5 +1,5 @@
-//! `idmint uuid --version 6|8`, `idmint typeid`, `idmint ulid`, and `idmint decode` of the
-//! 128-bit formats.
+//! `idmint uuid --version 6|8`, `idmint typeid`, `idmint ulid`, `idmint ksuid`, and `idmint
+//! decode` of the 128-bit formats and KSUIDs.
 
 use std::process::{Command, Output};
 
@@ -59,6 +59,37 @@ fn uuid_v6_and_v8() {
     ] {
         assert_eq!(idmint(bad).status.code(), Some(2), "{bad:?}");
     }
+}
+
+#[test]
+fn ksuids_increase_and_decode() {
+    let k = lines(&idmint(&["ksuid", "-n", "200"]));
+    assert!(k.iter().all(|x| x.len() == 27));
+    assert!(k.windows(2).all(|w| w[0] < w[1]));
+    // segmentio/ksuid's README example, ours, and 27 digits (a KSUID, not a decimal).
+    let v = decode_json(&[
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+        &k[0],
+        "000000000000000000000000042",
+    ]);
+    assert_eq!(v[0]["kind"], "ksuid");
+    assert_eq!(v[0]["timestamp"], 107_608_047u64);
+    assert_eq!(v[0]["payload"], "b5a1cd34b5f99d1154fb6853345c9735");
+    assert_eq!(v[0]["time"], "2017-10-10T04:00:47.000Z");
+    assert_eq!(v[1]["id"], k[0].as_str());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert!(v[1]["timestamp_ms"].as_u64().unwrap().abs_diff(now) < 60_000);
+    assert_eq!(v[2]["kind"], "ksuid");
+    assert_eq!(v[2]["timestamp"], 0);
+    let human = lines(&idmint(&["decode", "0ujtsYcgvSTl8PAuAdqWYSMnLOv"]));
+    assert!(human.contains(&"timestamp     107608047 (s since 2014-05-13T16:53:20Z)".to_owned()));
+    // Above the largest KSUID: refused, naming the format.
+    let out = idmint(&["decode", "aWgEPTl1tmebfsQzFP4bxwgy80W"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ksuid"));
 }
 
 #[test]

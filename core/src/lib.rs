@@ -72,6 +72,7 @@ pub use time::Rfc3339;
 // Text codecs, obfuscation and the 128-bit formats.
 pub use codec::{parse_id, Codec, SliceWriter};
 pub use formats::any_id::AnyId;
+pub use formats::ksuid::{Ksuid, KsuidGenerator};
 pub use formats::typeid::{TypeId, TypeIdGenerator};
 pub use formats::ulid::{Ulid, UlidGenerator};
 pub use formats::uuid::{Uuid, Uuid7Generator, Uuid7Method, UuidInfo};

@@ -39,8 +39,19 @@ fn layout_name(l: &Layout) -> String {
     l.preset_name().map_or_else(|| l.to_string(), str::to_owned)
 }
 
-/// A 128-bit ID (UUID, TypeID, ULID) described with the keys `idmint decode --json` prints.
+/// A 128-bit ID (UUID, TypeID, ULID) or a KSUID described with the keys `idmint decode --json`
+/// prints.
 fn decoded_wide(id: &AnyId) -> Value {
+    if let AnyId::Ksuid(k) = id {
+        return json!({
+            "kind": "ksuid",
+            "id": k.to_string(),
+            "timestamp": k.timestamp(),
+            "payload": format!("{:032x}", k.payload_u128()),
+            "timestamp_ms": k.unix_ms(),
+            "time": Rfc3339(k.unix_ms()).to_string(),
+        });
+    }
     let Some(u) = id.uuid() else {
         return Value::Null;
     };

@@ -65,6 +65,15 @@ fn hex_ids_round_trip_and_decode_reads_what_the_cli_reads() {
     let l = get(a, "/v1/decode/01ARZ3NDEKTSV4RRFFQ69G5FAV").json();
     assert_eq!(l["kind"], "ulid");
     assert_eq!(l["timestamp_ms"], 1_469_922_850_259u64);
+    // A KSUID (segmentio/ksuid's README example); 27 characters are a KSUID, even all digits.
+    let k = get(a, "/v1/decode/0ujtsYcgvSTl8PAuAdqWYSMnLOv").json();
+    assert_eq!(k["kind"], "ksuid");
+    assert_eq!(k["timestamp"], 107_608_047u64);
+    assert_eq!(k["payload"], "b5a1cd34b5f99d1154fb6853345c9735");
+    assert_eq!(k["time"], "2017-10-10T04:00:47.000Z");
+    let z = get(a, "/v1/decode/000000000000000000000000042").json();
+    assert_eq!(z["kind"], "ksuid");
+    assert_eq!(get(a, "/v1/decode/aWgEPTl1tmebfsQzFP4bxwgy80W").status, 400);
 }
 
 #[test]

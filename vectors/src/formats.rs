@@ -1,6 +1,6 @@
 //! `formats.json`: the formats next to Snowflake IDs, checked against suites idmint did not
 //! write — RFC 9562's appendix examples, the TypeID spec's valid and invalid cases, the ULID
-//! reference implementation's cases — plus UUID v6/v8, Nil/Max, v1↔v6 and the three v7
+//! reference implementation's cases, segmentio/ksuid's examples — plus UUID v6/v8, Nil/Max, v1↔v6 and the three v7
 //! monotonic methods from fixed inputs.
 //!
 //! The outside suites' expected outputs are written here as their sources publish them, and
@@ -9,9 +9,11 @@
 
 use serde_json::Value;
 
+use idmint::formats::ksuid::{Ksuid, KsuidGenerator};
 use idmint::formats::typeid::{TypeId, TypeIdGenerator};
 use idmint::formats::ulid::{Ulid, UlidGenerator};
 use idmint::formats::uuid::{self, Uuid, Uuid7Generator, Uuid7Method};
+use idmint::AnyId;
 
 use crate::{bytes, case, hex, obj, outcome, s, T0};
 
@@ -34,13 +36,23 @@ TypeIdGenerator(prefix) fed next_at(unix_ms, random). `ulid_decode`: Ulid.parse(
 {ulid (canonical upper case), timestamp_ms, random_hex (10 bytes), uuid} or \
 ERR_INVALID_ENCODING with codec ulid; `ulid_encode`: Ulid of (timestamp_ms, random: 10 bytes) \
 -> {ulid}; `ulid_generator`: one UlidGenerator per script fed next_at(unix_ms, random) -> \
-{ulid} or ERR_WOULD_BLOCK (the 80-bit part cannot grow within the millisecond).";
+{ulid} or ERR_WOULD_BLOCK (the 80-bit part cannot grow within the millisecond). \
+`ksuid_decode`: Ksuid.parse(text) -> {ksuid, timestamp (seconds since the KSUID epoch \
+1400000000), unix_ms, payload_hex (16 bytes), bytes_hex (20 bytes)} or ERR_INVALID_ENCODING \
+with codec ksuid; `ksuid_encode`: Ksuid of (timestamp, payload: 16 bytes) -> {ksuid}; \
+`ksuid_generator`: one KsuidGenerator per script fed next_at(unix_ms, random: 16 bytes) -> \
+{ksuid} (within the last KSUID's second: its payload plus one) or ERR_WOULD_BLOCK (the payload \
+cannot grow within the second) or ERR_BEFORE_EPOCH; `any_id_kind`: which format the CLI's \
+`idmint decode` and the service's `/v1/decode` read a text as (AnyId.parse(text) -> {kind}, \
+or the error): 27 characters are a KSUID, even all digits (no u64 is 27 decimal digits \
+without leading zeros).";
 
 /// Where the outside cases come from, and their licences.
 const SOURCES: &str = "RFC 9562 (IETF Trust; examples from appendices A and B, \
 https://www.rfc-editor.org/rfc/rfc9562). TypeID spec v0.3 test cases: jetify-com/typeid \
 spec/valid.json and spec/invalid.json (Apache-2.0). ULID: ulid/javascript test.js \
-(encodeTime, decodeTime and monotonic cases; MIT).";
+(encodeTime, decodeTime and monotonic cases; MIT). KSUID: segmentio/ksuid README.md \
+(the `ksuid -f inspect` examples) and ksuid_test.go (Nil, Max, TestIssue25, TestAppend; MIT).";
 
 fn uuid_text(u: &Uuid) -> Value {
     u.hyphenated().to_string().into()
@@ -499,9 +511,146 @@ fn ulids() -> (Vec<Value>, Vec<Value>, Vec<Value>) {
     (decode, encode, gens)
 }
 
+fn ksuid_json(k: &Ksuid) -> Value {
+    obj([
+        ("ksuid", k.to_string().into()),
+        ("timestamp", s(u64::from(k.timestamp()))),
+        ("unix_ms", s(k.unix_ms())),
+        ("payload_hex", hex(&k.payload()).into()),
+        ("bytes_hex", hex(&k.to_bytes()).into()),
+    ])
+}
+
+/// segmentio/ksuid's README examples: text, raw bytes, timestamp.
+const KSUID_README: [(&str, &str, u32); 2] = [
+    (
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+        "0669F7EFB5A1CD34B5F99D1154FB6853345C9735",
+        107_608_047,
+    ),
+    (
+        "0ujzPyRiIAffKhBux4PvQdDqMHY",
+        "066A029C73FC1AA3B2446246D6E89FCD909E8FE8",
+        107_610_780,
+    ),
+];
+
+type Cases = Vec<Value>;
+
+fn ksuids() -> (Cases, Cases, Cases, Cases) {
+    for (text, raw, ts) in KSUID_README {
+        let k = Ksuid::parse(text).expect("segmentio/ksuid README");
+        assert_eq!(hex(&k.to_bytes()), raw.to_ascii_lowercase(), "{text}: raw");
+        assert_eq!(k.timestamp(), ts, "{text}: timestamp");
+    }
+    assert_eq!(
+        Ksuid::parse("0ujtsYcgvSTl8PAuAdqWYSMnLOv").map(|k| k.unix_ms()),
+        Ok(1_507_608_047_000),
+        "2017-10-09 21:00:47 -0700 PDT"
+    );
+    assert_eq!(Ksuid::MAX.to_string(), "aWgEPTl1tmebfsQzFP4bxwgy80V", "Max");
+    assert_eq!(Ksuid::NIL.to_string(), "0".repeat(27), "Nil");
+    let mut decode = Vec::new();
+    for text in [
+        KSUID_README[0].0,
+        KSUID_README[1].0,
+        "0pN1Own7255s7jwpwy495bAZeEa",
+        "000000000000000000000000000",
+        "aWgEPTl1tmebfsQzFP4bxwgy80V",
+        "aWgEPTl1tmebfsQzFP4bxwgy80W",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "aWgEPTl1tmebfsQzFP4bxwgy80!",
+        "123",
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOv0",
+        "0ujtsYcgvSTl8PAuAdq-YSMnLOv",
+    ] {
+        let got = Ksuid::parse(text);
+        if text.starts_with("aWgEPTl1tmebfsQzFP4bxwgy80") && text != "aWgEPTl1tmebfsQzFP4bxwgy80V"
+            || text.starts_with("aaa")
+            || text == "123"
+        {
+            assert!(got.is_err(), "{text}: ksuid_test.go refuses it");
+        }
+        decode.push(case(
+            [("text", text.into())],
+            outcome(got, |k| ksuid_json(&k)),
+        ));
+    }
+    let mut encode = Vec::new();
+    for (ts, payload) in [
+        (
+            107_608_047u32,
+            0xB5A1_CD34_B5F9_9D11_54FB_6853_345C_9735_u128,
+        ),
+        (0, 0),
+        (u32::MAX, u128::MAX),
+        (1, 61),
+    ] {
+        let k = Ksuid::from_parts(ts, payload.to_be_bytes());
+        encode.push(case(
+            [
+                ("timestamp", s(u64::from(ts))),
+                ("payload", hex(&payload.to_be_bytes()).into()),
+            ],
+            obj([("ksuid", k.to_string().into())]),
+        ));
+    }
+    let script = |steps: &[(u64, [u8; 16])]| {
+        let mut g = KsuidGenerator::new();
+        let out: Vec<Value> = steps
+            .iter()
+            .map(|(ms, r)| {
+                case(
+                    [("unix_ms", s(*ms)), ("random", hex(r).into())],
+                    outcome(g.next_at(*ms, *r), |k| {
+                        obj([("ksuid", k.to_string().into())])
+                    }),
+                )
+            })
+            .collect();
+        obj([("steps", out.into())])
+    };
+    let r = |seed: u64| -> [u8; 16] { bytes(seed, 16).try_into().expect("16") };
+    let gens = vec![
+        // New second, the same second twice, a clock step back, the next second.
+        script(&[
+            (T0, r(900)),
+            (T0 + 999, r(901)),
+            (T0 - 5_000, r(902)),
+            (T0 + 1_000, r(903)),
+        ]),
+        // The payload at its top: wait for the next second, which draws afresh.
+        script(&[(T0, [0xff; 16]), (T0 + 500, [0; 16]), (T0 + 1_000, [0; 16])]),
+        // Before the KSUID epoch, then its first and last millisecond of second 0.
+        script(&[
+            (1_399_999_999_999, [1; 16]),
+            (1_400_000_000_000, [1; 16]),
+            (1_400_000_000_999, [1; 16]),
+        ]),
+    ];
+    let mut kinds = Vec::new();
+    for text in [
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+        "000000000000000000000000042",
+        "0x000000000000000000000002a",
+        "00000000000000000042",
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        "aWgEPTl1tmebfsQzFP4bxwgy80W",
+    ] {
+        kinds.push(case(
+            [("text", text.into())],
+            outcome(AnyId::parse(text, None), |a| {
+                obj([("kind", a.kind().into())])
+            }),
+        ));
+    }
+    (decode, encode, gens, kinds)
+}
+
 pub(crate) fn generate() -> Value {
     let (typeid_valid, typeid_invalid, typeid_encode, typeid_generator) = typeids();
     let (ulid_decode, ulid_encode, ulid_generator) = ulids();
+    let (ksuid_decode, ksuid_encode, ksuid_generator, any_id_kind) = ksuids();
     let v1 = parse("C232AB00-9414-11EC-B3C8-9F6BDECED846");
     let v4 = parse("919108f7-52d1-4320-9bac-f847db4148a8");
     obj([
@@ -551,5 +700,9 @@ pub(crate) fn generate() -> Value {
         ("ulid_decode", ulid_decode.into()),
         ("ulid_encode", ulid_encode.into()),
         ("ulid_generator", ulid_generator.into()),
+        ("ksuid_decode", ksuid_decode.into()),
+        ("ksuid_encode", ksuid_encode.into()),
+        ("ksuid_generator", ksuid_generator.into()),
+        ("any_id_kind", any_id_kind.into()),
     ])
 }

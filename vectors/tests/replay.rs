@@ -867,4 +867,52 @@ fn replay_formats() {
             );
         }
     }
+    replay_ksuids(&v);
+}
+
+fn replay_ksuids(v: &Value) {
+    use idmint::formats::ksuid::{Ksuid, KsuidGenerator};
+
+    for c in arr(v, "ksuid_decode") {
+        let exp = &c["expect"];
+        check(exp, Ksuid::parse(st(c, "text")), st(c, "text"), |k| {
+            assert_eq!(k.to_string(), st(exp, "ksuid"));
+            assert_eq!(u64::from(k.timestamp()), u(exp, "timestamp"));
+            assert_eq!(k.unix_ms(), u(exp, "unix_ms"));
+            assert_eq!(k.payload().to_vec(), unhex(st(exp, "payload_hex")));
+            assert_eq!(k.to_bytes().to_vec(), unhex(st(exp, "bytes_hex")));
+        });
+    }
+    for c in arr(v, "ksuid_encode") {
+        let ts = u32::try_from(u(c, "timestamp")).expect("u32");
+        let k = Ksuid::from_parts(ts, fixed(st(c, "payload")));
+        assert_eq!(k.to_string(), st(&c["expect"], "ksuid"));
+    }
+    for c in arr(v, "ksuid_generator") {
+        let mut g = KsuidGenerator::new();
+        let mut prev = None;
+        for s in arr(c, "steps") {
+            let exp = &s["expect"];
+            let got = g.next_at(u(s, "unix_ms"), fixed(st(s, "random")));
+            check(exp, got, "ksuid_generator", |k| {
+                assert_eq!(k.to_string(), st(exp, "ksuid"));
+                assert!(
+                    prev.map_or(true, |p| k > p),
+                    "ksuid_generator: not increasing"
+                );
+                prev = Some(k);
+            });
+        }
+    }
+    for c in arr(v, "any_id_kind") {
+        let exp = &c["expect"];
+        check(
+            exp,
+            idmint::AnyId::parse(st(c, "text"), None),
+            st(c, "text"),
+            |a| {
+                assert_eq!(a.kind(), st(exp, "kind"));
+            },
+        );
+    }
 }

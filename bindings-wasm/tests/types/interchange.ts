@@ -44,7 +44,8 @@ same<Node.UlidParts, Web.UlidParts>(true)
 // `fromConfig` may return a `NamedGenerator`, which mints on the clock and the store too
 // (`nextId`, `nextIds`, `close`); the browser's is sans-IO only. Nothing else differs.
 type WebOnly = 'randomNode'
-type NodeOnly = 'SegmentAllocator'
+// KSUIDs: the browser has `ksuid()` alone (its entries' page-weight budgets).
+type NodeOnly = 'SegmentAllocator' | 'ksuidAt' | 'parseKsuid' | 'KsuidGenerator'
 type Differ = 'LeasedSnowflake' | 'NamedGenerator' | 'fromConfig'
 same<Omit<typeof Node, NodeOnly | Differ>, Omit<typeof Web, WebOnly | Differ>>(true)
 same<Exclude<keyof typeof Web, keyof typeof Node>, WebOnly>(true)

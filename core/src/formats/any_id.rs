@@ -1,5 +1,5 @@
 //! Which ID a piece of text holds: a 64-bit Snowflake-family ID in one of the [`Codec`]s, or
-//! a UUID, TypeID or ULID — told apart by shape, so the CLI's `idmint decode` and the service's
+//! a UUID, TypeID, ULID or KSUID — told apart by shape, so the CLI's `idmint decode` and the service's
 //! `GET /v1/decode/{id}` read exactly the same texts.
 //!
 //! # Examples
@@ -16,6 +16,7 @@
 
 use crate::codec::{parse_id, Codec};
 use crate::error::Result;
+use crate::formats::ksuid::Ksuid;
 use crate::formats::typeid::TypeId;
 use crate::formats::ulid::Ulid;
 use crate::formats::uuid::{self, Uuid};
@@ -32,6 +33,9 @@ pub enum AnyId {
     TypeId(TypeId),
     /// A ULID: 26 Crockford characters that are not a prefix-less TypeID.
     Ulid(Ulid),
+    /// A KSUID: 27 base62 characters (all-digit ones too: no 64-bit decimal is 27 digits long
+    /// without leading zeros).
+    Ksuid(Ksuid),
 }
 
 impl AnyId {
@@ -41,7 +45,8 @@ impl AnyId {
     /// 2. an `_` → TypeID;
     /// 3. 26 characters → a TypeID without prefix if all lower-case and holding a version 7 UUID,
     ///    else a ULID (either case), so that its time is read as a ULID's;
-    /// 4. anything else → a 64-bit ID by [`parse_id`] (digits: decimal, `0x`: hex, 13
+    /// 4. 27 characters → KSUID;
+    /// 5. anything else → a 64-bit ID by [`parse_id`] (digits: decimal, `0x`: hex, 13
     ///    characters: base32, 11: base62).
     ///
     /// Errors are [`Error::InvalidEncoding`](crate::Error::InvalidEncoding) from the format the
@@ -58,6 +63,9 @@ impl AnyId {
         if text.contains('_') {
             return TypeId::parse(text).map(AnyId::TypeId);
         }
+        if b.len() == crate::formats::ksuid::LEN {
+            return Ksuid::parse(text).map(AnyId::Ksuid);
+        }
         if b.len() != 26 {
             return parse_id(text).map(AnyId::Snowflake);
         }
@@ -73,10 +81,10 @@ impl AnyId {
         Ulid::parse(text).map(AnyId::Ulid)
     }
 
-    /// The 128 bits as a UUID; `None` for a 64-bit ID.
+    /// The 128 bits as a UUID; `None` for a 64-bit ID and a KSUID (160 bits).
     pub fn uuid(&self) -> Option<Uuid> {
         match self {
-            AnyId::Snowflake(_) => None,
+            AnyId::Snowflake(_) | AnyId::Ksuid(_) => None,
             AnyId::Uuid(u) => Some(*u),
             AnyId::TypeId(t) => Some(t.uuid()),
             AnyId::Ulid(u) => Some(u.to_uuid()),
@@ -84,21 +92,23 @@ impl AnyId {
     }
 
     /// The time a 128-bit ID carries (ms since the Unix epoch): a ULID's own, else what its
-    /// UUID's version says. `None` for a 64-bit ID, whose time needs its layout.
+    /// UUID's version says; a KSUID's second. `None` for a 64-bit ID, whose time needs its layout.
     pub fn unix_ms(&self) -> Option<u64> {
         match self {
             AnyId::Ulid(u) => Some(u.timestamp_ms()),
+            AnyId::Ksuid(k) => Some(k.unix_ms()),
             other => other.uuid().and_then(|u| uuid::inspect(&u).unix_ms),
         }
     }
 
-    /// What kind of ID this is: `snowflake`, `uuid`, `typeid` or `ulid`.
+    /// What kind of ID this is: `snowflake`, `uuid`, `typeid`, `ulid` or `ksuid`.
     pub const fn kind(&self) -> &'static str {
         match self {
             AnyId::Snowflake(_) => "snowflake",
             AnyId::Uuid(_) => "uuid",
             AnyId::TypeId(_) => "typeid",
             AnyId::Ulid(_) => "ulid",
+            AnyId::Ksuid(_) => "ksuid",
         }
     }
 }
@@ -132,6 +142,11 @@ mod tests {
             Ok(AnyId::Snowflake(42))
         ));
         assert_eq!(AnyId::parse("42", None).unwrap().unix_ms(), None);
+        let k = AnyId::parse("0ujtsYcgvSTl8PAuAdqWYSMnLOv", None).unwrap();
+        assert_eq!((k.kind(), k.unix_ms()), ("ksuid", Some(1_507_608_047_000)));
+        // 27 digits: a KSUID (timestamp 0, payload 4 * 62 + 2), not the decimal 42.
+        let z = AnyId::parse("000000000000000000000000042", None).unwrap();
+        assert!(matches!(z, AnyId::Ksuid(k) if k.payload_u128() == 250));
     }
 
     #[test]

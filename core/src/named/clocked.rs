@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::fork::{self, ForkLock, ForkLockGuard};
+use crate::formats::ksuid::{Ksuid, KsuidGenerator};
 use crate::formats::typeid::TypeId;
 use crate::formats::ulid::{Ulid, UlidGenerator};
 use crate::formats::uuid::{Uuid, Uuid1Generator, Uuid6Generator, Uuid7Generator};
@@ -187,6 +188,7 @@ static V6: Shared<Uuid6Generator> = ForkLock::new((u64::MAX, Uuid6Generator::new
 /// counter seed inside it.
 static V7: Shared<Uuid7Generator> = ForkLock::new((u64::MAX, Uuid7Generator::new()));
 static ULIDS: Shared<UlidGenerator> = ForkLock::new((u64::MAX, UlidGenerator::new()));
+static KSUIDS: Shared<KsuidGenerator> = ForkLock::new((u64::MAX, KsuidGenerator::new()));
 
 /// A version 7 UUID from the process-wide monotonic generator (RFC 9562 method 1, a 42-bit
 /// counter), on the coarse clock (see the [module docs](self)).
@@ -244,6 +246,24 @@ pub fn ulid() -> Result<Ulid> {
     let mut now = clock().coarse_ms();
     loop {
         let mut g = state(&ULIDS);
+        match g.1.next_at_with(now, |b| random_fill(b)) {
+            Err(Error::WouldBlock { until_ms }) => {
+                drop(g);
+                clock().wait_until(until_ms);
+                now = clock().now_ms();
+            }
+            r => return r,
+        }
+    }
+}
+
+/// A KSUID from the process-wide generator: a random payload on a new second, the last plus one
+/// within it (as [`ulid`] within a millisecond); if the payload runs out, this waits for the next
+/// second.
+pub fn ksuid() -> Result<Ksuid> {
+    let mut now = clock().coarse_ms();
+    loop {
+        let mut g = state(&KSUIDS);
         match g.1.next_at_with(now, |b| random_fill(b)) {
             Err(Error::WouldBlock { until_ms }) => {
                 drop(g);
