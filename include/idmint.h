@@ -1850,7 +1850,7 @@ idmint_status idmint_ksuid_generate(idmint_ksuid *out_ksuid);
  * @param unix_ms Milliseconds since the Unix epoch.
  * @param payload Exactly 16 bytes (`payload_len` must be 16).
  * @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH` before 2014-05-13T16:53:20Z; `IDMINT_OUT_OF_RANGE`
- *         past the 32-bit seconds; `IDMINT_INVALID_ARGUMENT` for another length;
+ *         past the 32-bit seconds; `IDMINT_BAD_C_ARGUMENT` for another length;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ksuid_at(uint64_t unix_ms,
@@ -1866,7 +1866,7 @@ idmint_status idmint_ksuid_at(uint64_t unix_ms,
  * @param out_ksuid Receives the KSUID.
  * @param out_unix_ms If not NULL, receives its time, ms since the Unix epoch (a whole second).
  * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
- *         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+ *         why); `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ksuid_parse(const char *text, idmint_ksuid *out_ksuid, uint64_t *out_unix_ms);
 
@@ -1910,7 +1910,7 @@ void idmint_ksuid_generator_free(idmint_ksuid_generator *gen);
  *        (0 otherwise).
  * @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the payload cannot grow within the second
  *         (the generator is left as it was); `IDMINT_BEFORE_EPOCH` / `IDMINT_OUT_OF_RANGE` for a
- *         new second outside the KSUID range; `IDMINT_INVALID_ARGUMENT` for another length;
+ *         new second outside the KSUID range; `IDMINT_BAD_C_ARGUMENT` for another length;
  *         `IDMINT_NULL_POINTER`.
  */
 idmint_status idmint_ksuid_generator_next_at(const idmint_ksuid_generator *gen,

@@ -65,7 +65,7 @@ pub unsafe extern "C" fn idmint_ksuid_generate(out_ksuid: *mut idmint_ksuid) -> 
 /// @param unix_ms Milliseconds since the Unix epoch.
 /// @param payload Exactly 16 bytes (`payload_len` must be 16).
 /// @return `IDMINT_OK`; `IDMINT_BEFORE_EPOCH` before 2014-05-13T16:53:20Z; `IDMINT_OUT_OF_RANGE`
-///         past the 32-bit seconds; `IDMINT_INVALID_ARGUMENT` for another length;
+///         past the 32-bit seconds; `IDMINT_BAD_C_ARGUMENT` for another length;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ksuid_at(
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn idmint_ksuid_at(
 /// @param out_ksuid Receives the KSUID.
 /// @param out_unix_ms If not NULL, receives its time, ms since the Unix epoch (a whole second).
 /// @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the character index and
-///         why); `IDMINT_INVALID_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
+///         why); `IDMINT_BAD_C_ARGUMENT` (not UTF-8); `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ksuid_parse(
     text: *const c_char,
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn idmint_ksuid_generator_free(gen: *mut idmint_ksuid_gene
 ///        (0 otherwise).
 /// @return `IDMINT_OK`; `IDMINT_WOULD_BLOCK` when the payload cannot grow within the second
 ///         (the generator is left as it was); `IDMINT_BEFORE_EPOCH` / `IDMINT_OUT_OF_RANGE` for a
-///         new second outside the KSUID range; `IDMINT_INVALID_ARGUMENT` for another length;
+///         new second outside the KSUID range; `IDMINT_BAD_C_ARGUMENT` for another length;
 ///         `IDMINT_NULL_POINTER`.
 #[no_mangle]
 pub unsafe extern "C" fn idmint_ksuid_generator_next_at(
