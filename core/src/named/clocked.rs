@@ -243,28 +243,27 @@ pub fn typeid(prefix: &str) -> Result<TypeId> {
 /// plus one; if the 80-bit part runs out, this waits for the next millisecond. Random bytes are
 /// drawn only for a new millisecond's first ULID (inside the lock, from this thread's stream).
 pub fn ulid() -> Result<Ulid> {
-    let mut now = clock().coarse_ms();
-    loop {
-        let mut g = state(&ULIDS);
-        match g.1.next_at_with(now, |b| random_fill(b)) {
-            Err(Error::WouldBlock { until_ms }) => {
-                drop(g);
-                clock().wait_until(until_ms);
-                now = clock().now_ms();
-            }
-            r => return r,
-        }
-    }
+    waiting(&ULIDS, |g, now| g.next_at_with(now, |b| random_fill(b)))
 }
 
 /// A KSUID from the process-wide generator: a random payload on a new second, the last plus one
 /// within it (as [`ulid`] within a millisecond); if the payload runs out, this waits for the next
 /// second.
 pub fn ksuid() -> Result<Ksuid> {
+    waiting(&KSUIDS, |g, now| g.next_at_with(now, |b| random_fill(b)))
+}
+
+/// Mints with `next` from the process-wide generator `shared` on the coarse clock; where it
+/// answers `WouldBlock` (its part within the tick ran out), waits for that time with the lock
+/// released, then asks again.
+fn waiting<G: Default, T>(
+    shared: &'static Shared<G>,
+    mut next: impl FnMut(&mut G, u64) -> Result<T>,
+) -> Result<T> {
     let mut now = clock().coarse_ms();
     loop {
-        let mut g = state(&KSUIDS);
-        match g.1.next_at_with(now, |b| random_fill(b)) {
+        let mut g = state(shared);
+        match next(&mut g.1, now) {
             Err(Error::WouldBlock { until_ms }) => {
                 drop(g);
                 clock().wait_until(until_ms);
