@@ -92,7 +92,12 @@ pub fn redact(url: &str) -> String {
 
 /// Decodes `%XX` escapes of a URL query value; `None` for a malformed escape or text that is
 /// not UTF-8 once decoded. One rule for every store URL.
-#[cfg(any(feature = "redis", feature = "postgres", feature = "http"))]
+#[cfg(any(
+    feature = "redis",
+    feature = "postgres",
+    feature = "http",
+    feature = "mysql"
+))]
 pub(crate) fn percent_decode(v: &str) -> Option<String> {
     let b = v.as_bytes();
     let mut out = Vec::with_capacity(b.len());

@@ -39,6 +39,7 @@ pub(crate) struct Split {
 
 impl Split {
     /// Refuses a `mode=` parameter, for the stores that have no modes.
+    #[cfg(any(feature = "redis", feature = "etcd", feature = "zookeeper"))]
     pub(crate) fn no_mode(&self, reason: &'static str) -> Result<()> {
         match self.mode {
             Some(_) => Err(Error::InvalidConfig { reason }),

@@ -59,7 +59,7 @@ pub(crate) fn range_ending_at(store: &'static str, last: i64, step: i64) -> Resu
     })
 }
 
-#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 /// What a SQL store's take statement did to a key's counter.
 pub(crate) enum Moved {
     /// Moved it to this value (the last value of the range handed out).
@@ -68,7 +68,7 @@ pub(crate) enum Moved {
     Full(i64),
 }
 
-#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl Moved {
     /// The range handed out by a take of `step`, or why there is none.
     pub(crate) fn range(self, store: &'static str, step: i64) -> Result<Range> {
@@ -98,7 +98,7 @@ pub(crate) fn unavailable(store: &'static str, reason: &'static str) -> Error {
     }
 }
 
-#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
+#[cfg(feature = "sqlite")]
 /// Milliseconds since the Unix epoch, for `updated_at` columns (informational only).
 pub(crate) fn unix_ms() -> i64 {
     std::time::SystemTime::now()
