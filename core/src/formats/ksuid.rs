@@ -223,7 +223,7 @@ impl FromStr for Ksuid {
 
 /// KSUIDs that increase: on a new second a fresh random payload; within the same second — or
 /// when the clock has stepped back, whose time is then not used — the last KSUID's payload plus
-/// one, as [`UlidGenerator`](crate::ulid::UlidGenerator) does within a millisecond.
+/// one, as [`UlidGenerator`](crate::formats::ulid::UlidGenerator) does within a millisecond.
 ///
 /// When the payload cannot be incremented (2^128 KSUIDs in one second, or a random start at the
 /// top), `next_at` answers [`Error::WouldBlock`] until the next second instead of carrying into
