@@ -9,8 +9,8 @@
 //!
 //! # Examples
 //! ```
-//! use idmint::snowflake::options::{OptionValue, Options};
-//! let mut o = Options::new();
+//! use idmint::snowflake::options::{OptionValue, SnowflakeOptions};
+//! let mut o = SnowflakeOptions::new();
 //! o.set_node_part("worker", 5)?; // before the layout: resolved at the end
 //! o.set_node_part("datacenter", 1)?;
 //! o.set("layout", OptionValue::Text("twitter"))?;
