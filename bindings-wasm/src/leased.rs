@@ -110,16 +110,10 @@ impl JsLeaseWindow {
     /// an honest previous holder can have put it.
     #[wasm_bindgen(js_name = fenceWait)]
     pub fn fence_wait(&self) -> Result<f64, JsValue> {
-        let ready = match self.window.fence_ms() {
-            Some(f) => match self.layout.tick_at(f) {
-                Ok(t) => self.layout.tick_start_ms(t.saturating_add(1)),
-                Err(_) => f.saturating_add(1),
-            },
-            None => 0,
-        };
+        let now = crate::clock::now_ms();
         let wait = self
             .window
-            .fence_wait_ms(crate::clock::now_ms(), ready)
+            .fence_wait_ms(now, &self.layout)
             .or_throw(&Web)?;
         Ok(wait as f64)
     }

@@ -374,13 +374,8 @@ impl Browser {
             .map_err(|e| e.code().to_string())?;
         // `leased.js`: a fence ahead of the clock is waited for (renewing), one too far
         // ahead refused.
-        let ready = fence.map_or(0, |f| {
-            layout
-                .tick_at(f)
-                .map_or(f + 1, |t| layout.tick_start_ms(t + 1))
-        });
         let wait = window
-            .fence_wait_ms(wall_ms(), ready)
+            .fence_wait_ms(wall_ms(), &layout)
             .map_err(|e| e.code().to_string())?;
         let n = self.rec.tenures.len();
         let now = self.sh.now();

@@ -38,6 +38,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::snowflake::layout::Layout;
 
 /// What a node lease permits: fence, recorded bound, deadline; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,14 +247,14 @@ impl LeaseWindow {
     }
 
     /// A new holder's wait before its first ID, when the node's fence (its previous holder's
-    /// recorded bound) is ahead of this host's wall clock at `now_ms`: ms until `ready_ms` —
-    /// the first time the holder's generator can mint after the fence (for a layout whose tick
-    /// is longer than 1 ms, the start of the tick after the fence's), or 0 when the node is
-    /// ready. The node is *fenced*, no clock stepped: the holder waits (renewing, as ever), or
-    /// gives the node back. [`Error::NodeFenced`] when the fence is more than twice the TTL
-    /// ahead — the horizon lease stores keep by default, the furthest an honest previous
-    /// holder's bound can be ahead of the clock: this host's clock is behind.
-    pub fn fence_wait_ms(&self, now_ms: u64, ready_ms: u64) -> Result<u64> {
+    /// recorded bound) is ahead of this host's wall clock at `now_ms`: ms until the first time
+    /// a generator of `layout` can mint after the fence (the start of the tick after the
+    /// fence's), or 0 when the node is ready. The node is *fenced*, no clock stepped: the holder
+    /// waits (renewing, as ever), or gives the node back. [`Error::NodeFenced`] when the fence
+    /// is more than twice the TTL ahead — the horizon lease stores keep by default, the
+    /// furthest an honest previous holder's bound can be ahead of the clock: this host's clock
+    /// is behind.
+    pub fn fence_wait_ms(&self, now_ms: u64, layout: &Layout) -> Result<u64> {
         let Some(fence) = self.fence_ms.filter(|&f| f >= now_ms) else {
             return Ok(0);
         };
@@ -264,7 +265,15 @@ impl LeaseWindow {
                 fence_ms: fence,
             });
         }
-        Ok(ready_ms.max(fence.saturating_add(1)).saturating_sub(now_ms))
+        // The start of the tick after the fence's (1 ms after it for a 1 ms tick).
+        let (epoch, tick) = (layout.epoch_ms(), layout.tick_ms());
+        let ready = match fence.checked_sub(epoch) {
+            Some(since) => {
+                epoch.saturating_add((since / tick).saturating_add(1).saturating_mul(tick))
+            }
+            None => fence.saturating_add(1),
+        };
+        Ok(ready.saturating_sub(now_ms))
     }
 }
 
@@ -283,18 +292,20 @@ mod tests {
     }
 
     #[test]
-    fn a_fence_ahead_of_the_clock_is_a_wait_up_to_the_grants_bound() {
+    fn a_fence_ahead_of_the_clock_is_a_wait_up_to_twice_the_ttl() {
         let w = window();
-        assert_eq!(w.fence_wait_ms(FENCE + 1, FENCE + 1), Ok(0));
-        assert_eq!(w.fence_wait_ms(FENCE - 2_500, FENCE + 1), Ok(2_501));
+        let ms = Layout::parse("time=41@1ms,node=10,seq=12,epoch=2020-01-01").unwrap();
+        let s = Layout::parse("time=32@1s,node=10,seq=21,epoch=2020-01-01").unwrap();
+        assert_eq!(w.fence_wait_ms(FENCE + 1, &ms), Ok(0));
+        assert_eq!(w.fence_wait_ms(FENCE - 2_500, &ms), Ok(2_501));
         // A 1 s tick: the first ID comes from the tick after the fence's.
-        assert_eq!(w.fence_wait_ms(FENCE - 2_500, FENCE + 1_000), Ok(3_500));
-        assert_eq!(w.fence_wait_ms(FENCE - 60_000, FENCE + 1), Ok(60_001));
-        let e = w.fence_wait_ms(FENCE - 60_001, FENCE + 1).unwrap_err();
+        assert_eq!(w.fence_wait_ms(FENCE - 2_500, &s), Ok(3_500));
+        assert_eq!(w.fence_wait_ms(FENCE - 60_000, &ms), Ok(60_001));
+        let e = w.fence_wait_ms(FENCE - 60_001, &ms).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ClockBackwards);
         assert!(e.to_string().contains("node 5 is fenced until"), "{e}");
         let unused = LeaseWindow::new(5, None, BOUND, SENT, 30_000, None).unwrap();
-        assert_eq!(unused.fence_wait_ms(FENCE, FENCE), Ok(0));
+        assert_eq!(unused.fence_wait_ms(FENCE, &ms), Ok(0));
     }
 
     fn reason(e: Error) -> &'static str {
