@@ -369,19 +369,25 @@ TEST_NAME = re.compile(r"`((?:test_)?[a-z][a-z0-9]*(?:_[a-z0-9]+){2,})`")
 
 def check_named_tests(files: list[Path]) -> list[str]:
     """Each test file a README links to exists, and each test-like name (snake_case, three words
-    or more) in backticks on a table row about tests is defined in the repository's sources."""
+    or more) in backticks on a table row about tests (one that says "test", or any row of a table
+    whose last column is `test` or `backed by`) is defined in the repository's sources."""
     problems = []
     tracked = run(["git", "ls-files"], cwd=ROOT).stdout.split()
     for path in files:
         rel = path.relative_to(ROOT)
+        in_table = False  # a table whose last column is `test` or `backed by`
         for n, line in enumerate(path.read_text().split("\n"), 1):
+            if not line.startswith("|"):
+                in_table = False
+            elif line.strip().strip("|").split("|")[-1].strip().lower() in ("test", "tests", "backed by"):
+                in_table = True
             for m in TEST_PATH.finditer(line):
                 t = m.group(1)
                 # As linked, or named within its package ("Python `tests/test_coord.py`").
                 if not ((path.parent / t).exists() or (ROOT / t).exists()
                         or any(f.endswith("/" + t) for f in tracked)):
                     problems.append(f"{rel}:{n}: names {t}, which does not exist")
-            if not (line.lstrip().startswith("|") and "test" in line):
+            if not (line.lstrip().startswith("|") and ("test" in line or in_table)):
                 continue
             for name in TEST_NAME.findall(line):
                 if name.startswith("idmint_") or name.startswith("err_"):

@@ -361,7 +361,7 @@ case "$action/$kind" in
   start/idmint)
     : "${port:?port}"
     root=$(cd "$(dirname "$0")/.." && pwd)
-    bin=${IDMINT_BIN:-$root/target/debug/idmint}
+    bin=${IDMINT_BIN:-${CARGO_TARGET_DIR:-$root/target}/debug/idmint}
     if [ ! -x "$bin" ]; then
       (cd "$root" && cargo build --locked -q -p idmint-cli)
     fi

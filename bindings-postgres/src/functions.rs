@@ -10,7 +10,7 @@ use pgrx::prelude::*;
 use pgrx::{JsonB, Uuid};
 use serde_json::{json, Map, Value};
 
-use crate::errors::{check, raise, Refusal};
+use crate::error::{check, raise, Refusal};
 use crate::{mint, settings, shared};
 
 /// Microseconds from the Unix epoch to PostgreSQL's (2000-01-01).

@@ -13,7 +13,7 @@
 use pgrx::prelude::*;
 
 mod clock;
-mod errors;
+mod error;
 mod functions;
 mod lease_worker;
 mod message;

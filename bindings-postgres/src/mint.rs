@@ -8,7 +8,7 @@ use idmint::Error;
 use pgrx::pg_sys;
 
 use crate::clock::{mono_ms, wall_ms};
-use crate::errors::Refusal;
+use crate::error::Refusal;
 use crate::shared::{self, Mode, Shared};
 use crate::state_file;
 

@@ -15,6 +15,12 @@ fn fault_child() {
     support::minter::child_main();
 }
 
+/// The child half of the kit's holder processes (`support::lease_checks::processes`).
+#[test]
+fn child_holder() {
+    support::lease_checks::child_holder_main();
+}
+
 type Check = fn(&dyn Backend);
 
 /// Plays every group at once, each on a fresh backend from `make`, its checks at once too.
@@ -41,8 +47,11 @@ fn play(make: &(dyn Fn() -> Box<dyn Backend> + Sync), groups: &[&[(&str, Check)]
     });
 }
 
+/// 32 threads and 16 processes at once: on a server of its own, so that the other checks'
+/// calls do not queue behind theirs.
+const LEASE_CONCURRENT: &[(&str, Check)] =
+    &[("lease_concurrent_holders", kit::lease_concurrent_holders)];
 const LEASE_SHARED: &[(&str, Check)] = &[
-    ("lease_concurrent_holders", kit::lease_concurrent_holders),
     ("lease_expiry_and_takeover", kit::lease_expiry_and_takeover),
     (
         "lease_bound_never_decreases",
@@ -53,6 +62,11 @@ const LEASE_SHARED: &[(&str, Check)] = &[
         kit::lease_fence_after_restart_with_the_clock_back,
     ),
 ];
+/// A paused holder process next to a minting one, on a server of its own.
+const LEASE_PAUSED_HOLDER: &[(&str, Check)] = &[(
+    "lease_holder_paused_past_its_ttl",
+    kit::lease_holder_paused_past_its_ttl,
+)];
 const SEGMENT_SHARED: &[(&str, Check)] = &[
     ("segment_eight_allocators", kit::segment_eight_allocators),
     ("segment_restart", kit::segment_restart),
@@ -94,7 +108,12 @@ impl Drop for FileBackend {
 fn file_lease_store() {
     play(
         &|| Box::new(FileBackend(temp_dir("kit-file"))),
-        &[LEASE_SHARED, &[("lease_data_loss", kit::lease_data_loss)]],
+        &[
+            LEASE_CONCURRENT,
+            LEASE_SHARED,
+            LEASE_PAUSED_HOLDER,
+            &[("lease_data_loss", kit::lease_data_loss)],
+        ],
     );
 }
 
@@ -196,9 +215,11 @@ impl Backend for ServerBackend {
 }
 
 /// The groups every store with a server plays (both kinds of store).
-fn server_groups() -> [&'static [(&'static str, Check)]; 6] {
+fn server_groups() -> [&'static [(&'static str, Check)]; 8] {
     [
+        LEASE_CONCURRENT,
         LEASE_SHARED,
+        LEASE_PAUSED_HOLDER,
         SEGMENT_SHARED,
         &[(
             "lease_store_killed_mid_run",
@@ -213,7 +234,8 @@ fn server_groups() -> [&'static [(&'static str, Check)]; 6] {
     ]
 }
 
-/// Pausing the server (SIGSTOP), on the stores whose fixtures can.
+/// Pausing the server (SIGSTOP), on the stores whose fixtures can (all but the file, SQLite and
+/// etcd ones).
 const PAUSED: &[(&str, Check)] = &[("lease_store_paused", kit::lease_store_paused)];
 
 #[test]
@@ -228,7 +250,7 @@ fn redis_stores() {
 fn postgres_stores() {
     play(
         &|| Box::new(ServerBackend(Server::start(Kind::Postgres), "postgres")),
-        &server_groups(),
+        &[server_groups().as_slice(), &[PAUSED]].concat(),
     );
 }
 
@@ -254,6 +276,12 @@ impl Backend for MariaBackend {
     fn resume(&self) {
         self.0.resume();
     }
+    fn pause(&self) -> bool {
+        self.0.signal("STOP")
+    }
+    fn unpause(&self) {
+        self.0.signal("CONT");
+    }
     /// Every table of the database truncated.
     fn wipe(&self) {
         self.0.wipe();
@@ -264,14 +292,16 @@ impl Backend for MariaBackend {
 fn mariadb_stores() {
     play(
         &|| Box::new(MariaBackend(support::mariadb::MariaDb::start())),
-        &server_groups(),
+        &[server_groups().as_slice(), &[PAUSED]].concat(),
     );
 }
 
 /// The lease-only stores' groups.
-fn lease_groups() -> [&'static [(&'static str, Check)]; 3] {
+fn lease_groups() -> [&'static [(&'static str, Check)]; 5] {
     [
+        LEASE_CONCURRENT,
         LEASE_SHARED,
+        LEASE_PAUSED_HOLDER,
         &[(
             "lease_store_killed_mid_run",
             kit::lease_store_killed_mid_run,

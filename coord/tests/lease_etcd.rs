@@ -1,11 +1,11 @@
 //! The etcd lease store on a private 3-member etcd cluster (`support::etcd`), under what an
-//! etcd deployment meets: concurrent holders, expiry and takeover, a follower or the leader
-//! killed, the prefix deleted or the cluster wiped under live holders, the whole cluster killed,
+//! etcd deployment meets beyond the conformance kit (concurrent holders, expiry and takeover:
+//! `conformance.rs`): a follower or the leader killed, the prefix deleted or the cluster wiped under live holders, the whole cluster killed,
 //! a restore from an older snapshot, a stopped (SIGSTOP) cluster, TLS, bad URLs.
 //!
 //! The rule every process test checks: never two holders minting on one node, so no ID twice
-//! across every process's output. `fault_child` and `child_holder` are the child halves of the
-//! process tests (`support::minter`, `support::lease_checks`) and do nothing as tests.
+//! across every process's output. `fault_child` is the child half of the process tests
+//! (`support::minter`) and does nothing as a test.
 
 mod support;
 
@@ -30,12 +30,6 @@ const TTL: Duration = Duration::from_millis(TTL_MS);
 #[test]
 fn fault_child() {
     support::minter::child_main();
-}
-
-/// The child half of the holder-process tests (see `support::lease_checks`).
-#[test]
-fn child_holder() {
-    lease_checks::child_holder_main();
 }
 
 fn cfg() -> Config {
@@ -113,26 +107,6 @@ fn lease_key(ns: &str, node: u64) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // The checks every store passes
-
-#[test]
-fn etcd_32_threads() {
-    let c = Etcd::start();
-    // 32 acquirers race for the same records: the losers of each transaction read again. This
-    // test is about exclusivity, not latency.
-    lease_checks::threads(&format!("{}?timeout_ms=20000", c.url()), 32);
-}
-
-#[test]
-fn etcd_32_processes() {
-    let c = Etcd::start();
-    lease_checks::processes(&format!("{}?timeout_ms=20000", c.url()), 32);
-}
-
-#[test]
-fn etcd_expiry_and_takeover() {
-    let c = Etcd::start();
-    lease_checks::expiry_takeover(&c.url());
-}
 
 #[test]
 fn etcd_queue_order_and_bounds() {

@@ -101,8 +101,10 @@ fn renewal_pushes_the_durable_high_water_mark() {
     assert_eq!(recorded(), T + 300);
     g.clock().set(T + 60_000);
     let t = Instant::now();
+    // Renewals come every TTL/3 (100 ms); the limit only keeps a broken renewal from hanging
+    // the suite, with room for a machine too loaded to run the renewal thread for seconds.
     while recorded() < T + 60_300 {
-        assert!(t.elapsed() < Duration::from_secs(2), "bound not pushed");
+        assert!(t.elapsed() < Duration::from_secs(30), "bound not pushed");
         std::thread::sleep(Duration::from_millis(10));
     }
     let id = g.next_id().unwrap();

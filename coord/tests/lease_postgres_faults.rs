@@ -1,8 +1,9 @@
 //! The PostgreSQL stores under the faults production meets: the lease table truncated or
-//! restored from an older backup (in the same cluster, into a new one), a holder paused past its
-//! TTL, the server itself stopped (SIGSTOP), a restart with the clock set back, and TLS; plus
+//! restored from an older backup (in the same cluster, into a new one), the segment store while
+//! the server is stopped (SIGSTOP), a restart with the clock set back, and TLS; plus
 //! the lease protocol's owner and epoch checks, the migration of old tables and huge node
-//! spaces.
+//! spaces. A holder paused past its TTL and the lease store while the server is stopped are
+//! the conformance kit's (`conformance.rs`).
 //!
 //! `fault_child` is not a test of its own: it is the child half of the process tests, run by
 //! re-executing this binary (see `support::minter`).
@@ -12,9 +13,8 @@ mod support;
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use idmint::{Config, Error, Layout};
+use idmint::Error;
 use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
-use idmint_coord::lease::{LeaseOptions, LeasedSnowflake};
 use idmint_coord::segment::postgres::PostgresStore;
 use idmint_coord::segment::SegmentStore;
 use support::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
@@ -226,114 +226,7 @@ fn postgres_restored_into_a_new_cluster_gives_no_duplicate() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Paused holder, paused server
-
-/// A holder stopped (SIGSTOP) for three TTLs while B starts on the same one-node space: B takes
-/// the expired node above A's recorded bound; A, resumed, mints nothing more and learns it lost
-/// its lease. Zero duplicates.
-#[test]
-fn postgres_holder_paused_past_its_ttl_mints_nothing_after_its_deadline() {
-    let s = Server::start(Kind::Postgres);
-    let outs = TempDir::new("pg-paused");
-    let url = format!("{}?timeout_ms=500", s.url());
-    let spec = MinterSpec::new(&url, "paused", 1, 1_000);
-    let mut a = Minter::start(&spec, &outs.0.join("a"));
-    a.wait_for("HOLD");
-    a.wait_minted(20_000);
-    a.signal(libc::SIGSTOP);
-    std::thread::sleep(Duration::from_millis(3_000));
-    let mut b = Minter::start(&spec, &outs.0.join("b"));
-    b.wait_for("HOLD");
-    b.wait_minted(20_000);
-    let before = a.minted();
-    a.signal(libc::SIGCONT);
-    assert_eq!(a.wait_for("ERROR"), "ERROR ERR_LEASE_LOST");
-    b.wait_minted(20_000);
-    // At most the batch A had minted (before its deadline) when it was stopped gets written.
-    assert!(a.minted() <= before + 1_000, "A minted after its deadline");
-    let (ids_a, _) = a.finish();
-    let (ids_b, _) = b.finish();
-    assert_no_duplicates(&[&ids_a, &ids_b]);
-}
-
-/// Every process of the PostgreSQL server stopped (SIGSTOP) for three TTLs: a store call fails
-/// with a time-out instead of hanging, the generator stops minting by its deadline, dropping a
-/// generator returns, and after SIGCONT minting resumes with no duplicate.
-#[test]
-fn postgres_server_stopped_calls_fail_within_their_timeout_and_minting_resumes() {
-    let s = Server::start(Kind::Postgres);
-    let url = format!("{}?timeout_ms=300", s.url());
-    let ttl = Duration::from_millis(1_500);
-    let opts = LeaseOptions::new().namespace(&ns("stop")).ttl(ttl).nodes(4);
-    let cfg = Config::new(Layout::preset("twitter").unwrap());
-    let g = LeasedSnowflake::new(store(&url), cfg, opts.clone()).unwrap();
-    let g2 = LeasedSnowflake::new(store(&url), cfg, opts).unwrap();
-    let probe = store(&url);
-    let spec = LeaseSpec::new(&ns("stop-probe"), 1, Duration::from_secs(30));
-    let held = probe.acquire(&spec, T, None).unwrap();
-    let mut ids: Vec<u64> = (0..2_000).map(|_| g.next_id().unwrap()).collect();
-    ids.extend((0..2_000).map(|_| g2.next_id().unwrap()));
-
-    let stopped = Stopped::new(&s);
-    let since = Instant::now();
-    // A direct call ends with a time-out (the call is bounded by 3 × 300 ms; 60 s is a hang).
-    let call = within(Duration::from_secs(60), move || {
-        let r = probe.renew(&held, T + 1);
-        drop(probe);
-        r
-    });
-    match call {
-        Some(Err(Error::StoreUnavailable {
-            store: "postgres",
-            reason,
-            ..
-        })) => assert_eq!(reason, "timed out"),
-        Some(other) => panic!("{other:?}"),
-        None => panic!("a store call hung while the server was stopped"),
-    }
-    // Minting stops (the renewals fail) instead of running on past the lease.
-    let stop = loop {
-        match g.next_id() {
-            Ok(id) => ids.push(id),
-            Err(e) => break e,
-        }
-        assert!(since.elapsed() < Duration::from_secs(60), "never stopped");
-    };
-    assert!(
-        matches!(
-            stop,
-            Error::LeaseLost {
-                reason: "renewal failed before the deadline",
-                ..
-            }
-        ),
-        "{stop:?}"
-    );
-    // Dropping a generator joins its renewal thread and releases: both bounded.
-    assert!(
-        within(Duration::from_secs(60), move || drop(g2)).is_some(),
-        "dropping a generator hung while the server was stopped"
-    );
-    while since.elapsed() < ttl * 3 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    drop(stopped);
-    let back = Instant::now();
-    loop {
-        match g.next_id() {
-            Ok(id) => {
-                ids.push(id);
-                break;
-            }
-            Err(Error::LeaseLost { .. }) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => panic!("{e:?}"),
-        }
-        assert!(back.elapsed() < Duration::from_secs(60), "never resumed");
-    }
-    ids.extend((0..2_000).map(|_| g.next_id().unwrap()));
-    assert_no_duplicates(&[&ids]);
-    assert!(within(Duration::from_secs(60), move || g.release()).is_some());
-}
+// A paused server
 
 /// The PostgreSQL segment store while the server is stopped: a take fails with
 /// `StoreUnavailable` instead of hanging, and works again (with a fresh range) after SIGCONT.

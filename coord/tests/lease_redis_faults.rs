@@ -1,7 +1,8 @@
 //! The Redis lease store under the faults a Redis deployment meets: its data wiped (`FLUSHALL`,
 //! a restart without persistence), the last writes lost (a crash under `appendfsync everysec`,
-//! a failover to a lagging replica), a restart, the server paused (SIGSTOP), a holder paused
-//! past its TTL, a holder's clock set back; and TLS.
+//! a failover to a lagging replica), a restart, a holder's clock set back; and TLS. The server
+//! paused (SIGSTOP) and a holder paused past its TTL are the conformance kit's
+//! (`conformance.rs`, `lease_store_paused` and `lease_holder_paused_past_its_ttl`).
 //!
 //! The rule every process test checks: never two holders minting on one node, so no ID twice
 //! across every process's output. Processes are children of this binary (`support::minter`);
@@ -222,43 +223,6 @@ fn incr_aof(dir: &Path) -> PathBuf {
         .map(|e| e.path())
         .find(|p| p.to_string_lossy().ends_with(".incr.aof"))
         .expect("an incremental append-only file")
-}
-
-// ---------------------------------------------------------------------------------------------
-// Pauses
-
-/// A holder stopped (SIGSTOP) for three TTLs on a one-node space while B starts: B gets the
-/// node once A's lease expired; A, resumed past its deadline, mints nothing more (at most the
-/// batch it had already been handed before the pause reaches its file) and finds its lease
-/// lost. Zero duplicates.
-#[test]
-fn redis_holder_paused_past_its_ttl_one_node() {
-    let s = Server::start(Kind::Redis);
-    let outs = TempDir::new("paused-out");
-    let url = s.url();
-    let ns = ns("paused");
-    let mut a = minter(&url, &ns, 1, &outs.0.join("a"));
-    a.wait_for("HOLD");
-    a.wait_minted(50_000);
-    a.signal(libc::SIGSTOP);
-    let paused = Instant::now();
-    let mut b = minter(&url, &ns, 1, &outs.0.join("b"));
-    b.wait_for("HOLD");
-    b.wait_minted(100_000);
-    let left = Duration::from_millis(3 * TTL_MS).saturating_sub(paused.elapsed());
-    std::thread::sleep(left);
-    let before = a.minted();
-    a.signal(libc::SIGCONT);
-    assert_eq!(a.wait_for("ERROR"), "ERROR ERR_LEASE_LOST");
-    b.wait_minted(100_000);
-    let (ids_a, _) = a.finish();
-    let (ids_b, _) = b.finish();
-    assert!(
-        ids_a.len() as u64 <= before + 1_000,
-        "A minted {} IDs after its deadline",
-        ids_a.len() as u64 - before
-    );
-    assert_no_duplicates(&[&ids_a, &ids_b]);
 }
 
 fn cfg() -> Config {

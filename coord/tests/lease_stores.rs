@@ -1,12 +1,12 @@
-//! Lease stores on real engines: the file store, a private Redis and a private PostgreSQL.
+//! Lease stores on real engines, what each store does beyond the conformance kit (concurrent
+//! holders, expiry and takeover, paused holders: `conformance.rs` plays those on every store):
+//! the file store, a private Redis and a private PostgreSQL.
 //!
-//! - 64 concurrent holders (threads, then processes) with exactly 64 nodes: no double grant,
-//!   and a 65th holder gets `NoFreeNode`.
-//! - Expiry and takeover (Redis, PostgreSQL: short TTL; file: a killed holder process).
+//! - A killed holder process frees its file lock; holders in one process exclude each other.
 //! - Queue order, fencing tokens, boot mode, URL handling, unreachable stores.
 //!
-//! The checks themselves are shared with the other stores' suites (`support/lease_checks.rs`).
-//! `child_holder` is not a test of its own: it is the child half of the multi-process tests,
+//! The queue-order check is shared with the etcd suite (`support/lease_checks.rs`).
+//! `child_holder` is not a test of its own: it is the child half of the holder-process test,
 //! run by re-executing this binary, and does nothing without `IDMINT_LEASE_CHILD_URL`.
 
 mod support;
@@ -17,10 +17,7 @@ use std::time::{Duration, Instant};
 
 use idmint::Error;
 use idmint_coord::lease::{self, LeaseSpec, LeaseStore};
-use support::lease_checks::{
-    expiry_takeover, ns, processes, protocol_line, queue_order, queue_order_in, spawn_holder,
-    threads, NOW,
-};
+use support::lease_checks::{ns, protocol_line, queue_order, queue_order_in, spawn_holder, NOW};
 use support::TempDir;
 use support::{Kind, Server};
 
@@ -32,68 +29,12 @@ fn file_url(tag: &str) -> (TempDir, String) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 64 holders as threads
-
-#[test]
-fn file_64_threads() {
-    let (_dir, url) = file_url("thr");
-    threads(&url, 64);
-}
-
-#[test]
-fn redis_64_threads() {
-    let s = Server::start(Kind::Redis);
-    threads(&s.url(), 64);
-}
-
-#[test]
-fn postgres_64_threads() {
-    let s = Server::start(Kind::Postgres);
-    // 64 connections queue on the same rows at once: on a loaded machine one call can take
-    // longer than the default 1 s deadline. This test is about exclusivity, not latency.
-    threads(&format!("{}?timeout_ms=10000", s.url()), 64);
-}
-
-// ---------------------------------------------------------------------------------------------
-// 64 holders as processes
+// Killed and in-process holders (file store)
 
 /// The child half of the process tests (see `support::lease_checks`).
 #[test]
 fn child_holder() {
     support::lease_checks::child_holder_main();
-}
-
-#[test]
-fn file_64_processes() {
-    let (_dir, url) = file_url("proc");
-    processes(&url, 64);
-}
-
-#[test]
-fn redis_64_processes() {
-    let s = Server::start(Kind::Redis);
-    processes(&s.url(), 64);
-}
-
-#[test]
-fn postgres_64_processes() {
-    let s = Server::start(Kind::Postgres);
-    processes(&s.url(), 64);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Expiry and takeover
-
-#[test]
-fn redis_expiry_and_takeover() {
-    let s = Server::start(Kind::Redis);
-    expiry_takeover(&s.url());
-}
-
-#[test]
-fn postgres_expiry_and_takeover() {
-    let s = Server::start(Kind::Postgres);
-    expiry_takeover(&s.url());
 }
 
 /// The file store: a holder process is killed; the kernel frees its lock and the node is

@@ -4,9 +4,9 @@
 //! restarted, paused or unreachable, its data wiped, a holder's clock set back.
 //!
 //! The rule every process test checks: never two holders minting on one node, so no ID twice
-//! across every process's output. Processes are children of this binary (`support::minter`,
-//! `support::lease_checks`); `fault_child` and `child_holder` are their halves and do nothing when
-//! run as tests.
+//! across every process's output. Processes are children of this binary (`support::minter`);
+//! `fault_child` is their half and does nothing when run as a test. Concurrent holders, expiry
+//! and a paused holder are also the conformance kit's (`conformance.rs`).
 
 mod support;
 
@@ -29,12 +29,6 @@ const NOW: u64 = 1_750_000_000_000;
 #[test]
 fn fault_child() {
     support::minter::child_main();
-}
-
-/// The child half of the holder process tests (see `support::lease_checks`).
-#[test]
-fn child_holder() {
-    support::lease_checks::child_holder_main();
 }
 
 fn open(url: &str) -> Arc<dyn LeaseStore> {
@@ -575,24 +569,6 @@ fn zk_huge_node_spaces_are_not_scanned() {
     assert_eq!(probe.children(&format!("/idmint/{ns}/held")).len(), 2);
     store.release(&a, NOW).unwrap();
     store.release(&b, NOW).unwrap();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Concurrent holders
-
-#[test]
-fn zk_64_threads() {
-    let z = ZooKeeper::start();
-    // 64 sessions opened at once, each acquire a few round trips that queue behind the
-    // others' on a two-core machine: one call can take longer than the default 1 s deadline.
-    // This test is about exclusivity, not latency (as the PostgreSQL one).
-    support::lease_checks::threads(&format!("{}?timeout_ms=10000", z.url()), 64);
-}
-
-#[test]
-fn zk_64_processes() {
-    let z = ZooKeeper::start();
-    support::lease_checks::processes(&z.url(), 64);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,12 +3,20 @@
 //! (`tests/conformance.rs` plays it on every store).
 //!
 //! Lease stores:
-//! - [`lease_concurrent_holders`]: 32 threads each take a node of 64, all distinct; then four
-//!   processes mint on a four-node space at once, no ID twice.
+//! - [`lease_concurrent_holders`]: 32 threads, each with its own store object, hold all 32 nodes
+//!   of a space and churn (release, acquire again) while an occupancy table catches a node
+//!   granted to two live holders; a 33rd finds none; no (node, token) pair twice. Then 16 holder
+//!   processes take all 16 nodes of another space, and four processes mint on a four-node space
+//!   at once, no ID twice.
 //! - [`lease_expiry_and_takeover`]: a holder that stops renewing loses its node to the next
 //!   (stores whose leases expire), who is fenced past the first one's recorded bound, under a
-//!   higher token; the first one's renewal and release are `LeaseLost`. On the file store,
-//!   whose locks live as long as the holder, the node stays taken until release.
+//!   higher token; a renewal kept the lease alive past its first TTL; the first one's renewal
+//!   and release are `LeaseLost` and change nothing the next holder recorded. On the file
+//!   store, whose locks live as long as the holder, the node stays taken until release.
+//! - [`lease_holder_paused_past_its_ttl`]: a minting holder process stopped (SIGSTOP) for three
+//!   TTLs on a one-node space: the next one takes the node (stores whose leases expire) and
+//!   every ID it mints lies above the paused one's; resumed, the paused one mints nothing past
+//!   its deadline and stops (its lease lost, no node free). On the file store the next one waits instead.
 //! - [`lease_bound_never_decreases`]: on a one-node space, renewals and releases with bounds
 //!   below what was recorded (a lower renewal, a release with 0, a release just below the
 //!   last renewal) leave the record as it was: the next grant is fenced at the highest bound.
@@ -45,6 +53,7 @@ use idmint::{Config, Error, Layout};
 use idmint_coord::lease::{self, LeaseOptions, LeaseSpec, LeaseStore, LeasedSnowflake};
 use idmint_coord::segment::{open_store, SegmentAllocator, SegmentStore};
 
+use super::lease_checks;
 use super::minter::{assert_no_duplicates, Faketime, Minter, MinterSpec};
 use super::{temp_dir, wall_ms};
 
@@ -111,44 +120,14 @@ fn minter(url: &str, ns: &str, nodes: u64, out: &std::path::Path) -> Minter {
     )
 }
 
-/// 32 threads take a node each of a 64-node space at once: all distinct. Then four processes
-/// mint on a four-node space at once: no ID twice.
+/// 32 threads hold and churn the nodes of a 32-node space, each pair (node, token) granted
+/// once and no node to two live holders ([`lease_checks::threads`]); 16 processes hold all 16
+/// nodes of another ([`lease_checks::processes`]; the binary declares `child_holder`). Then
+/// four processes mint on a four-node space at once: no ID twice.
 pub fn lease_concurrent_holders(b: &dyn Backend) {
     let url = b.patient_lease_url().unwrap_or_else(|| lease_url(b));
-    let ns = unique("holders");
-    let start = Barrier::new(32);
-    // Each thread acquires at once and hands its lease back; all are released after every
-    // thread returned (a failed acquire then fails the check instead of stranding the others).
-    let held: Vec<_> = std::thread::scope(|s| {
-        let threads: Vec<_> = (0..32)
-            .map(|_| {
-                s.spawn(|| {
-                    let store = lease::open(&url).unwrap();
-                    let spec = LeaseSpec::new(&ns, 64, Duration::from_secs(10));
-                    start.wait();
-                    let lease = store.acquire(&spec, wall_ms(), None);
-                    (store, lease)
-                })
-            })
-            .collect();
-        threads.into_iter().map(|t| t.join().unwrap()).collect()
-    });
-    let mut nodes = HashSet::new();
-    for (_, lease) in &held {
-        let l = lease
-            .as_ref()
-            .unwrap_or_else(|e| panic!("{}: a concurrent acquire failed: {e}", b.name()));
-        assert!(l.node < 64, "{}: {l:?}", b.name());
-        assert!(
-            nodes.insert(l.node),
-            "{}: node {} granted twice",
-            b.name(),
-            l.node
-        );
-    }
-    for (store, lease) in held {
-        store.release(&lease.unwrap(), wall_ms()).unwrap();
-    }
+    lease_checks::threads(&url, 32);
+    lease_checks::processes(&url, 16);
 
     let outs = temp_dir("kit-holders-out");
     let ns = unique("procs");
@@ -169,9 +148,16 @@ pub fn lease_concurrent_holders(b: &dyn Backend) {
 
 /// A holder renews with a bound and then stops renewing; the next holder takes the node once
 /// the lease ran out, fenced past that bound and under a higher token, and the first one's
-/// renewal and release are refused. (File store: the node stays taken until release.)
+/// renewal and release are refused, on the wall clock and on a fixed clock with renewals that
+/// keep the lease alive first ([`lease_checks::expiry_takeover`]). (File store: the node stays
+/// taken until release.)
 pub fn lease_expiry_and_takeover(b: &dyn Backend) {
     let url = lease_url(b);
+    if b.leases_expire() {
+        // On a fixed clock first: renewals keep a lease past its TTL, stale calls of the first
+        // holder change nothing. (Patient calls: a run that stalls past a TTL is played again.)
+        lease_checks::expiry_takeover(&b.patient_lease_url().unwrap_or_else(|| url.clone()));
+    }
     let store = lease::open(&url).unwrap();
     let spec = LeaseSpec::new(&unique("expiry"), 1, TTL);
     let first = store.acquire(&spec, wall_ms(), None).unwrap();
@@ -296,6 +282,74 @@ pub fn lease_fence_after_restart_with_the_clock_back(b: &dyn Backend) {
     let layout = Layout::preset("twitter").unwrap();
     assert!(layout.timestamp_ms(*min_b) > layout.timestamp_ms(*max_a));
     let _ = std::fs::remove_dir_all(outs);
+}
+
+/// A holder process mints on a one-node space and is stopped (SIGSTOP) for three TTLs while B
+/// starts. B takes the node once A's lease ran out, fenced at A's recorded bound: every ID of
+/// B's lies above every ID of A's. A, resumed past its deadline, mints nothing more (at most
+/// the batch it had been handed before the pause reaches its file) and stops: its lease lost,
+/// or no node free while B holds it.
+/// On the file store, whose lock lives as long as A, B is refused until A ends.
+pub fn lease_holder_paused_past_its_ttl(b: &dyn Backend) {
+    let url = lease_url(b);
+    let ns = unique("paused");
+    let outs = temp_dir("kit-paused-out");
+    let mut a = minter(&url, &ns, 1, &outs.join("a"));
+    a.wait_for("HOLD");
+    a.wait_minted(50_000);
+    a.signal(libc::SIGSTOP);
+    let paused = Instant::now();
+    let mut next = minter(&url, &ns, 1, &outs.join("b"));
+    if !b.leases_expire() {
+        assert_eq!(next.wait_for("ERROR"), "ERROR ERR_NO_FREE_NODE");
+        std::thread::sleep((TTL * 3).saturating_sub(paused.elapsed()));
+        a.signal(libc::SIGCONT);
+        let before = a.minted();
+        a.wait_minted(before + 10_000);
+        let (ids_a, _) = a.finish();
+        next.wait_for("HOLD");
+        next.wait_minted(50_000);
+        let (ids_b, _) = next.finish();
+        assert_after(b, &ids_a, &ids_b);
+        let _ = std::fs::remove_dir_all(outs);
+        return;
+    }
+    next.wait_for("HOLD");
+    next.wait_minted(50_000);
+    std::thread::sleep((TTL * 3).saturating_sub(paused.elapsed()));
+    let before = a.minted();
+    a.signal(libc::SIGCONT);
+    // Its first error says it stopped: the lease lost, or (when its generator already asked
+    // for a node again) no node free while B holds the only one.
+    let stopped = a.wait_for("ERROR");
+    assert!(
+        ["ERROR ERR_LEASE_LOST", "ERROR ERR_NO_FREE_NODE"].contains(&stopped.as_str()),
+        "{}: {stopped}",
+        b.name()
+    );
+    next.wait_minted(next.minted() + 50_000);
+    let (ids_a, _) = a.finish();
+    let (ids_b, _) = next.finish();
+    assert!(
+        ids_a.len() as u64 <= before + 1_000,
+        "{}: A minted {} IDs after its deadline",
+        b.name(),
+        ids_a.len() as u64 - before
+    );
+    assert_after(b, &ids_a, &ids_b);
+    let _ = std::fs::remove_dir_all(outs);
+}
+
+/// Every ID of `later` lies above every ID of `earlier` (the next holder of one node is fenced
+/// past the previous one's IDs), and none is repeated.
+fn assert_after(b: &dyn Backend, earlier: &[u64], later: &[u64]) {
+    assert_no_duplicates(&[earlier, later]);
+    let (max, min) = (earlier.iter().max().unwrap(), later.iter().min().unwrap());
+    assert!(
+        min > max,
+        "{}: the next holder minted {min} at or below the previous one's maximum {max}",
+        b.name()
+    );
 }
 
 /// Two processes mint; the store is killed: both stop (`ERR_LEASE_LOST`) before their leases
