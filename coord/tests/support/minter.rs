@@ -284,7 +284,30 @@ impl Minter {
         }
     }
 
+    /// Waits (as [`wait_for`](Self::wait_for)) until the child has made `n` reports starting
+    /// with `prefix`; returns the `n`-th. Unlike [`forget`](Self::forget) and `wait_for`, it
+    /// cannot miss a report that came before the call.
+    pub fn wait_for_nth(&mut self, prefix: &str, n: usize) -> String {
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            if let Some(l) = self
+                .seen
+                .iter()
+                .filter(|l| l.starts_with(prefix))
+                .nth(n - 1)
+            {
+                return l.clone();
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => self.seen.push(l),
+                Err(_) => panic!("no {n} {prefix:?} from the child; it said {:?}", self.seen),
+            }
+        }
+    }
+
     /// Forgets the reports seen so far that start with `prefix` (to wait for the next one).
+    /// Only before what makes the next one happen: a report that came already is lost.
     pub fn forget(&mut self, prefix: &str) {
         while let Ok(l) = self.lines.try_recv() {
             self.seen.push(l);
