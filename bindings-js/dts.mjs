@@ -37,7 +37,7 @@ const ENTRIES = {
     'uuid1', 'uuid1At', 'uuid1RandomNode', 'uuid3', 'uuid4', 'uuid5', 'uuid6', 'uuid6At', 'uuid7', 'uuid7At', 'uuid7s',
     'uuid8', 'uuid8FromFields', 'uuid8Fields', 'uuid8Sha256', 'uuid1ToUuid6', 'uuid6ToUuid1', 'parseUuid', 'uuidInfo', 'NIL_UUID', 'MAX_UUID',
     'UuidGenerator', 'Uuid7Generator', 'typeid', 'typeidFromUuid', 'parseTypeId', 'ulid', 'ulidAt', 'ulidFromUuid',
-    'parseUlid', 'UlidGenerator', 'version',
+    'parseUlid', 'UlidGenerator', 'parseAny', 'version',
   ],
 }
 

@@ -936,6 +936,46 @@ export declare class KsuidGenerator {
   nextAt(unixMs: bigint | number, random: Uint8Array): string
 }
 
+/**
+ * Which ID `text` holds, told by its shape as `idmint decode` and the service's
+ * `GET /v1/decode/{id}` tell it: a UUID (36 characters hyphenated, `{braced}` or `urn:uuid:`),
+ * a TypeID (an `_`, or 26 lower-case characters holding a version 7 UUID), a ULID (26
+ * characters otherwise), a KSUID (27 characters), else a 64-bit ID as `parseId` reads it.
+ * With `codec` (not `"auto"`), the text is a 64-bit ID in that codec and nothing else. Text the
+ * chosen format refuses throws `ERR_INVALID_ENCODING` with `codec` (the format's name),
+ * `at` and `reason`.
+ */
+export declare function parseAny(text: string, codec?: 'decimal' | 'dec' | 'hex' | 'base32' | 'base62' | 'auto' | string): AnyId
+
+/** What `parseAny` read; `kind` tells which. */
+export type AnyId = AnyIdSnowflake | AnyIdUuid | AnyIdTimed
+
+/** A 64-bit ID (its time needs its layout: `Layout.decompose`). */
+export interface AnyIdSnowflake {
+  kind: 'snowflake'
+  /** The ID. */
+  value: bigint
+  unixMs: null
+}
+
+/** A UUID or a TypeID. */
+export interface AnyIdUuid {
+  kind: 'uuid' | 'typeid'
+  /** The UUID lower-case hyphenated, or the TypeID's text. */
+  value: string
+  /** The time its UUID's version carries (v1, v6, v7), ms since the Unix epoch, or `null`. */
+  unixMs: bigint | null
+}
+
+/** A ULID or a KSUID. */
+export interface AnyIdTimed {
+  kind: 'ulid' | 'ksuid'
+  /** The text (a ULID in upper case). */
+  value: string
+  /** Its time, ms since the Unix epoch (a KSUID's whole second). */
+  unixMs: bigint
+}
+
 /** The package version (the workspace version; equals package.json's). */
 export declare function version(): string
 

@@ -19,6 +19,7 @@ export const {
   UlidGenerator,
   Uuid7Generator,
   UuidGenerator,
+  parseAny,
   parseId,
   encode,
   fromConfig,

@@ -267,6 +267,32 @@ typedef enum {
 } idmint_uuid_variant;
 
 /**
+ * @brief Which format #idmint_parse_any read.
+ */
+typedef enum {
+    /**
+     * A 64-bit ID in one of the codecs, in `id`.
+     */
+    IDMINT_ANY_ID_SNOWFLAKE = 0,
+    /**
+     * A UUID, in `uuid`.
+     */
+    IDMINT_ANY_ID_UUID = 1,
+    /**
+     * A TypeID: its UUID in `uuid`, its prefix in `prefix`.
+     */
+    IDMINT_ANY_ID_TYPEID = 2,
+    /**
+     * A ULID: its 16 bytes in `uuid` (the bytes an #idmint_ulid holds).
+     */
+    IDMINT_ANY_ID_ULID = 3,
+    /**
+     * A KSUID, in `ksuid`.
+     */
+    IDMINT_ANY_ID_KSUID = 4,
+} idmint_any_id_kind;
+
+/**
  * @brief The type of generator a named config builds (`type=...`).
  */
 typedef enum {
@@ -703,6 +729,41 @@ typedef struct {
      */
     uint8_t bytes[20];
 } idmint_ksuid;
+
+/**
+ * @brief An ID read from text by #idmint_parse_any; the fields its kind does not use are zero.
+ */
+typedef struct {
+    /**
+     * Which format the text holds.
+     */
+    idmint_any_id_kind kind;
+    /**
+     * The 64-bit ID (`IDMINT_ANY_ID_SNOWFLAKE`).
+     */
+    uint64_t id;
+    /**
+     * The 128 bits of a UUID, a TypeID or a ULID.
+     */
+    idmint_uuid uuid;
+    /**
+     * The KSUID (`IDMINT_ANY_ID_KSUID`).
+     */
+    idmint_ksuid ksuid;
+    /**
+     * The TypeID's prefix, NUL-terminated (`""` for none and for the other kinds).
+     */
+    char prefix[IDMINT_TYPEID_PREFIX_SIZE];
+    /**
+     * Whether `unix_ms` holds the time the ID carries: a ULID's and a KSUID's always, a UUID's
+     * and a TypeID's by their UUID's version (1, 6, 7); never a 64-bit ID's (its layout has it).
+     */
+    bool has_unix_ms;
+    /**
+     * That time, ms since the Unix epoch; 0 when `has_unix_ms` is false.
+     */
+    uint64_t unix_ms;
+} idmint_any_id;
 
 /**
  * @brief One ID from #idmint_named_generator_next_at: a 64-bit integer or a UUID.
@@ -1919,6 +1980,22 @@ idmint_status idmint_ksuid_generator_next_at(const idmint_ksuid_generator *gen,
                                              size_t random_len,
                                              idmint_ksuid *out_ksuid,
                                              uint64_t *out_until_ms);
+
+/**
+ * @brief Reads whichever ID `text` holds, told by its shape as `idmint decode` tells it: a
+ * UUID (36 characters hyphenated, `{braced}` or `urn:uuid:`), a TypeID (an `_`, or 26
+ * lower-case characters holding a version 7 UUID), a ULID (26 characters otherwise), a KSUID
+ * (27 characters), else a 64-bit ID as #idmint_parse_id with `IDMINT_CODEC_AUTO` reads it.
+ *
+ * @param text NUL-terminated UTF-8.
+ * @param codec `IDMINT_CODEC_AUTO` to tell by the shape; another `IDMINT_CODEC_*`: the text is
+ *        a 64-bit ID in that codec and nothing else.
+ * @param out_any Receives the ID (only on `IDMINT_OK`).
+ * @return `IDMINT_OK`; `IDMINT_INVALID_ENCODING` (the message names the format the shape
+ *         chose, the character index and why); `IDMINT_BAD_C_ARGUMENT` (unknown codec, text
+ *         not UTF-8); `IDMINT_NULL_POINTER`.
+ */
+idmint_status idmint_parse_any(const char *text, idmint_codec codec, idmint_any_id *out_any);
 
 /**
  * @brief Parses a named config and builds its generator.

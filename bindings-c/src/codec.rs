@@ -36,7 +36,8 @@ pub const IDMINT_ENCODE_BUF_SIZE: usize = 21;
 /// The codecs by constant: `IDMINT_CODEC_X` is the index of `Codec::X`.
 const CODECS: [Codec; 4] = [Codec::Decimal, Codec::Hex, Codec::Base32, Codec::Base62];
 
-fn codec(c: idmint_codec) -> Result<Option<Codec>, Fail> {
+/// The codec a constant names; `None` for `IDMINT_CODEC_AUTO`.
+pub(crate) fn codec(c: idmint_codec) -> Result<Option<Codec>, Fail> {
     match CODECS.get(c as usize) {
         Some(c) => Ok(Some(*c)),
         None if c == IDMINT_CODEC_AUTO => Ok(None),

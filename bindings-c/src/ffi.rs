@@ -8,6 +8,7 @@
 
 use std::ffi::{c_char, CStr};
 use std::mem::size_of;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use idmint_core::Error;
 
@@ -96,6 +97,25 @@ pub(crate) unsafe fn str_n<'a>(
 ) -> Result<&'a str, Fail> {
     // SAFETY: forwarded contract.
     utf8(unsafe { slice(p.cast::<u8>(), len, name) }?, name)
+}
+
+/// Exactly `N` bytes from the caller; another length fails with `why`.
+pub(crate) unsafe fn fixed<const N: usize>(
+    p: *const u8,
+    len: usize,
+    name: &'static str,
+    why: &'static str,
+) -> Result<[u8; N], Fail> {
+    // SAFETY: forwarded contract.
+    let b = unsafe { slice(p, len, name) }?;
+    b.try_into().map_err(|_| Fail::Arg(why))
+}
+
+/// Locks a sans-IO generator's handle. A panic inside the lock would be a bug, reported as
+/// `IDMINT_PANIC` by the call that hit it; the generator is plain data, so later calls carry on
+/// with it.
+pub(crate) fn lock<G>(m: &Mutex<G>) -> MutexGuard<'_, G> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Borrows `len` input values of `T` (bytes, IDs); `p` may be NULL only when `len` is 0.
@@ -280,6 +300,21 @@ pub(crate) unsafe fn call_until<H, T, R: Into<T>>(
     until: *mut u64,
     f: impl FnOnce(&H) -> Result<R, Error>,
 ) -> idmint_status {
+    // SAFETY: forwarded contract.
+    unsafe { call_until_with(gen, dst, dst_name, until, || Ok([]), |g, []| f(g)) }
+}
+
+/// [`call_until`] for a step that takes `N` caller bytes too (a ULID's or a KSUID's random
+/// part): `bytes` reads them after the pointers are checked, so failures keep argument order.
+#[inline(always)]
+pub(crate) unsafe fn call_until_with<H, T, R: Into<T>, const N: usize>(
+    gen: *const H,
+    dst: *mut T,
+    dst_name: &'static str,
+    until: *mut u64,
+    bytes: impl FnOnce() -> Result<[u8; N], Fail>,
+    step: impl FnOnce(&H, [u8; N]) -> Result<R, Error>,
+) -> idmint_status {
     guard(|| {
         // SAFETY: forwarded contract.
         let (g, dst, until) = unsafe {
@@ -289,7 +324,38 @@ pub(crate) unsafe fn call_until<H, T, R: Into<T>>(
                 opt_out(until, "out_until_ms")?,
             )
         };
-        dst.write(report_until(f(g), until)?.into());
+        let b = bytes()?;
+        dst.write(report_until(step(g, b), until)?.into());
+        Ok(())
+    })
+}
+
+/// Reads `text` into `dst` with `parse` and, where `out_ms` is not NULL, writes the value's
+/// time `ms(value)` there: the `_parse` of the fixed-size ID types that carry a time.
+#[inline(always)]
+pub(crate) unsafe fn parse_timed<T, V: Copy + Into<T>>(
+    text: *const c_char,
+    dst: *mut T,
+    dst_name: &'static str,
+    out_ms: *mut u64,
+    ms_name: &'static str,
+    parse: impl FnOnce(&str) -> Result<V, Error>,
+    ms: impl FnOnce(&V) -> u64,
+) -> idmint_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (t, dst, out_ms) = unsafe {
+            (
+                c_str(text, "text")?,
+                out(dst, dst_name)?,
+                opt_out(out_ms, ms_name)?,
+            )
+        };
+        let v = parse(t)?;
+        dst.write(v.into());
+        if let Some(o) = out_ms {
+            o.write(ms(&v));
+        }
         Ok(())
     })
 }

@@ -3,13 +3,13 @@
 //! (`idmint::named::clocked::ksuid`), or sans-IO by `idmint::formats::ksuid::KsuidGenerator`.
 
 use std::ffi::c_char;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use idmint_core::formats::ksuid::{self, Ksuid, KsuidGenerator};
 use idmint_core::named::clocked;
 
-use crate::error::{guard, idmint_status, Fail};
-use crate::ffi::{arg, c_str, create, free, opt_out, out, put, read, report_until, slice, text};
+use crate::error::{idmint_status, Fail};
+use crate::ffi::{call_until_with, create, fixed, free, lock, parse_timed, put, read, text};
 
 /// Characters in a KSUID's text.
 pub const IDMINT_KSUID_LEN: usize = 27;
@@ -34,13 +34,6 @@ impl From<Ksuid> for idmint_ksuid {
 }
 
 const KSUID_BYTES: &str = "a KSUID takes exactly 16 payload bytes";
-
-/// Exactly 16 bytes from the caller.
-unsafe fn bytes16(p: *const u8, len: usize, what: &'static str) -> Result<[u8; 16], Fail> {
-    // SAFETY: forwarded contract.
-    let b = unsafe { slice(p, len, what) }?;
-    b.try_into().map_err(|_| Fail::Arg(KSUID_BYTES))
-}
 
 /// @brief A sans-IO KSUID generator (opaque): on a new second a fresh random payload; within
 /// the last KSUID's second (or when the clock has stepped back) the last KSUID plus one.
@@ -77,7 +70,7 @@ pub unsafe extern "C" fn idmint_ksuid_at(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         put(out_ksuid, "out_ksuid", || {
-            let p = bytes16(payload, payload_len, "payload")?;
+            let p = fixed(payload, payload_len, "payload", KSUID_BYTES)?;
             Ksuid::from_unix_ms(unix_ms, p).map_err(Fail::Core)
         })
     }
@@ -97,22 +90,18 @@ pub unsafe extern "C" fn idmint_ksuid_parse(
     out_ksuid: *mut idmint_ksuid,
     out_unix_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (t, dst, ms) = unsafe {
-            (
-                c_str(text, "text")?,
-                out(out_ksuid, "out_ksuid")?,
-                opt_out(out_unix_ms, "out_unix_ms")?,
-            )
-        };
-        let k = Ksuid::parse(t)?;
-        dst.write(k.into());
-        if let Some(ms) = ms {
-            ms.write(k.unix_ms());
-        }
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        parse_timed(
+            text,
+            out_ksuid,
+            "out_ksuid",
+            out_unix_ms,
+            "out_unix_ms",
+            Ksuid::parse,
+            Ksuid::unix_ms,
+        )
+    }
 }
 
 /// @brief Writes the text (27 characters and a NUL).
@@ -194,24 +183,15 @@ pub unsafe extern "C" fn idmint_ksuid_generator_next_at(
     out_ksuid: *mut idmint_ksuid,
     out_until_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst, until) = unsafe {
-            (
-                arg(gen, "gen")?,
-                out(out_ksuid, "out_ksuid")?,
-                opt_out(out_until_ms, "out_until_ms")?,
-            )
-        };
-        // SAFETY: the caller's contract.
-        let r = unsafe { bytes16(random, random_len, "random") }?;
-        // A panic inside the lock would be a bug, reported as IDMINT_PANIC by the call that hit
-        // it; the generator is plain data, so later calls carry on with it.
-        let got =
-            g.0.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .next_at(unix_ms, r);
-        dst.write(report_until(got, until)?.into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        call_until_with(
+            gen,
+            out_ksuid,
+            "out_ksuid",
+            out_until_ms,
+            || fixed(random, random_len, "random", KSUID_BYTES),
+            |g: &idmint_ksuid_generator, r| lock(&g.0).next_at(unix_ms, r),
+        )
+    }
 }

@@ -51,6 +51,8 @@ mod ulid;
 
 mod ksuid;
 
+mod any_id;
+
 mod named;
 
 mod obfuscate;
@@ -61,6 +63,7 @@ mod segment;
 
 mod ffi;
 
+pub use any_id::*;
 pub use codec::*;
 pub use error::*;
 pub use ksuid::*;

@@ -3,13 +3,13 @@
 //! (`idmint::named::clocked::ulid`), or sans-IO by `idmint::formats::ulid::UlidGenerator`.
 
 use std::ffi::c_char;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use idmint_core::formats::ulid::{self, Ulid, UlidGenerator};
 use idmint_core::named::clocked;
 
-use crate::error::{guard, idmint_status, Fail};
-use crate::ffi::{arg, c_str, create, free, opt_out, out, put, read, report_until, slice, text};
+use crate::error::{idmint_status, Fail};
+use crate::ffi::{call_until_with, create, fixed, free, lock, parse_timed, put, read, text};
 
 /// Characters in a ULID's text.
 pub const IDMINT_ULID_LEN: usize = 26;
@@ -40,13 +40,6 @@ fn get(u: &idmint_ulid) -> Ulid {
 }
 
 const ULID_BYTES: &str = "a ULID takes exactly 10 random bytes";
-
-/// Exactly 10 random bytes from the caller.
-unsafe fn random10(p: *const u8, len: usize) -> Result<[u8; 10], Fail> {
-    // SAFETY: forwarded contract.
-    let b = unsafe { slice(p, len, "random") }?;
-    b.try_into().map_err(|_| Fail::Arg(ULID_BYTES))
-}
 
 /// @brief A sans-IO monotonic ULID generator (opaque): on a new millisecond a fresh random
 /// part; within the same millisecond (or when the clock has stepped back) the last ULID plus
@@ -85,7 +78,7 @@ pub unsafe extern "C" fn idmint_ulid_at(
         put(out_ulid, "out_ulid", || {
             Ok::<_, Fail>(Ulid::from_bytes_at(
                 timestamp_ms,
-                random10(random, random_len)?,
+                fixed(random, random_len, "random", ULID_BYTES)?,
             ))
         })
     }
@@ -105,22 +98,18 @@ pub unsafe extern "C" fn idmint_ulid_parse(
     out_ulid: *mut idmint_ulid,
     out_timestamp_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (t, dst, ms) = unsafe {
-            (
-                c_str(text, "text")?,
-                out(out_ulid, "out_ulid")?,
-                opt_out(out_timestamp_ms, "out_timestamp_ms")?,
-            )
-        };
-        let u = Ulid::parse(t)?;
-        dst.write(u.into());
-        if let Some(ms) = ms {
-            ms.write(u.timestamp_ms());
-        }
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        parse_timed(
+            text,
+            out_ulid,
+            "out_ulid",
+            out_timestamp_ms,
+            "out_timestamp_ms",
+            Ulid::parse,
+            Ulid::timestamp_ms,
+        )
+    }
 }
 
 /// @brief Writes the upper-case text (26 characters and a NUL).
@@ -197,24 +186,15 @@ pub unsafe extern "C" fn idmint_ulid_generator_next_at(
     out_ulid: *mut idmint_ulid,
     out_until_ms: *mut u64,
 ) -> idmint_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (g, dst, until) = unsafe {
-            (
-                arg(gen, "gen")?,
-                out(out_ulid, "out_ulid")?,
-                opt_out(out_until_ms, "out_until_ms")?,
-            )
-        };
-        // SAFETY: the caller's contract.
-        let r = unsafe { random10(random, random_len) }?;
-        // A panic inside the lock would be a bug, reported as IDMINT_PANIC by the call that hit
-        // it; the generator is plain data, so later calls carry on with it.
-        let got =
-            g.0.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .next_at(unix_ms, r);
-        dst.write(report_until(got, until)?.into());
-        Ok(())
-    })
+    // SAFETY: the caller's contract (here and inside).
+    unsafe {
+        call_until_with(
+            gen,
+            out_ulid,
+            "out_ulid",
+            out_until_ms,
+            || fixed(random, random_len, "random", ULID_BYTES),
+            |g: &idmint_ulid_generator, r| lock(&g.0).next_at(unix_ms, r),
+        )
+    }
 }

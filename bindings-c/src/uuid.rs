@@ -13,7 +13,7 @@ use idmint_core::named::NamedConfig;
 use idmint_core::{Error, Name, UuidGenerator};
 
 use crate::error::{guard, idmint_status, Fail};
-use crate::ffi::{array_out, batch, c_str, call, create, free, put, read, slice, text};
+use crate::ffi::{array_out, batch, c_str, call, create, fixed, free, put, read, slice, text};
 
 /// Size of a UUID's hyphenated text plus its NUL (36 + 1).
 pub const IDMINT_UUID_STR_SIZE: usize = 37;
@@ -99,18 +99,6 @@ impl From<Uuid> for idmint_uuid {
 
 fn get(u: &idmint_uuid) -> Uuid {
     Uuid::from_bytes(u.bytes)
-}
-
-/// Exactly `N` bytes from the caller.
-unsafe fn fixed<const N: usize>(
-    p: *const u8,
-    len: usize,
-    name: &'static str,
-    why: &'static str,
-) -> Result<[u8; N], Fail> {
-    // SAFETY: forwarded contract.
-    let b = unsafe { slice(p, len, name) }?;
-    b.try_into().map_err(|_| Fail::Arg(why))
 }
 
 const V7_BYTES: &str = "v7 takes exactly 10 random bytes";

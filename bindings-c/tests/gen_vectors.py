@@ -448,6 +448,22 @@ def formats(o, d):
         arr, n = o.array("v_ksuid_step", "ksuidsteps", steps)
         gens.append("{%d, %s}" % (n, arr))
     define("KSUID_GENS", *o.array("v_ksuid_gen", "ksuidgens", gens))
+    # any_id_kind through idmint_parse_any: the kind, the value's bytes (or the 64-bit ID), the
+    # TypeID prefix and the time, or the error.
+    rows = []
+    for c in d["any_id_kind"]:
+        e = c["expect"]
+        st, msg = status(e)
+        codec = "IDMINT_CODEC_" + {"decimal": "DECIMAL", "hex": "HEX", "base32": "BASE32",
+                                   "base62": "BASE62"}[c["codec"]] if "codec" in c else "IDMINT_CODEC_AUTO"
+        kind = "IDMINT_ANY_ID_" + e["kind"].upper() if "kind" in e else "IDMINT_ANY_ID_SNOWFLAKE"
+        b = e.get("bytes_hex")
+        rows.append("{%s, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s}" % (
+            cstr(c["text"]), codec, st, msg, kind,
+            u64(e["value"] if e.get("kind") == "snowflake" else 0),
+            cstr(hexbytes(b) if b else None), len(hexbytes(b)) if b else 0, cstr(e.get("prefix", "")),
+            "true" if e.get("unix_ms") is not None else "false", u64(e.get("unix_ms") or 0)))
+    define("ANY_IDS", *o.array("v_any_id", "anyids", rows))
 
 
 # Every vector file and every section of it that the C tests replay. main() fails when
@@ -604,6 +620,11 @@ typedef struct {
     idmint_status status; const char *message; uint64_t until_ms; const char *ksuid;
 } v_ksuid_step;
 typedef struct { size_t n_steps; const v_ksuid_step *steps; } v_ksuid_gen;
+typedef struct {
+    const char *text; idmint_codec codec; idmint_status status; const char *message;
+    idmint_any_id_kind kind; uint64_t id; const char *bytes; size_t bytes_len; const char *prefix;
+    bool has_unix_ms; uint64_t unix_ms;
+} v_any_id;
 """
 
 

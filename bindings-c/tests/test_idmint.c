@@ -765,6 +765,35 @@ static bool ksuid_is(const idmint_ksuid *k, const char *text) {
     return strcmp(buf, text) == 0;
 }
 
+static void test_any_id_vectors(void) {
+    for (size_t i = 0; i < V_N_ANY_IDS; i++) {
+        const v_any_id *v = &V_ANY_IDS[i];
+        CTX("parse_any '%s' codec %u", v->text, (unsigned)v->codec);
+        idmint_any_id a;
+        memset(&a, 0xa5, sizeof a);
+        if (!EXPECT(idmint_parse_any(v->text, v->codec, &a), v->status, v->message) ||
+            v->status != IDMINT_OK)
+            continue;
+        CHECK(a.kind == v->kind);
+        CHECK(a.id == v->id);
+        static const uint8_t zero[20];
+        const uint8_t *u = a.kind == IDMINT_ANY_ID_KSUID ? zero : a.uuid.bytes;
+        const uint8_t *k = a.kind == IDMINT_ANY_ID_KSUID ? a.ksuid.bytes : zero;
+        if (v->bytes_len == 20) CHECK(memcmp(k, v->bytes, 20) == 0);
+        else CHECK(memcmp(k, zero, 20) == 0);
+        if (v->bytes_len == 16) CHECK(memcmp(u, v->bytes, 16) == 0);
+        else CHECK(memcmp(u, zero, 16) == 0);
+        CHECK(strcmp(a.prefix, v->prefix) == 0);
+        CHECK(a.has_unix_ms == v->has_unix_ms);
+        CHECK(a.unix_ms == v->unix_ms);
+    }
+    idmint_any_id a;
+    EXPECT(idmint_parse_any(NULL, IDMINT_CODEC_AUTO, &a), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_any("42", IDMINT_CODEC_AUTO, NULL), IDMINT_NULL_POINTER, NULL);
+    EXPECT(idmint_parse_any("42", 99, &a), IDMINT_BAD_C_ARGUMENT, NULL);
+    EXPECT(idmint_parse_any("\xff\xfe", IDMINT_CODEC_AUTO, &a), IDMINT_BAD_C_ARGUMENT, NULL);
+}
+
 static void test_ksuid_vectors(void) {
     for (size_t i = 0; i < V_N_KSUID_DECODES; i++) {
         const v_ksuid_decode *v = &V_KSUID_DECODES[i];
@@ -2226,6 +2255,7 @@ int main(int argc, char **argv) {
     test_rfc9562_vectors();
     test_typeid_ulid_vectors();
     test_ksuid_vectors();
+    test_any_id_vectors();
     test_formats_clocked_and_bad_arguments();
     test_named_vectors();
     test_obfuscation_vectors();

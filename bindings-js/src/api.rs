@@ -147,8 +147,8 @@ macro_rules! codec_functions_api {
     };
 }
 
-/// The UUID, TypeID and ULID functions that need neither a clock nor OS randomness (the
-/// browser package's `idmint-web/formats` entry holds them without the rest).
+/// The UUID, TypeID and ULID functions that need neither a clock nor OS randomness, and
+/// `parseAny` (the browser package's `idmint-web/formats` entry holds them without the rest).
 #[macro_export]
 macro_rules! format_functions_api {
     ($expander:ident) => {
@@ -188,6 +188,7 @@ macro_rules! format_functions_api {
             }
             "ulidFromUuid" ulid_from_uuid(uuid) -> String { values::ulid_from_uuid(h, uuid) }
             "parseUlid" parse_ulid(text) -> value { values::parse_ulid(h, text) }
+            "parseAny" parse_any(text, codec) -> value { values::parse_any(h, text, Some(codec)) }
         }
     };
 }

@@ -1,6 +1,6 @@
 //! Core values out as JavaScript objects, the same in both packages (`Parts`, `Field`s, node
 //! sub-fields, `Stats`, `Run`, `UuidInfo`), and the bodies of the functions and constructors
-//! both packages export alike (codecs, obfuscators, UUID namespaces).
+//! both packages export alike (codecs, `parseAny`, obfuscators, UUID namespaces).
 
 use idmint::codec::Codec;
 use idmint::formats::ksuid::Ksuid;
@@ -8,7 +8,7 @@ use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::Ulid;
 use idmint::formats::uuid::{self, Uuid};
 use idmint::named::NamedConfig;
-use idmint::{Config, Layout, Obfuscator, Run, SortableObfuscator, Stats};
+use idmint::{AnyId, Config, Layout, Obfuscator, Run, SortableObfuscator, Stats};
 
 use crate::convert::{
     bounded_arg, bytes_arg, id_arg, is_nullish, layout_arg, opt_string_arg, string_arg,
@@ -132,10 +132,47 @@ pub fn parse_id<H: Host>(
     codec: Option<&H::Value>,
 ) -> Result<u64, H::Error> {
     let text = string_arg(h, text, "text")?;
-    match opt_string_arg(h, codec, "codec")?.as_deref() {
-        None | Some("auto") => idmint::codec::parse_id(&text).or_throw(h),
-        Some(name) => Codec::parse(name).or_throw(h)?.decode(&text).or_throw(h),
+    match codec_arg(h, codec)? {
+        None => idmint::codec::parse_id(&text).or_throw(h),
+        Some(c) => c.decode(&text).or_throw(h),
     }
+}
+
+/// A `codec` argument of the parsing functions: absent, `null` or `"auto"` (guess from the
+/// shape), else a codec's name.
+fn codec_arg<H: Host>(h: &H, codec: Option<&H::Value>) -> Result<Option<Codec>, H::Error> {
+    match opt_string_arg(h, codec, "codec")?.as_deref() {
+        None | Some("auto") => Ok(None),
+        Some(name) => Codec::parse(name).or_throw(h).map(Some),
+    }
+}
+
+/// `parseAny(text, codec?)`: the core's `AnyId::parse` as `{kind, value, unixMs}`: `value` a
+/// bigint for a 64-bit ID, else the canonical text (what `parseUuid`, `typeid()`, `ulid()` and
+/// `ksuid()` give); `unixMs` a bigint or `null`.
+pub fn parse_any<H: Host>(
+    h: &H,
+    text: &H::Value,
+    codec: Option<&H::Value>,
+) -> Result<H::Value, H::Error> {
+    let text = string_arg(h, text, "text")?;
+    let a = AnyId::parse(&text, codec_arg(h, codec)?).or_throw(h)?;
+    let canonical = match a {
+        AnyId::Snowflake(_) => String::new(),
+        AnyId::Uuid(u) => uuid_text(&u),
+        AnyId::TypeId(t) => t.to_string(),
+        AnyId::Ulid(u) => u.to_string(),
+        AnyId::Ksuid(k) => k.to_string(),
+    };
+    let value = match a {
+        AnyId::Snowflake(id) => Out::Big(id),
+        _ => Out::Str(&canonical),
+    };
+    h.object(&[
+        ("kind", Out::Str(a.kind())),
+        ("value", value),
+        ("unixMs", a.unix_ms().map_or(Out::Null, Out::Big)),
+    ])
 }
 
 /// `new Obfuscator(key, bits)`.

@@ -435,6 +435,20 @@ describe('codecs', { skip: lacks('encode', 'parseId') }, () => {
   })
 })
 
+describe('parseAny', { skip: lacks('parseAny') }, () => {
+  test('bad arguments, and the kind narrows the value', () => {
+    each(BAD_STRING, (v) => m.parseAny(v), 'parseAny')
+    each(BAD_STRING.filter(([v]) => v !== undefined && v !== null), (v) => m.parseAny('1', v), 'parseAny codec')
+    throwsCode(() => m.parseAny('12', 'base64'), Error, 'ERR_INVALID_CONFIG', 'unknown codec')
+    const e = throwsCode(() => m.parseAny('01ARZ3NDEKTSV4RRFFQ69G5FAU'), Error, 'ERR_INVALID_ENCODING', 'ULID U')
+    assert.deepEqual([e.codec, e.at], ['ulid', 25])
+    assert.deepEqual(m.parseAny('0x2A', 'auto'), { kind: 'snowflake', value: 42n, unixMs: null })
+    assert.deepEqual(m.parseAny('2a', 'hex'), m.parseAny('42', null))
+    const u = m.uuid7()
+    assert.deepEqual(m.parseAny(u.toUpperCase()), { kind: 'uuid', value: u, unixMs: m.uuidInfo(u).unixMs })
+  })
+})
+
 describe('obfuscation', { skip: lacks('Obfuscator', 'SortableObfuscator') }, () => {
   test('keys and bad arguments', () => {
     const key = new Uint8Array(16).fill(7)

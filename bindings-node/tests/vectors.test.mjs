@@ -555,6 +555,27 @@ describe('ksuid(): the clocked KSUIDs', { skip: lacks('ksuid') }, () => {
   })
 })
 
+describe('formats.json any_id_kind: parseAny reads each shape as the CLI and the service do', { skip: lacks('parseAny') }, () => {
+  const v = vector('formats.json')
+
+  test('any_id_kind', () => {
+    assert.ok(v.any_id_kind.length >= 30)
+    for (const c of v.any_id_kind) {
+      outcome(() => m.parseAny(c.text, c.codec), c.expect, `parseAny ${c.text} ${c.codec}`, (a) => {
+        const e = c.expect
+        assert.deepEqual(a, {
+          kind: e.kind,
+          value: e.kind === 'snowflake' ? BigInt(e.value) : e.value,
+          unixMs: e.unix_ms === null ? null : BigInt(e.unix_ms),
+        }, `parseAny ${c.text}`)
+        if (e.kind === 'uuid') assert.equal(m.parseUuid(a.value), e.value)
+        if (e.kind === 'typeid') assert.deepEqual([m.parseTypeId(a.value).prefix, m.parseTypeId(a.value).uuid.replaceAll('-', '')], [e.prefix, e.bytes_hex])
+        if (e.kind === 'ulid') assert.equal(m.parseUlid(a.value).uuid.replaceAll('-', ''), e.bytes_hex)
+      })
+    }
+  })
+})
+
 // Node only from here: the browser package has ksuid() alone, in its full entry (page-weight
 // budgets), so a missing export is not a gap in one of its entries.
 const nodeOnly = (...names) => lacks(...names) && 'Node only: the browser package leaves out parseKsuid, ksuidAt and KsuidGenerator'

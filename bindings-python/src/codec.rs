@@ -1,4 +1,5 @@
-//! Text codecs (`idmint::codec`): `encode(id, codec)` and `parse_id(text, codec=None)`.
+//! Text codecs (`idmint::codec`): `encode(id, codec)` and `parse_id(text, codec=None)`, and the
+//! `codec` argument `parse_any` shares.
 
 use idmint::codec::Codec;
 use pyo3::prelude::*;
@@ -19,8 +20,16 @@ pub fn encode(id: u64, codec: &str) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (text, codec = None))]
 pub fn parse_id(text: &str, codec: Option<&str>) -> PyResult<u64> {
+    match codec_arg(codec)? {
+        None => idmint::codec::parse_id(text).py(),
+        Some(c) => c.decode(text).py(),
+    }
+}
+
+/// A `codec` argument: `None` or `"auto"` (guess from the shape), else a codec's name.
+pub fn codec_arg(codec: Option<&str>) -> PyResult<Option<Codec>> {
     match codec {
-        None | Some("auto") => idmint::codec::parse_id(text).py(),
-        Some(name) => Codec::parse(name).py()?.decode(text).py(),
+        None | Some("auto") => Ok(None),
+        Some(name) => Codec::parse(name).py().map(Some),
     }
 }

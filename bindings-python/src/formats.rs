@@ -2,19 +2,22 @@
 //! `idmint::formats::ksuid`): `typeid(prefix)`, `ulid()` and `ksuid()` as text from the core's
 //! process-wide generators (`idmint::named::clocked`), the value classes `TypeId`, `Ulid` and
 //! `Ksuid` (parse, fields, the UUID as a stdlib `uuid.UUID`), and the sans-IO generators
-//! `TypeIdGenerator`, `UlidGenerator` and `KsuidGenerator` for replays. Conversions only.
+//! `TypeIdGenerator`, `UlidGenerator` and `KsuidGenerator` for replays, and `parse_any` (the core's
+//! `AnyId::parse`: which of them, or which 64-bit ID, a text holds). Conversions only.
 
 use std::sync::Mutex;
 
 use idmint::formats::typeid::MAX_LEN;
 use idmint::formats::uuid::Uuid7Method;
 use idmint::named::clocked;
-use idmint::{Ksuid, KsuidGenerator, TypeId, TypeIdGenerator, Ulid, UlidGenerator};
+use idmint::{AnyId, Ksuid, KsuidGenerator, TypeId, TypeIdGenerator, Ulid, UlidGenerator};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+use crate::codec::codec_arg;
 use crate::error::IntoPyResult;
+use crate::methods::record_repr;
 use crate::uuid::{PyUuid, UuidArg};
 
 fn random10(b: &[u8]) -> PyResult<[u8; 10]> {
@@ -353,4 +356,45 @@ impl PyKsuidGenerator {
     fn __repr__(&self) -> String {
         "<KsuidGenerator>".to_owned()
     }
+}
+
+/// What `parse_any` read: `kind` (`snowflake`, `uuid`, `typeid`, `ulid` or `ksuid`), `value`
+/// (an `int`, a `uuid.UUID`, a `TypeId`, a `Ulid` or a `Ksuid`) and `unix_ms` (the time the
+/// value carries, ms since the Unix epoch, or None: a 64-bit ID's time needs its layout).
+#[pyclass(frozen, module = "idmint", name = "AnyId")]
+pub struct PyAnyId {
+    #[pyo3(get)]
+    kind: &'static str,
+    #[pyo3(get)]
+    value: Py<PyAny>,
+    #[pyo3(get)]
+    unix_ms: Option<u64>,
+}
+
+#[pymethods]
+impl PyAnyId {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        record_repr(slf.as_any(), &["kind", "value", "unix_ms"])
+    }
+}
+
+/// Which ID `text` holds, told by its shape as `idmint decode` does: a UUID (hyphenated,
+/// braced, `urn:uuid:`), a TypeID, a ULID, a KSUID, or a 64-bit ID in any codec. With `codec`
+/// (a codec's name; None or "auto": guessed), the text is a 64-bit ID in that codec only.
+#[pyfunction]
+#[pyo3(signature = (text, codec = None))]
+pub fn parse_any(py: Python<'_>, text: &str, codec: Option<&str>) -> PyResult<PyAnyId> {
+    let id = AnyId::parse(text, codec_arg(codec)?).py()?;
+    let value = match id {
+        AnyId::Snowflake(v) => v.into_pyobject(py)?.into_any(),
+        AnyId::Uuid(u) => PyUuid(u).into_pyobject(py)?,
+        AnyId::TypeId(t) => Bound::new(py, PyTypeId(t))?.into_any(),
+        AnyId::Ulid(u) => Bound::new(py, PyUlid(u))?.into_any(),
+        AnyId::Ksuid(k) => Bound::new(py, PyKsuid(k))?.into_any(),
+    };
+    Ok(PyAnyId {
+        kind: id.kind(),
+        value: value.unbind(),
+        unix_ms: id.unix_ms(),
+    })
 }

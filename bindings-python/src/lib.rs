@@ -12,7 +12,7 @@
 //! | `codec`     | `codec`                                | `encode`, `parse_id`                                     |
 //! | `obfuscate` | `obfuscate`                            | `Obfuscator`, `SortableObfuscator`                       |
 //! | `uuid`      | `formats::uuid`, `named` (UUID kinds)  | `uuid1/3/4/5/6/7/8`, `UuidGenerator`, `Uuid7Generator`, ... |
-//! | `formats`   | `formats::{typeid, ulid}`              | `typeid`, `ulid`, `TypeId`, `Ulid`, their generators     |
+//! | `formats`   | `formats::{typeid, ulid, ksuid, any_id}` | `typeid`, `ulid`, `ksuid`, their classes and generators, `parse_any` |
 //! | `int128`    | —                                      | a UUID's 128 bits as an `int`, CPython's fast way        |
 //! | `leased`    | `idmint_coord::lease`                  | `LeasedSnowflake`, `LeaseInfo`, `LeaseStats`             |
 //! | `segment`   | `idmint_coord::segment`                | `SegmentAllocator`, `SegmentKeyStats`                    |
@@ -106,6 +106,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats::ksuid, m)?)?;
     m.add_class::<formats::PyKsuid>()?;
     m.add_class::<formats::PyKsuidGenerator>()?;
+    m.add_function(wrap_pyfunction!(formats::parse_any, m)?)?;
+    m.add_class::<formats::PyAnyId>()?;
     m.add_class::<leased::PyLeasedSnowflake>()?;
     m.add_class::<leased::PyLeaseInfo>()?;
     m.add_class::<leased::PyLeaseStats>()?;

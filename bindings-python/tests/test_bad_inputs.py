@@ -146,6 +146,15 @@ def test_codec_arguments() -> None:
             raises(idmint.InvalidEncoding, lambda text=text, codec=codec: idmint.parse_id(text, codec))
 
 
+def test_parse_any_arguments() -> None:
+    for v in [1, None, b"12", 1.5]:
+        raises(TypeError, lambda v=v: idmint.parse_any(v))
+    raises(TypeError, lambda: idmint.parse_any("12", 5))
+    raises(idmint.InvalidConfig, lambda: idmint.parse_any("12", "base64"))
+    for text in ["", "x", "\x00", "é", "😀" * 26, "😀" * 27, "{", "urn:uuid:", "_", " 42", "-" * 36]:
+        raises(idmint.InvalidEncoding, lambda text=text: idmint.parse_any(text))
+
+
 def test_obfuscation_arguments() -> None:
     for v in ["1", 1.5, None, b"1"]:
         raises(TypeError, lambda v=v: idmint.Obfuscator(v, 32))

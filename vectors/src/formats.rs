@@ -15,7 +15,9 @@ use idmint::formats::ulid::{Ulid, UlidGenerator};
 use idmint::formats::uuid::{self, Uuid, Uuid7Generator, Uuid7Method};
 use idmint::AnyId;
 
-use crate::{bytes, case, hex, obj, outcome, s, T0};
+use idmint::codec::Codec;
+
+use crate::{bytes, case, extend, hex, obj, outcome, s, T0};
 
 const COMMENT: &str = "Formats beside Snowflake IDs, with suites from outside idmint. UUIDs \
 are lower-case hyphenated strings, bytes lower-case hex, u64s decimal strings. \
@@ -43,9 +45,13 @@ with codec ksuid; `ksuid_encode`: Ksuid of (timestamp, payload: 16 bytes) -> {ks
 `ksuid_generator`: one KsuidGenerator per script fed next_at(unix_ms, random: 16 bytes) -> \
 {ksuid} (within the last KSUID's second: its payload plus one) or ERR_WOULD_BLOCK (the payload \
 cannot grow within the second) or ERR_BEFORE_EPOCH; `any_id_kind`: which format the CLI's \
-`idmint decode` and the service's `/v1/decode` read a text as (AnyId.parse(text) -> {kind}, \
-or the error): 27 characters are a KSUID, even all digits (no u64 is 27 decimal digits \
-without leading zeros).";
+`idmint decode`, the service's `/v1/decode` and every surface's parse_any read a text as \
+(AnyId.parse(text, codec: absent = guessed from the shape) -> {kind (snowflake, uuid, typeid, \
+ulid, ksuid), value (the u64 as a decimal string, else the canonical text: a UUID lower-case \
+hyphenated, a ULID upper-case), unix_ms (the time it carries, a decimal string, or null: a \
+64-bit ID's time needs its layout), bytes_hex (null for a 64-bit ID; the 16 bytes of the UUID \
+a UUID, TypeID or ULID holds; a KSUID's 20 bytes), prefix (TypeIDs only)} or the error): 27 \
+characters are a KSUID, even all digits (no u64 is 27 decimal digits without leading zeros).";
 
 /// Where the outside cases come from, and their licences.
 const SOURCES: &str = "RFC 9562 (IETF Trust; examples from appendices A and B, \
@@ -537,7 +543,7 @@ const KSUID_README: [(&str, &str, u32); 2] = [
 
 type Cases = Vec<Value>;
 
-fn ksuids() -> (Cases, Cases, Cases, Cases) {
+fn ksuids() -> (Cases, Cases, Cases) {
     for (text, raw, ts) in KSUID_README {
         let k = Ksuid::parse(text).expect("segmentio/ksuid README");
         assert_eq!(hex(&k.to_bytes()), raw.to_ascii_lowercase(), "{text}: raw");
@@ -628,29 +634,110 @@ fn ksuids() -> (Cases, Cases, Cases, Cases) {
             (1_400_000_000_999, [1; 16]),
         ]),
     ];
-    let mut kinds = Vec::new();
-    for text in [
+    (decode, encode, gens)
+}
+
+/// `any_id_kind`: a case per shape decision of `AnyId::parse`, and per codec given.
+fn any_ids() -> Vec<Value> {
+    let id = 0x1d83_a824_2880_0000;
+    let base32 = Codec::Base32.format(id);
+    let base62 = Codec::Base62.format(id);
+    let guessed = [
+        // UUIDs: hyphenated (either case), braced, urn; versions with and without a time.
+        "01890a5d-ac96-774b-bcce-b302099a8057",
+        "919108F7-52D1-4320-9BAC-F847DB4148A8",
+        "{01890a5d-ac96-774b-bcce-b302099a8057}",
+        "urn:uuid:C232AB00-9414-11EC-B3C8-9F6BDECED846",
+        // TypeIDs: a prefix (any UUID inside), or none and a lower-case version 7 UUID.
+        "user_01h455vb4pex5vsknk084sn02q",
+        "prefix_00000000000000000000000000",
+        "01h455vb4pex5vsknk084sn02q",
+        // ULIDs: the same 26 characters upper-case, or lower-case without a version 7 inside.
+        "01H455VB4PEX5VSKNK084SN02Q",
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        "01arz3ndektsv4rrffq69g5fav",
+        // KSUIDs: 27 characters, all digits or `0x…` too.
         "0ujtsYcgvSTl8PAuAdqWYSMnLOv",
         "000000000000000000000000042",
         "0x000000000000000000000002a",
+        // 64-bit IDs: decimal (leading zeros too), 0x hex, 13 base32, 11 base62.
+        "42",
         "00000000000000000042",
-        "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        "18446744073709551615",
+        "0x1d83a82428800000",
+        base32.as_str(),
+        base62.as_str(),
+        // 13 and 11 digits: decimal, not base32 or base62.
+        "0000000000042",
+        "00000000042",
+        // Errors: ambiguous, bad characters, a bad TypeID prefix, too large, no shape, empty.
+        "0x123456789",
+        "01890a5d-ac96-774b-bcce-b302099a805g",
+        "01ARZ3NDEKTSV4RRFFQ69G5FAU",
+        "User_01h455vb4pex5vsknk084sn02q",
         "aWgEPTl1tmebfsQzFP4bxwgy80W",
-    ] {
-        kinds.push(case(
-            [("text", text.into())],
-            outcome(AnyId::parse(text, None), |a| {
-                obj([("kind", a.kind().into())])
-            }),
-        ));
-    }
-    (decode, encode, gens, kinds)
+        "18446744073709551616",
+        "ééééé",
+        "",
+    ];
+    let given = [
+        ("2a", Codec::Hex),
+        ("0x2A", Codec::Hex),
+        ("0000000000042", Codec::Base32),
+        ("00000000042", Codec::Base62),
+        ("00000000000000000042", Codec::Decimal),
+        ("01ARZ3NDEKTSV4RRFFQ69G5FAV", Codec::Hex),
+        ("01890a5d-ac96-774b-bcce-b302099a8057", Codec::Decimal),
+    ];
+    let any = |a: AnyId| {
+        let value = match a {
+            AnyId::Snowflake(id) => s(id),
+            AnyId::Uuid(u) => uuid_text(&u),
+            AnyId::TypeId(t) => t.to_string().into(),
+            AnyId::Ulid(u) => u.to_string().into(),
+            AnyId::Ksuid(k) => k.to_string().into(),
+        };
+        let bytes_hex = match a {
+            AnyId::Snowflake(_) => Value::Null,
+            AnyId::Ksuid(k) => hex(&k.to_bytes()).into(),
+            other => other
+                .uuid()
+                .map_or(Value::Null, |u| hex(u.as_bytes()).into()),
+        };
+        let out = obj([
+            ("kind", a.kind().into()),
+            ("value", value),
+            ("unix_ms", a.unix_ms().map_or(Value::Null, s)),
+            ("bytes_hex", bytes_hex),
+        ]);
+        match a {
+            AnyId::TypeId(t) => extend(out, [("prefix", t.prefix().into())]),
+            _ => out,
+        }
+    };
+    let mut cases: Vec<Value> = guessed
+        .iter()
+        .map(|text| {
+            case(
+                [("text", (*text).into())],
+                outcome(AnyId::parse(text, None), any),
+            )
+        })
+        .collect();
+    cases.extend(given.iter().map(|(text, c)| {
+        case(
+            [("text", (*text).into()), ("codec", c.name().into())],
+            outcome(AnyId::parse(text, Some(*c)), any),
+        )
+    }));
+    cases
 }
 
 pub(crate) fn generate() -> Value {
     let (typeid_valid, typeid_invalid, typeid_encode, typeid_generator) = typeids();
     let (ulid_decode, ulid_encode, ulid_generator) = ulids();
-    let (ksuid_decode, ksuid_encode, ksuid_generator, any_id_kind) = ksuids();
+    let (ksuid_decode, ksuid_encode, ksuid_generator) = ksuids();
+    let any_id_kind = any_ids();
     let v1 = parse("C232AB00-9414-11EC-B3C8-9F6BDECED846");
     let v4 = parse("919108f7-52d1-4320-9bac-f847db4148a8");
     obj([

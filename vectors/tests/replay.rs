@@ -15,8 +15,8 @@ use idmint::formats::uuid::{self, Uuid, Uuid7Generator};
 use idmint::named::{GeneratedId, NamedConfig};
 use idmint::obfuscate::{Obfuscator, SortableObfuscator};
 use idmint::{
-    AtomicSnowflake, Config, Error, FieldKind, Layout, LocalSnowflake, OnBackwards, OnExhausted,
-    Parts, Run, SequenceStart, Stats,
+    AnyId, AtomicSnowflake, Config, Error, FieldKind, Layout, LocalSnowflake, OnBackwards,
+    OnExhausted, Parts, Run, SequenceStart, Stats,
 };
 
 // ------------------------------------------------------------------------------------------
@@ -906,13 +906,33 @@ fn replay_ksuids(v: &Value) {
     }
     for c in arr(v, "any_id_kind") {
         let exp = &c["expect"];
-        check(
-            exp,
-            idmint::AnyId::parse(st(c, "text"), None),
-            st(c, "text"),
-            |a| {
-                assert_eq!(a.kind(), st(exp, "kind"));
-            },
-        );
+        let codec = c
+            .get("codec")
+            .map(|n| Codec::parse(n.as_str().expect("codec name")).expect("codec"));
+        let ctx = format!("any_id_kind {c}");
+        check(exp, AnyId::parse(st(c, "text"), codec), &ctx, |a| {
+            assert_eq!(a.kind(), st(exp, "kind"), "{ctx}");
+            let value = match a {
+                AnyId::Snowflake(id) => id.to_string(),
+                AnyId::Uuid(u) => u.hyphenated().to_string(),
+                AnyId::TypeId(t) => t.to_string(),
+                AnyId::Ulid(u) => u.to_string(),
+                AnyId::Ksuid(k) => k.to_string(),
+            };
+            assert_eq!(value, st(exp, "value"), "{ctx}");
+            assert_eq!(a.unix_ms(), opt_u(exp, "unix_ms"), "{ctx}: unix_ms");
+            let bytes = match a {
+                AnyId::Snowflake(_) => None,
+                AnyId::Ksuid(k) => Some(k.to_bytes().to_vec()),
+                other => other.uuid().map(|u| u.as_bytes().to_vec()),
+            };
+            assert_eq!(bytes, exp["bytes_hex"].as_str().map(unhex), "{ctx}: bytes");
+            let prefix = if let AnyId::TypeId(t) = a {
+                Some(t.prefix().to_owned())
+            } else {
+                None
+            };
+            assert_eq!(prefix.as_deref(), exp["prefix"].as_str(), "{ctx}: prefix");
+        });
     }
 }

@@ -11,6 +11,7 @@ import {
   SortableObfuscator,
   UuidGenerator,
   parseId,
+  parseAny,
   encode,
   fromConfig,
   parseUuid,
@@ -34,6 +35,7 @@ import {
   UlidGenerator,
   type TypeIdParts,
   type UlidParts,
+  type AnyId,
   type LeaseInfo,
   type LeaseStats,
   type Parts,
@@ -144,9 +146,18 @@ const tid: TypeIdParts = parseTypeId(typeid('user'))
 const ul: UlidParts = parseUlid(ulid())
 const ulMs: bigint = ul.timestampMs
 const ug: string = new UlidGenerator().nextAt(1n, new Uint8Array(10))
+const read: AnyId = parseAny(ulid())
+// The kind narrows the value: a bigint for a 64-bit ID, text otherwise.
+const anyValue: bigint | string = read.kind === 'snowflake' ? read.value + 1n : read.value.toLowerCase()
+const anyMs: bigint = read.kind === 'ulid' || read.kind === 'ksuid' ? read.unixMs : 0n
+const sf = parseAny('42', 'decimal')
+if (sf.kind === 'snowflake') {
+  // @ts-expect-error: a 64-bit ID carries no time of its own (its layout has it)
+  const noMs: bigint = sf.unixMs
+}
 // @ts-expect-error: no such v7 method
 new Uuid7Generator('fast')
 
-export const formatsUsed = [u6, batch7, u8, c8, v6, at7, tid, ulMs, ug, oneNamed, namedBatch]
+export const formatsUsed = [u6, batch7, u8, c8, v6, at7, tid, ulMs, ug, anyValue, anyMs, oneNamed, namedBatch]
 
 export const used = [leasedId, fence, renewals, orderId, orderIds, keyStats, id, text, first, node, seq, sub, when, waited, count, js53, end, maxId, safe, back, at, some, rollbackDepth, any, next, u4, ms, canon, last, decoded, hidden, lowBits, v, wrong]

@@ -9,7 +9,7 @@ import datetime as _dt
 import os
 import uuid as _uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import final
+from typing import Literal, final
 
 from typing_extensions import Self, TypeAlias
 
@@ -47,6 +47,8 @@ __all__ = [
     "Run",
     "encode",
     "parse_id",
+    "parse_any",
+    "AnyId",
     "CODECS",
     "Obfuscator",
     "SortableObfuscator",
@@ -705,6 +707,23 @@ class KsuidGenerator:
     def next_at(self, unix_ms: int, random: bytes) -> Ksuid: ...
     @property
     def last(self) -> Ksuid | None: ...
+
+@final
+class AnyId:
+    """What `parse_any` read: the kind, the value as its own type, the time it carries."""
+
+    @property
+    def kind(self) -> Literal["snowflake", "uuid", "typeid", "ulid", "ksuid"]: ...
+    @property
+    def value(self) -> int | _uuid.UUID | TypeId | Ulid | Ksuid:
+        """`int` (snowflake), `uuid.UUID`, `TypeId`, `Ulid` or `Ksuid`, by `kind`."""
+    @property
+    def unix_ms(self) -> int | None:
+        """The time the value carries (ms since the Unix epoch); None for a 64-bit ID."""
+
+def parse_any(text: str, codec: str | None = None) -> AnyId:
+    """Which ID `text` holds, told by its shape as `idmint decode` does; with `codec`, a 64-bit
+    ID in that codec only."""
 
 # ----------------------------------------------------------------------------------------------
 # Coordination: leased nodes and segments (idmint-coord)
