@@ -80,13 +80,14 @@ impl KeyedOptions for idmint_coord::options::SegmentAllocatorOptions {
 }
 
 /// Reads the options object `v` (absent, `undefined` or `null`: every default) into `o`.
-/// `special(key, value)` may take a key first (a segment allocator's `obfuscator` object) and
-/// answers whether it did.
+/// `special(key, value)` may take a key first (a segment allocator's `obfuscator` object, the
+/// browser lease client's request keys) and answers whether it did. (A `dyn` function, so that
+/// every caller shares one copy of this function per options type.)
 pub fn read<H: Host, O: KeyedOptions>(
     h: &H,
     v: Option<&H::Value>,
     o: &mut O,
-    mut special: impl FnMut(&str, &H::Value) -> Result<bool, H::Error>,
+    special: &mut dyn FnMut(&str, &H::Value) -> Result<bool, H::Error>,
 ) -> Result<(), H::Error> {
     let Some(v) = v.filter(|v| !is_nullish(h, v)) else {
         return Ok(());
@@ -144,7 +145,7 @@ fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
 /// The generator config of a `Snowflake` / `AtomicSnowflake` options object.
 pub fn snowflake_config<H: Host>(h: &H, v: Option<&H::Value>) -> Result<Config, H::Error> {
     let mut o = SnowflakeOptions::new();
-    read(h, v, &mut o, |_, _| Ok(false))?;
+    read(h, v, &mut o, &mut |_, _| Ok(false))?;
     o.config().or_throw(h)
 }
 
