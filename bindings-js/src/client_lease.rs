@@ -60,33 +60,38 @@ pub fn lease_options<H: Host>(
     };
     let mut asked = None;
     let mut generator = SnowflakeOptions::new();
-    options::read(h, v, &mut generator, &mut |key, x| {
-        let what = format!("options.{key}");
-        match key {
-            "namespace" => o.namespace = Some(string_arg(h, x, &what)?),
-            "token" => o.token = Some(string_arg(h, x, &what)?),
-            "ttlMs" => o.ttl_ms = Some(u64_arg(h, x, &what)?),
-            "fetch" => {
-                function_arg(h, x, &what)?;
-                o.fetch = Some(x.clone());
+    options::read(
+        h,
+        v,
+        &mut generator,
+        Some(&mut |key, x| {
+            let what = format!("options.{key}");
+            match key {
+                "namespace" => o.namespace = Some(string_arg(h, x, &what)?),
+                "token" => o.token = Some(string_arg(h, x, &what)?),
+                "ttlMs" => o.ttl_ms = Some(u64_arg(h, x, &what)?),
+                "fetch" => {
+                    function_arg(h, x, &what)?;
+                    o.fetch = Some(x.clone());
+                }
+                "layout" => {
+                    let layout = layout_arg(h, x, &what)?;
+                    o.layout = Some(match h.type_of(x) {
+                        JsType::String => h.string(x)?,
+                        _ => layout.to_string(),
+                    });
+                    asked = Some(layout);
+                }
+                "node" | "fenceMs" | "fence_ms" => {
+                    let argument = Name::lossy(key);
+                    let reason = "comes from the lease";
+                    return Err(Error::InvalidArgument { argument, reason }).or_throw(h);
+                }
+                _ => return Ok(false),
             }
-            "layout" => {
-                let layout = layout_arg(h, x, &what)?;
-                o.layout = Some(match h.type_of(x) {
-                    JsType::String => h.string(x)?,
-                    _ => layout.to_string(),
-                });
-                asked = Some(layout);
-            }
-            "node" | "fenceMs" | "fence_ms" => {
-                let argument = Name::lossy(key);
-                let reason = "comes from the lease";
-                return Err(Error::InvalidArgument { argument, reason }).or_throw(h);
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    })?;
+            Ok(true)
+        }),
+    )?;
     o.generator = generator;
     // The policies are checked now, before any request: on the layout asked for and node 0.
     let mut check = generator;
@@ -119,15 +124,12 @@ impl Terms {
     }
 }
 
-/// A service's grant, read and checked: the terms, the lease and the node it is for.
-#[derive(Debug, Clone)]
+/// A service's grant, read and checked: the terms, and the node it is for. (Its `lease` and
+/// `namespace` are checked to be strings and left to the package, which sends the lease back.)
+#[derive(Debug, Clone, Copy)]
 pub struct Grant {
     /// The terms it states.
     pub terms: Terms,
-    /// `lease`: the lease string renewals and the release send back.
-    pub lease: String,
-    /// `namespace`: the namespace the node was leased in.
-    pub namespace: String,
     /// `layout`: the layout of the node space.
     pub layout: Layout,
     /// `node`: the node (checked against the layout when the generator is built).
@@ -179,12 +181,18 @@ pub fn terms<H: Host>(h: &H, v: &H::Value, what: &str) -> Result<Terms, H::Error
 /// The grant `v` (the parsed JSON of `POST /v1/leases`).
 pub fn grant<H: Host>(h: &H, v: &H::Value) -> Result<Grant, H::Error> {
     let terms = terms(h, v, "grant")?;
-    let text = |key: &str| string_arg(h, &h.get(v, key)?, &format!("grant.{key}"));
-    let (lease, namespace, layout) = (text("lease")?, text("namespace")?, text("layout")?);
+    let mut layout = String::new();
+    for key in ["lease", "namespace", "layout"] {
+        let x = h.get(v, key)?;
+        if h.type_of(&x) != JsType::String {
+            return Err(wrong(h, &x, &format!("grant.{key}"), "a string"));
+        }
+        if key == "layout" {
+            layout = h.string(&x)?;
+        }
+    }
     Ok(Grant {
         terms,
-        lease,
-        namespace,
         node: field(h, v, "grant", "node", true)?.unwrap_or(0),
         fence_ms: field(h, v, "grant", "fence_ms", false)?,
         layout: Layout::parse(&layout).or_throw(h)?,

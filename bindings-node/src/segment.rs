@@ -82,7 +82,7 @@ impl SegmentAllocator {
             &h,
             options.map(|o| o.raw()).as_ref(),
             &mut o,
-            &mut |key, v| {
+            Some(&mut |key, v| {
                 if key != "obfuscator" {
                     return Ok(false);
                 }
@@ -91,7 +91,7 @@ impl SegmentAllocator {
                         type_error(&h, "options.obfuscator must be an Obfuscator")
                     })?);
                 Ok(true)
-            },
+            }),
         )?;
         if let Some(ob) = obfuscator {
             o.obfuscate(ob);
