@@ -6,11 +6,14 @@
 // This file holds only what must be JavaScript: the requests of the service's HTTP contract
 // (`idmint serve`, "Node leases": POST /v1/leases for a grant, /v1/leases/renew on a timer,
 // /v1/leases/release from close()) with `fetch`, the timers, the promises and each generator's
-// state. Every check is Rust's (src/leased.rs): the options object and the service's answers
-// are read by the shared crate bindings-js (the same rules and error texts as every other
-// argument, the Node package's options included), and each ID passes through the lease's
-// window (the core's LeaseWindow), which decides whether it may go out, what a grant or
-// renewal permits, and when to renew or retry.
+// state. Every check of a value is Rust's (src/leased.rs): `lease()`'s arguments and the
+// service's answers (JSON.parse stays here) are read by the shared crate bindings-js
+// (client_lease.rs: the same rules and error texts as every other argument, through the same
+// options reader as the Node package's options), and each ID passes through the lease's window
+// (the core's LeaseWindow), which decides whether it may go out, what a grant or renewal
+// permits, and when to renew or retry. The errors made here are those of the requests and the
+// object (no answer from the service, its own error passed on, a closed or foreign object,
+// no `fetch`), in the core's codes and wording.
 
 /** Per generator: its Snowflake and lease window, where and how to ask, its lease string, timer. */
 const __idmintLeases = new WeakMap()

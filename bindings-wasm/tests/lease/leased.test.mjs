@@ -64,6 +64,26 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     return svc
   }
 
+  /**
+   * A fresh service whose grant `bad` rewrites: `lease()` rejects with `cls` and `code`, its
+   * message matching `message` (a RegExp) or equal to it (a string); no generator is made and
+   * the node is given back.
+   */
+  async function refusedGrant(bad, cls, code, message) {
+    await fresh()
+    svc.grant = bad
+    const what = bad.toString()
+    await assert.rejects(LeasedSnowflake.lease(svc.url), (e) => {
+      assert.ok(e instanceof cls, `${what}: ${e}`)
+      assert.equal(e.code, code, `${what}: ${e.message}`)
+      if (message instanceof RegExp) assert.match(e.message, message, what)
+      else assert.equal(e.message, message, what)
+      return true
+    })
+    assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'], what)
+    assert.equal(svc.requests('/v1/leases/renew').length, 0, what)
+  }
+
   test('a grant: IDs carry the node, come after its fence, and stay within the lease', async () => {
     await fresh()
     const fence = Date.now() + 300 // the node's previous holder issued up to 300 ms from now
@@ -295,19 +315,7 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
       [(g) => ({ ...g, layout: 'nope' }), Error, 'ERR_INVALID_LAYOUT', /./],
       [(g) => ({ ...g, namespace: 5 }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.namespace/],
     ]
-    for (const [bad, cls, code, message] of cases) {
-      await fresh()
-      svc.grant = bad
-      const what = bad.toString()
-      await assert.rejects(LeasedSnowflake.lease(svc.url), (e) => {
-        assert.ok(e instanceof cls, `${what}: ${e}`)
-        assert.equal(e.code, code, `${what}: ${e.message}`)
-        assert.match(e.message, message, what)
-        return true
-      })
-      assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'], what)
-      assert.equal(svc.requests('/v1/leases/renew').length, 0, what)
-    }
+    for (const [bad, cls, code, message] of cases) await refusedGrant(bad, cls, code, message)
     // Without a lease string there is nothing to give back.
     await fresh()
     svc.grant = (g) => ({ ...g, lease: undefined })
@@ -340,18 +348,7 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
       ...text('namespace'),
       ...text('layout'),
     ]
-    for (const [bad, cls, code, message] of cases) {
-      await fresh()
-      svc.grant = bad
-      const what = bad.toString()
-      await assert.rejects(LeasedSnowflake.lease(svc.url), (e) => {
-        assert.ok(e instanceof cls, `${what}: ${e}`)
-        assert.equal(e.code, code, `${what}: ${e.message}`)
-        assert.equal(e.message, message, what)
-        return true
-      })
-      assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'], what)
-    }
+    for (const [bad, cls, code, message] of cases) await refusedGrant(bad, cls, code, message)
     for (const [bad, message] of [
       [(g) => ({ ...g, lease: undefined }), 'grant.lease must be a string; received undefined'],
       [(g) => ({ ...g, lease: 7 }), 'grant.lease must be a string; received number 7'],
