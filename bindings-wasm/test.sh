@@ -168,7 +168,7 @@ step "benchmark page runs (1 short round; real numbers: node tests/bench/run.mjs
 node tests/bench/run.mjs --rounds 1 --round-ms 5 --json >/dev/null
 
 step "page weight of each entry: what headless Chromium fetches for a page minting 100,000 IDs (gzip -9)"
-# Budgets guard against growth (today: full 90.9 KB, snowflake 54.0 KB, formats 58.0 KB); see README "Size".
+# Budgets guard against growth (today: full 90.6 KB, snowflake 54.0 KB, formats 58.0 KB); see README "Size".
 node tests/size/weight.mjs --max full=91 --max snowflake=56 --max formats=59
 
 echo

@@ -760,9 +760,8 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
-    readonly __idmintleaseoptions_grant: (a: number, b: number, c: number, d: number) => void;
-    readonly __idmintleaseoptions_new: (a: number, b: number, c: number) => void;
-    readonly __idmintleaseoptions_request: (a: number, b: number) => void;
+    readonly __idmintLeaseGrant: (a: number, b: number, c: number, d: number) => void;
+    readonly __idmintLeaseRequest: (a: number, b: number, c: number) => void;
     readonly __idmintleasewindow_admit: (a: number, b: number, c: bigint) => void;
     readonly __idmintleasewindow_admitIds: (a: number, b: number, c: number) => void;
     readonly __idmintleasewindow_fenceWait: (a: number, b: number) => void;
@@ -770,7 +769,6 @@ export interface InitOutput {
     readonly __idmintleasewindow_lose: (a: number) => void;
     readonly __idmintleasewindow_renewed: (a: number, b: number, c: number, d: number) => void;
     readonly __idmintleasewindow_retryIn: (a: number, b: number, c: number) => number;
-    readonly __wbg___idmintleaseoptions_free: (a: number, b: number) => void;
     readonly __wbg___idmintleasewindow_free: (a: number, b: number) => void;
     readonly __wbg_atomicsnowflake_free: (a: number, b: number) => void;
     readonly __wbg_layout_free: (a: number, b: number) => void;

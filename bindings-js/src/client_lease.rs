@@ -39,17 +39,21 @@ pub struct ClientLeaseOptions<V> {
     generator: SnowflakeOptions,
 }
 
-/// Reads the arguments of `lease(serviceUrl, options)`: `url` must be a string (the package
-/// turns a `URL` into its text first); the options object `v` may be absent, `undefined` or
-/// `null` (every default).
+/// Checks `lease(serviceUrl, options)`'s first argument: a string (the package turns a `URL`
+/// into its text first).
+pub fn service_url<H: Host>(h: &H, v: &H::Value) -> Result<(), H::Error> {
+    if h.type_of(v) != JsType::String {
+        return Err(wrong(h, v, "serviceUrl", "a string or a URL"));
+    }
+    Ok(())
+}
+
+/// Reads `lease(serviceUrl, options)`'s options object `v` (absent, `undefined` or `null`:
+/// every default).
 pub fn lease_options<H: Host>(
     h: &H,
-    url: &H::Value,
     v: Option<&H::Value>,
 ) -> Result<ClientLeaseOptions<H::Value>, H::Error> {
-    if h.type_of(url) != JsType::String {
-        return Err(wrong(h, url, "serviceUrl", "a string or a URL"));
-    }
     let mut o = ClientLeaseOptions {
         namespace: None,
         layout: None,

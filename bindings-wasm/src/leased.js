@@ -1,7 +1,7 @@
 // LeasedSnowflake: a Snowflake whose node is leased from an idmint lease service and renewed with
 // `fetch`. Appended to wasm-bindgen's glue of every flavour by scripts/glue.mjs (which adds the
-// export the flavour needs), where `__idmintLeaseOptions` and `__idmintLeaseWindow` are in
-// scope; the same text runs as an ES module and as CommonJS, so it neither imports nor exports.
+// export the flavour needs), where `__idmintLeaseRequest`, `__idmintLeaseGrant` and
+// `__idmintLeaseWindow` are in scope; the same text runs as an ES module and as CommonJS, so it neither imports nor exports.
 //
 // This file holds only what must be JavaScript: the requests of the service's HTTP contract
 // (`idmint serve`, "Node leases": POST /v1/leases for a grant, /v1/leases/renew on a timer,
@@ -152,32 +152,34 @@ class LeasedSnowflake {
   }
 
   static async lease(serviceUrl, options) {
-    const checked = new __idmintLeaseOptions(serviceUrl instanceof URL ? serviceUrl.href : serviceUrl, options)
-    const o = checked.request
-    const fetch = o.fetch ?? globalThis.fetch
+    // The options as they are now (each property read once): checked before the request, and
+    // read again for the grant's generator.
+    const opts = options !== null && typeof options === 'object' ? { ...options } : options
+    const url = serviceUrl instanceof URL ? serviceUrl.href : serviceUrl
+    const [namespace, layout, ttlMs, token, given] = __idmintLeaseRequest(url, opts)
+    const fetch = given ?? globalThis.fetch
     if (typeof fetch !== 'function') {
-      checked.free()
       throw __idmintError(TypeError, 'ERR_INVALID_ARG_TYPE', 'options.fetch is required where there is no global fetch')
     }
     const headers = { 'content-type': 'application/json' }
-    if (o.token !== null) headers.authorization = `Bearer ${o.token}`
+    if (token !== null) headers.authorization = `Bearer ${token}`
     const st = {
       url: String(serviceUrl).replace(/\/+$/, ''),
       fetch: (url, init) => fetch(url, init),
       headers,
       // A request may take a third of the TTL (clamped as the service clamps it).
-      timeoutMs: Math.min(Math.max(o.ttlMs ?? 30000, 1000), 300000) / 3,
+      timeoutMs: Math.min(Math.max(ttlMs ?? 30000, 1000), 300000) / 3,
     }
     const body = { client_time_ms: Date.now() }
-    if (o.namespace !== null) body.namespace = o.namespace
-    if (o.layout !== null) body.layout = o.layout
-    if (o.ttlMs !== null) body.ttl_ms = o.ttlMs
+    if (namespace !== null) body.namespace = namespace
+    if (layout !== null) body.layout = layout
+    if (ttlMs !== null) body.ttl_ms = ttlMs
     const sent = performance.now()
     let made
     let grant
     try {
       grant = await __idmintPost(st, 'acquire', '/v1/leases', body)
-      made = checked.grant(grant, sent)
+      made = __idmintLeaseGrant(opts, grant, sent)
     } catch (e) {
       // Give back the node of a grant this generator will not use (best effort).
       if (typeof grant?.lease === 'string') {
@@ -186,8 +188,6 @@ class LeasedSnowflake {
         await __idmintPost(st, 'release', '/v1/leases/release', release).catch(() => {})
       }
       throw e
-    } finally {
-      checked.free()
     }
     const [window, snowflake, renewIn] = made
     const gen = Object.create(LeasedSnowflake.prototype)

@@ -5,13 +5,12 @@
 //! grant and renewal answers are read by the shared crate (`idmint_js::client_lease`, with the
 //! option machinery and error texts of every other argument), and the lease's window is the
 //! core's `LeaseWindow` (fence, recorded bound, deadline on `performance.now()`), which checks
-//! every ID before it goes out and says when to renew or retry. Two internal classes:
-//! `__idmintLeaseOptions` (one `lease()` call's checked options; it builds the generator and
-//! window of a grant) and `__idmintLeaseWindow`.
+//! every ID before it goes out and says when to renew or retry. Internal exports:
+//! `__idmintLeaseRequest` (`lease()`'s arguments checked, what the request sends),
+//! `__idmintLeaseGrant` (a grant's generator and window) and the class `__idmintLeaseWindow`.
 
 use idmint::{Layout, LeaseWindow};
-use idmint_js::client_lease::{self, ClientLeaseOptions};
-use idmint_js::{Host, Out};
+use idmint_js::client_lease;
 use wasm_bindgen::prelude::*;
 
 use crate::clock::performance_now;
@@ -25,56 +24,49 @@ fn mono_now() -> u64 {
     performance_now().ceil() as u64
 }
 
-/// Internal, not part of the API: the checked options of one `LeasedSnowflake.lease()` call.
-#[wasm_bindgen(js_name = "__idmintLeaseOptions", skip_typescript)]
-pub struct JsLeaseOptions {
-    inner: ClientLeaseOptions<JsValue>,
+/// Internal, not part of the API: `lease()`'s arguments checked before any request
+/// (`service_url` a string: the JavaScript turns a `URL` into its text; `options` a snapshot
+/// of the caller's, see [`lease_grant`]): `[namespace, layout, ttlMs, token, fetch]`, `null`
+/// for each not given (`layout` as the request sends it).
+#[wasm_bindgen(js_name = "__idmintLeaseRequest", skip_typescript)]
+pub fn lease_request(service_url: JsValue, options: JsValue) -> Result<js_sys::Array, JsValue> {
+    client_lease::service_url(&Web, &service_url)?;
+    let o = client_lease::lease_options(&Web, Some(&options))?;
+    let text = |s: Option<String>| s.map_or(JsValue::NULL, JsValue::from);
+    let ttl = o
+        .ttl_ms
+        .map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
+    let fetch = o.fetch.unwrap_or(JsValue::NULL);
+    let out = js_sys::Array::of3(&text(o.namespace), &text(o.layout), &ttl);
+    out.push(&text(o.token));
+    out.push(&fetch);
+    Ok(out)
 }
 
-#[wasm_bindgen(js_class = "__idmintLeaseOptions")]
-impl JsLeaseOptions {
-    /// Reads `lease()`'s arguments (`service_url` a string: the JavaScript turns a `URL` into
-    /// its text); a bad one throws its typed error before any request.
-    #[wasm_bindgen(constructor)]
-    pub fn new(service_url: JsValue, options: JsValue) -> Result<JsLeaseOptions, JsValue> {
-        let inner = client_lease::lease_options(&Web, &service_url, Some(&options))?;
-        Ok(JsLeaseOptions { inner })
-    }
-
-    /// What the requests need: `{ namespace, layout, ttlMs, token, fetch }`, `null` for each
-    /// not given (`layout` as the request sends it).
-    #[wasm_bindgen(getter)]
-    pub fn request(&self) -> Result<JsValue, JsValue> {
-        let o = &self.inner;
-        Web.object(&[
-            (
-                "namespace",
-                o.namespace.as_deref().map_or(Out::Null, Out::Str),
-            ),
-            ("layout", o.layout.as_deref().map_or(Out::Null, Out::Str)),
-            ("ttlMs", o.ttl_ms.map_or(Out::Null, |t| Out::Num(t as f64))),
-            ("token", o.token.as_deref().map_or(Out::Null, Out::Str)),
-            ("fetch", o.fetch.clone().map_or(Out::Null, Out::Val)),
-        ])
-    }
-
-    /// The generator of `grant` (the parsed answer of `POST /v1/leases`, sent at
-    /// `performance.now()` reading `sent_at`): `[window, snowflake, ms until the first
-    /// renewal]`, or the error of a grant that is malformed or permits no ID.
-    pub fn grant(&self, grant: JsValue, sent_at: f64) -> Result<js_sys::Array, JsValue> {
-        let g = client_lease::grant(&Web, &grant)?;
-        let snowflake = JsSnowflake::from_core(g.config(&Web, &self.inner)?)?;
-        let window = JsLeaseWindow {
-            window: g.window(&Web, sent_at as u64)?,
-            layout: *snowflake.gen().config().layout(),
-        };
-        let renew_in = window.window.renew_in(mono_now()) as f64;
-        Ok(js_sys::Array::of3(
-            &window.into(),
-            &snowflake.into(),
-            &JsValue::from_f64(renew_in),
-        ))
-    }
+/// Internal, not part of the API: the generator of `grant` (the parsed answer of
+/// `POST /v1/leases`, sent at `performance.now()` reading `sent_at`) under `lease()`'s
+/// `options`, read again (the snapshot [`lease_request`] checked: two reads of one copy cost
+/// less `.wasm` than a class holding the first, about 350 B gzipped): `[window, snowflake, ms until the first
+/// renewal]`, or the error of a grant that is malformed or permits no ID.
+#[wasm_bindgen(js_name = "__idmintLeaseGrant", skip_typescript)]
+pub fn lease_grant(
+    options: JsValue,
+    grant: JsValue,
+    sent_at: f64,
+) -> Result<js_sys::Array, JsValue> {
+    let o = client_lease::lease_options(&Web, Some(&options))?;
+    let g = client_lease::grant(&Web, &grant)?;
+    let snowflake = JsSnowflake::from_core(g.config(&Web, &o)?)?;
+    let window = JsLeaseWindow {
+        window: g.window(&Web, sent_at as u64)?,
+        layout: *snowflake.gen().config().layout(),
+    };
+    let renew_in = window.window.renew_in(mono_now()) as f64;
+    Ok(js_sys::Array::of3(
+        &window.into(),
+        &snowflake.into(),
+        &JsValue::from_f64(renew_in),
+    ))
 }
 
 /// Internal, not part of the API: the window of one `LeasedSnowflake`.

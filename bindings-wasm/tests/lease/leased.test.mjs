@@ -436,8 +436,13 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
       assert.match(e.message, /^invalid argument `ttl`: is not an option \(layout, node, onBackwards, /)
       return true
     })
-    // undefined and null count as absent; a bigint TTL and a URL object are taken.
-    const gen = await LeasedSnowflake.lease(new URL(svc.url), { node: null, fenceMs: undefined, ttlMs: 5000n, namespace: null })
+    // undefined and null count as absent; a bigint TTL and a URL object are taken; each option
+    // is read once (the request's and the generator's are the same reading).
+    let reads = 0
+    const options = { node: null, fenceMs: undefined, namespace: null, seed: 7 }
+    Object.defineProperty(options, 'ttlMs', { enumerable: true, get: () => (reads++ === 0 ? 5000n : 'changed') })
+    const gen = await LeasedSnowflake.lease(new URL(svc.url), options)
+    assert.equal(reads, 1)
     const [req] = svc.requests('/v1/leases')
     assert.deepEqual(Object.keys(req.body).sort(), ['client_time_ms', 'ttl_ms'])
     assert.equal(req.body.ttl_ms, 5000)
