@@ -800,13 +800,14 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
+    readonly __idmintLeaseGrant: (a: number, b: number, c: number, d: number) => void;
+    readonly __idmintLeaseRequest: (a: number, b: number, c: number) => void;
     readonly __idmintleasewindow_admit: (a: number, b: number, c: bigint) => void;
     readonly __idmintleasewindow_admitIds: (a: number, b: number, c: number) => void;
     readonly __idmintleasewindow_fenceWait: (a: number, b: number) => void;
     readonly __idmintleasewindow_info: (a: number, b: number) => void;
     readonly __idmintleasewindow_lose: (a: number) => void;
-    readonly __idmintleasewindow_new: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => void;
-    readonly __idmintleasewindow_renewed: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => void;
+    readonly __idmintleasewindow_renewed: (a: number, b: number, c: number, d: number) => void;
     readonly __idmintleasewindow_retryIn: (a: number, b: number, c: number) => number;
     readonly __wbg___idmintleasewindow_free: (a: number, b: number) => void;
     readonly __wbg_atomicsnowflake_free: (a: number, b: number) => void;

@@ -13,6 +13,7 @@
 //! | `options`   | option objects → core options, the node argument → the core's rule   |
 //! | `values`    | core values → JavaScript objects (`Parts`, `Field`s, `Stats`, `Run`, `UuidInfo`) |
 //! | `api`       | the classes' members and the clock-free functions, listed once for both bindings (`layout_api!`, `functions_api!`) |
+//! | `client_lease` | the browser's lease client: its options object, a lease service's grant and renewal answers |
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -21,6 +22,7 @@
 )]
 
 pub mod api;
+pub mod client_lease;
 pub mod convert;
 pub mod error;
 pub mod options;

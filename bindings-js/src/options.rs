@@ -79,14 +79,21 @@ impl KeyedOptions for idmint_coord::options::SegmentAllocatorOptions {
     }
 }
 
+/// A hook of [`read`] that takes a key before the options do: `(key, value)` → whether it did.
+pub type SpecialKeys<'a, H> =
+    dyn FnMut(&str, &<H as Host>::Value) -> Result<bool, <H as Host>::Error> + 'a;
+
 /// Reads the options object `v` (absent, `undefined` or `null`: every default) into `o`.
-/// `special(key, value)` may take a key first (a segment allocator's `obfuscator` object) and
-/// answers whether it did.
+/// `special(key, value)`, if given, may take a key first (a segment allocator's `obfuscator`
+/// object, the browser lease client's request keys) and answers whether it did. (A `dyn`
+/// function, so that every caller shares one copy of this function per options type; `None`
+/// rather than a function that takes nothing, so that a build whose callers all pass `None`
+/// (the browser's Snowflake entry) keeps no call through it.)
 pub fn read<H: Host, O: KeyedOptions>(
     h: &H,
     v: Option<&H::Value>,
     o: &mut O,
-    mut special: impl FnMut(&str, &H::Value) -> Result<bool, H::Error>,
+    mut special: Option<&mut SpecialKeys<'_, H>>,
 ) -> Result<(), H::Error> {
     let Some(v) = v.filter(|v| !is_nullish(h, v)) else {
         return Ok(());
@@ -94,8 +101,13 @@ pub fn read<H: Host, O: KeyedOptions>(
     expect_object(h, v, "options")?;
     for key in h.own_keys(v)? {
         let x = h.get(v, &key)?;
-        if is_nullish(h, &x) || special(&key, &x)? {
+        if is_nullish(h, &x) {
             continue;
+        }
+        if let Some(take) = special.as_mut() {
+            if take(&key, &x)? {
+                continue;
+            }
         }
         let what = format!("options.{key}");
         let text;
@@ -144,7 +156,7 @@ fn unknown_key<H: Host, O: KeyedOptions>(h: &H, key: &str) -> H::Error {
 /// The generator config of a `Snowflake` / `AtomicSnowflake` options object.
 pub fn snowflake_config<H: Host>(h: &H, v: Option<&H::Value>) -> Result<Config, H::Error> {
     let mut o = SnowflakeOptions::new();
-    read(h, v, &mut o, |_, _| Ok(false))?;
+    read(h, v, &mut o, None)?;
     o.config().or_throw(h)
 }
 

@@ -49,9 +49,7 @@ impl LeasedSnowflake {
         let h = Js(env);
         let source = string_arg(&h, &source.raw(), "source")?;
         let mut o = LeasedSnowflakeOptions::new();
-        options::read(&h, options.map(|o| o.raw()).as_ref(), &mut o, |_, _| {
-            Ok(false)
-        })?;
+        options::read(&h, options.map(|o| o.raw()).as_ref(), &mut o, None)?;
         Ok(LeasedSnowflake {
             inner: Some(open_after_releases(|| o.open(&source)).or_throw(&h)?),
         })

@@ -78,16 +78,21 @@ impl SegmentAllocator {
         let url = string_arg(&h, &store_url.raw(), "storeUrl")?;
         let mut o = SegmentAllocatorOptions::new();
         let mut obfuscator = None;
-        options::read(&h, options.map(|o| o.raw()).as_ref(), &mut o, |key, v| {
-            if key != "obfuscator" {
-                return Ok(false);
-            }
-            obfuscator = Some(
-                h.unwrap::<Obfuscator, _>(*v, |o| o.inner)
-                    .ok_or_else(|| type_error(&h, "options.obfuscator must be an Obfuscator"))?,
-            );
-            Ok(true)
-        })?;
+        options::read(
+            &h,
+            options.map(|o| o.raw()).as_ref(),
+            &mut o,
+            Some(&mut |key, v| {
+                if key != "obfuscator" {
+                    return Ok(false);
+                }
+                obfuscator =
+                    Some(h.unwrap::<Obfuscator, _>(*v, |o| o.inner).ok_or_else(|| {
+                        type_error(&h, "options.obfuscator must be an Obfuscator")
+                    })?);
+                Ok(true)
+            }),
+        )?;
         if let Some(ob) = obfuscator {
             o.obfuscate(ob);
         }

@@ -24,20 +24,22 @@
 //    UUID out from four 32-bit words with a table, as the `uuid` npm package does. A string made
 //    in Rust would cross through a TextDecoder (about half a microsecond in Chromium).
 //
-// 5. `LeasedSnowflake`, a class written in JavaScript (src/leased.js) on `Snowflake` and the
-//    internal `__idmintLeaseWindow` (src/leased.rs): appended without its comment lines (they
-//    are for this repository; the bundler and Node flavours ship the glue as it is), with the export
-//    its flavour needs (the bundler flavour's entry module lists its exports: it gets one more).
+// 5. `LeasedSnowflake`, a class written in JavaScript (src/leased.js) on the internal exports
+//    `__idmintLeaseRequest`, `__idmintLeaseGrant` and `__idmintLeaseWindow` (src/leased.rs):
+//    appended without its comment lines (they are for this repository; the bundler and Node
+//    flavours ship the glue as it is), with the export its flavour needs (the bundler flavour's
+//    entry module lists its exports: it gets one more).
 //
 // 6. The constants `NIL_UUID` and `MAX_UUID` (wasm-bindgen exports no constants), with the export
 //    its flavour needs, as for `LeasedSnowflake`.
 //
 // 7. Internal names stay out of the package's exports: the benchmark floors (`_benchFloor`,
-//    `_benchFloorClock`, `_benchFloorDate`, `_benchFloorPrecise`), `_idmintTakeError` and the
-//    class `__idmintLeaseWindow`. wasm-bindgen exports every Rust export under its name; here
-//    they become local to the glue (the code that uses them is in the same file), and the
-//    floors are reachable for the benchmark page only as `Snowflake[Symbol.for('idmint.bench')]`
-//    (as the Node package keeps its floor under a symbol).
+//    `_benchFloorClock`, `_benchFloorDate`, `_benchFloorPrecise`), `_idmintTakeError`,
+//    `__idmintLeaseRequest`, `__idmintLeaseGrant` and the class `__idmintLeaseWindow`.
+//    wasm-bindgen exports every Rust export under its name; here they become local to the glue
+//    (the code that uses them is in the same file), and the floors are reachable for the
+//    benchmark page only as `Snowflake[Symbol.for('idmint.bench')]` (as the Node package keeps
+//    its floor under a symbol).
 //
 // The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
 // than emit a file with unchecked methods.
@@ -105,7 +107,7 @@ function __idmintAdopt(obj) {
 /** Exports of the module that are not the package's (item 7 above). */
 const INTERNAL = [
   ...(HOLDS.snowflake ? ['_benchFloor', '_benchFloorClock', '_benchFloorDate', '_benchFloorPrecise', '_idmintTakeError'] : []),
-  ...(HOLDS.leased ? ['__idmintLeaseWindow'] : []),
+  ...(HOLDS.leased ? ['__idmintLeaseRequest', '__idmintLeaseGrant', '__idmintLeaseWindow'] : []),
 ]
 const HELPERS = RECEIVER + (HOLDS.formats ? UUID_TEXT : '') + (HOLDS.snowflake ? SNOWFLAKE : '')
 const BENCH = `

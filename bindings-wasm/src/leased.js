@@ -1,14 +1,19 @@
 // LeasedSnowflake: a Snowflake whose node is leased from an idmint lease service and renewed with
 // `fetch`. Appended to wasm-bindgen's glue of every flavour by scripts/glue.mjs (which adds the
-// export the flavour needs), where `Layout`, `Snowflake` and `__idmintLeaseWindow` are in scope;
-// the same text runs as an ES module and as CommonJS, so it neither imports nor exports.
+// export the flavour needs), where `__idmintLeaseRequest`, `__idmintLeaseGrant` and
+// `__idmintLeaseWindow` are in scope; the same text runs as an ES module and as CommonJS, so it neither imports nor exports.
 //
-// It mints with an ordinary Snowflake and passes every ID through the lease's window
-// (src/leased.rs, on the core's LeaseWindow), which decides whether it may go out, what a grant
-// or renewal permits, and when to renew or retry. This file checks the options and the
-// service's JSON, hands the numbers over, and makes the requests of the service's HTTP
-// contract (`idmint serve`, "Node leases"): POST /v1/leases for a grant, /v1/leases/renew on
-// a timer, /v1/leases/release from close().
+// This file holds only what must be JavaScript: the requests of the service's HTTP contract
+// (`idmint serve`, "Node leases": POST /v1/leases for a grant, /v1/leases/renew on a timer,
+// /v1/leases/release from close()) with `fetch`, the timers, the promises and each generator's
+// state. Every check of a value is Rust's (src/leased.rs): `lease()`'s arguments and the
+// service's answers (JSON.parse stays here) are read by the shared crate bindings-js
+// (client_lease.rs: the same rules and error texts as every other argument, through the same
+// options reader as the Node package's options), and each ID passes through the lease's window
+// (the core's LeaseWindow), which decides whether it may go out, what a grant or renewal
+// permits, and when to renew or retry. The errors made here are those of the requests and the
+// object (no answer from the service, its own error passed on, a closed or foreign object,
+// no `fetch`), in the core's codes and wording.
 
 /** Per generator: its Snowflake and lease window, where and how to ask, its lease string, timer. */
 const __idmintLeases = new WeakMap()
@@ -22,87 +27,6 @@ function __idmintError(Class, code, message, props) {
 function __idmintUnavailable(op, reason) {
   const message = `http store unavailable during ${op}: ${reason}`
   return __idmintError(Error, 'ERR_STORE_UNAVAILABLE', message, { store: 'http', op, reason })
-}
-
-/** `v` in a message, as the package's other argument errors show it. */
-function __idmintShown(v) {
-  if (v === null || v === undefined) return String(v)
-  if (typeof v === 'number') return `number ${v}`
-  if (typeof v === 'string') return `type string ('${v.length > 24 ? `${v.slice(0, 24)}...` : v}')`
-  return typeof v === 'object' ? 'an object' : `type ${typeof v}`
-}
-
-/** `v`, given as `what`, if it is of the type `must` describes; else the argument error. */
-function __idmintCheck(v, what, ok, must) {
-  if (!ok) throw __idmintError(TypeError, 'ERR_INVALID_ARG_TYPE', `${what} must be ${must}; received ${__idmintShown(v)}`)
-  return v
-}
-
-/** `v` as a millisecond count or node (a safe non-negative integer), given as `what`. */
-function __idmintInteger(v, what) {
-  if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v)
-  __idmintCheck(v, what, typeof v === 'number', 'a bigint or an integer number')
-  if (!Number.isSafeInteger(v) || v < 0) {
-    throw __idmintError(RangeError, 'ERR_OUT_OF_RANGE', `${what} must be a non-negative safe integer; received ${v}`)
-  }
-  return v
-}
-
-/** The terms a grant and a renewal answer both state (`what`: `grant` or `renewal`). */
-function __idmintTerms(answer, what) {
-  __idmintCheck(answer, what, typeof answer === 'object' && answer !== null, 'an object')
-  const ra = answer.renew_after_ms
-  return {
-    bound: __idmintInteger(answer.bound_ms, `${what}.bound_ms`),
-    ttl: __idmintInteger(answer.ttl_ms, `${what}.ttl_ms`),
-    renewAfter: ra == null ? undefined : __idmintInteger(ra, `${what}.renew_after_ms`),
-  }
-}
-
-/**
- * The options of `LeasedSnowflake.lease`, checked before the lease is requested: the request's
- * keys, and the generator's policies (by building a Snowflake with them). `node` and `fenceMs`
- * come from the lease.
- */
-function __idmintLeaseOptions(options) {
-  const o = {}
-  const policies = {}
-  if (options == null) return { o, policies }
-  __idmintCheck(options, 'options', typeof options === 'object', 'an object')
-  for (const [key, v] of Object.entries(options)) {
-    if (v == null) continue
-    const what = `options.${key}`
-    if (key === 'namespace' || key === 'token') o[key] = __idmintCheck(v, what, typeof v === 'string', 'a string')
-    else if (key === 'ttlMs') o.ttlMs = __idmintInteger(v, what)
-    else if (key === 'fetch') o.fetch = __idmintCheck(v, what, typeof v === 'function', 'a function')
-    else if (key === 'layout') {
-      const ok = typeof v === 'string' || v instanceof Layout
-      o.layout = __idmintCheck(v, what, ok, 'a Layout or a layout spec string')
-    } else if (key === 'node' || key === 'fenceMs' || key === 'fence_ms') {
-      const message = `invalid argument \`${key}\`: comes from the lease`
-      throw __idmintError(TypeError, 'ERR_INVALID_ARGUMENT', message, { argument: key })
-    } else policies[key] = v
-  }
-  new Snowflake({ ...policies, layout: o.layout, node: 0 }).free()
-  return { o, policies }
-}
-
-/**
- * The generator of a grant (`POST /v1/leases`, sent at `performance.now()` reading `sent`):
- * `[window, snowflake, ms until the first renewal]`, or the error of a grant that is
- * malformed or permits no ID.
- */
-function __idmintGrant(grant, sent, policies) {
-  const { bound, ttl, renewAfter } = __idmintTerms(grant, 'grant')
-  for (const key of ['lease', 'namespace', 'layout']) {
-    __idmintCheck(grant[key], `grant.${key}`, typeof grant[key] === 'string', 'a string')
-  }
-  const node = __idmintInteger(grant.node, 'grant.node')
-  const fence = grant.fence_ms == null ? undefined : __idmintInteger(grant.fence_ms, 'grant.fence_ms')
-  const snowflake = new Snowflake({ ...policies, layout: grant.layout, node, fenceMs: fence })
-  const window = new __idmintLeaseWindow(snowflake, fence, bound, sent, ttl, renewAfter)
-  // The grant states the first terms, as a renewal states the next.
-  return [window, snowflake, window.renewed(bound, sent, ttl, renewAfter)]
 }
 
 /** The `LeaseInfo` of `st`: the window's numbers (NaN for none), with the namespace and node. */
@@ -211,8 +135,7 @@ async function __idmintRenew(st) {
   let next
   if (failure === undefined) {
     try {
-      const { bound, ttl, renewAfter } = __idmintTerms(answer, 'renewal')
-      next = st.window.renewed(bound, sent, ttl, renewAfter)
+      next = st.window.renewed(answer, sent)
     } catch (e) {
       failure = e
     }
@@ -229,33 +152,36 @@ class LeasedSnowflake {
   }
 
   static async lease(serviceUrl, options) {
-    const ok = typeof serviceUrl === 'string' || serviceUrl instanceof URL
-    __idmintCheck(serviceUrl, 'serviceUrl', ok, 'a string or a URL')
-    const { o, policies } = __idmintLeaseOptions(options)
-    const fetch = o.fetch ?? globalThis.fetch
+    // The options as they are now (each property read once): checked before the request, and
+    // read again for the grant's generator.
+    const opts = options !== null && typeof options === 'object' ? { ...options } : options
+    const url = serviceUrl instanceof URL ? serviceUrl.href : serviceUrl
+    const [namespace, layout, ttlMs, token, given] = __idmintLeaseRequest(url, opts)
+    const fetch = given ?? globalThis.fetch
     if (typeof fetch !== 'function') {
       throw __idmintError(TypeError, 'ERR_INVALID_ARG_TYPE', 'options.fetch is required where there is no global fetch')
     }
     const headers = { 'content-type': 'application/json' }
-    if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`
+    if (token !== null) headers.authorization = `Bearer ${token}`
     const st = {
       url: String(serviceUrl).replace(/\/+$/, ''),
       fetch: (url, init) => fetch(url, init),
       headers,
       // A request may take a third of the TTL (clamped as the service clamps it).
-      timeoutMs: Math.min(Math.max(o.ttlMs ?? 30000, 1000), 300000) / 3,
+      timeoutMs: Math.min(Math.max(ttlMs ?? 30000, 1000), 300000) / 3,
     }
     const body = { client_time_ms: Date.now() }
-    if (o.namespace !== undefined) body.namespace = o.namespace
-    if (o.layout !== undefined) body.layout = typeof o.layout === 'string' ? o.layout : o.layout.spec
-    if (o.ttlMs !== undefined) body.ttl_ms = o.ttlMs
+    if (namespace !== null) body.namespace = namespace
+    if (layout !== null) body.layout = layout
+    if (ttlMs !== null) body.ttl_ms = ttlMs
     const sent = performance.now()
-    const grant = await __idmintPost(st, 'acquire', '/v1/leases', body)
     let made
+    let grant
     try {
-      made = __idmintGrant(grant, sent, policies)
+      grant = await __idmintPost(st, 'acquire', '/v1/leases', body)
+      made = __idmintLeaseGrant(opts, grant, sent)
     } catch (e) {
-      // Give back the node this generator will not use (best effort).
+      // Give back the node of a grant this generator will not use (best effort).
       if (typeof grant?.lease === 'string') {
         const upTo = Number.isSafeInteger(grant.fence_ms) ? grant.fence_ms : 0
         const release = { lease: grant.lease, issued_up_to_ms: upTo }

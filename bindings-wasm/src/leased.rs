@@ -1,13 +1,16 @@
 //! The Rust half of `LeasedSnowflake`, a `Snowflake` whose node is leased from a lease service
-//! (`idmint serve`) and renewed over `fetch`: an internal class holding the lease's window (the
-//! core's `LeaseWindow`: fence, recorded bound, deadline on `performance.now()`), which checks
-//! every ID before it goes out and says when to renew or retry. The class users see is
-//! JavaScript (`leased.js`, appended to the glue by scripts/glue.mjs): it mints with an
-//! ordinary `Snowflake`, passes each ID through this window, reads the service's JSON and
-//! makes the requests. This side takes plain numbers the JavaScript has checked (safe
-//! integers), so it adds few exports and no parsing to the `.wasm` (README.md, "Size").
+//! (`idmint serve`) and renewed over `fetch`. The class users see is JavaScript (`leased.js`,
+//! appended to the glue by scripts/glue.mjs): it makes the requests, runs the timers and holds
+//! the promises. Every check is here or further down: the options object and the service's
+//! grant and renewal answers are read by the shared crate (`idmint_js::client_lease`, with the
+//! option machinery and error texts of every other argument), and the lease's window is the
+//! core's `LeaseWindow` (fence, recorded bound, deadline on `performance.now()`), which checks
+//! every ID before it goes out and says when to renew or retry. Internal exports:
+//! `__idmintLeaseRequest` (`lease()`'s arguments checked, what the request sends),
+//! `__idmintLeaseGrant` (a grant's generator and window) and the class `__idmintLeaseWindow`.
 
 use idmint::{Layout, LeaseWindow};
+use idmint_js::client_lease;
 use wasm_bindgen::prelude::*;
 
 use crate::clock::performance_now;
@@ -21,6 +24,51 @@ fn mono_now() -> u64 {
     performance_now().ceil() as u64
 }
 
+/// Internal, not part of the API: `lease()`'s arguments checked before any request
+/// (`service_url` a string: the JavaScript turns a `URL` into its text; `options` a snapshot
+/// of the caller's, see [`lease_grant`]): `[namespace, layout, ttlMs, token, fetch]`, `null`
+/// for each not given (`layout` as the request sends it).
+#[wasm_bindgen(js_name = "__idmintLeaseRequest", skip_typescript)]
+pub fn lease_request(service_url: JsValue, options: JsValue) -> Result<js_sys::Array, JsValue> {
+    client_lease::service_url(&Web, &service_url)?;
+    let o = client_lease::lease_options(&Web, Some(&options))?;
+    let text = |s: Option<String>| s.map_or(JsValue::NULL, JsValue::from);
+    let ttl = o
+        .ttl_ms
+        .map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
+    let fetch = o.fetch.unwrap_or(JsValue::NULL);
+    let out = js_sys::Array::of3(&text(o.namespace), &text(o.layout), &ttl);
+    out.push(&text(o.token));
+    out.push(&fetch);
+    Ok(out)
+}
+
+/// Internal, not part of the API: the generator of `grant` (the parsed answer of
+/// `POST /v1/leases`, sent at `performance.now()` reading `sent_at`) under `lease()`'s
+/// `options`, read again (the snapshot [`lease_request`] checked: two reads of one copy cost
+/// less `.wasm` than a class holding the first, about 350 B gzipped): `[window, snowflake, ms until the first
+/// renewal]`, or the error of a grant that is malformed or permits no ID.
+#[wasm_bindgen(js_name = "__idmintLeaseGrant", skip_typescript)]
+pub fn lease_grant(
+    options: JsValue,
+    grant: JsValue,
+    sent_at: f64,
+) -> Result<js_sys::Array, JsValue> {
+    let o = client_lease::lease_options(&Web, Some(&options))?;
+    let g = client_lease::grant(&Web, &grant)?;
+    let snowflake = JsSnowflake::from_core(g.config(&Web, &o)?)?;
+    let window = JsLeaseWindow {
+        window: g.window(&Web, sent_at as u64)?,
+        layout: *snowflake.gen().config().layout(),
+    };
+    let renew_in = window.window.renew_in(mono_now()) as f64;
+    Ok(js_sys::Array::of3(
+        &window.into(),
+        &snowflake.into(),
+        &JsValue::from_f64(renew_in),
+    ))
+}
+
 /// Internal, not part of the API: the window of one `LeasedSnowflake`.
 #[wasm_bindgen(js_name = "__idmintLeaseWindow", skip_typescript)]
 pub struct JsLeaseWindow {
@@ -31,35 +79,6 @@ pub struct JsLeaseWindow {
 
 #[wasm_bindgen(js_class = "__idmintLeaseWindow")]
 impl JsLeaseWindow {
-    /// The window of a grant for `snowflake` (built on the grant's layout, node and fence),
-    /// for a request sent at `performance.now()` reading `sent_at`: `ERR_INVALID_CONFIG` when
-    /// it permits no ID. The node and layout are the generator's own, so they cannot differ.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        snowflake: &JsSnowflake,
-        fence_ms: Option<f64>,
-        bound_ms: f64,
-        sent_at: f64,
-        ttl_ms: f64,
-        renew_after_ms: Option<f64>,
-    ) -> Result<JsLeaseWindow, JsValue> {
-        let ms = |v: f64| v as u64;
-        let gen = snowflake.gen();
-        let window = LeaseWindow::new(
-            gen.node(),
-            fence_ms.map(ms),
-            ms(bound_ms),
-            ms(sent_at),
-            ms(ttl_ms),
-            renew_after_ms.map(ms),
-        )
-        .or_throw(&Web)?;
-        Ok(JsLeaseWindow {
-            window,
-            layout: *gen.config().layout(),
-        })
-    }
-
     /// Whether `id`, minted just now, may go out: nothing, or the refusal.
     pub fn admit(&mut self, id: u64) -> Result<(), JsValue> {
         let t = self.layout.timestamp_ms(id);
@@ -81,19 +100,11 @@ impl JsLeaseWindow {
         self.window.admit(hi, now).or_throw(&Web)
     }
 
-    /// A successful renewal (or the grant itself), sent at `sent_at`: ms until the next is due.
-    pub fn renewed(
-        &mut self,
-        bound_ms: f64,
-        sent_at: f64,
-        ttl_ms: f64,
-        renew_after_ms: Option<f64>,
-    ) -> Result<f64, JsValue> {
-        let ms = |v: f64| v as u64;
-        let after = renew_after_ms.map(ms);
-        self.window
-            .renewed(ms(bound_ms), ms(sent_at), ms(ttl_ms), after)
-            .or_throw(&Web)?;
+    /// A renewal's answer (parsed JSON), for the request sent at `sent_at`: ms until the next
+    /// is due, or the error of an answer that is malformed or permits no ID.
+    pub fn renewed(&mut self, answer: JsValue, sent_at: f64) -> Result<f64, JsValue> {
+        let terms = client_lease::terms(&Web, &answer, "renewal")?;
+        terms.renew(&Web, &mut self.window, sent_at as u64)?;
         Ok(self.window.renew_in(mono_now()) as f64)
     }
 

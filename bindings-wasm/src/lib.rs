@@ -6,7 +6,7 @@
 //! |-------------|------------------------------------------------------------------------|
 //! | `layout`    | `Layout`                                                               |
 //! | `snowflake` | `Snowflake`, `AtomicSnowflake`, `randomNode`                            |
-//! | `leased`    | `LeasedSnowflake`'s lease window (the class itself and its requests: `leased.js`) |
+//! | `leased`    | `LeasedSnowflake`'s checked options, its grant's generator and lease window (the class itself and its requests: `leased.js`) |
 //! | `named`     | `NamedGenerator`, `fromConfig`                                          |
 //! | `uuid`      | the clocked `uuid1/4/6/7`, `uuid7s`, `typeid`, `ulid`; `UuidGenerator`, `Uuid7Generator`, `UlidGenerator` |
 //! | `functions` | `encode`, `parseId`, the sans-IO UUID/TypeID/ULID functions, parsing (listed in bindings-js) |

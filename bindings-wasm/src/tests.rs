@@ -425,3 +425,53 @@ fn strings_are_made_by_javascript() {
 fn bench_floor() {
     assert_eq!(crate::bench_floor(), 0x0123_4567_89ab_cdef);
 }
+
+/// A renewal's answer is read by bindings-js (`client_lease::terms`, what
+/// `__idmintLeaseWindow.renewed` calls): each field with the type and range rules, codes and
+/// messages of every other argument; the package retries a renewal refused so.
+#[wasm_bindgen_test]
+fn malformed_renewals_are_refused_field_by_field() {
+    let web = &crate::convert::Web;
+    let good = [
+        ("bound_ms", JsValue::from(5000u32)),
+        ("ttl_ms", JsValue::from(1500u32)),
+        ("renew_after_ms", JsValue::from(500u32)),
+    ];
+    let t = idmint_js::client_lease::terms(web, &options(&good), "renewal").unwrap();
+    assert_eq!(
+        (t.bound_ms, t.ttl_ms, t.renew_after_ms),
+        (5000, 1500, Some(500))
+    );
+    let t = idmint_js::client_lease::terms(web, &options(&good[..2]), "renewal").unwrap();
+    assert_eq!(t.renew_after_ms, None);
+
+    let unsafe_ms = 2f64.powi(53);
+    for (i, (key, _)) in good.iter().enumerate() {
+        let mut cases = vec![
+            (JsValue::from_str("5"), "ERR_INVALID_ARG_TYPE", format!("renewal.{key} must be a bigint or an integer number; received type string ('5')")),
+            (JsValue::from(-1), "ERR_OUT_OF_RANGE", format!("renewal.{key} must not be negative; received -1")),
+            (JsValue::from(1.5), "ERR_OUT_OF_RANGE", format!("renewal.{key} must be an integer; received 1.5")),
+            (JsValue::from(unsafe_ms), "ERR_OUT_OF_RANGE", format!("renewal.{key} as a number must be at most Number.MAX_SAFE_INTEGER; received 9007199254740992 (pass a bigint for larger values)")),
+        ];
+        if *key != "renew_after_ms" {
+            cases.push((
+                JsValue::UNDEFINED,
+                "ERR_INVALID_ARG_TYPE",
+                format!("renewal.{key} must be a bigint or an integer number; received undefined"),
+            ));
+        }
+        for (bad, want_code, want_message) in cases {
+            let mut answer = good.to_vec();
+            answer[i].1 = bad;
+            let e = idmint_js::client_lease::terms(web, &options(&answer), "renewal").unwrap_err();
+            assert_eq!(code(&e), want_code);
+            assert_eq!(prop(&e, "message").as_string().unwrap(), want_message);
+        }
+    }
+    let e = idmint_js::client_lease::terms(web, &JsValue::NULL, "renewal").unwrap_err();
+    assert!(e.is_instance_of::<js_sys::TypeError>());
+    assert_eq!(
+        prop(&e, "message").as_string().unwrap(),
+        "renewal must be an object; received null"
+    );
+}

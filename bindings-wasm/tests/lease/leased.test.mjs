@@ -64,6 +64,26 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     return svc
   }
 
+  /**
+   * A fresh service whose grant `bad` rewrites: `lease()` rejects with `cls` and `code`, its
+   * message matching `message` (a RegExp) or equal to it (a string); no generator is made and
+   * the node is given back.
+   */
+  async function refusedGrant(bad, cls, code, message) {
+    await fresh()
+    svc.grant = bad
+    const what = bad.toString()
+    await assert.rejects(LeasedSnowflake.lease(svc.url), (e) => {
+      assert.ok(e instanceof cls, `${what}: ${e}`)
+      assert.equal(e.code, code, `${what}: ${e.message}`)
+      if (message instanceof RegExp) assert.match(e.message, message, what)
+      else assert.equal(e.message, message, what)
+      return true
+    })
+    assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'], what)
+    assert.equal(svc.requests('/v1/leases/renew').length, 0, what)
+  }
+
   test('a grant: IDs carry the node, come after its fence, and stay within the lease', async () => {
     await fresh()
     const fence = Date.now() + 300 // the node's previous holder issued up to 300 ms from now
@@ -125,12 +145,14 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     await gen.close()
   })
 
-  for (const mode of ['503', 'hang', 'reset']) {
+  // 'malformed': the service answers 200 with a renewal the client refuses (bound_ms -1).
+  for (const mode of ['503', 'hang', 'reset', 'malformed']) {
     test(`renewals failing (${mode}): minting goes on until the deadline, then stops until one succeeds`, async () => {
       await fresh()
       const start = performance.now()
       const gen = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE, ttlMs: 1500 })
-      svc.renew = mode
+      if (mode === 'malformed') svc.renewal = (r) => ({ ...r, bound_ms: -1 })
+      else svc.renew = mode
       let lastOk = 0
       let refused
       while (refused === undefined) {
@@ -156,6 +178,7 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
       assert.ok(attempts >= 2, `${attempts} renewal attempts`) // retried
 
       svc.renew = 'ok'
+      svc.renewal = (r) => r
       await until(() => {
         try {
           gen.nextId()
@@ -292,25 +315,57 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
       [(g) => ({ ...g, layout: 'nope' }), Error, 'ERR_INVALID_LAYOUT', /./],
       [(g) => ({ ...g, namespace: 5 }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.namespace/],
     ]
-    for (const [bad, cls, code, message] of cases) {
-      await fresh()
-      svc.grant = bad
-      const what = bad.toString()
-      await assert.rejects(LeasedSnowflake.lease(svc.url), (e) => {
-        assert.ok(e instanceof cls, `${what}: ${e}`)
-        assert.equal(e.code, code, `${what}: ${e.message}`)
-        assert.match(e.message, message, what)
-        return true
-      })
-      assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'], what)
-      assert.equal(svc.requests('/v1/leases/renew').length, 0, what)
-    }
+    for (const [bad, cls, code, message] of cases) await refusedGrant(bad, cls, code, message)
     // Without a lease string there is nothing to give back.
     await fresh()
     svc.grant = (g) => ({ ...g, lease: undefined })
     await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_INVALID_ARG_TYPE', message: /grant\.lease/ })
     svc.grant = () => 'not an object'
     await assert.rejects(LeasedSnowflake.lease(svc.url), { code: 'ERR_INVALID_ARG_TYPE', message: /^grant must be an object/ })
+  })
+
+  test('malformed grants, field by field: the code and message of bindings-js, and the node given back', async () => {
+    const UNSAFE = 2 ** 53
+    const int = (f) => [
+      [(g) => ({ ...g, [f]: undefined }), TypeError, 'ERR_INVALID_ARG_TYPE', `grant.${f} must be a bigint or an integer number; received undefined`],
+      [(g) => ({ ...g, [f]: '5' }), TypeError, 'ERR_INVALID_ARG_TYPE', `grant.${f} must be a bigint or an integer number; received type string ('5')`],
+      [(g) => ({ ...g, [f]: -1 }), RangeError, 'ERR_OUT_OF_RANGE', `grant.${f} must not be negative; received -1`],
+      [(g) => ({ ...g, [f]: 1.5 }), RangeError, 'ERR_OUT_OF_RANGE', `grant.${f} must be an integer; received 1.5`],
+      [(g) => ({ ...g, [f]: UNSAFE }), RangeError, 'ERR_OUT_OF_RANGE', `grant.${f} as a number must be at most Number.MAX_SAFE_INTEGER; received ${UNSAFE} (pass a bigint for larger values)`],
+    ]
+    // Optional fields: absent or null is no fence, the default renewal time.
+    const optional = (f) => int(f).slice(1)
+    const text = (f) => [
+      [(g) => ({ ...g, [f]: 5 }), TypeError, 'ERR_INVALID_ARG_TYPE', `grant.${f} must be a string; received number 5`],
+      [(g) => ({ ...g, [f]: null }), TypeError, 'ERR_INVALID_ARG_TYPE', `grant.${f} must be a string; received null`],
+    ]
+    const cases = [
+      ...int('bound_ms'),
+      ...int('ttl_ms'),
+      ...int('node'),
+      ...optional('renew_after_ms'),
+      ...optional('fence_ms'),
+      ...text('namespace'),
+      ...text('layout'),
+    ]
+    for (const [bad, cls, code, message] of cases) await refusedGrant(bad, cls, code, message)
+    for (const [bad, message] of [
+      [(g) => ({ ...g, lease: undefined }), 'grant.lease must be a string; received undefined'],
+      [(g) => ({ ...g, lease: 7 }), 'grant.lease must be a string; received number 7'],
+      [() => null, 'grant must be an object; received null'],
+      [() => 42, 'grant must be an object; received number 42'],
+    ]) {
+      await fresh()
+      svc.grant = bad
+      await assert.rejects(LeasedSnowflake.lease(svc.url), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message })
+      assert.equal(svc.requests('/v1/leases/release').length, 0)
+    }
+    // Absent or null optional fields are fine.
+    await fresh()
+    svc.grant = (g) => ({ ...g, fence_ms: null, renew_after_ms: undefined })
+    const gen = await LeasedSnowflake.lease(svc.url)
+    assert.equal(gen.fenceMs, null)
+    await gen.close()
   })
 
   test("the service's errors, a service that is not there, the token", async () => {
@@ -342,6 +397,57 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     assert.equal(svc.log.at(-1).path, '/v1/leases') // the trailing slash is dropped
     await gen.close()
     assert.equal(calls, 2)
+  })
+
+  test('bad options, key by key: the code and message of bindings-js, before any request', async () => {
+    await fresh()
+    const UNSAFE = 2 ** 53
+    const bad = [
+      [5, {}, TypeError, 'ERR_INVALID_ARG_TYPE', 'serviceUrl must be a string or a URL; received number 5'],
+      [svc.url, 5, TypeError, 'ERR_INVALID_ARG_TYPE', 'options must be an object; received number 5'],
+      [svc.url, { namespace: 7 }, TypeError, 'ERR_INVALID_ARG_TYPE', 'options.namespace must be a string; received number 7'],
+      [svc.url, { token: {} }, TypeError, 'ERR_INVALID_ARG_TYPE', 'options.token must be a string; received an object'],
+      [svc.url, { ttlMs: '1s' }, TypeError, 'ERR_INVALID_ARG_TYPE', "options.ttlMs must be a bigint or an integer number; received type string ('1s')"],
+      [svc.url, { ttlMs: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'options.ttlMs must not be negative; received -1'],
+      [svc.url, { ttlMs: -1n }, RangeError, 'ERR_OUT_OF_RANGE', 'options.ttlMs must not be negative; received a negative bigint'],
+      [svc.url, { ttlMs: 1.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'options.ttlMs must be an integer; received 1.5'],
+      [svc.url, { ttlMs: UNSAFE }, RangeError, 'ERR_OUT_OF_RANGE', `options.ttlMs as a number must be at most Number.MAX_SAFE_INTEGER; received ${UNSAFE} (pass a bigint for larger values)`],
+      [svc.url, { fetch: 'no' }, TypeError, 'ERR_INVALID_ARG_TYPE', "options.fetch must be a function; received type string ('no')"],
+      [svc.url, { layout: 12 }, TypeError, 'ERR_INVALID_ARG_TYPE', 'options.layout must be a Layout or a layout spec string; received number 12'],
+      [svc.url, { layout: {} }, TypeError, 'ERR_INVALID_ARG_TYPE', 'options.layout must be a Layout or a layout spec string; received an object that is not a Layout'],
+      [svc.url, { node: 1 }, TypeError, 'ERR_INVALID_ARGUMENT', 'invalid argument `node`: comes from the lease'],
+      [svc.url, { node: { worker: 1 } }, TypeError, 'ERR_INVALID_ARGUMENT', 'invalid argument `node`: comes from the lease'],
+      [svc.url, { fenceMs: 1 }, TypeError, 'ERR_INVALID_ARGUMENT', 'invalid argument `fenceMs`: comes from the lease'],
+      [svc.url, { fence_ms: 1 }, TypeError, 'ERR_INVALID_ARGUMENT', 'invalid argument `fence_ms`: comes from the lease'],
+    ]
+    for (const [where, options, cls, code, message] of bad) {
+      const what = `${String(where)} ${String(Object.keys(options ?? {}))}`
+      await assert.rejects(LeasedSnowflake.lease(where, options), (e) => {
+        assert.ok(e instanceof cls, `${what}: ${e}`)
+        assert.equal(e.code, code, `${what}: ${e.message}`)
+        assert.equal(e.message, message, what)
+        if (code === 'ERR_INVALID_ARGUMENT') assert.equal(e.argument, message.split('`')[1])
+        return true
+      })
+    }
+    // An unknown key is the generator options' error, listing their keys.
+    await assert.rejects(LeasedSnowflake.lease(svc.url, { ttl: 5000 }), (e) => {
+      assert.equal(e.code, 'ERR_INVALID_ARGUMENT')
+      assert.match(e.message, /^invalid argument `ttl`: is not an option \(layout, node, onBackwards, /)
+      return true
+    })
+    // undefined and null count as absent; a bigint TTL and a URL object are taken; each option
+    // is read once (the request's and the generator's are the same reading).
+    let reads = 0
+    const options = { node: null, fenceMs: undefined, namespace: null, seed: 7 }
+    Object.defineProperty(options, 'ttlMs', { enumerable: true, get: () => (reads++ === 0 ? 5000n : 'changed') })
+    const gen = await LeasedSnowflake.lease(new URL(svc.url), options)
+    assert.equal(reads, 1)
+    const [req] = svc.requests('/v1/leases')
+    assert.deepEqual(Object.keys(req.body).sort(), ['client_time_ms', 'ttl_ms'])
+    assert.equal(req.body.ttl_ms, 5000)
+    await gen.close()
+    assert.equal(svc.requests('/v1/leases').length, 1)
   })
 
   test('bad arguments are refused before any request', async () => {

@@ -5,6 +5,7 @@
 //   const svc = await leaseService({ nodes: 16 })
 //   svc.renew = '503'        // renewals answer 503 (Retry-After: 1); also '409', 'hang', 'reset'
 //   svc.grant = (g) => ({ ...g, node: undefined })   // rewrite the next grants
+//   svc.renewal = (r) => ({ ...r, bound_ms: -1 })     // rewrite the next renewals' answers
 //   svc.log                  // every request: { method, path, body, status, headers }
 //
 // Like a real store it records, for every node, the bound of each grant and renewal and the
@@ -21,6 +22,7 @@ export async function leaseService({ nodes = 16, token = null } = {}) {
     renew: 'ok',
     acquire: 'ok',
     grant: (g) => g,
+    renewal: (r) => r,
     /** ms after the client's (or the service's) time that grants and renewals record. */
     reserveMs: null,
     log: [],
@@ -104,7 +106,7 @@ export async function leaseService({ nodes = 16, token = null } = {}) {
         l.expires = now + l.ttl
         const bound = reserve(l.ttl, Math.max(body.client_time_ms ?? 0, body.issued_up_to_ms ?? 0))
         record(l.node, bound)
-        return answer(200, { bound_ms: bound, ttl_ms: l.ttl, renew_after_ms: Math.floor(l.ttl / 3), server_time_ms: now })
+        return answer(200, svc.renewal({ bound_ms: bound, ttl_ms: l.ttl, renew_after_ms: Math.floor(l.ttl / 3), server_time_ms: now }))
       }
       if (req.url === '/v1/leases/release') {
         const l = leases.get(body.lease)
