@@ -61,6 +61,8 @@ mod segment;
 
 mod ffi;
 
+mod stores;
+
 pub use codec::*;
 pub use error::*;
 pub use ksuid::*;
