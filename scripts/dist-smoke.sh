@@ -8,17 +8,18 @@
 #   Node.js  fresh npm projects: the idmint and idmint-linux-x64-gnu tarballs alone, and with the
 #            idmint-stores add-on; examples/node/example.mjs and tests/vectors.test.mjs against
 #            each; tests-light/ against the light one, a redis:// URL naming the add-on
-#   (Python likewise: the light wheel alone, and pip install 'idmint[stores]' from dist/; C: the
-#   libidmint and libidmint-stores tarballs. Cold `import idmint` / `require('idmint')` times:
-#   the median of 7 new processes.)
 #   Browser  the idmint-web tarball in a fresh npm project; the same vectors test against its
 #            node flavour
-#   C        the tarball unpacked; examples/c/example.c and the C test suite (vector tables)
-#            built with pkg-config and with CMake, linked statically and dynamically
+#   C        the libidmint tarball and the libidmint-stores one unpacked beside it;
+#            examples/c/example.c and the C test suite (vector tables) against each library,
+#            built with pkg-config and with CMake, linked statically and dynamically;
+#            tests/test_light.c against libidmint
 #   CLI      the tarball unpacked; mint and decode, a vector decoded, man page, completions
 #   Postgres the extension package's install.sh into the machine's PostgreSQL, a fresh cluster
 #            (initdb, preloaded, idmint.node set) and bindings-postgres/README.md's example in psql
-# Prints install times and artifact sizes.
+# Prints artifact sizes, install times (pip install / npm install alone) and start times (a new
+# `python3 -c 'import idmint'` / `node -e "require('idmint')"`, the median of 7, light and with
+# the add-on, beside the bare interpreter's).
 #
 #   bash scripts/dist-smoke.sh
 set -euo pipefail
