@@ -43,6 +43,7 @@ gcc -fsanitize=address,undefined "$out/san.c" -o "$out/san" || {
 step "format and clippy (warnings are errors)"
 cargo fmt -p idmint-c -- --check
 cargo clippy --locked -q -p idmint-c --all-targets -- -D warnings
+cargo clippy --locked -q -p idmint-c --all-targets --features stores -- -D warnings
 cargo clippy --locked -q -p idmint-c --all-targets --features gen-header -- -D warnings
 
 step "Rust unit tests (statuses, panics, messages)"
@@ -52,23 +53,32 @@ if ! cargo test --locked -q -p idmint-c >"$out/rust-tests.log" 2>&1; then
 fi
 grep -E '^test result' "$out/rust-tests.log" | head -n 1
 
-step "libraries: cargo build -p idmint-c --release --target HOST"
+step "libraries: libidmint (--profile light) and libidmint-stores (--release --features stores), --target HOST"
 # The host's triple named explicitly, as for the Python and Node packages (napi-rs names it):
-# the three then share one release build of their dependencies (scripts/test.sh).
+# the three then share one release build of their dependencies (scripts/test.sh). The light
+# library (no store clients) builds with the `light` profile, in a directory of its own; the one
+# with every store with `release`, and is named libidmint-stores here as install.sh names it.
 host=$(rustc -vV | sed -n 's/^host: //p')
-cargo build --locked -q -p idmint-c --release --target "$host"
-lib=$target/$host/release
-for f in libidmint.a libidmint.so; do
-  [ -f "$lib/$f" ] || { echo "missing $lib/$f" >&2; exit 1; }
+cargo build --locked -q -p idmint-c --profile light --target "$host"
+cargo build --locked -q -p idmint-c --release --features stores --target "$host"
+lib=$target/$host/light
+stores_lib=$out/stores-lib
+mkdir -p "$stores_lib"
+cp "$target/$host/release/libidmint.a" "$stores_lib/libidmint-stores.a"
+cp "$target/$host/release/libidmint.so" "$stores_lib/libidmint-stores.so"
+for f in "$lib/libidmint.a" "$lib/libidmint.so"; do
+  [ -f "$f" ] || { echo "missing $f" >&2; exit 1; }
 done
-ls -l "$lib/libidmint.a" "$lib/libidmint.so"
+ls -l "$lib/libidmint.a" "$lib/libidmint.so" "$stores_lib/libidmint-stores.a" "$stores_lib/libidmint-stores.so"
 # Programs linked with -lidmint load it by its soname (bindings-c/build.rs): link that name to
 # the library in place, as an installation does.
-soname=$(readelf -d "$lib/libidmint.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = "libidmint.so.0.1" ] || [ "${soname#libidmint.so.}" != "$soname" ] \
-  || { echo "libidmint.so has no soname (bindings-c/build.rs)" >&2; exit 1; }
-ln -sf libidmint.so "$lib/$soname"
-echo "soname: $soname"
+for so in "$lib/libidmint.so" "$stores_lib/libidmint-stores.so"; do
+  soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  name=$(basename "$so")
+  [ "${soname#"$name".}" != "$soname" ] || { echo "$so has soname '$soname', not $name.* (bindings-c/build.rs)" >&2; exit 1; }
+  ln -sf "$name" "$(dirname "$so")/$soname"
+  echo "soname: $soname"
+done
 
 step "include/idmint.h is up to date"
 bash bindings-c/gen-header.sh "$out/idmint.h" >/dev/null
@@ -129,6 +139,20 @@ gcc "${cflags[@]}" "$src" -L"$lib" -Wl,-rpath,"$lib" -lidmint -lpthread \
   -o "$out/test_idmint_shared"
 run_c_tests shared "$out/test_idmint_shared"
 
+# The same tests against libidmint-stores (the same header), static and shared.
+gcc "${cflags[@]}" "$src" "$stores_lib/libidmint-stores.a" -lpthread -ldl -lm -o "$out/test_idmint_stores"
+run_c_tests libidmint-stores-static "$out/test_idmint_stores"
+gcc "${cflags[@]}" "$src" -L"$stores_lib" -Wl,-rpath,"$stores_lib" -lidmint-stores -lpthread \
+  -o "$out/test_idmint_stores_shared"
+run_c_tests libidmint-stores-shared "$out/test_idmint_stores_shared"
+
+# libidmint's own stores: the file and memory ones work, another URL names libidmint-stores.
+light=bindings-c/tests/test_light.c
+gcc "${cflags[@]}" "$light" "${static_libs[@]}" -o "$out/test_light"
+suite=light run_c_tests static "$out/test_light"
+gcc "${cflags[@]}" "$light" -L"$lib" -Wl,-rpath,"$lib" -lidmint -lpthread -o "$out/test_light_shared"
+suite=light run_c_tests shared "$out/test_light_shared"
+
 run_c_tests valgrind valgrind -q --error-exitcode=1 --leak-check=full \
   --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
   "$out/test_idmint"
@@ -174,10 +198,12 @@ fi
 export IDMINT_TEST_REQUIRE_SERVERS=1
 echo "redis $IDMINT_TEST_REDIS_URL, postgres $IDMINT_TEST_POSTGRES_URL"
 
+# Against libidmint-stores, the library with the store clients.
 stores=bindings-c/tests/test_stores.c
-gcc "${cflags[@]}" "$stores" "${static_libs[@]}" -o "$out/test_stores"
+stores_static=("$stores_lib/libidmint-stores.a" -lpthread -ldl -lm)
+gcc "${cflags[@]}" "$stores" "${stores_static[@]}" -o "$out/test_stores"
 suite=store run_c_tests static "$out/test_stores"
-gcc "${cflags[@]}" "$stores" -L"$lib" -Wl,-rpath,"$lib" -lidmint -lpthread \
+gcc "${cflags[@]}" "$stores" -L"$stores_lib" -Wl,-rpath,"$stores_lib" -lidmint-stores -lpthread \
   -o "$out/test_stores_shared"
 suite=store run_c_tests shared "$out/test_stores_shared"
 suite=store run_c_tests valgrind valgrind -q --error-exitcode=1 --leak-check=full \
@@ -185,7 +211,7 @@ suite=store run_c_tests valgrind valgrind -q --error-exitcode=1 --leak-check=ful
   --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
   "$out/test_stores"
 gcc "${cflags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-  -fno-omit-frame-pointer "$stores" "${static_libs[@]}" -o "$out/test_stores_asan"
+  -fno-omit-frame-pointer "$stores" "${stores_static[@]}" -o "$out/test_stores_asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   suite=store run_c_tests asan-ubsan "$out/test_stores_asan"
 
@@ -199,13 +225,17 @@ step "install into a temporary prefix and build with pkg-config"
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"; stop_services' EXIT
 bash bindings-c/install.sh "$prefix"
+bash bindings-c/install.sh --stores "$prefix"
 pc=(env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config)
-[ "$("${pc[@]}" --modversion idmint)" = "$version" ]
-# shellcheck disable=SC2046
-gcc -std=c11 -Wall -Werror examples/c/example.c $("${pc[@]}" --cflags --libs idmint) \
-  -Wl,-rpath,"$prefix/lib" -o "$prefix/example"
-"$prefix/example" >/dev/null
-echo "pkg-config idmint $version: ok"
+for name in idmint idmint-stores; do
+  [ "$("${pc[@]}" --modversion $name)" = "$version" ]
+  # shellcheck disable=SC2046
+  gcc -std=c11 -Wall -Werror examples/c/example.c $("${pc[@]}" --cflags --libs $name) \
+    -Wl,-rpath,"$prefix/lib" -o "$prefix/example-$name"
+  "$prefix/example-$name" >/dev/null
+  ldd "$prefix/example-$name" | grep -q "lib$name.so.0"
+  echo "pkg-config $name $version: ok"
+done
 
 echo
 tail -n 1 "$out/test-static.log"

@@ -7,7 +7,30 @@ const { existsSync } = require('node:fs')
 const { join } = require('node:path')
 const { candidates, installedPackage, packages } = require('./platform.js')
 
+// The store add-on `idmint-stores` (`npm install idmint-stores`), when installed: the same addon
+// built with every store client. Without it this package's own addon has the file lease store
+// and the memory segment store, and another store URL fails with ERR_INVALID_CONFIG naming it.
+function storesAddon() {
+  let entry
+  try {
+    entry = require.resolve('idmint-stores', { paths: [__dirname] })
+  } catch {
+    return undefined // not installed
+  }
+  const addon = require(entry).load()
+  const { version } = require('./package.json')
+  if (addon.version() !== version) {
+    throw new Error(
+      `idmint ${version} found the add-on idmint-stores ${addon.version()}: install the same release ` +
+        `of both (npm install idmint-stores@${version})`
+    )
+  }
+  return addon
+}
+
 function load() {
+  const stores = storesAddon()
+  if (stores) return stores
   const tried = []
   for (const name of candidates()) {
     const path = join(__dirname, name)

@@ -3,7 +3,8 @@
 // idmint.<platform>-<arch>[-<abi>].node as `napi build --platform` names them (a source build),
 // or the prebuilt package idmint-<platform>-<arch>[-<abi>] that npm installs through
 // optionalDependencies. Shared by index.js (which loads the first that exists) and
-// scripts/install.js (which builds only when none exists).
+// scripts/install.js (which builds only when none exists), and copied into the store add-on
+// `idmint-stores`, whose addon and packages are named with its own base (`idmint-stores`).
 
 function triples() {
   const { platform, arch } = process
@@ -18,18 +19,18 @@ function triples() {
 }
 
 /** The addon's file names in this package. */
-function candidates() {
-  return triples().map((t) => `idmint.${t}.node`)
+function candidates(base = 'idmint') {
+  return triples().map((t) => `${base}.${t}.node`)
 }
 
 /** The prebuilt packages that may hold the addon. */
-function packages() {
-  return triples().map((t) => `idmint-${t}`)
+function packages(base = 'idmint') {
+  return triples().map((t) => `${base}-${t}`)
 }
 
 /** The first prebuilt package that is installed, resolved from `dir`, or undefined. */
-function installedPackage(dir) {
-  for (const name of packages()) {
+function installedPackage(dir, base = 'idmint') {
+  for (const name of packages(base)) {
     try {
       return { name, path: require.resolve(name, { paths: [dir] }) }
     } catch {

@@ -48,22 +48,35 @@ if ! npm ci --ignore-scripts --no-audit --no-fund 2>"$tmp/ci.err"; then
   fi
 fi
 
-step "build the addon (release); index.d.ts must be fresh and name what the addon exports"
+step "build the addons: light (--profile light) and with the stores (--release --features stores); index.d.ts must be fresh and name what the addon exports"
 # Touch the crate root so the #[napi] macros run again and napi's declarations (napi.d.ts, used
 # only to check which names the addon exports) come from the current source.
 touch src/lib.rs
-node_modules/.bin/napi build --platform --release --no-js --dts napi.d.ts --output-dir "$tmp" -- --locked
+node_modules/.bin/napi build --platform --release --features stores --no-js --dts napi.d.ts --output-dir "$tmp" -- --locked
 node ../bindings-js/dts.mjs names node "$tmp/napi.d.ts"
 node ../bindings-js/dts.mjs node "$tmp/index.d.ts"
 if ! diff -u index.d.ts "$tmp/index.d.ts"; then
   echo "index.d.ts is stale: run 'npm run build' in bindings-node (it is generated from bindings-js/idmint.d.ts) and commit it" >&2
   exit 1
 fi
+# The light addon (the package `idmint`), in a directory of its own (the `light` profile).
+mkdir -p "$tmp/light"
+node_modules/.bin/napi build --platform --profile light --no-js --output-dir "$tmp/light" -- --locked
+# The tests below run on the add-on's build, loaded as this package's own addon file.
 cp "$tmp"/idmint.*.node .
+
+step "the light addon alone: tests-light (what it mints, the file lease store, the add-on named for a store URL) and the vectors"
+# The package as npm lays it out without idmint-stores: its JavaScript beside the light addon.
+light_pkg=$tmp/light/idmint
+mkdir -p "$light_pkg"
+cp index.js index.mjs platform.js package.json "$light_pkg/"
+cp "$tmp"/light/idmint.*.node "$light_pkg/"
+IDMINT_IMPL="$light_pkg/index.mjs" node --test tests-light/*.test.mjs tests/vectors.test.mjs
 
 step "cargo fmt and clippy of this crate (outside the workspace; warnings are errors; bindings-js is linted with the workspace)"
 cargo fmt -- --check
 cargo clippy --release --locked -- -D warnings
+cargo clippy --release --locked --features stores -- -D warnings
 (cd ../bindings-js && cargo fmt -- --check)
 
 step "tsc --strict --noEmit: index.d.ts, a CommonJS-style and an ES-module usage file"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Python binding: builds the abi3 wheel, installs it into a venv, and runs pytest (vectors,
+# Python binding: builds the abi3 wheels (idmint, and the store add-on idmint-stores), runs
+# tests-light/ with the light wheel alone, then installs the add-on next to it and runs pytest (vectors,
 # stdlib parity, threads, fork, bad inputs, versions), mypy --strict on the example,
 # mypy.stubtest of the stubs against the built module, and the example itself.
 # Installs what it needs (idempotently): a venv with pinned maturin, pytest and mypy, and the
@@ -39,21 +40,35 @@ py="$venv/bin/python"
   "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "mypy==$MYPY_VERSION" \
   "pytest-markdown-docs==$MARKDOWN_DOCS_VERSION" "${ECOSYSTEM[@]}"
 
-step "build the abi3 wheel (release, Cargo.lock must be up to date)"
+step "build the abi3 wheels: idmint (light) and the add-on idmint-stores (release, Cargo.lock must be up to date)"
 # A module left in the source tree by `maturin develop` must not shadow or enter the wheel.
-rm -f "$here"/python/idmint/_native*.so
+rm -f "$here"/python/idmint/_native*.so "$here"/stores/python/idmint_stores/_native*.so
 rm -rf "$wheels"
 # The host's triple named explicitly, as napi-rs does for the Node addon and bindings-c for the C
 # library: in one target directory (scripts/test.sh) they share one release build of their
-# dependencies.
+# dependencies. The light wheel builds with the `light` profile (release, its own directory), the
+# add-on (stores/pyproject.toml: the same crate with its `stores` feature) with `release`.
 host=$(rustc -vV | sed -n 's/^host: //p')
-"$venv/bin/maturin" build --release --locked --target "$host" --manifest-path "$here/Cargo.toml" \
+"$venv/bin/maturin" build --profile light --locked --target "$host" --manifest-path "$here/Cargo.toml" \
   --interpreter "$py" --out "$wheels"
+(cd "$here/stores" && "$venv/bin/maturin" build --release --locked --target "$host" \
+  --interpreter "$py" --out "$wheels")
 wheel=$(ls "$wheels"/idmint-*-abi3-*.whl)
+addon=$(ls "$wheels"/idmint_stores-*-abi3-*.whl)
+ls -l "$wheel" "$addon"
+
+step "the light wheel alone: tests-light (what it mints, the file lease store, the add-on named for a store URL) and the vectors"
+"$py" -m pip uninstall -q -y idmint-stores 2>/dev/null || true
 "$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+(cd "$here" && "$py" -m pytest -q -p no:cacheprovider tests-light tests/test_vectors.py)
+
+step "the add-on installed next to it (every test below runs on it)"
+"$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$addon"
+"$py" -c 'import idmint, sys; assert sys.modules["idmint._native"].__name__.startswith("idmint_stores"), sys.modules["idmint._native"]'
 
 step "cargo fmt and clippy of this crate (outside the workspace; warnings are errors)"
-(cd "$here" && cargo fmt -- --check && PYO3_PYTHON="$py" cargo clippy --release --locked -- -D warnings)
+(cd "$here" && cargo fmt -- --check && PYO3_PYTHON="$py" cargo clippy --release --locked -- -D warnings \
+  && PYO3_PYTHON="$py" cargo clippy --release --locked --features stores -- -D warnings)
 
 step "Redis and PostgreSQL for the coordination tests"
 services="$root/scripts/services.sh"

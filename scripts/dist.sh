@@ -2,13 +2,24 @@
 # Builds every release artifact into dist/ (or $IDMINT_DIST), each carrying the one workspace
 # version:
 #   idmint-VERSION-cp39-abi3-manylinux_*.whl   Python wheel (abi3, manylinux tag checked with
-#                                              auditwheel) and idmint-VERSION.tar.gz (its sdist)
+#                                              auditwheel; no store clients) and
+#                                              idmint-VERSION.tar.gz (its sdist)
+#   idmint_stores-VERSION-cp39-abi3-manylinux_*.whl
+#                                              the add-on wheel (`pip install 'idmint[stores]'`):
+#                                              the same module with every store client
 #   idmint-VERSION.tgz                         npm package `idmint` (JavaScript, types, and the
 #                                              crate sources for platforms without a prebuilt addon)
 #   idmint-linux-x64-gnu-VERSION.tgz           npm package holding the prebuilt linux-x64 addon
+#                                              (no store clients)
+#   idmint-stores-VERSION.tgz and idmint-stores-linux-x64-gnu-VERSION.tgz
+#                                              the add-on (`npm install idmint-stores`): the addon
+#                                              with every store client, which idmint then loads
 #   idmint-web-VERSION.tgz                     npm package `idmint-web` (web, bundler, node flavours)
 #   idmint-VERSION-linux-x86_64.tar.gz         C: include/, lib/ (libidmint.a, libidmint.so with
 #                                              its soname), lib/pkgconfig, lib/cmake/idmint
+#   idmint-stores-VERSION-linux-x86_64.tar.gz  C with every store client: the same header,
+#                                              libidmint-stores.{a,so}, idmint-stores.pc,
+#                                              lib/cmake/idmint-stores (unpacks beside the other)
 #   idmint-cli-VERSION-linux-x86_64.tar.gz     the `idmint` binary, completions, man page
 #   idmint-postgresqlNN-VERSION-linux-x86_64.tar.gz
 #                                              the PostgreSQL extension for the machine's major NN:
@@ -36,80 +47,114 @@ mkdir -p "$dist"
 step() { printf '\n==> dist: %s\n' "$*"; }
 
 # --- Python -----------------------------------------------------------------------------------
-step "Python wheel (abi3, manylinux) and sdist"
+step "Python wheels (abi3, manylinux): idmint and the add-on idmint-stores; the sdist"
 venv=${IDMINT_PY_VENV:-$root/target/py-venv}
 MATURIN_VERSION=$(sed -n 's/^MATURIN_VERSION=//p' bindings-python/test.sh)
 AUDITWHEEL_VERSION=6.8.2
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   "maturin==$MATURIN_VERSION" "auditwheel==$AUDITWHEEL_VERSION"
-"$venv/bin/maturin" build --release --locked --quiet --target "$host" \
+# The light wheel with the `light` profile, the add-on (bindings-python/stores/pyproject.toml, the
+# crate's `stores` feature) with `release`: the builds bindings-python/test.sh made.
+"$venv/bin/maturin" build --profile light --locked --quiet --target "$host" \
   --manifest-path bindings-python/Cargo.toml --interpreter "$venv/bin/python" --out "$dist"
+(cd bindings-python/stores && "$venv/bin/maturin" build --release --locked --quiet --target "$host" \
+  --interpreter "$venv/bin/python" --out "$dist")
 "$venv/bin/maturin" sdist --manifest-path bindings-python/Cargo.toml --out "$dist" >/dev/null
 wheel=$(ls "$dist"/idmint-"$version"-*.whl)
-# The platform tag maturin gave it must be a manylinux one, and auditwheel must agree.
-case "$wheel" in
-  *manylinux*) ;;
-  *) echo "dist: the wheel is not tagged manylinux: $wheel" >&2; exit 1 ;;
-esac
-"$venv/bin/auditwheel" show "$wheel" | tee "$stage/auditwheel.txt"
-# (auditwheel wraps its lines: read them as one.)
-said=$(tr -s '\n ' '  ' <"$stage/auditwheel.txt")
-tag=$(sed -n 's/.*is consistent with the following platform tag: "\([^"]*\)".*/\1/p' <<<"$said")
-[ -n "$tag" ] || { echo "dist: auditwheel found no manylinux tag" >&2; exit 1; }
-case "$wheel" in
-  *"$tag"*) ;;
-  *) echo "dist: wheel tagged differently from what auditwheel finds ($tag)" >&2; exit 1 ;;
-esac
+addon_wheel=$(ls "$dist"/idmint_stores-"$version"-*.whl)
+# The platform tag maturin gave each must be a manylinux one, and auditwheel must agree.
+manylinux_tag() {
+  case "$1" in
+    *manylinux*) ;;
+    *) echo "dist: the wheel is not tagged manylinux: $1" >&2; exit 1 ;;
+  esac
+  "$venv/bin/auditwheel" show "$1" >"$stage/auditwheel.txt"
+  # (auditwheel wraps its lines: read them as one.)
+  local said tag
+  said=$(tr -s '\n ' '  ' <"$stage/auditwheel.txt")
+  tag=$(sed -n 's/.*is consistent with the following platform tag: "\([^"]*\)".*/\1/p' <<<"$said")
+  [ -n "$tag" ] || { cat "$stage/auditwheel.txt"; echo "dist: auditwheel found no manylinux tag in $1" >&2; exit 1; }
+  case "$1" in
+    *"$tag"*) ;;
+    *) echo "dist: $1 tagged differently from what auditwheel finds ($tag)" >&2; exit 1 ;;
+  esac
+  echo "$tag"
+}
+tag=$(manylinux_tag "$wheel")
+addon_tag=$(manylinux_tag "$addon_wheel")
+echo "auditwheel: $(basename "$wheel") $tag, $(basename "$addon_wheel") $addon_tag"
 [ -f "$dist/idmint-$version.tar.gz" ] || { echo "dist: no sdist" >&2; exit 1; }
 # The sdist builds by itself: maturin's own build of it, into a wheel that is then discarded
-# (its dependencies come from the shared target directory, so only idmint's crates compile).
+# (its dependencies come from the shared target directory, so only idmint's crates compile; the
+# `light` profile, as the wheel: the add-on's library in `release` stays as it was built).
 mkdir -p "$stage/sdist"
 tar -C "$stage/sdist" -xzf "$dist/idmint-$version.tar.gz"
 (cd "$stage/sdist/idmint-$version" && "$venv/bin/maturin" build --target "$host" \
-  --release --quiet --interpreter "$venv/bin/python" --out "$stage/sdist-wheel" 2>&1 \
+  --profile light --quiet --interpreter "$venv/bin/python" --out "$stage/sdist-wheel" 2>&1 \
   | grep -v '^ *Compiling' || true)
 ls "$stage/sdist-wheel"/idmint-"$version"-*.whl >/dev/null
 
 # --- Node.js ----------------------------------------------------------------------------------
-step "npm: idmint and idmint-linux-x64-gnu"
+step "npm: idmint and idmint-linux-x64-gnu (light addon), idmint-stores and idmint-stores-linux-x64-gnu"
+# The two addons bindings-node/test.sh built: light with the `light` profile, the add-on's with
+# `release` and the `stores` feature (cargo finds both fresh after a test run). Symbols stripped:
+# the dynamic symbol table Node.js loads from stays.
+mkdir -p "$stage/addon" "$stage/addon-stores"
+(cd bindings-node && { [ -x node_modules/.bin/napi ] || npm ci --ignore-scripts --no-audit --no-fund >/dev/null; } \
+  && node_modules/.bin/napi build --platform --profile light --no-js --output-dir "$stage/addon" -- --locked >/dev/null \
+  && node_modules/.bin/napi build --platform --release --features stores --no-js --output-dir "$stage/addon-stores" -- --locked >/dev/null)
 addon=$stage/addon/idmint.linux-x64-gnu.node
-mkdir -p "$stage/addon"
-# The addon bindings-node/test.sh built (the same release build) is reused when no source,
-# manifest or lock file it is built from changed since; otherwise it is built here.
-built=bindings-node/idmint.linux-x64-gnu.node
-if [ -f "$built" ] && [ -z "$(find Cargo.toml core/src core/Cargo.toml coord/src coord/Cargo.toml bindings-js/src bindings-js/Cargo.toml bindings-node/src bindings-node/build.rs \
-  bindings-node/Cargo.toml bindings-node/Cargo.lock -path '*/target' -prune -o -newer "$built" -type f -print \
-  | head -n 1)" ]; then
-  echo "dist: reusing $built (no source newer than it)"
-  cp "$built" "$addon"
-else
-  (cd bindings-node && { [ -x node_modules/.bin/napi ] || npm ci --ignore-scripts --no-audit --no-fund >/dev/null; } \
-    && node_modules/.bin/napi build --platform --release --no-js \
-      --output-dir "$stage/addon" -- --locked >/dev/null)
-fi
+stores_addon=$stage/addon-stores/idmint-stores.linux-x64-gnu.node
 [ -f "$addon" ] || { echo "dist: napi built no $addon" >&2; exit 1; }
-plat=$stage/npm-platform
-mkdir -p "$plat"
-cp "$addon" "$plat/"
-cp LICENSE* "$plat/" 2>/dev/null || true
-cat >"$plat/package.json" <<EOF
+mv "$stage/addon-stores/idmint.linux-x64-gnu.node" "$stores_addon"
+strip --strip-unneeded "$addon" "$stores_addon"
+# platform_package NAME ADDON DESCRIPTION: the npm package holding one prebuilt addon.
+platform_package() {
+  local plat=$stage/npm-$1
+  mkdir -p "$plat"
+  cp "$2" "$plat/"
+  cp LICENSE* "$plat/" 2>/dev/null || true
+  cat >"$plat/package.json" <<EOF
 {
-  "name": "idmint-linux-x64-gnu",
+  "name": "$1",
   "version": "$version",
-  "description": "The prebuilt linux-x64 (glibc) native addon of the idmint package",
+  "description": "$3",
   "license": "MIT OR Apache-2.0",
   "repository": { "type": "git", "url": "https://github.com/idmint/idmint", "directory": "bindings-node" },
   "os": ["linux"],
   "cpu": ["x64"],
   "libc": ["glibc"],
-  "main": "idmint.linux-x64-gnu.node",
-  "files": ["idmint.linux-x64-gnu.node"],
+  "main": "$(basename "$2")",
+  "files": ["$(basename "$2")"],
   "engines": { "node": ">=20" }
 }
 EOF
-printf '# idmint-linux-x64-gnu\n\nThe prebuilt native addon of [idmint](https://www.npmjs.com/package/idmint) for Linux x64 with glibc. Install `idmint`; npm picks this package for you.\n' >"$plat/README.md"
-(cd "$plat" && npm pack --silent --pack-destination "$dist" >/dev/null)
+  printf '# %s\n\n%s. npm picks this package for you.\n' "$1" "$3" >"$plat/README.md"
+  (cd "$plat" && npm pack --silent --pack-destination "$dist" >/dev/null)
+}
+platform_package idmint-linux-x64-gnu "$addon" \
+  "The prebuilt linux-x64 (glibc) native addon of the idmint package (install idmint)"
+platform_package idmint-stores-linux-x64-gnu "$stores_addon" \
+  "The prebuilt linux-x64 (glibc) native addon of idmint with every store client (install idmint-stores)"
+# The add-on: its loader, and the platform packages as optional dependencies.
+addon_pkg=$stage/npm-idmint-stores
+mkdir -p "$addon_pkg"
+cp bindings-node/stores/index.js bindings-node/platform.js bindings-node/stores/README.md "$addon_pkg/"
+cat >"$addon_pkg/package.json" <<EOF
+{
+  "name": "idmint-stores",
+  "version": "$version",
+  "description": "The store clients of idmint (Redis, PostgreSQL, MySQL/MariaDB, SQLite, etcd, ZooKeeper, the idmint service): require('idmint') uses them once this package is installed",
+  "license": "MIT OR Apache-2.0",
+  "repository": { "type": "git", "url": "https://github.com/idmint/idmint", "directory": "bindings-node" },
+  "main": "index.js",
+  "files": ["index.js", "platform.js", "README.md"],
+  "optionalDependencies": { "idmint-stores-linux-x64-gnu": "$version" },
+  "engines": { "node": ">=20" }
+}
+EOF
+(cd "$addon_pkg" && npm pack --silent --pack-destination "$dist" >/dev/null)
 
 # The main package: the JavaScript and types, the optional prebuilt packages, and the crate
 # with its sources (core, coord, the shared JS glue) for a source build elsewhere.
@@ -158,11 +203,15 @@ done
 (cd bindings-wasm && npm pack --silent --pack-destination "$dist" >/dev/null)
 
 # --- C ----------------------------------------------------------------------------------------
-step "C: headers, libraries, pkg-config and CMake package"
+step "C: headers, libraries, pkg-config and CMake packages: libidmint, and libidmint-stores apart"
 cname=idmint-$version-linux-x86_64
+csname=idmint-stores-$version-linux-x86_64
 bash bindings-c/install.sh "$stage/$cname" >/dev/null
-cp bindings-c/README.md "$stage/$cname/README.md"
-tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$cname.tar.gz" "$cname"
+bash bindings-c/install.sh --stores "$stage/$csname" >/dev/null
+for d in "$cname" "$csname"; do
+  cp bindings-c/README.md "$stage/$d/README.md"
+  tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$d.tar.gz" "$d"
+done
 
 # --- CLI --------------------------------------------------------------------------------------
 step "CLI: idmint, completions, man page"
@@ -200,15 +249,18 @@ tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$pgname.tar.gz" 
 # --- Versions and checksums -------------------------------------------------------------------
 step "every artifact carries version $version; SHA256SUMS"
 expected=(
-  "idmint-$version-cp39-abi3-$tag.whl" "idmint-$version.tar.gz" "idmint-$version.tgz"
-  "idmint-linux-x64-gnu-$version.tgz" "idmint-web-$version.tgz" "$cname.tar.gz"
+  "idmint-$version-cp39-abi3-$tag.whl" "idmint_stores-$version-cp39-abi3-$addon_tag.whl"
+  "idmint-$version.tar.gz" "idmint-$version.tgz"
+  "idmint-linux-x64-gnu-$version.tgz" "idmint-stores-$version.tgz" "idmint-stores-linux-x64-gnu-$version.tgz"
+  "idmint-web-$version.tgz" "$cname.tar.gz" "$csname.tar.gz"
   "idmint-cli-$version-linux-x86_64.tar.gz" "$pgname.tar.gz"
 )
 for f in "${expected[@]}"; do
   [ -f "$dist/$f" ] || { echo "dist: missing $f (have: $(ls "$dist"))" >&2; exit 1; }
 done
 [ "$(ls "$dist" | wc -l)" = "${#expected[@]}" ] || { echo "dist: unexpected files: $(ls "$dist")" >&2; exit 1; }
-for f in idmint-"$version".tgz idmint-linux-x64-gnu-"$version".tgz idmint-web-"$version".tgz; do
+for f in idmint-"$version".tgz idmint-linux-x64-gnu-"$version".tgz idmint-stores-"$version".tgz \
+  idmint-stores-linux-x64-gnu-"$version".tgz idmint-web-"$version".tgz; do
   v=$(tar -xzOf "$dist/$f" package/package.json | node -pe 'JSON.parse(require("fs").readFileSync(0)).version')
   [ "$v" = "$version" ] || { echo "dist: $f says $v" >&2; exit 1; }
 done

@@ -110,7 +110,10 @@ fn open_store(dir: Option<&str>, url: Option<&str>) -> Result<Arc<dyn LeaseStore
         (Some(""), None) => return Err(Fail::Arg("dir must not be empty")),
         (None, Some("")) => return Err(Fail::Arg("options->url must not be empty")),
         (Some(dir), None) => Arc::new(FileStore::open(dir)?),
-        (None, Some(url)) => Arc::from(lease::open(url)?),
+        (None, Some(url)) => {
+            crate::stores::name_the_full_library();
+            Arc::from(lease::open(url)?)
+        }
         (None, None) => Arc::new(FileStore::open(local_dir()?)?),
     })
 }

@@ -63,6 +63,8 @@ mod segment;
 
 mod ffi;
 
+mod stores;
+
 pub use any_id::*;
 pub use codec::*;
 pub use error::*;

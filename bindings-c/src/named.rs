@@ -133,6 +133,7 @@ pub unsafe extern "C" fn idmint_named_generator_new(
     // SAFETY: the caller's contract (here and inside).
     unsafe {
         create(out_gen, "out_gen", || {
+            crate::stores::name_the_full_library();
             let source = named::build(c_str(config, "config")?)?;
             Ok(idmint_named_generator(RwLock::new(Some(source))))
         })

@@ -120,6 +120,7 @@ pub unsafe extern "C" fn idmint_segment_allocator_new(
             if url.is_empty() {
                 return Err(Fail::Arg("store_url must not be empty"));
             }
+            crate::stores::name_the_full_library();
             Ok(idmint_segment_allocator(RwLock::new(Some(opts.open(url)?))))
         })
     }

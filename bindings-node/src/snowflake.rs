@@ -96,6 +96,9 @@ impl AsRef<CoreSnowflake> for Snowflake {
 /// that finishes releases when the environment shuts down.
 #[napi(module_exports)]
 pub fn install(env: Env, exports: Object<'_>) -> napi::Result<()> {
+    // The light addon tells coord's registry what a store URL it lacks needs installed.
+    #[cfg(not(feature = "stores"))]
+    idmint_coord::scheme::set_install_hint("npm install idmint-stores");
     crate::release::watch_teardown(&env)?;
     fast::install::<Snowflake>(&env, exports.raw(), c"Snowflake")
 }

@@ -49,8 +49,17 @@ fn _bench_floor() -> u64 {
     0x0123_4567_89ab_cdef
 }
 
+/// What a user of the light wheel installs for a store URL it was built without: the message of
+/// coord's `InvalidConfig` for such a URL ends with it.
+#[cfg(not(feature = "stores"))]
+const INSTALL_STORES: &str = "pip install 'idmint[stores]'";
+
+/// The module: `idmint._native` in the wheel `idmint`, `idmint_stores._native` (the same classes,
+/// with every store) in the add-on wheel `idmint-stores`; `idmint/__init__.py` picks one.
 #[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    #[cfg(not(feature = "stores"))]
+    idmint_coord::scheme::set_install_hint(INSTALL_STORES);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_BATCH", idmint::limits::MAX_BATCH)?;
     error::register(m)?;

@@ -27,6 +27,16 @@ def test_versions_agree() -> None:
     assert importlib.metadata.version("idmint") == workspace
 
 
+def test_the_addon_is_pinned_to_this_release() -> None:
+    """`pip install 'idmint[stores]'` installs the add-on of the same release, and the loader
+    (`idmint/_stores.py`) expects that release."""
+    workspace = _version(ROOT / "Cargo.toml", "workspace.package")
+    pyproject = (ROOT / "bindings-python" / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'stores = ["idmint-stores=={workspace}"]' in pyproject
+    loader = (ROOT / "bindings-python" / "python" / "idmint" / "_stores.py").read_text(encoding="utf-8")
+    assert f'VERSION = "{workspace}"' in loader
+
+
 def test_binding_stays_out_of_the_workspace() -> None:
     text = (ROOT / "Cargo.toml").read_text(encoding="utf-8")
     exclude = re.search(r"^exclude\s*=\s*\[([^\]]*)\]", text, re.M)

@@ -5,7 +5,9 @@
 //! [`NodeSource::parse`](crate::node_source::NodeSource::parse) find a URL's store here, and the
 //! CLI's and the service's help texts are written from it ([`lease_forms`], [`segment_forms`]),
 //! so a new store is listed once. A scheme whose feature this build lacks is an
-//! [`Error::InvalidConfig`] that names the feature.
+//! [`Error::InvalidConfig`] that names the feature, and what to install for it when the
+//! surface said so ([`set_install_hint`]: the light Python, Node and C packages leave the network
+//! stores to an add-on).
 //!
 //! # Examples
 //! ```
@@ -195,7 +197,9 @@ pub fn scheme_of(url: &str) -> Option<&'static Scheme> {
 pub fn find(url: &str, role: Role) -> Result<&'static Scheme> {
     match scheme_of(url).filter(|s| s.serves(role)) {
         Some(s) if s.enabled => Ok(s),
-        Some(s) => Err(Error::InvalidConfig { reason: s.missing }),
+        Some(s) => Err(Error::InvalidConfig {
+            reason: missing_reason(s),
+        }),
         None => Err(Error::InvalidConfig {
             reason: match role {
                 Role::Lease => unknown(&LEASE_UNKNOWN, "lease store URL must be", Role::Lease),
@@ -205,6 +209,37 @@ pub fn find(url: &str, role: Role) -> Result<&'static Scheme> {
             },
         }),
     }
+}
+
+/// What a user of this build installs to get the stores it lacks, as the surface words it
+/// (`pip install 'idmint[stores]'`); `None` until [`set_install_hint`].
+static INSTALL_HINT: OnceLock<&'static str> = OnceLock::new();
+
+/// Tells the registry what a user of this build installs to get a store whose feature it lacks:
+/// the error for such a URL then ends with it (`…; install the stores add-on: HINT`). A package
+/// built without the stores calls it once when loaded; the first call wins.
+pub fn set_install_hint(hint: &'static str) {
+    let _ = INSTALL_HINT.set(hint);
+}
+
+/// The error text for `scheme`, whose feature this build lacks: the feature, then the hint.
+fn missing_reason(scheme: &'static Scheme) -> &'static str {
+    static WITH_HINT: OnceLock<Vec<String>> = OnceLock::new();
+    let Some(hint) = INSTALL_HINT.get() else {
+        return scheme.missing;
+    };
+    let texts =
+        WITH_HINT.get_or_init(|| SCHEMES.iter().map(|s| with_hint(s.missing, hint)).collect());
+    SCHEMES
+        .iter()
+        .position(|s| std::ptr::eq(s, scheme))
+        .and_then(|i| texts.get(i))
+        .map_or(scheme.missing, String::as_str)
+}
+
+/// A missing feature's text followed by what to install.
+fn with_hint(missing: &str, hint: &str) -> String {
+    format!("{missing}; install the stores add-on: {hint}")
 }
 
 static LEASE_UNKNOWN: OnceLock<String> = OnceLock::new();
@@ -282,6 +317,16 @@ mod tests {
                 other => panic!("{url}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn the_install_hint_follows_the_feature() {
+        let text = with_hint(SCHEMES[3].missing, "pip install 'idmint[stores]'");
+        assert!(text.starts_with(SCHEMES[3].missing), "{text}");
+        assert!(
+            text.ends_with("install the stores add-on: pip install 'idmint[stores]'"),
+            "{text}"
+        );
     }
 
     #[test]

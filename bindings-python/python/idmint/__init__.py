@@ -8,10 +8,16 @@ TypeIDs, ULIDs, sortable string codecs and keyed obfuscation, from the idmint Ru
 42
 
 Everything is implemented in the private extension module ``idmint._native``; this package
-re-exports it. See README.md for the guide.
+re-exports it. With the add-on ``idmint-stores`` installed (``pip install 'idmint[stores]'``),
+``idmint._native`` is the add-on's module, the same classes with every store client (see
+``_stores.py``). See README.md for the guide.
 """
 
 from __future__ import annotations
+
+from . import _stores
+
+_stores.use_addon_if_installed()
 
 from ._native import (
     CODECS,
