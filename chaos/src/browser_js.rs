@@ -4,8 +4,8 @@
 //! process reports its leases and mints as JSON lines; this module turns them into the same
 //! [`Op`]s and [`Tenure`]s the checker reads from every client.
 
+use crate::clients::{Recorded, Shared};
 use crate::history::{Group, Op, Tenure};
-use crate::workload::{Recorded, Shared};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};

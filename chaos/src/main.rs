@@ -6,6 +6,7 @@
 
 mod browser_js;
 mod checker;
+mod clients;
 mod cluster;
 mod history;
 mod http;
@@ -386,7 +387,7 @@ fn run_scenario(
 
     let t0 = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
-    let shared = workload::Shared {
+    let shared = clients::Shared {
         t0,
         stop: stop.clone(),
         instances: c

@@ -10,59 +10,18 @@
 //! `LeaseWindow` deciding what may go out, when to renew and when to retry, renewals at the
 //! instance that granted the lease — for a machine without the built package.
 
+use crate::clients::{Recorded, Shared};
 use crate::history::{Group, Op, Tenure};
 use crate::http;
-use idmint::{Config, Layout, LeaseWindow, LocalSnowflake};
+use idmint::{Config, LeaseWindow, LocalSnowflake};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A request's deadline: long enough for a store failover, short against a hang.
 const REQUEST_TIMEOUT_MS: u64 = 2_500;
-
-/// What the client threads share.
-#[derive(Clone)]
-pub struct Shared {
-    /// The run's start: every time recorded is ms after it.
-    pub t0: Instant,
-    /// Set to stop every thread.
-    pub stop: Arc<AtomicBool>,
-    /// Per instance: base URL and current incarnation.
-    pub instances: Vec<(String, Arc<AtomicU32>)>,
-    /// The lease TTL browser clients ask for, ms.
-    pub ttl_ms: u64,
-    /// The browser clients' layout.
-    pub browser_layout: Layout,
-    /// The browser package's Node build and the client script that drives it, when browser
-    /// clients run the package itself ([`crate::browser_js`]); else they replay its protocol
-    /// in Rust.
-    pub browser_js: Option<(PathBuf, PathBuf)>,
-}
-
-impl Shared {
-    /// Ms since the run's start.
-    pub fn now(&self) -> u64 {
-        self.t0.elapsed().as_millis() as u64
-    }
-
-    /// Whether the clients are to stop.
-    pub fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-}
-
-/// What one thread recorded.
-#[derive(Default)]
-pub struct Recorded {
-    /// Its requests.
-    pub ops: Vec<Op>,
-    /// The node holdings it saw (browser leases, instance leases).
-    pub tenures: Vec<Tenure>,
-}
 
 /// `CODE: message` of an error answer (the message cut short), or the HTTP status.
 fn error_of(status: u16, body: &str) -> String {
