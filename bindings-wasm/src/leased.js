@@ -130,6 +130,7 @@ async function __idmintRenew(st) {
   if (failure?.code === 'ERR_LEASE_LOST') {
     st.lost = true
     st.window.lose()
+    st.wake?.() // lease() may be waiting out the fence: it ends now
     return
   }
   let next
@@ -197,15 +198,24 @@ class LeasedSnowflake {
     __idmintSchedule(st, renewIn)
     // A node whose fence (its previous holder's recorded bound) is ahead of this clock is
     // ready at a known time: wait for it here, renewing as ever, instead of failing every ID
-    // until then. A fence further ahead than an honest holder can have put it is refused.
-    let wait
+    // until then. A fence further ahead than an honest holder can have put it is refused, and
+    // a lease lost during the wait ends it with ERR_LEASE_LOST (the window decides both).
     try {
-      wait = window.fenceWait()
+      for (let wait = window.fenceWait(); wait > 0; wait = window.fenceWait()) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, wait)
+          st.wake = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      }
     } catch (e) {
       await gen.close().catch(() => {})
       throw e
+    } finally {
+      st.wake = undefined
     }
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
     return gen
   }
 

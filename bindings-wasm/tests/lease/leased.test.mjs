@@ -302,6 +302,24 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'])
   })
 
+  test('a lease lost while lease() waits out a fence: ERR_LEASE_LOST at once, not after the wait', async () => {
+    // The fence is 2.5 s ahead; the first renewal (half a second in) answers 409.
+    await fresh({ nodes: 1 })
+    svc.reserveMs = 4000
+    svc.records.set(0, Date.now() + 2500)
+    svc.renew = '409'
+    const started = Date.now()
+    await assert.rejects(LeasedSnowflake.lease(svc.url, { layout: new Layout(EXAMPLE), ttlMs: 1500 }), (e) => {
+      assert.equal(e.code, 'ERR_LEASE_LOST')
+      assert.match(e.message, /node 0.*superseded or expired/)
+      return true
+    })
+    const took = Date.now() - started
+    assert.ok(took < 2000, `rejected after ${took} ms: the wait went on after the loss`)
+    assert.equal(svc.requests('/v1/leases/renew').length, 1)
+    svc.renew = 'ok'
+  })
+
   test('malformed grants: a typed error, no generator, and the node given back', async () => {
     const cases = [
       [(g) => ({ ...g, node: undefined }), TypeError, 'ERR_INVALID_ARG_TYPE', /grant\.node/],

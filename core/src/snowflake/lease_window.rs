@@ -253,8 +253,12 @@ impl LeaseWindow {
     /// waits (renewing, as ever), or gives the node back. [`Error::NodeFenced`] when the fence
     /// is more than twice the TTL ahead — the horizon lease stores keep by default, the
     /// furthest an honest previous holder's bound can be ahead of the clock: this host's clock
-    /// is behind.
+    /// is behind. [`Error::LeaseLost`] once the lease is [lost](Self::lose): no wait is worth it,
+    /// however long the fence is still ahead.
     pub fn fence_wait_ms(&self, now_ms: u64, layout: &Layout) -> Result<u64> {
+        if self.lost {
+            return Err(self.refusal(0));
+        }
         let Some(fence) = self.fence_ms.filter(|&f| f >= now_ms) else {
             return Ok(0);
         };
@@ -306,6 +310,16 @@ mod tests {
         assert!(e.to_string().contains("node 5 is fenced until"), "{e}");
         let unused = LeaseWindow::new(5, None, BOUND, SENT, 30_000, None).unwrap();
         assert_eq!(unused.fence_wait_ms(FENCE, &ms), Ok(0));
+    }
+
+    #[test]
+    fn a_lost_lease_ends_a_fence_wait_with_its_error() {
+        let mut w = window();
+        let ms = Layout::parse("time=41@1ms,node=10,seq=12,epoch=2020-01-01").unwrap();
+        w.lose();
+        let e = w.fence_wait_ms(FENCE - 2_500, &ms).unwrap_err();
+        assert_eq!(reason(e), "the service reported it superseded or expired");
+        assert!(w.fence_wait_ms(FENCE + 1, &ms).is_err(), "ready, but lost");
     }
 
     fn reason(e: Error) -> &'static str {
