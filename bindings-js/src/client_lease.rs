@@ -140,6 +140,8 @@ pub struct Grant {
     pub node: u64,
     /// `fence_ms`: the node's previous holder's recorded time, if it had one.
     pub fence_ms: Option<u64>,
+    /// `server_time_ms`: the service's clock when it answered, if it said.
+    pub server_time_ms: Option<u64>,
 }
 
 impl Grant {
@@ -158,9 +160,10 @@ impl Grant {
 
     /// The lease's window, for the grant request sent at monotonic `sent_at`:
     /// `ERR_INVALID_CONFIG` when it permits no ID (the bound not after the fence, a TTL of 0).
+    /// With the service's clock, a fence it holds ahead of that clock (a lock delay) is a wait.
     pub fn window<H: Host>(&self, h: &H, sent_at: u64) -> Result<LeaseWindow, H::Error> {
         let t = &self.terms;
-        LeaseWindow::new(
+        let w = LeaseWindow::new(
             self.node,
             self.fence_ms,
             t.bound_ms,
@@ -168,7 +171,11 @@ impl Grant {
             t.ttl_ms,
             t.renew_after_ms,
         )
-        .or_throw(h)
+        .or_throw(h)?;
+        Ok(match self.server_time_ms {
+            Some(t) => w.service_time(t),
+            None => w,
+        })
     }
 }
 
@@ -199,6 +206,7 @@ pub fn grant<H: Host>(h: &H, v: &H::Value) -> Result<Grant, H::Error> {
         terms,
         node: field(h, v, "grant", "node", true)?.unwrap_or(0),
         fence_ms: field(h, v, "grant", "fence_ms", false)?,
+        server_time_ms: field(h, v, "grant", "server_time_ms", false)?,
         layout: Layout::parse(&layout).or_throw(h)?,
     })
 }

@@ -329,8 +329,11 @@ impl Browser {
             cfg = cfg.fence_ms(f);
         }
         let gen = LocalSnowflake::new(cfg).map_err(|e| e.code().to_string())?;
-        let window = LeaseWindow::new(node, fence, bound, sent, ttl, renew_after)
+        let mut window = LeaseWindow::new(node, fence, bound, sent, ttl, renew_after)
             .map_err(|e| e.code().to_string())?;
+        if let Some(t) = g["server_time_ms"].as_u64() {
+            window = window.service_time(t);
+        }
         // `leased.js`: a fence ahead of the clock is waited for (renewing), one too far
         // ahead refused.
         let wait = window

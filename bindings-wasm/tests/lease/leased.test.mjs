@@ -288,10 +288,12 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     assert.ok(gen.lease.expiresInMs > 0)
     await gen.close()
 
-    // 3.5 s ahead, more than twice the TTL: no honest holder put it there; this clock is behind.
+    // 3.5 s ahead of this clock, more than twice the TTL, while the service's clock is at the
+    // fence: no honest holder put it there; this clock is behind.
     await fresh({ nodes: 1 })
     svc.reserveMs = 6000
     svc.records.set(0, Date.now() + 3500)
+    svc.grant = (g) => ({ ...g, server_time_ms: g.fence_ms })
     const started = Date.now()
     await assert.rejects(LeasedSnowflake.lease(svc.url, { layout, ttlMs: 1500 }), (e) => {
       assert.equal(e.code, 'ERR_CLOCK_BACKWARDS')
@@ -300,6 +302,21 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     })
     assert.ok(Date.now() - started < 1500, 'refused only after a wait')
     assert.deepEqual(svc.requests('/v1/leases/release').map((r) => r.body.lease), ['lease-1'])
+  })
+
+  test("a fence the service holds ahead of its own clock (a store's lock delay) is waited out, however long", async () => {
+    // 3.2 s ahead of this clock and of the service's (its answer's server_time_ms): more than
+    // twice the TTL, but the service vouches for it; the lease waits, renewing meanwhile.
+    await fresh({ nodes: 1 })
+    svc.reserveMs = 5000
+    const layout = new Layout(EXAMPLE)
+    const fence = Date.now() + 3200
+    svc.records.set(0, fence)
+    const gen = await LeasedSnowflake.lease(svc.url, { layout, ttlMs: 1500 })
+    assert.ok(Date.now() > fence, `resolved ${fence - Date.now()} ms before the fence`)
+    assert.ok(svc.requests('/v1/leases/renew').length >= 2, 'no renewals during the wait')
+    assert.ok(layout.timestampMs(gen.nextId()) > BigInt(fence))
+    await gen.close()
   })
 
   test('a lease lost while lease() waits out a fence: ERR_LEASE_LOST at once, not after the wait', async () => {

@@ -54,6 +54,9 @@ pub struct LeaseWindow {
     /// The latest time admitted (put in an ID handed out).
     issued_ms: Option<u64>,
     lost: bool,
+    /// How far ahead of the service's own clock the fence was when it granted (a store's lock
+    /// delay); 0 when unknown. See [`service_time`](Self::service_time).
+    fence_lead_ms: u64,
 }
 
 impl LeaseWindow {
@@ -86,9 +89,22 @@ impl LeaseWindow {
             renew_at: 0,
             issued_ms: None,
             lost: false,
+            fence_lead_ms: 0,
         };
         w.renewed(bound_ms, sent_at, ttl_ms, renew_after_ms)?;
         Ok(w)
+    }
+
+    /// The service's clock when it granted (`server_time_ms`). A fence ahead of the service's
+    /// own clock — a store that lost its records fences every node past its lock delay, which
+    /// can be many TTLs — is a wait the service vouches for, however long; only how far this
+    /// host's clock lags behind on top of it counts against the limit of
+    /// [`fence_wait_ms`](Self::fence_wait_ms).
+    pub const fn service_time(mut self, server_time_ms: u64) -> LeaseWindow {
+        if let Some(f) = self.fence_ms {
+            self.fence_lead_ms = f.saturating_sub(server_time_ms);
+        }
+        self
     }
 
     /// How long before the lease could expire minting stops: a tenth of the TTL, at most
@@ -253,7 +269,8 @@ impl LeaseWindow {
     /// waits (renewing, as ever), or gives the node back. [`Error::NodeFenced`] when the fence
     /// is more than twice the TTL ahead — the horizon lease stores keep by default, the
     /// furthest an honest previous holder's bound can be ahead of the clock: this host's clock
-    /// is behind. [`Error::LeaseLost`] once the lease is [lost](Self::lose): no wait is worth it,
+    /// is behind — beyond how far the service's own clock saw it ahead
+    /// ([`service_time`](Self::service_time)). [`Error::LeaseLost`] once the lease is [lost](Self::lose): no wait is worth it,
     /// however long the fence is still ahead.
     pub fn fence_wait_ms(&self, now_ms: u64, layout: &Layout) -> Result<u64> {
         if self.lost {
@@ -262,7 +279,11 @@ impl LeaseWindow {
         let Some(fence) = self.fence_ms.filter(|&f| f >= now_ms) else {
             return Ok(0);
         };
-        if fence - now_ms > self.ttl_ms.saturating_mul(2) {
+        let limit = self
+            .ttl_ms
+            .saturating_mul(2)
+            .saturating_add(self.fence_lead_ms);
+        if fence - now_ms > limit {
             return Err(Error::NodeFenced {
                 node: self.node,
                 by_ms: fence - now_ms,
@@ -310,6 +331,23 @@ mod tests {
         assert!(e.to_string().contains("node 5 is fenced until"), "{e}");
         let unused = LeaseWindow::new(5, None, BOUND, SENT, 30_000, None).unwrap();
         assert_eq!(unused.fence_wait_ms(FENCE, &ms), Ok(0));
+    }
+
+    #[test]
+    fn a_fence_the_service_holds_ahead_of_its_own_clock_is_waited_out() {
+        let ms = Layout::parse("time=41@1ms,node=10,seq=12,epoch=2020-01-01").unwrap();
+        // A store's lock delay: the fence 90 s ahead of the service's clock, whose answer said
+        // so; this host's clock agrees with the service's, or lags a TTL behind it.
+        let w = window().service_time(FENCE - 90_000);
+        assert_eq!(w.fence_wait_ms(FENCE - 90_000, &ms), Ok(90_001));
+        assert_eq!(w.fence_wait_ms(FENCE - 120_000, &ms), Ok(120_001));
+        // Lagging more than twice the TTL behind the service's clock: refused, as before.
+        let e = w.fence_wait_ms(FENCE - 150_001, &ms).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ClockBackwards);
+        // Without the service's clock, or when it saw the fence behind it: twice the TTL.
+        let w = window().service_time(FENCE + 5);
+        assert!(w.fence_wait_ms(FENCE - 60_001, &ms).is_err());
+        assert!(window().fence_wait_ms(FENCE - 90_000, &ms).is_err());
     }
 
     #[test]
