@@ -23,6 +23,11 @@ fn child_holder() {
 
 type Check = fn(&dyn Backend);
 
+/// The call deadline of the crowd checks' store URLs: they prove exclusivity under
+/// contention, and a loaded machine (every store's servers at once on two cores) can stretch
+/// one call of 32 racing acquirers past the default second.
+const PATIENT: &str = "timeout_ms=30000";
+
 /// Plays every group at once, each on a fresh backend from `make`, its checks at once too.
 fn play(make: &(dyn Fn() -> Box<dyn Backend> + Sync), groups: &[&[(&str, Check)]]) {
     std::thread::scope(|s| {
@@ -163,7 +168,7 @@ struct ServerBackend(Server, &'static str);
 
 impl Backend for ServerBackend {
     fn patient_lease_url(&self) -> Option<String> {
-        Some(format!("{}?timeout_ms=10000", self.0.url()))
+        Some(with_query(&self.0.url(), PATIENT))
     }
     fn name(&self) -> &str {
         self.1
@@ -258,7 +263,7 @@ struct MariaBackend(support::mariadb::MariaDb);
 
 impl Backend for MariaBackend {
     fn patient_lease_url(&self) -> Option<String> {
-        Some(format!("{}?timeout_ms=10000", self.0.url()))
+        Some(with_query(&self.0.url(), PATIENT))
     }
     fn name(&self) -> &str {
         "mariadb"
@@ -321,7 +326,7 @@ impl Backend for EtcdBackend {
         Some(self.0.url())
     }
     fn patient_lease_url(&self) -> Option<String> {
-        Some(with_query(&self.0.url(), "timeout_ms=10000"))
+        Some(with_query(&self.0.url(), PATIENT))
     }
     fn segment_url(&self) -> Option<String> {
         None
@@ -358,7 +363,7 @@ impl Backend for ZkBackend {
         Some(self.0.url())
     }
     fn patient_lease_url(&self) -> Option<String> {
-        Some(with_query(&self.0.url(), "timeout_ms=10000"))
+        Some(with_query(&self.0.url(), PATIENT))
     }
     fn segment_url(&self) -> Option<String> {
         None

@@ -65,9 +65,9 @@ pub trait Backend: Send + Sync {
     fn lease_url(&self) -> Option<String>;
     /// Its URL as a segment store, if it is one.
     fn segment_url(&self) -> Option<String>;
-    /// Its lease URL with calls given ten seconds (`timeout_ms=10000` where the store takes
-    /// it), for the check that races 32 acquires on a loaded machine: it tests who wins, not
-    /// how fast.
+    /// Its lease URL with calls given thirty seconds (`timeout_ms=30000` where the store
+    /// takes it), for the check that races 32 acquires on a loaded machine: it tests who wins,
+    /// not how fast.
     fn patient_lease_url(&self) -> Option<String> {
         self.lease_url()
     }

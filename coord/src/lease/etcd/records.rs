@@ -264,10 +264,12 @@ pub(super) fn choose(
         return Some(Pick::New { node, passed });
     }
     // The queue: the first usable node (bound not ahead of now) — or the `skip`-th, or the
-    // last usable there is — else the one with the nearest bound.
+    // last usable there is — else the one with the nearest bound (or the `skip`-th nearest:
+    // acquirers that lost a race spread over the nodes ahead too, instead of queueing one
+    // behind another on the nearest).
     let mut usable = 0;
     let mut last_usable = None;
-    let mut nearest: Option<(u64, Pick)> = None;
+    let mut ahead: Vec<(u64, Pick)> = Vec::new();
     for &(node, bound, mod_rev) in &s.page {
         if node >= nodes || Some(node) == avoid || s.held.contains(&node) {
             continue;
@@ -278,11 +280,7 @@ pub(super) fn choose(
             mod_rev,
         };
         match bound {
-            Some(b) if b > now_ms => {
-                if nearest.as_ref().map_or(true, |(nb, _)| b < *nb) {
-                    nearest = Some((b, pick));
-                }
-            }
+            Some(b) if b > now_ms => ahead.push((b, pick)),
             _ => {
                 if usable == skip {
                     return Some(pick);
@@ -292,7 +290,15 @@ pub(super) fn choose(
             }
         }
     }
-    last_usable.or(nearest.map(|n| n.1))
+    if last_usable.is_some() {
+        return last_usable;
+    }
+    // Stable: among equal bounds, the queue's order.
+    ahead.sort_by_key(|(b, _)| *b);
+    let at = usize::try_from(skip)
+        .unwrap_or(usize::MAX)
+        .min(ahead.len().checked_sub(1)?);
+    Some(ahead.swap_remove(at).1)
 }
 
 /// An etcd lease id for a new grant: random, positive (etcd's ids are `int64`), never 0.
@@ -399,6 +405,23 @@ mod tests {
             Some(0),
             "nearest bound"
         );
+        // Every free node ahead (released with bounds past the acquirers' clock): a retry
+        // strays over the nearest few, not only the nearest.
+        let page = vec![(2, Some(700), 5), (0, Some(500), 6), (1, Some(500), 7)];
+        let s = snap(Some(3), &[3], page);
+        assert_eq!(
+            free(choose(&s, 4, None, 100, 0, 0)),
+            Some(0),
+            "ties: queue order"
+        );
+        let strays: HashSet<_> = (0..64)
+            .filter_map(|seed| free(choose(&s, 4, None, 100, 1, seed)))
+            .collect();
+        assert_eq!(strays, [0, 1].into_iter().collect());
+        let strays: HashSet<_> = (0..64)
+            .filter_map(|seed| free(choose(&s, 4, None, 100, 8, seed)))
+            .collect();
+        assert_eq!(strays, [0, 1, 2].into_iter().collect());
         let s = snap(Some(3), &[0, 1, 2, 3], vec![]);
         assert!(choose(&s, 4, None, 100, 0, 0).is_none());
     }
