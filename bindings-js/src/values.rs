@@ -222,15 +222,13 @@ pub fn named_config<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Erro
 
 /// `UuidGenerator.fromConfig(text)`: a named config of a UUID type (the core refuses others).
 pub fn uuid_named<H: Host>(h: &H, v: &H::Value) -> Result<NamedConfig, H::Error> {
-    let named = named_config(h, v)?;
-    named.require_uuid().or_throw(h)?;
-    Ok(named)
+    NamedConfig::parse_uuid(&string_arg(h, v, "config")?).or_throw(h)
 }
 
 /// `Snowflake.fromConfig(text)` / `AtomicSnowflake.fromConfig(text)`: the Snowflake config of
 /// a named config (the core refuses other types).
 pub fn named_snowflake<H: Host>(h: &H, v: &H::Value) -> Result<Config, H::Error> {
-    named_config(h, v)?.require_snowflake().or_throw(h)
+    NamedConfig::parse_snowflake(&string_arg(h, v, "config")?).or_throw(h)
 }
 
 /// The lower-case hyphenated text of a UUID.

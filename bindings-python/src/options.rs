@@ -73,7 +73,5 @@ pub fn generator(
 
 /// The Snowflake config a named-generator config string holds (the core refuses other types).
 pub fn named_snowflake(config: &str) -> PyResult<Config> {
-    NamedConfig::parse(config)
-        .and_then(|c| c.require_snowflake())
-        .py()
+    NamedConfig::parse_snowflake(config).py()
 }

@@ -259,7 +259,7 @@ impl PyUuidGenerator {
     /// A generator from a named config (`type=uuid7`, `{"type":"uuid4"}`, ...).
     #[staticmethod]
     fn from_config(config: &str) -> PyResult<Self> {
-        Self::from_named(NamedConfig::parse(config).py()?)
+        Self::from_named(NamedConfig::parse_uuid(config).py()?)
     }
 
     /// The next UUID (system clock, OS randomness).

@@ -57,6 +57,12 @@ mod uuid;
 
 use wasm_bindgen::prelude::*;
 
+/// Talc instead of the standard library's dlmalloc (see Cargo.toml). The module is
+/// single-threaded (no `atomics` target feature): the allocator needs no lock.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// The package version (the workspace version; equals package.json's).
 #[wasm_bindgen]
 pub fn version() -> String {

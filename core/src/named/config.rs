@@ -125,6 +125,51 @@ impl NamedConfig {
         NamedConfig::from_entries(s, &parse_entries(s)?)
     }
 
+    /// [`parse`](Self::parse) for a front door that builds only Snowflake generators
+    /// (`Snowflake.fromConfig`): the Snowflake config, or the answer of
+    /// [`require_snowflake`](Self::require_snowflake) for a UUID type, decided before the
+    /// UUID keys are read. A build that calls only this carries no UUID-config code (the
+    /// browser's Snowflake entry).
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::{named::NamedConfig, ErrorKind};
+    /// let cfg = NamedConfig::parse_snowflake("type=snowflake,layout=twitter,node=5")?;
+    /// assert_eq!(cfg.node_value(), Some(5));
+    /// let e = NamedConfig::parse_snowflake("type=uuid7,method=nope").unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::InvalidConfig); // the type is the first problem
+    /// # Ok::<(), idmint::Error>(())
+    /// ```
+    pub fn parse_snowflake(s: &str) -> Result<Config> {
+        let entries = parse_entries(s)?;
+        match checked_kind(s, &entries)? {
+            NamedType::Snowflake => snowflake_config(s, &entries, Node::Given),
+            _ => Err(NOT_SNOWFLAKE),
+        }
+    }
+
+    /// [`parse`](Self::parse) for a front door that builds only UUID generators
+    /// (`UuidGenerator.fromConfig`): a UUID config, or the answer of
+    /// [`require_uuid`](Self::require_uuid) for a Snowflake config, decided before its
+    /// layout is read. A build that calls only this carries no Snowflake code (the browser's
+    /// formats entry).
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::{named::{NamedConfig, NamedType}, ErrorKind};
+    /// assert_eq!(NamedConfig::parse_uuid("type=uuid7")?.kind(), NamedType::Uuid7);
+    /// let e = NamedConfig::parse_uuid("type=snowflake,layout=(nope)").unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::InvalidConfig);
+    /// # Ok::<(), idmint::Error>(())
+    /// ```
+    pub fn parse_uuid(s: &str) -> Result<NamedConfig> {
+        let entries = parse_entries(s)?;
+        match checked_kind(s, &entries)? {
+            NamedType::Snowflake => Err(NOT_UUID),
+            kind => uuid_config(kind, &entries),
+        }
+    }
+
     /// Interprets the entries [`parse_entries`] read from `input` (errors point into `input`,
     /// and a missing key is reported at its end): what [`parse`](Self::parse) does after the
     /// syntax, for a layer that looked at the entries first (`idmint-coord` picks out its
@@ -150,8 +195,8 @@ impl NamedConfig {
     /// # Ok::<(), idmint::Error>(())
     /// ```
     pub fn snowflake_without_node(input: &str, entries: &[NamedEntry]) -> Result<Config> {
-        match interpret(input, entries, Node::Elsewhere)? {
-            NamedConfig::Snowflake(c) => Ok(c),
+        match checked_kind(input, entries)? {
+            NamedType::Snowflake => snowflake_config(input, entries, Node::Elsewhere),
             _ => Err(Error::InvalidConfig {
                 reason: "only type snowflake takes its node from elsewhere",
             }),
@@ -209,9 +254,7 @@ impl NamedConfig {
     pub const fn require_snowflake(&self) -> Result<Config> {
         match self {
             NamedConfig::Snowflake(c) => Ok(*c),
-            _ => Err(Error::InvalidConfig {
-                reason: "not a snowflake config (type=snowflake,...); a UUID type builds with the UUID generator or the named generator",
-            }),
+            _ => Err(NOT_SNOWFLAKE),
         }
     }
 
@@ -219,9 +262,7 @@ impl NamedConfig {
     /// every surface's UUID-only `from_config`.
     pub const fn require_uuid(&self) -> Result<()> {
         match self {
-            NamedConfig::Snowflake(_) => Err(Error::InvalidConfig {
-                reason: "a snowflake config, not a UUID one; it builds with a Snowflake generator or the named generator",
-            }),
+            NamedConfig::Snowflake(_) => Err(NOT_UUID),
             _ => Ok(()),
         }
     }
@@ -268,6 +309,16 @@ impl fmt::Display for NamedConfig {
     }
 }
 
+/// The answer of a Snowflake-only front door to a UUID config.
+pub(super) const NOT_SNOWFLAKE: Error = Error::InvalidConfig {
+    reason: "not a snowflake config (type=snowflake,...); a UUID type builds with the UUID generator or the named generator",
+};
+
+/// The answer of a UUID-only front door to a Snowflake config.
+pub(super) const NOT_UUID: Error = Error::InvalidConfig {
+    reason: "a snowflake config, not a UUID one; it builds with a Snowflake generator or the named generator",
+};
+
 pub(super) const KEYS_REASON: &str =
     "unknown key (type, layout, node, on_backwards, on_exhausted, sequence_start, seed, fence_ms, method)";
 
@@ -281,6 +332,15 @@ enum Node {
 }
 
 fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> {
+    match checked_kind(input, entries)? {
+        NamedType::Snowflake => snowflake_config(input, entries, node).map(NamedConfig::Snowflake),
+        kind => uuid_config(kind, entries),
+    }
+}
+
+/// What every config is checked for before its type's keys are read: known keys, each once,
+/// and a known type (which it returns).
+pub(super) fn checked_kind(input: &str, entries: &[Entry]) -> Result<NamedType> {
     const KNOWN: [&str; 9] = [
         "type",
         "layout",
@@ -312,51 +372,52 @@ fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> 
         ));
     };
     let name = t.text()?;
-    let kind = match NamedType::from_name(name) {
-        Some(k) => k,
-        None if name == "segment" => {
-            return Err(spec_err(
-                t.val_at,
-                "type segment takes its IDs from a store: build it with idmint-coord",
-            ))
-        }
-        None => {
-            return Err(spec_err(
-                t.val_at,
-                "unknown type (snowflake, uuid4, uuid7, uuid6, uuid1)",
-            ))
-        }
-    };
-    if kind != NamedType::Snowflake {
-        let mut method = Uuid7Method::Counter;
-        for e in entries.iter().filter(|e| e.key != "type") {
-            match (kind, e.key.as_str()) {
-                (NamedType::Uuid7, "method") => {
-                    method = Uuid7Method::parse(e.text()?).map_err(|_| {
-                        spec_err(
-                            e.val_at,
-                            "unknown method (counter, random_increment, sub_millisecond)",
-                        )
-                    })?;
-                }
-                (_, "method") => {
-                    return Err(spec_err(e.key_at, "this key applies to type uuid7 only"))
-                }
-                _ => {
-                    return Err(spec_err(
-                        e.key_at,
-                        "this key applies to type snowflake only",
-                    ))
-                }
+    match NamedType::from_name(name) {
+        Some(k) => Ok(k),
+        None if name == "segment" => Err(spec_err(
+            t.val_at,
+            "type segment takes its IDs from a store: build it with idmint-coord",
+        )),
+        None => Err(spec_err(
+            t.val_at,
+            "unknown type (snowflake, uuid4, uuid7, uuid6, uuid1)",
+        )),
+    }
+}
+
+/// A UUID type's config: only `method`, and only for uuid7.
+fn uuid_config(kind: NamedType, entries: &[Entry]) -> Result<NamedConfig> {
+    let mut method = Uuid7Method::Counter;
+    for e in entries.iter().filter(|e| e.key != "type") {
+        match (kind, e.key.as_str()) {
+            (NamedType::Uuid7, "method") => {
+                method = Uuid7Method::parse(e.text()?).map_err(|_| {
+                    spec_err(
+                        e.val_at,
+                        "unknown method (counter, random_increment, sub_millisecond)",
+                    )
+                })?;
+            }
+            (_, "method") => return Err(spec_err(e.key_at, "this key applies to type uuid7 only")),
+            _ => {
+                return Err(spec_err(
+                    e.key_at,
+                    "this key applies to type snowflake only",
+                ))
             }
         }
-        return Ok(match kind {
-            NamedType::Uuid4 => NamedConfig::Uuid4,
-            NamedType::Uuid7 => NamedConfig::Uuid7(method),
-            NamedType::Uuid6 => NamedConfig::Uuid6,
-            _ => NamedConfig::Uuid1,
-        });
     }
+    Ok(match kind {
+        NamedType::Uuid4 => NamedConfig::Uuid4,
+        NamedType::Uuid7 => NamedConfig::Uuid7(method),
+        NamedType::Uuid6 => NamedConfig::Uuid6,
+        _ => NamedConfig::Uuid1,
+    })
+}
+
+/// A Snowflake config: its layout, then every other key in the order written.
+fn snowflake_config(input: &str, entries: &[Entry], node: Node) -> Result<Config> {
+    let find = |k: &str| entries.iter().find(|e| e.key == k);
     let Some(l) = find("layout") else {
         return Err(spec_err(
             input.len(),
@@ -388,7 +449,7 @@ fn interpret(input: &str, entries: &[Entry], node: Node) -> Result<NamedConfig> 
         // Node 0 fits every layout: the rest of the config is checked as it will be used.
         Node::Elsewhere => Packing::new(&cfg.node(0))?,
     };
-    Ok(NamedConfig::Snowflake(cfg))
+    Ok(cfg)
 }
 
 fn check_wrapped(e: &Entry) -> Result<()> {

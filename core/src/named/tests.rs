@@ -1,6 +1,6 @@
 //! Tests of the named configs and generators, through the public API.
 
-use super::config::KEYS_REASON;
+use super::config::{checked_kind, KEYS_REASON, NOT_SNOWFLAKE, NOT_UUID};
 use super::*;
 use crate::error::{Error, Result};
 use crate::formats::uuid;
@@ -348,6 +348,64 @@ proptest! {
     #[test]
     fn json_prefix_never_panics(s in "\\{[\"a-z0-9:,\\\\u{}\\[\\] .-]{0,60}") {
         let _ = NamedConfig::parse(&s);
+    }
+}
+
+/// The single-type parsers agree with `parse` then `require_*` wherever the config's type is
+/// theirs (same config, same error at the same byte), and give `require_*`'s answer where it is
+/// not — also when the rest of the config is bad, since they stop at the type.
+#[test]
+fn single_type_parsers_agree_with_parse_then_require() {
+    let texts = [
+        "type=snowflake,layout=twitter,node=1",
+        "type=snowflake,layout=(time=41@1ms,node=10,seq=12,epoch=2020-01-01),node=3",
+        "type=snowflake,layout=twitter,nod=5",
+        "type=snowflake,layout=twitter",
+        "type=snowflake,layout=nope,node=1",
+        "type=snowflake,layout=twitter,node=1,method=counter",
+        "{\"type\":\"snowflake\",\"layout\":\"leaf\",\"node\":2,\"on_backwards\":\"wait\"}",
+        "type=uuid7",
+        "type=uuid7,method=sub_millisecond",
+        "type=uuid7,method=nope",
+        "type=uuid4,method=counter",
+        "type=uuid1,layout=twitter",
+        "type=uuid6",
+        "type=segment",
+        "type=nope",
+        "layout=twitter",
+        "type=uuid7,type=uuid4",
+        "",
+        "type=snowflake,layout=(time=41@1ms,node=10,seq=12,epoch=0,x=1),node=1",
+    ];
+    let is_kind = |t: &str, k: NamedType| {
+        parse_entries(t)
+            .ok()
+            .and_then(|e| checked_kind(t, &e).ok())
+            .is_some_and(|x| (x == NamedType::Snowflake) == (k == NamedType::Snowflake))
+    };
+    for t in texts {
+        let full = NamedConfig::parse(t);
+        let sf = NamedConfig::parse_snowflake(t);
+        let uu = NamedConfig::parse_uuid(t);
+        match &full {
+            Ok(c) => {
+                assert_eq!(sf, c.require_snowflake(), "{t}");
+                assert_eq!(uu, c.require_uuid().map(|()| *c), "{t}");
+            }
+            Err(e) => {
+                if is_kind(t, NamedType::Snowflake) {
+                    assert_eq!(sf.as_ref().unwrap_err(), e, "{t}");
+                    assert_eq!(uu, Err(NOT_UUID), "{t}");
+                } else if is_kind(t, NamedType::Uuid4) {
+                    assert_eq!(uu.as_ref().unwrap_err(), e, "{t}");
+                    assert_eq!(sf, Err(NOT_SNOWFLAKE), "{t}");
+                } else {
+                    // The syntax, a key or the type is wrong: every parser says so alike.
+                    assert_eq!(sf.as_ref().unwrap_err(), e, "{t}");
+                    assert_eq!(uu.as_ref().unwrap_err(), e, "{t}");
+                }
+            }
+        }
     }
 }
 
