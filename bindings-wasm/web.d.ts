@@ -808,6 +808,7 @@ export interface InitOutput {
     readonly __idmintleasewindow_info: (a: number, b: number) => void;
     readonly __idmintleasewindow_lose: (a: number) => void;
     readonly __idmintleasewindow_renewed: (a: number, b: number, c: number, d: number) => void;
+    readonly __idmintleasewindow_requestTimeoutMs: (a: number) => number;
     readonly __idmintleasewindow_retryIn: (a: number, b: number, c: number) => number;
     readonly __wbg___idmintleasewindow_free: (a: number, b: number) => void;
     readonly __wbg_atomicsnowflake_free: (a: number, b: number) => void;

@@ -69,7 +69,8 @@ function __idmintOpenLease(obj) {
  */
 async function __idmintPost(st, op, path, body) {
   const abort = new AbortController()
-  const timer = setTimeout(() => abort.abort(), st.timeoutMs)
+  // A third of the TTL: the one asked for until the grant, then the lease's own.
+  const timer = setTimeout(() => abort.abort(), st.window?.requestTimeoutMs ?? st.timeoutMs)
   let res
   let text
   try {
@@ -157,7 +158,7 @@ class LeasedSnowflake {
     // read again for the grant's generator.
     const opts = options !== null && typeof options === 'object' ? { ...options } : options
     const url = serviceUrl instanceof URL ? serviceUrl.href : serviceUrl
-    const [namespace, layout, ttlMs, token, given] = __idmintLeaseRequest(url, opts)
+    const [namespace, layout, ttlMs, token, given, timeoutMs] = __idmintLeaseRequest(url, opts)
     const fetch = given ?? globalThis.fetch
     if (typeof fetch !== 'function') {
       throw __idmintError(TypeError, 'ERR_INVALID_ARG_TYPE', 'options.fetch is required where there is no global fetch')
@@ -168,8 +169,7 @@ class LeasedSnowflake {
       url: String(serviceUrl).replace(/\/+$/, ''),
       fetch: (url, init) => fetch(url, init),
       headers,
-      // A request may take a third of the TTL (clamped as the service clamps it).
-      timeoutMs: Math.min(Math.max(ttlMs ?? 30000, 1000), 300000) / 3,
+      timeoutMs,
     }
     const body = { client_time_ms: Date.now() }
     if (namespace !== null) body.namespace = namespace
@@ -193,7 +193,7 @@ class LeasedSnowflake {
     const [window, snowflake, renewIn] = made
     const gen = Object.create(LeasedSnowflake.prototype)
     Object.assign(st, { window, snowflake, lease: grant.lease, namespace: grant.namespace })
-    Object.assign(st, { ref: new WeakRef(gen), timeoutMs: grant.ttl_ms / 3, closed: false, lost: false })
+    Object.assign(st, { ref: new WeakRef(gen), closed: false, lost: false })
     __idmintLeases.set(gen, st)
     __idmintSchedule(st, renewIn)
     // A node whose fence (its previous holder's recorded bound) is ahead of this clock is

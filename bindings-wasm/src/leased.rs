@@ -26,8 +26,9 @@ fn mono_now() -> u64 {
 
 /// Internal, not part of the API: `lease()`'s arguments checked before any request
 /// (`service_url` a string: the JavaScript turns a `URL` into its text; `options` a snapshot
-/// of the caller's, see [`lease_grant`]): `[namespace, layout, ttlMs, token, fetch]`, `null`
-/// for each not given (`layout` as the request sends it).
+/// of the caller's, see [`lease_grant`]): `[namespace, layout, ttlMs, token, fetch,
+/// timeoutMs]`, `null` for each not given (`layout` as the request sends it); `timeoutMs` is
+/// how long the grant request may take (a third of the TTL the service will grant).
 #[wasm_bindgen(js_name = "__idmintLeaseRequest", skip_typescript)]
 pub fn lease_request(service_url: JsValue, options: JsValue) -> Result<js_sys::Array, JsValue> {
     client_lease::service_url(&Web, &service_url)?;
@@ -40,6 +41,8 @@ pub fn lease_request(service_url: JsValue, options: JsValue) -> Result<js_sys::A
     let out = js_sys::Array::of3(&text(o.namespace), &text(o.layout), &ttl);
     out.push(&text(o.token));
     out.push(&fetch);
+    let timeout = LeaseWindow::third_of_ttl_ms(LeaseWindow::granted_ttl_ms(o.ttl_ms));
+    out.push(&JsValue::from_f64(timeout as f64));
     Ok(out)
 }
 
@@ -132,6 +135,13 @@ impl JsLeaseWindow {
     /// The service answered that the lease is gone.
     pub fn lose(&mut self) {
         self.window.lose();
+    }
+
+    /// How long one request about this lease may take: a third of its TTL (the TTL of the
+    /// last grant or renewal).
+    #[wasm_bindgen(getter, js_name = requestTimeoutMs)]
+    pub fn request_timeout_ms(&self) -> f64 {
+        LeaseWindow::third_of_ttl_ms(self.window.ttl_ms()) as f64
     }
 
     /// The window's part of `LeasedSnowflake.lease`, as numbers for the JavaScript to dress:

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use idmint::{Error, Layout};
+use idmint::{Error, Layout, LeaseWindow};
 use idmint_coord::lease::{Lease, LeaseSpec, LeaseStore};
 
 use crate::clock::now_ms;
@@ -37,10 +37,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::lease_token::{Grantee, TokenKey};
 use crate::metrics::Metrics;
 
-/// Shortest and longest TTL a client may ask for, ms.
-pub const TTL_RANGE_MS: (u64, u64) = (1_000, 300_000);
-/// TTL when the client asks none, ms.
-pub const DEFAULT_TTL_MS: u64 = 30_000;
+/// Shortest and longest TTL a client may ask for, ms (the core's rule, which clients know too).
+pub const TTL_RANGE_MS: (u64, u64) = LeaseWindow::TTL_RANGE_MS;
 /// How far ahead of the service's clock a client's clock is believed when it sets the bound.
 pub const MAX_CLIENT_SKEW_MS: u64 = 60_000;
 
@@ -127,7 +125,7 @@ fn duration_ms(d: Duration) -> u64 {
 }
 
 fn clamp_ttl(ms: u64) -> u64 {
-    ms.clamp(TTL_RANGE_MS.0, TTL_RANGE_MS.1)
+    LeaseWindow::granted_ttl_ms(Some(ms))
 }
 
 impl ClientLeases {
@@ -181,7 +179,7 @@ impl ClientLeases {
         Window {
             bound_ms,
             ttl_ms,
-            renew_after_ms: ttl_ms / 3,
+            renew_after_ms: LeaseWindow::third_of_ttl_ms(ttl_ms),
             server_time_ms: now_ms(),
         }
     }
@@ -312,7 +310,7 @@ impl ClientLeases {
         client_ms: Option<u64>,
     ) -> ApiResult<Grant> {
         let ns = self.namespace(namespace)?;
-        let ttl_ms = clamp_ttl(ttl_ms.unwrap_or(DEFAULT_TTL_MS));
+        let ttl_ms = LeaseWindow::granted_ttl_ms(ttl_ms);
         let spec = LeaseSpec::new(ns, layout.max_node() + 1, Duration::from_millis(ttl_ms))
             .holder(&holder());
         spec.validate()?;

@@ -403,6 +403,18 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     await gen.close()
   })
 
+  test('a grant request without an answer is given up after a third of the TTL the service will grant', async () => {
+    await fresh()
+    svc.acquire = 'hang'
+    // 1,500 ms asked: 500 ms; 10 ms asked is granted as the shortest TTL, 1 s: 333 ms.
+    for (const [ttlMs, want] of [[1500, 500], [10, 1000 / 3]]) {
+      const start = performance.now()
+      await assert.rejects(LeasedSnowflake.lease(svc.url, { ttlMs }), { code: 'ERR_STORE_UNAVAILABLE', op: 'acquire' })
+      const took = performance.now() - start
+      assert.ok(took >= want - 2 && took < want + 1500, `gave up after ${took} ms, want ${want}`)
+    }
+  })
+
   test("the service's errors, a service that is not there, the token", async () => {
     await fresh({ nodes: 1 })
     const held = await LeasedSnowflake.lease(svc.url)

@@ -4,6 +4,7 @@
 //
 //   const svc = await leaseService({ nodes: 16 })
 //   svc.renew = '503'        // renewals answer 503 (Retry-After: 1); also '409', 'hang', 'reset'
+//   svc.acquire = '503'      // grants answer 503 (Retry-After: 1); also 'hang'
 //   svc.grant = (g) => ({ ...g, node: undefined })   // rewrite the next grants
 //   svc.renewal = (r) => ({ ...r, bound_ms: -1 })     // rewrite the next renewals' answers
 //   svc.log                  // every request: { method, path, body, status, headers }
@@ -69,6 +70,7 @@ export async function leaseService({ nodes = 16, token = null } = {}) {
 
       if (req.url === '/v1/leases') {
         if (svc.acquire === '503') return error(503, 'ERR_STORE_UNAVAILABLE', { 'retry-after': '1' })
+        if (svc.acquire === 'hang') return // never answers (the client's timeout ends it)
         const ttl = Math.min(Math.max(body.ttl_ms ?? 30000, 1000), 300000)
         let node = -1
         for (let n = 0; n < nodes && node < 0; n++) {

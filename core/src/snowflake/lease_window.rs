@@ -67,6 +67,42 @@ impl LeaseWindow {
     /// failing at once) is not asked in a tight loop.
     pub const MIN_WAIT_MS: u64 = 50;
 
+    /// Shortest and longest TTL a lease service grants a client, ms: a TTL asked for outside
+    /// is brought within, at the grant and at every renewal.
+    pub const TTL_RANGE_MS: (u64, u64) = (1_000, 300_000);
+
+    /// The TTL of a lease whose client asks for none, ms.
+    pub const DEFAULT_TTL_MS: u64 = 30_000;
+
+    /// The TTL a service grants a client that asks for `asked` ms (`None`: none asked).
+    ///
+    /// ```
+    /// use idmint::LeaseWindow;
+    /// assert_eq!(LeaseWindow::granted_ttl_ms(None), 30_000);
+    /// assert_eq!(LeaseWindow::granted_ttl_ms(Some(10)), 1_000);
+    /// assert_eq!(LeaseWindow::granted_ttl_ms(Some(u64::MAX)), 300_000);
+    /// ```
+    pub const fn granted_ttl_ms(asked: Option<u64>) -> u64 {
+        let ms = match asked {
+            Some(ms) => ms,
+            None => Self::DEFAULT_TTL_MS,
+        };
+        if ms < Self::TTL_RANGE_MS.0 {
+            Self::TTL_RANGE_MS.0
+        } else if ms > Self::TTL_RANGE_MS.1 {
+            Self::TTL_RANGE_MS.1
+        } else {
+            ms
+        }
+    }
+
+    /// A third of the TTL: when a service asks for a renewal unless it says otherwise, and how
+    /// long one request of a holder may take (a renewal that timed out then leaves time for
+    /// another before the lease ends).
+    pub const fn third_of_ttl_ms(ttl_ms: u64) -> u64 {
+        ttl_ms / 3
+    }
+
     /// A holder built from a grant for `node`: the node's `fence_ms` (if it was used before),
     /// the `bound_ms` the service recorded, the monotonic time the request was `sent_at`, the
     /// lease's `ttl_ms` and when the service asks for a renewal (`renew_after_ms`, default a
@@ -183,7 +219,7 @@ impl LeaseWindow {
         // retries; never in a tight loop.
         let half = live / 2;
         let wait = renew_after_ms
-            .unwrap_or(ttl_ms / 3)
+            .unwrap_or(Self::third_of_ttl_ms(ttl_ms))
             .clamp(Self::MIN_WAIT_MS.min(half), half);
         self.bound_ms = bound_ms;
         self.ttl_ms = ttl_ms;
