@@ -3,7 +3,8 @@
 // scripts/dist-smoke.sh run this file against the light addon alone (IDMINT_IMPL names its
 // entry point); tests/ runs on the add-on.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -58,3 +59,23 @@ for (const url of ['sqlite:/tmp/idmint-light.db', 'idmint+http://127.0.0.1:1/', 
     assert.throws(() => new m.SegmentAllocator(url), (e) => e.code === 'ERR_INVALID_CONFIG' && INSTALL.test(e.message))
   })
 }
+
+test('an add-on of another release is refused at load, naming both versions', () => {
+  // A stand-in idmint-stores found through NODE_PATH (one of the folders the loader's lookup
+  // always includes) that reports another version.
+  const root = mkdtempSync(join(tmpdir(), 'idmint-other-addon-'))
+  try {
+    const fake = join(root, 'idmint-stores')
+    mkdirSync(fake)
+    writeFileSync(join(fake, 'package.json'), JSON.stringify({ name: 'idmint-stores', version: '0.0.0-other', main: 'index.js' }))
+    writeFileSync(join(fake, 'index.js'), "exports.load = () => ({ version: () => '0.0.0-other' })\n")
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(entry).href)})`], {
+      env: { ...process.env, NODE_PATH: root },
+      encoding: 'utf8',
+    })
+    assert.notEqual(run.status, 0, 'the package loaded with an add-on of another release')
+    assert.match(run.stderr, /found the add-on idmint-stores 0\.0\.0-other: install the same release of both \(npm install idmint-stores@/)
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
