@@ -6,7 +6,8 @@
 #                                              idmint-VERSION.tar.gz (its sdist)
 #   idmint_stores-VERSION-cp39-abi3-manylinux_*.whl
 #                                              the add-on wheel (`pip install 'idmint[stores]'`):
-#                                              the same module with every store client
+#                                              the same module with every store client, and
+#                                              idmint_stores-VERSION.tar.gz (its sdist)
 #   idmint-VERSION.tgz                         npm package `idmint` (JavaScript, types, and the
 #                                              crate sources for platforms without a prebuilt addon)
 #   idmint-linux-x64-gnu-VERSION.tgz           npm package holding the prebuilt linux-x64 addon
@@ -61,6 +62,7 @@ AUDITWHEEL_VERSION=6.8.2
 (cd bindings-python/stores && "$venv/bin/maturin" build --release --locked --quiet --target "$host" \
   --interpreter "$venv/bin/python" --out "$dist")
 "$venv/bin/maturin" sdist --manifest-path bindings-python/Cargo.toml --out "$dist" >/dev/null
+(cd bindings-python/stores && "$venv/bin/maturin" sdist --out "$dist" >/dev/null)
 wheel=$(ls "$dist"/idmint-"$version"-*.whl)
 addon_wheel=$(ls "$dist"/idmint_stores-"$version"-*.whl)
 # The platform tag maturin gave each must be a manylinux one, and auditwheel must agree.
@@ -94,6 +96,20 @@ tar -C "$stage/sdist" -xzf "$dist/idmint-$version.tar.gz"
   --profile light --quiet --interpreter "$venv/bin/python" --out "$stage/sdist-wheel" 2>&1 \
   | grep -v '^ *Compiling' || true)
 ls "$stage/sdist-wheel"/idmint-"$version"-*.whl >/dev/null
+# The add-on's sdist too (`release`, as its wheel), for platforms without a prebuilt add-on: its
+# wheel must hold the module and the package that loads it.
+[ -f "$dist/idmint_stores-$version.tar.gz" ] || { echo "dist: no sdist of idmint-stores" >&2; exit 1; }
+tar -C "$stage/sdist" -xzf "$dist/idmint_stores-$version.tar.gz"
+(cd "$stage/sdist/idmint_stores-$version" && "$venv/bin/maturin" build --target "$host" \
+  --release --quiet --interpreter "$venv/bin/python" --out "$stage/sdist-wheel" 2>&1 \
+  | grep -v '^ *Compiling' || true)
+"$venv/bin/python" - "$stage/sdist-wheel"/idmint_stores-"$version"-*.whl <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+for want in ("idmint_stores/__init__.py", "idmint_stores/_native.abi3.so"):
+    if want not in names:
+        sys.exit(f"dist: the wheel built from the idmint-stores sdist lacks {want}: {names}")
+PY
 
 # --- Node.js ----------------------------------------------------------------------------------
 step "npm: idmint and idmint-linux-x64-gnu (light addon), idmint-stores and idmint-stores-linux-x64-gnu"
@@ -250,7 +266,7 @@ tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$pgname.tar.gz" 
 step "every artifact carries version $version; SHA256SUMS"
 expected=(
   "idmint-$version-cp39-abi3-$tag.whl" "idmint_stores-$version-cp39-abi3-$addon_tag.whl"
-  "idmint-$version.tar.gz" "idmint-$version.tgz"
+  "idmint-$version.tar.gz" "idmint_stores-$version.tar.gz" "idmint-$version.tgz"
   "idmint-linux-x64-gnu-$version.tgz" "idmint-stores-$version.tgz" "idmint-stores-linux-x64-gnu-$version.tgz"
   "idmint-web-$version.tgz" "$cname.tar.gz" "$csname.tar.gz"
   "idmint-cli-$version-linux-x86_64.tar.gz" "$pgname.tar.gz"
