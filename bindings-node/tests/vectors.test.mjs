@@ -410,6 +410,32 @@ describe('named.json', { skip: lacks('NamedGenerator', 'fromConfig') }, () => {
       }
     }
   })
+
+})
+
+// Every entry with one of these classes, the Snowflake-only and formats entries included.
+describe('named.json at the single-type front doors (the type is checked first)', () => {
+  const v = vector('named.json')
+  const doors = [
+    ['Snowflake', 'expect_snowflake'],
+    ['AtomicSnowflake', 'expect_snowflake'],
+    ['UuidGenerator', 'expect_uuid'],
+  ]
+  for (const [cls, key] of doors) {
+    const name = `${cls}.fromConfig`
+    test(`invalid configs: ${name}`, { skip: lacks(cls) }, () => {
+      for (const c of v.invalid) {
+        let thrown = null
+        try {
+          m[cls].fromConfig(c.config)
+        } catch (e) {
+          thrown = e
+        }
+        assert.ok(thrown, `${name}(${JSON.stringify(c.config)}) should fail`)
+        checkError(thrown, c[key] ?? c.expect, `${name}(${JSON.stringify(c.config)})`)
+      }
+    })
+  }
 })
 
 describe('formats.json (RFC 9562 appendices, TypeID spec, ULID reference cases)', { skip: lacks('uuid8', 'uuid6At', 'UuidGenerator', 'Uuid7Generator', 'parseTypeId', 'typeidFromUuid', 'parseUlid', 'ulidAt', 'UlidGenerator') }, () => {

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use idmint::named::{GeneratedId, NamedConfig};
 
-use crate::{bytes, case, error, hex, obj, outcome, s, T0};
+use crate::{bytes, case, error, extend, hex, obj, outcome, s, T0};
 
 const COMMENT: &str = "Named generators (idmint::named). `configs`: NamedConfig::parse(config) \
 must succeed, with `canonical` its Display (the canonical compact form, which parses back to \
@@ -16,8 +16,11 @@ front to back; `random_used` bytes in total by the end). Each step expects {id}:
 string for snowflake, a lower-case hyphenated UUID otherwise, or an error object {error: \
 Error::code(), message, ...the variant's fields}. `invalid`: configs that NamedConfig::parse \
 rejects, with the exact error (ERR_INVALID_LAYOUT with `at` = byte offset into the config for \
-syntax and key problems; policy and generator errors keep their own codes). Every u64 is a \
-decimal string.";
+syntax and key problems; policy and generator errors keep their own codes); \
+`expect_snowflake` / `expect_uuid`, where present, is what a front door that builds only \
+Snowflake (only UUID) generators answers instead (NamedConfig::parse_snowflake / parse_uuid: \
+`Snowflake.fromConfig`, `UuidGenerator.fromConfig`), which checks the config's type before \
+that type's keys; absent, it answers `expect`. Every u64 is a decimal string.";
 
 const CONFIGS: [(&str, &[u64]); 17] = [
     (
@@ -146,7 +149,21 @@ pub(crate) fn generate() -> Value {
         .iter()
         .map(|&text| {
             let e = NamedConfig::parse(text).expect_err("invalid named config");
-            case([("config", text.into())], error(&e))
+            let mut c = case([("config", text.into())], error(&e));
+            let doors = [
+                (
+                    "expect_snowflake",
+                    NamedConfig::parse_snowflake(text).map(|_| ()),
+                ),
+                ("expect_uuid", NamedConfig::parse_uuid(text).map(|_| ())),
+            ];
+            for (key, answer) in doors {
+                let other = answer.expect_err("a config parse refuses, a single-type door refuses");
+                if other != e {
+                    c = extend(c, [(key, error(&other))]);
+                }
+            }
+            c
         })
         .collect();
     obj([

@@ -703,6 +703,20 @@ fn replay_named() {
         check(&c["expect"], NamedConfig::parse(text), &ctx, |x| {
             panic!("{ctx}: parsed to {x:?}")
         });
+        // The single-type front doors: their own answer where the vector gives one.
+        let door = |key: &str| c.get(key).unwrap_or(&c["expect"]);
+        check(
+            door("expect_snowflake"),
+            NamedConfig::parse_snowflake(text),
+            &ctx,
+            |x| panic!("{ctx}: parse_snowflake gave {x:?}"),
+        );
+        check(
+            door("expect_uuid"),
+            NamedConfig::parse_uuid(text),
+            &ctx,
+            |x| panic!("{ctx}: parse_uuid gave {x:?}"),
+        );
     }
 }
 
