@@ -775,3 +775,31 @@ describe('formats: v6, v7 batches, v8, TypeID, ULID', { skip: lacks('uuid6', 'uu
     assert.throws(() => m.parseUlid('x'), { code: 'ERR_INVALID_ENCODING', codec: 'ulid' })
   })
 })
+
+// The browser package: every entry, whichever of these classes it has.
+test('free(): later calls are ERR_CLOSED, a second free() does nothing', { skip: isAddon ? 'the native addon has no free(): its objects go with the garbage collector' : false }, () => {
+  const made = [
+    ['Layout', () => new m.Layout('twitter'), (o) => o.maxNode],
+    ['Snowflake', () => new m.Snowflake({ node: 1 }), (o) => o.decode(1n)],
+    ['UuidGenerator', () => new m.UuidGenerator(7), (o) => o.next()],
+  ].filter(([name]) => name in m)
+  assert.ok(made.length > 0)
+  for (const [name, make, use] of made) {
+    const o = make()
+    use(o)
+    o.free()
+    o.free()
+    const e = throwsCode(() => use(o), Error, 'ERR_CLOSED', name)
+    assert.equal(e.message, `${name} is closed`)
+    assert.equal(e.what, name)
+  }
+  if ('Snowflake' in m) {
+    // A generator's own per-ID methods, detached before free(), too.
+    const g = new m.Snowflake({ node: 1 })
+    const next = g.nextId
+    const string = g.nextIdString
+    next()
+    g.free()
+    for (const f of [next, string, () => g.nextIdNumber(), () => g.tryNextId()]) throwsCode(f, Error, 'ERR_CLOSED', 'Snowflake is closed')
+  }
+})

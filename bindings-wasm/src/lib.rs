@@ -25,8 +25,8 @@
 //! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
 //! from bindings-js/idmint.d.ts, the one declaration of both packages (`scripts/build.sh`), and
 //! `scripts/glue.mjs` completes wasm-bindgen's JavaScript where Rust cannot: the receiver check
-//! of every method, own bound per-ID methods, the parked errors of the per-ID methods (see
-//! [`error`]) and the UUID text helper (see [`convert`]).
+//! of every method (`ERR_CLOSED` once freed), own per-ID methods, the parked errors of the
+//! per-ID methods (see [`error`]) and the UUID text helper (see [`convert`]).
 
 // Each npm entry is one build with the cargo features of its part of the API (Cargo.toml,
 // scripts/build.sh): `snowflake`, `formats`, or both and the rest (`full`).
