@@ -807,6 +807,7 @@ export interface InitOutput {
     readonly __idmintleasewindow_fenceWait: (a: number, b: number) => void;
     readonly __idmintleasewindow_info: (a: number, b: number) => void;
     readonly __idmintleasewindow_lose: (a: number) => void;
+    readonly __idmintleasewindow_releaseUpToMs: (a: number) => number;
     readonly __idmintleasewindow_renewed: (a: number, b: number, c: number, d: number) => void;
     readonly __idmintleasewindow_requestTimeoutMs: (a: number) => number;
     readonly __idmintleasewindow_retryIn: (a: number, b: number, c: number) => number;

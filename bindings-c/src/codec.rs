@@ -68,10 +68,9 @@ pub unsafe extern "C" fn idmint_codec_from_name(
     unsafe {
         put(out_codec, "out_codec", || -> Result<_, Fail> {
             let name = c_str(name, "name")?;
-            if name.eq_ignore_ascii_case("auto") {
+            let Some(c) = Codec::parse_or_auto(name)? else {
                 return Ok(IDMINT_CODEC_AUTO);
-            }
-            let c = Codec::parse(name)?;
+            };
             let i = CODECS.iter().position(|k| *k == c);
             Ok(i.ok_or(Fail::Arg("a codec newer than this library"))? as idmint_codec)
         })

@@ -1378,6 +1378,8 @@ static void test_bad_arguments(void) {
     EXPECT(idmint_codec_from_name("base64", &c), IDMINT_INVALID_CONFIG,
            "invalid config: unknown codec (decimal, hex, base32, base62)");
     EXPECT(idmint_codec_from_name(bad_utf8, &c), IDMINT_BAD_C_ARGUMENT, NULL);
+    CHECK(OK(idmint_codec_from_name("AUTO", &c)) && c == IDMINT_CODEC_AUTO);
+    CHECK(OK(idmint_codec_from_name("Hex", &c)) && c == IDMINT_CODEC_HEX);
     OK(idmint_codec_from_name("DEC", &c));
     CHECK(c == IDMINT_CODEC_DECIMAL);
     OK(idmint_codec_from_name("Auto", &c));

@@ -141,9 +141,9 @@ pub fn parse_id<H: Host>(
 /// A `codec` argument of the parsing functions: absent, `null` or `"auto"` (guess from the
 /// shape), else a codec's name.
 fn codec_arg<H: Host>(h: &H, codec: Option<&H::Value>) -> Result<Option<Codec>, H::Error> {
-    match opt_string_arg(h, codec, "codec")?.as_deref() {
-        None | Some("auto") => Ok(None),
-        Some(name) => Codec::parse(name).or_throw(h).map(Some),
+    match opt_string_arg(h, codec, "codec")? {
+        None => Ok(None),
+        Some(name) => Codec::parse_or_auto(&name).or_throw(h),
     }
 }
 

@@ -432,6 +432,7 @@ describe('codecs', { skip: lacks('encode', 'parseId') }, () => {
     assert.equal(e.at, 10)
     assert.equal(typeof e.reason, 'string')
     assert.equal(m.parseId('0x2A', 'auto'), 42n)
+    assert.equal(m.parseId('0x2A', 'AUTO'), 42n) // as a codec's name: ASCII case-insensitive, on every surface
   })
 })
 

@@ -26,10 +26,8 @@ pub fn parse_id(text: &str, codec: Option<&str>) -> PyResult<u64> {
     }
 }
 
-/// A `codec` argument: `None` or `"auto"` (guess from the shape), else a codec's name.
+/// A `codec` argument: `None` or `"auto"` (guess from the shape; the core's
+/// `Codec::parse_or_auto`), else a codec's name.
 pub fn codec_arg(codec: Option<&str>) -> PyResult<Option<Codec>> {
-    match codec {
-        None | Some("auto") => Ok(None),
-        Some(name) => Codec::parse(name).py().map(Some),
-    }
+    codec.map_or(Ok(None), |name| Codec::parse_or_auto(name).py())
 }

@@ -223,6 +223,8 @@ def test_codecs() -> None:
             if c == "decimal" or not text.isdigit():
                 assert idmint.parse_id(text) == x, (c, text)
     assert idmint.parse_id("112210f47de98115", "hex") == id_
+    # "auto" as a codec's name: guessed from the shape, ASCII case-insensitive on every surface.
+    assert idmint.parse_id("0x2A", "auto") == idmint.parse_id("0x2A", "AUTO") == 42
     # Bare hex without a codec: refused at its first character, saying how to read it.
     with pytest.raises(idmint.InvalidEncoding) as bare:
         idmint.parse_id("1d83a82428800000")

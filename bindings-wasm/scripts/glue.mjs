@@ -73,6 +73,11 @@ const RECEIVER = `
 /** The wasm pointer of \`obj\` if it is a live-or-freed instance of \`cls\`; a TypeError otherwise. */
 function __idmintThis(obj, cls) {
     if (obj instanceof cls && typeof obj.__wbg_ptr === 'number') return obj.__wbg_ptr;
+    return __idmintNotInstance(cls);
+}
+
+/** Throws the TypeError of a method of \`cls\` called on an object that is not one. */
+function __idmintNotInstance(cls) {
     const e = new TypeError(\`\${cls.name} method called on an object that is not a \${cls.name}\`);
     e.code = 'ERR_INVALID_ARG_TYPE';
     throw e;

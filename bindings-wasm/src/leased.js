@@ -11,9 +11,9 @@
 // (client_lease.rs: the same rules and error texts as every other argument, through the same
 // options reader as the Node package's options), and each ID passes through the lease's window
 // (the core's LeaseWindow), which decides whether it may go out, what a grant or renewal
-// permits, and when to renew or retry. The errors made here are those of the requests and the
-// object (no answer from the service, its own error passed on, a closed or foreign object,
-// no `fetch`), in the core's codes and wording.
+// permits, and when to renew or retry. The errors made here are those of the requests (no
+// answer from the service, its own error passed on, no `fetch`), in the core's codes and
+// wording; a closed or foreign object gets the glue's (`__idmintClosed`, `__idmintNotInstance`).
 
 /** Per generator: its Snowflake and lease window, where and how to ask, its lease string, timer. */
 const __idmintLeases = new WeakMap()
@@ -44,21 +44,15 @@ function __idmintInfo(st) {
   }
 }
 
-/** The state of `obj`, a LeasedSnowflake, or the TypeError for anything else. */
+/** The state of `obj`, a LeasedSnowflake, or the glue's TypeError for anything else. */
 function __idmintLeaseOf(obj) {
-  const st = __idmintLeases.get(obj)
-  if (st === undefined) {
-    const message = 'LeasedSnowflake method called on an object that is not a LeasedSnowflake'
-    throw __idmintError(TypeError, 'ERR_INVALID_ARG_TYPE', message)
-  }
-  return st
+  return __idmintLeases.get(obj) ?? __idmintNotInstance(LeasedSnowflake)
 }
 
-/** The state of an open LeasedSnowflake; ERR_CLOSED after `close()`. */
+/** The state of an open LeasedSnowflake; the glue's ERR_CLOSED after `close()`. */
 function __idmintOpenLease(obj) {
   const st = __idmintLeaseOf(obj)
-  if (st.closed) throw __idmintError(Error, 'ERR_CLOSED', 'LeasedSnowflake is closed')
-  return st
+  return st.closed ? __idmintClosed(LeasedSnowflake) : st
 }
 
 /**
@@ -274,12 +268,10 @@ class LeasedSnowflake {
     if (st.closed) return
     st.closed = true
     clearTimeout(st.timer)
-    const [fence, , , , issued] = st.window.info
+    const upTo = st.window.releaseUpToMs
     // A renewal still on its way could reach the service after the release.
     await st.inflight?.catch(() => {})
     if (st.lost) return
-    // The latest time issued, else the fence (nothing issued: the record stays as it was).
-    const upTo = [issued, fence, 0].find((v) => !Number.isNaN(v))
     const release = { lease: st.lease, issued_up_to_ms: upTo }
     await __idmintPost(st, 'release', '/v1/leases/release', release)
   }

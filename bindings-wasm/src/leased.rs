@@ -144,6 +144,12 @@ impl JsLeaseWindow {
         LeaseWindow::third_of_ttl_ms(self.window.ttl_ms()) as f64
     }
 
+    /// What the release reports as issued: the latest time admitted, else the fence, else 0.
+    #[wasm_bindgen(getter, js_name = releaseUpToMs)]
+    pub fn release_up_to_ms(&self) -> f64 {
+        self.window.release_up_to_ms() as f64
+    }
+
     /// The window's part of `LeasedSnowflake.lease`, as numbers for the JavaScript to dress:
     /// `[fenceMs, ttlMs, boundMs, expiresInMs, issuedMs]`, NaN where there is none (the times
     /// are far below 2^53, so exact).

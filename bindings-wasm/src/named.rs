@@ -4,20 +4,17 @@
 use std::cell::RefCell;
 
 use idmint::named::{NamedConfig, NamedGenerator as CoreNamedGenerator};
-use idmint_js::convert::{string_arg, u64_arg};
+use idmint_js::convert::u64_arg;
+use idmint_js::values;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{OrThrow, Web};
 use crate::snowflake::JsSnowflake;
 use crate::uuid::{generated, next_with_random, UuidGenerator};
 
-fn parse(config: &JsValue) -> Result<NamedConfig, JsValue> {
-    NamedConfig::parse(&string_arg(&Web, config, "config")?).or_throw(&Web)
-}
-
 #[wasm_bindgen(js_name = fromConfig)]
 pub fn from_config(config: JsValue) -> Result<JsValue, JsValue> {
-    let named = parse(&config)?;
+    let named = values::named_config(&Web, &config)?;
     match named.snowflake_config() {
         Some(cfg) => JsSnowflake::from_core(*cfg).map(JsValue::from),
         None => UuidGenerator::from_named(named).map(JsValue::from),
@@ -34,7 +31,7 @@ pub struct NamedGenerator {
 impl NamedGenerator {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<NamedGenerator, JsValue> {
-        let config = parse(&config)?;
+        let config = values::named_config(&Web, &config)?;
         Ok(NamedGenerator {
             inner: RefCell::new(config.build().or_throw(&Web)?),
             config,

@@ -258,6 +258,7 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
       const e = thrown(f)
       assert.equal(e.code, 'ERR_CLOSED')
       assert.equal(e.message, 'LeasedSnowflake is closed')
+      assert.equal(e.what, 'LeasedSnowflake')
     }
     await gen.close() // again: nothing
     assert.equal(svc.requests('/v1/leases/release').length, 1)
@@ -270,6 +271,13 @@ describe('LeasedSnowflake.lease', { timeout: 60_000 }, () => {
     assert.equal(next.fenceMs, latest)
     assert.ok(layout.timestampMs(await whenReady(() => next.nextId())) > latest)
     await next.close()
+
+    // A holder that issued nothing releases with its fence: the record stays as it was.
+    const idle = await LeasedSnowflake.lease(svc.url, { layout: EXAMPLE })
+    const fence = idle.fenceMs
+    assert.ok(fence > latest)
+    await idle.close()
+    assert.equal(svc.requests('/v1/leases/release').at(-1).body.issued_up_to_ms, Number(fence))
   })
 
   test('a fence ahead of the clock: lease() resolves once it has passed, renewing meanwhile; too far ahead, ERR_CLOCK_BACKWARDS', async () => {

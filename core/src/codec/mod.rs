@@ -125,6 +125,26 @@ impl Codec {
         }
     }
 
+    /// The `codec` argument of the parsing functions on every surface (`parseId`, `parse_any`,
+    /// `idmint_codec_from_name`): `auto` (ASCII case-insensitive) is `None`, told by the text's
+    /// shape; any other name as [`parse`](Self::parse).
+    ///
+    /// # Examples
+    /// ```
+    /// use idmint::codec::Codec;
+    /// assert_eq!(Codec::parse_or_auto("AUTO")?, None);
+    /// assert_eq!(Codec::parse_or_auto("hex")?, Some(Codec::Hex));
+    /// assert!(Codec::parse_or_auto("base64").is_err());
+    /// # Ok::<(), idmint::Error>(())
+    /// ```
+    pub fn parse_or_auto(name: &str) -> Result<Option<Codec>> {
+        if name.eq_ignore_ascii_case("auto") {
+            Ok(None)
+        } else {
+            Codec::parse(name).map(Some)
+        }
+    }
+
     /// The exact length of every encoding, for the fixed-width (sortable) codecs; `None` for the
     /// variable-width ones, whose text order does not follow numeric order.
     pub const fn fixed_width(self) -> Option<usize> {

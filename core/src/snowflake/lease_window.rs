@@ -277,6 +277,16 @@ impl LeaseWindow {
         self.issued_ms
     }
 
+    /// What a release reports as issued (`issued_up_to_ms`): the latest time admitted, else the
+    /// fence (nothing issued: the node's record stays as it was), else 0 (a node never used).
+    /// The service never lowers a record, so this can only keep or raise it.
+    pub const fn release_up_to_ms(&self) -> u64 {
+        match (self.issued_ms, self.fence_ms) {
+            (Some(t), _) | (None, Some(t)) => t,
+            (None, None) => 0,
+        }
+    }
+
     /// Whether the service answered that the lease is gone.
     pub const fn is_lost(&self) -> bool {
         self.lost
@@ -384,6 +394,17 @@ mod tests {
         let w = window().service_time(FENCE + 5);
         assert!(w.fence_wait_ms(FENCE - 60_001, &ms).is_err());
         assert!(window().fence_wait_ms(FENCE - 90_000, &ms).is_err());
+    }
+
+    #[test]
+    fn a_release_reports_the_latest_time_issued_else_the_fence() {
+        let mut w = window();
+        assert_eq!(w.release_up_to_ms(), FENCE, "nothing issued: the fence");
+        w.admit(FENCE + 7, SENT + 1).unwrap();
+        w.admit(FENCE + 3, SENT + 2).unwrap();
+        assert_eq!(w.release_up_to_ms(), FENCE + 7, "the latest time admitted");
+        let unused = LeaseWindow::new(5, None, BOUND, SENT, 30_000, None).unwrap();
+        assert_eq!(unused.release_up_to_ms(), 0, "a node never used");
     }
 
     #[test]
