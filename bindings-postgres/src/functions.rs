@@ -156,10 +156,10 @@ fn encode(id: i64, codec: default!(&str, "'decimal'")) -> String {
 /// (digits: decimal, `0x`: hex, 13 characters: base32, 11: base62).
 #[pg_extern(immutable, parallel_safe)]
 fn parse_id(text: &str, codec: default!(Option<&str>, "NULL")) -> i64 {
+    let codec = codec.and_then(|c| check(Codec::parse_or_auto(c)));
     let id = match codec {
         None => check(idmint::codec::parse_id(text)),
-        Some(c) if c.eq_ignore_ascii_case("auto") => check(idmint::codec::parse_id(text)),
-        Some(c) => check(check(Codec::parse(c)).decode(text)),
+        Some(c) => check(c.decode(text)),
     };
     id as i64
 }

@@ -410,6 +410,14 @@ fn bad_settings_and_an_expired_layout_are_clear_errors() {
     assert!(msg.starts_with("ERR_INVALID_ENCODING"), "{msg}");
     let msg = sql_error(client.query_one("SELECT idmint.encode(1, 'base64')", &[]));
     assert!(msg.starts_with("ERR_INVALID_CONFIG"), "{msg}");
+    let msg = sql_error(client.query_one("SELECT idmint.parse_id('42', 'base64')", &[]));
+    assert!(msg.starts_with("ERR_INVALID_CONFIG"), "{msg}");
+    // `auto` as a codec's name, in any case, as on every surface (the core's Codec::parse_or_auto).
+    let auto: i64 = client
+        .query_one("SELECT idmint.parse_id('0x2A', 'AUTO')", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(auto, 42);
     // Settings are read at server start: SET is refused by PostgreSQL itself.
     let msg = sql_error(client.batch_execute("SET idmint.node = '2'"));
     assert!(msg.contains("cannot be changed"), "{msg}");
