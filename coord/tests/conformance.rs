@@ -96,9 +96,9 @@ impl Backend for FileBackend {
         false
     }
     fn resume(&self) {}
-    /// A temp cleaner removes the lease directory.
+    /// A temp cleaner removes the lease directory (under holders still running).
     fn wipe(&self) {
-        std::fs::remove_dir_all(&self.0).unwrap();
+        support::remove_dir_under_holders(&self.0);
     }
 }
 

@@ -55,7 +55,7 @@ fn directory_removed_case(nodes: u64) {
     );
     a.wait_for("HOLD");
     a.wait_minted(50_000);
-    std::fs::remove_dir_all(&dir.0).unwrap();
+    support::remove_dir_under_holders(&dir.0);
     let mut b = Minter::start(
         &MinterSpec::new(&url, "faults", nodes, 1_500),
         &outs.0.join("b"),

@@ -84,6 +84,21 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
+/// Removes `dir` as a temp cleaner would under a running holder: a holder may write into it
+/// while it goes (`ENOTEMPTY`), so it is tried again until it is gone (at most a second).
+pub fn remove_dir_under_holders(dir: &std::path::Path) {
+    let mut last = None;
+    for _ in 0..100 {
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("removing {} for a second: {last:?}", dir.display());
+}
+
 /// A fresh, empty temporary directory, removed when dropped.
 #[derive(Debug)]
 pub struct TempDir(pub PathBuf);
