@@ -6,16 +6,19 @@
 //   node dts.mjs wasm FILE        write the browser package's (bundler and nodejs flavours)
 //   node dts.mjs web FILE         write the --target web flavour's: FILE is wasm-bindgen's own
 //                                 declarations, whose loader part (init, initSync) is kept
+//   node dts.mjs webjs FILE       write the web flavour's of an entry written in JavaScript
+//                                 (bindings-wasm/js/): the API and a loader with nothing to load
 //   node dts.mjs names PKG FILE   fail unless the classes, members and functions FILE declares
 //                                 (napi-rs's or wasm-bindgen's output, made from the Rust
-//                                 declarations) are those PKG's declarations name
+//                                 declarations) are those PKG's declarations name; a FILE that
+//                                 is a module (.js) is imported and its exports read instead
 //
-// `wasm`, `web` and `names web` take an ENTRY after FILE, one of the browser package's entries
+// `wasm`, `web`, `webjs` and `names web` take an ENTRY after FILE, one of the browser package's entries
 // (ENTRIES below): its declarations are those of the names it exports and of the interfaces
 // they use; `full` (the default) is the whole API.
 import { readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'idmint.d.ts'), 'utf8')
 const HEADER = '/* Generated from bindings-js/idmint.d.ts by bindings-js/dts.mjs; do not edit. */\n'
@@ -126,6 +129,38 @@ function names(text) {
   return found
 }
 
+/** The loader of a web-flavour entry written in JavaScript: the contract of the others, nothing to load. */
+const JS_LOADER = `export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+
+/** Nothing: this entry is JavaScript and loads no WebAssembly. */
+export interface InitOutput {}
+
+export type SyncInitInput = BufferSource | WebAssembly.Module;
+
+/** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
+export function initSync(module?: { module: SyncInitInput } | SyncInitInput): InitOutput;
+
+/** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
+export default function __wbg_init (module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;
+`
+
+/** `Class.member` and `function` names module `mod` exports (members starting with `_` are internal). */
+function moduleNames(mod) {
+  const found = new Set()
+  const internal = (n) => n.startsWith('_') || ['constructor', 'length', 'name', 'prototype', 'free'].includes(n)
+  for (const [name, value] of Object.entries(mod)) {
+    if (name === 'default' || name === 'initSync' || typeof value !== 'function') continue
+    if (!/^class\b/.test(Function.prototype.toString.call(value))) {
+      found.add(name)
+      continue
+    }
+    for (const n of [...Object.getOwnPropertyNames(value), ...Object.getOwnPropertyNames(value.prototype)]) {
+      if (!internal(n)) found.add(`${name}.${n}`)
+    }
+  }
+  return found
+}
+
 const [mode, pkg, file, entryArg] = process.argv.slice(2)
 if (mode === 'node' || mode === 'wasm') {
   writeFileSync(pkg, declarations(mode === 'node' ? 'node' : 'web', file))
@@ -134,10 +169,12 @@ if (mode === 'node' || mode === 'wasm') {
   const loader = generated.indexOf('export type InitInput')
   if (loader < 0) throw new Error(`${pkg}: no loader declarations (InitInput) found`)
   writeFileSync(pkg, declarations('web', file) + '\n' + generated.slice(loader))
+} else if (mode === 'webjs') {
+  writeFileSync(pkg, declarations('web', file) + '\n' + JS_LOADER)
 } else if (mode === 'names') {
   const entry = entryArg ?? 'full'
   const declared = names(declarations(pkg, entry))
-  const exported = names(readFileSync(file, 'utf8'))
+  const exported = file.endsWith('.js') ? moduleNames(await import(pathToFileURL(resolve(file)).href)) : names(readFileSync(file, 'utf8'))
   if (pkg === 'node') NODE_BY_HAND.forEach((n) => exported.add(n))
   if (pkg === 'node') NODE_HIDDEN.forEach((n) => exported.delete(n))
   if (pkg === 'web' && entry === 'full') WEB_BY_GLUE.forEach((n) => exported.add(n))
@@ -150,6 +187,6 @@ if (mode === 'node' || mode === 'wasm') {
     process.exit(1)
   }
 } else {
-  console.error('usage: node dts.mjs node FILE, node dts.mjs wasm|web FILE [ENTRY], or node dts.mjs names node|web FILE [ENTRY]')
+  console.error('usage: node dts.mjs node FILE, node dts.mjs wasm|web|webjs FILE [ENTRY], or node dts.mjs names node|web FILE [ENTRY]')
   process.exit(2)
 }

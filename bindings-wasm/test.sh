@@ -85,6 +85,11 @@ node --input-type=module -e "
   if (s.uuid7 || s.encode || s.fromConfig || typeof new s.Snowflake({ node: 1 }).nextId() !== 'bigint') throw new Error('pkg/node/snowflake: not the Snowflake entry')
 "
 
+step "the JavaScript Snowflake entry (js/) against the WebAssembly build of the core (tests/js)"
+# idmint-web/snowflake is a port of the core's Snowflake rules: the same values, errors and IDs
+# as the full entry's WebAssembly build, on generated inputs and the shared vectors.
+node --test --test-reporter=dot tests/js/
+
 step "Rust unit tests (wasm-bindgen-test) in Node, headless Chromium and a Web Worker"
 cargo test --locked --lib
 WASM_BINDGEN_USE_BROWSER=1 cargo test --locked --lib

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Builds the npm package's entries, one release build of the crate each (its cargo features
-# choose the part of the API it holds, so a page loads only the entry it imports):
-#   full        (default features)         idmint-web, idmint-web/web: the whole API
-#   snowflake   --features snowflake       idmint-web/snowflake, idmint-web/web/snowflake
-#   formats     --features formats         idmint-web/formats, idmint-web/web/formats
+# Builds the npm package's entries:
+#   full        a release build of the crate (default features)   idmint-web, idmint-web/web: the whole API
+#   formats     a release build with --features formats           idmint-web/formats, idmint-web/web/formats
+#   snowflake   JavaScript (js/, bundled by esbuild)              idmint-web/snowflake, idmint-web/web/snowflake
+# (the cargo features choose the part of the API a build holds, so a page loads only the entry it
+# imports; the Snowflake-only entry is a JavaScript port of the core's Snowflake rules, because
+# their WebAssembly build alone weighs as much as that page's budget: see js/snowflake.js),
 # and each entry in three flavours, under pkg/<flavour>/ (full) or pkg/<flavour>/<entry>/:
 #   pkg/web/      --target web      ES module for <script type="module"> and Web Workers (await init())
 #   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
 #   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
 # each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json) and its
-# imports renamed short (scripts/imports.mjs), the web flavour's glue minified (esbuild), and the
+# imports renamed short (scripts/imports.mjs), the web flavour minified (esbuild), and the
 # TypeScript declarations, generated from bindings-js/idmint.d.ts: index.d.ts (bundler and node
 # flavours) and web.d.ts (web flavour) for the full entry, <entry>.d.ts and web-<entry>.d.ts for
 # the others.
@@ -36,7 +38,7 @@ features=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-flo
 rm -rf pkg/web pkg/bundler pkg/node
 # entry:cargo features (the full entry last: the release artifact is then the default build's).
 pairs=()
-for spec in "snowflake:--no-default-features --features snowflake" "formats:--no-default-features --features formats" "full:"; do
+for spec in "formats:--no-default-features --features formats" "full:"; do
   entry=${spec%%:*} cargo_features=${spec#*:}
   # shellcheck disable=SC2086 # the features are separate words
   RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet $cargo_features
@@ -80,6 +82,32 @@ for spec in "snowflake:--no-default-features --features snowflake" "formats:--no
 done
 # wasm-bindgen's nodejs flavour is CommonJS; the package itself is "type": "module".
 printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json
+
+# The Snowflake-only entry: js/ bundled by esbuild (pinned in package.json) into one module per
+# flavour, the package version written in. The web flavour (js/web.js) adds the loader every web
+# entry has; it is minified, names kept (error messages and `.name` show classes).
+version=$(node -p 'require("./package.json").version')
+for target in web bundler nodejs; do
+  dir=pkg/${target/nodejs/node}/snowflake
+  mkdir -p "$dir"
+  source=js/snowflake.js format=esm minify=()
+  [ "$target" = web ] && source=js/web.js minify=(--minify --keep-names)
+  [ "$target" = nodejs ] && format=cjs
+  node_modules/.bin/esbuild "$source" --bundle --format=$format --target=es2020 "${minify[@]}" --log-level=warning \
+    --define:IDMINT_VERSION="'$version'" --outfile="$dir/idmint.js"
+  if [ "$target" = web ]; then
+    node ../bindings-js/dts.mjs webjs "$dir/idmint.d.ts" snowflake
+  else
+    node ../bindings-js/dts.mjs wasm "$dir/idmint.d.ts" snowflake
+  fi
+  # The declarations must name what the module exports: the classes' members as written.
+  node ../bindings-js/dts.mjs names web "$dir/idmint.js" snowflake
+done
+cmp -s pkg/node/snowflake/idmint.d.ts pkg/bundler/snowflake/idmint.d.ts || {
+  echo "build: the node and bundler declarations of snowflake differ; one .d.ts cannot describe both" >&2
+  exit 1
+}
+pairs+=("pkg/node/snowflake/idmint.d.ts:snowflake.d.ts" "pkg/web/snowflake/idmint.d.ts:web-snowflake.d.ts")
 
 status=0
 for pair in "${pairs[@]}"; do

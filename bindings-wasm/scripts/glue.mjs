@@ -53,8 +53,8 @@
 //   node scripts/glue.mjs GLUE [ENTRY]
 //
 // ENTRY is the npm entry the module was built for (scripts/build.sh): `full` (the default, every
-// item above), `snowflake` (Layout, Snowflake, AtomicSnowflake, randomNode: items 1, 2, 3 and 7
-// without the lease window) or `formats` (UUIDs, TypeID, ULID: items 1, 4 and 6).
+// item above) or `formats` (UUIDs, TypeID, ULID: items 1, 4 and 6). The Snowflake-only entry is
+// JavaScript (js/) and has no glue.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 
@@ -63,10 +63,9 @@ const which = process.argv[3] ?? 'full'
 /** What each entry's module holds: Snowflake (items 2, 3, 7), the UUID helper and constants (4, 6), LeasedSnowflake (5). */
 const HOLDS = {
   full: { snowflake: true, formats: true, leased: true, minChecked: 50 },
-  snowflake: { snowflake: true, formats: false, leased: false, minChecked: 25 },
   formats: { snowflake: false, formats: true, leased: false, minChecked: 10 },
 }[which]
-if (!HOLDS) throw new Error(`glue.mjs: unknown entry ${which} (full, snowflake or formats)`)
+if (!HOLDS) throw new Error(`glue.mjs: unknown entry ${which} (full or formats)`)
 const lines = readFileSync(file, 'utf8').split('\n')
 
 const RECEIVER = `

@@ -16,10 +16,12 @@
 //! | `convert`   | the shared crate's `Host` on `JsValue`s (conversions, errors: `idmint-js`) |
 //! | `error`     | the parked errors of the per-ID methods                                |
 //!
-//! Each entry of the npm package is one build with the cargo features of its part of the API:
-//! `snowflake` (`layout`, `snowflake`, `error`: `idmint-web/snowflake`), `formats` (`uuid`, the
-//! format half of `functions`: `idmint-web/formats`), `full`, the default (both, plus `leased`,
-//! `named`, `obfuscate` and the codecs: `idmint-web`).
+//! The WebAssembly entries of the npm package are builds with the cargo features of their part
+//! of the API: `formats` (`uuid`, the format half of `functions`: `idmint-web/formats`) and
+//! `full`, the default (`snowflake` — `layout`, `snowflake`, `error` — and `formats`, plus
+//! `leased`, `named`, `obfuscate` and the codecs: `idmint-web`). The Snowflake-only entry
+//! `idmint-web/snowflake` is JavaScript (`js/`), a port of the core's Snowflake rules tested
+//! against this crate's build.
 //!
 //! Every conversion, option object and error mapping comes from the shared crate `idmint-js`
 //! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
@@ -28,8 +30,8 @@
 //! of every method (`ERR_CLOSED` once freed), own per-ID methods, the parked errors of the
 //! per-ID methods (see [`error`]) and the UUID text helper (see [`convert`]).
 
-// Each npm entry is one build with the cargo features of its part of the API (Cargo.toml,
-// scripts/build.sh): `snowflake`, `formats`, or both and the rest (`full`).
+// Each WebAssembly entry is one build with the cargo features of its part of the API
+// (Cargo.toml, scripts/build.sh): `formats`, or `snowflake`, `formats` and the rest (`full`).
 #[cfg(not(any(feature = "snowflake", feature = "formats")))]
 compile_error!("build with the feature `snowflake`, `formats` or `full` (the default)");
 
