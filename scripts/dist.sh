@@ -213,8 +213,9 @@ fi
 
 # --- Browser ----------------------------------------------------------------------------------
 step "npm: idmint-web"
-for f in web bundler node {web,bundler,node}/snowflake {web,bundler,node}/formats; do
-  [ -f "bindings-wasm/pkg/$f/idmint_bg.wasm" ] || { (cd bindings-wasm && env -u CARGO_TARGET_DIR bash scripts/build.sh); break; }
+# Each entry's module: a .wasm for the WebAssembly entries, the bundle for the JavaScript one.
+for f in {web,bundler,node}/idmint_bg.wasm {web,bundler,node}/formats/idmint_bg.wasm {web,bundler,node}/snowflake/idmint.js; do
+  [ -f "bindings-wasm/pkg/$f" ] || { (cd bindings-wasm && env -u CARGO_TARGET_DIR bash scripts/build.sh); break; }
 done
 (cd bindings-wasm && npm pack --silent --pack-destination "$dist" >/dev/null)
 
