@@ -124,7 +124,7 @@ function build(l, b) {
     if (have) throw invalid(`more than one ${what} field`)
     if (bits === 0 || bits > max) throw invalid(`${what} field must be 1..=${max} bits`)
   }
-  for (let [kind, name, bits] of b.fields) {
+  for (const [kind, name, bits] of b.fields) {
     if (bits > 64) throw invalid('a field is wider than 64 bits')
     total += bits
     const f = { kind, name, bits, shift: 0 }
@@ -269,6 +269,12 @@ export function parseLayout(text) {
   return l
 }
 
+/**
+ * A live copy of `l` (a Layout, even a freed one), sharing its immutable state: what a holder of
+ * a layout hands out, as the wasm build hands out a new `Layout` each time.
+ */
+export const copyLayout = (l) => Object.assign(blank(), l, { _closed: false })
+
 /** Core `Display for Layout`: the canonical spec. */
 function specText(l) {
   const t = l._tickMs
@@ -392,6 +398,8 @@ export function nodeArg(l, v, what) {
   return isObject(v) ? nodeFromParts(l, nodeParts(v, what)) : nodeNumber(v, what)
 }
 
+const PARTS = ['time', 'node', 'sequence', 'rollback']
+
 /** `Layout.compose`'s parts (bindings-js options.rs `compose_parts`) composed (core `Layout::compose`). */
 function compose(l, v) {
   expectObject(v, 'parts')
@@ -399,7 +407,7 @@ function compose(l, v) {
   for (const key of Object.keys(v)) {
     const x = v[key]
     if (key === 'nodeFields' || key === 'timestampMs') continue
-    if (!Object.hasOwn(p, key)) {
+    if (!PARTS.includes(key)) {
       throw coreError('InvalidArgument', { argument: key, reason: 'is not a part (time, node, sequence, rollback)' })
     }
     if (isNullish(x)) continue

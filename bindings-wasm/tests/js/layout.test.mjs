@@ -656,6 +656,20 @@ describe('module functions', () => {
     }
   })
 
+  test('copyLayout: a live, equal, independent Layout, even of a freed one', () => {
+    const l = js.parseLayout('leaf')
+    const c = js.copyLayout(l)
+    assert.ok(c instanceof js.Layout && c !== l)
+    l.free()
+    assert.equal(c.spec, 'time=41@1ms,worker=10,seq=12,epoch=2010-11-04T01:42:54.657Z')
+    assert.equal(c.presetName, 'leaf')
+    const d = js.copyLayout(l)
+    assert.ok(d.equals(c))
+    d.free()
+    assert.equal(c.width, 63)
+    assert.throws(() => d.width, { code: 'ERR_CLOSED' })
+  })
+
   test('layoutArg: a live Layout as is, a string parsed, anything else a TypeError', () => {
     assert.equal(js.layoutArg(twitter, 'layout'), twitter)
     assert.equal(js.layoutArg(' leaf ', 'layout').presetName, 'leaf')
