@@ -452,6 +452,48 @@ function layoutPool(n) {
   return specs
 }
 
+test('hand-picked specs: byte offsets after multi-byte text, dates, ticks, widths, overflow', () => {
+  const base = 'time=41@1ms,worker=10,seq=12'
+  const specs = [
+    'é,epoch=0', 'wörker=3,epoch=0', `${base},épôch=0`, `😀${base},epoch=0`, `${base},epoch=2020-01-0😀`,
+    `${base},epoch=20😀`, `${base},epoch=2😀`, `${base},epoch=😀`, `\u0085${base},epoch=0`, `\ufeff${base},epoch=0`,
+    `${base},epoch=0\u0085`, `${base},epoch=0\ufeff`, `\u3000twitter\u3000`, '\u0085twitter', '\ufefftwitter',
+    ' twiter', 'twitter,', ',twitter', '=', ',', ',,', ' , ', 'a=', '=a', 'time=41@1ms,seq=12,epoch=0,', `${base},epoch=0,,`,
+    `${base},epoch=1970-01-01`, `${base},epoch=1969-12-31`, `${base},epoch=2024-02-29`, `${base},epoch=2023-02-29`,
+    `${base},epoch=2100-02-29`, `${base},epoch=2000-02-29`, `${base},epoch=2020-04-31`, `${base},epoch=2020-00-10`,
+    `${base},epoch=2020-1-10`, `${base},epoch=2020/01/10`, `${base},epoch=2020-01-10T`, `${base},epoch=2020-01-10T00:00:00`,
+    `${base},epoch=2020-01-10T00:00:00.Z`, `${base},epoch=2020-01-10T00:00:00.1Z`, `${base},epoch=2020-01-10T00:00:00.123`,
+    `${base},epoch=2020-01-10T00:00:00.123Zx`, `${base},epoch=2020-01-10t00:00:00Z`, `${base},epoch=2020-01-10 00:00:00Z`,
+    `${base},epoch=2020-01-10T23:59:59.999Z`, `${base},epoch=2020-01-10T24:00:00Z`, `${base},epoch=9999-12-31`,
+    `${base},epoch=9999-12-31T23:59:59.999Z`, `${base},epoch=10000-01-01`, `${base},epoch=253402300800000`,
+    'time=20@1ms,seq=12,epoch=253402300800000', 'time=20@1ms,seq=12,epoch=253402300799999', 'time=20@1ms,seq=12,epoch=86400000',
+    `${base},epoch=-1`, `${base},epoch=+1`, `${base},epoch=1.5`, `${base},epoch= 1`, `${base},epoch =1`, `${base}, epoch=1 `,
+    `${base},epoch=18446744073709551615`, 'time=1@1ms,seq=1,epoch=18446744073709551613', 'time=1@1ms,seq=1,epoch=18446744073709551612',
+    'time=63@1ms,seq=1,epoch=0', 'time=63@2ms,seq=1,epoch=0', 'time=62@4ms,seq=1,epoch=0', 'time=62@3ms,seq=1,epoch=0',
+    'time=1@18446744073709551614ms,seq=1,epoch=0', 'time=1@9223372036854775807ms,seq=1,epoch=0', 'time=1@5124095576030431h,seq=1,epoch=0',
+    'time=41@1ms,seq=12,width=53,epoch=0', 'time=41@1ms,seq=12,width=65,epoch=0', 'time=41@1ms,seq=12,width=064,epoch=0',
+    'time=41@1ms,seq=12,width=0053,epoch=0', 'time=41@1ms,seq=12,width=,epoch=0', 'width=53,time=41@1ms,seq=12,width=52,epoch=0',
+    'time=41@1ms,seq=33,epoch=0', 'time=41@1ms,seq=0,epoch=0', 'time=0@1ms,seq=1,epoch=0', 'time=64@1ms,seq=1,epoch=0',
+    'time=65@1ms,seq=1,epoch=0', 'time=41@1ms,seq=1,rollback=9,epoch=0', 'time=41@1ms,seq=1,rollback=0,epoch=0',
+    'time=41@1ms,rollback=1,rollback=1,seq=1,epoch=0', 'time=41@1ms,seq=1,sequence=1,epoch=0', 'time=41@1ms,time=41@1ms,seq=1,epoch=0',
+    'time=41@1ms,time=41@xs,seq=1,epoch=0', 'time=41@1ms,a=0,seq=1,epoch=0', 'time=41@1ms,a=1,a=1,seq=1,epoch=0',
+    'time=20@1ms,a=1,b=1,c=1,d=1,e=1,f=1,seq=1,epoch=0', 'time=20@1ms,a=1,b=1,c=1,d=1,e=1,f=1,rollback=1,seq=1,epoch=0',
+    'time=20@1ms,a=1,b=1,c=1,d=1,e=1,f=1,g=1,time=2@1ms,seq=1,epoch=0', 'time=20@1ms,a=1,b=1,c=1,d=1,e=1,f=1,g=1,time=2@1ms,epoch=0',
+    'a=1,b=1,c=1,d=1,e=1,f=1,g=1,h=1,time=2@1s,seq=1,epoch=0', 'time=41@1ms,seq=1,epoch=0,epoch=0', 'time=41@1ms,seq=1,epoch=0,epoch=x',
+    'time=41@1ms,seq=1,epoch=x,epoch=0', 'time=41@1ms,seq=1', 'seq=1,epoch=0', 'time=41@1ms,epoch=0', 'epoch=0', 'time=41@1ms@1ms,seq=1,epoch=0',
+    'time=41@ 1ms,seq=1,epoch=0', 'time=41 @1ms,seq=1,epoch=0', 'time= 41@1ms,seq=1,epoch=0', 'time=41@1ms ,seq=1,epoch=0',
+    'time=41@0h,seq=1,epoch=0', 'time=41@0001s,seq=1,epoch=0', 'time=41@1000ms,seq=1,epoch=0', 'time=41@3600s,seq=1,epoch=0',
+    'time=41@90s,seq=1,epoch=0', 'time=41@1500ms,seq=1,epoch=0', 'time=41@7m,seq=1,epoch=0', 'time=41@60m,seq=1,epoch=0',
+    'time=41@1d,seq=1,epoch=0', 'time=41@1,seq=1,epoch=0', 'time=41@ms,seq=1,epoch=0', 'time=41@,seq=1,epoch=0',
+    'abcdefghijklmno=1,time=41@1ms,seq=1,epoch=0', 'abcdefghijklmnop=1,time=41@1ms,seq=1,epoch=0', 'a_=1,time=41@1ms,seq=1,epoch=0',
+    'TIME=41@1ms,seq=1,epoch=0', 'Seq=1,time=41@1ms,epoch=0', 'x=1=2,time=41@1ms,seq=1,epoch=0', 'x==1,time=41@1ms,seq=1,epoch=0',
+  ]
+  for (const s of specs) {
+    const o = same(() => new js.Layout(s), () => new oracle.Layout(s), JSON.stringify(s))
+    if ('value' in o) sameLayout(new js.Layout(s), new oracle.Layout(s), JSON.stringify(s))
+  }
+})
+
 describe('generated specs', () => {
   for (const [seed, noise] of [[1, true], [2, true], [3, true], [4, false], [5, false]]) {
     test(`seed ${seed}${noise ? ' with noise' : ''}: 1500 specs, valid and invalid, construct alike`, (ctx) => {
