@@ -145,7 +145,7 @@ const isObject = (v) => typeof v === 'object' && v !== null
 export function readOptions(value, what = 'options') {
   let layout = null
   let node = null
-  let parts = []
+  const parts = []
   const set = {}
   if (!isNullish(value)) {
     expectObject(value, what)
@@ -163,15 +163,13 @@ export function readOptions(value, what = 'options') {
       else if (takes === 'text') set[name] = POLICY[name](stringArg(x, at))
       else if (takes === 'int') set[name] = u64Arg(x, at)
       else if (isObject(x)) {
-        node = null
+        // (An object has one `node` key: a whole value and sub-fields never both arrive.)
         for (const [part, n] of nodeParts(x, at)) {
           if (parts.length === MAX_NODE_PARTS) throw invalidArgument(part, 'is one node sub-field too many')
+          // The core keeps each name as Name::lossy keeps it (its first 15 bytes).
           parts.push([lossy(part), n])
         }
-      } else {
-        node = nodeNumber(x, at)
-        parts = []
-      }
+      } else node = nodeNumber(x, at)
     }
   }
   // The layout first, then the node under it, whatever order the keys came in.

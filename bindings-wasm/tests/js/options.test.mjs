@@ -252,6 +252,16 @@ test('options objects: defaults, key order, spellings and node records', () => {
     [{ node: 1, seed: 0n, fence_ms: 0, onExhausted: ' borrow ', sequenceStart: 'vibrate:07' },
       'type=snowflake,layout=twitter,node=1,on_backwards=wait:1000,on_exhausted=borrow:16,sequence_start=vibrate:7,fence_ms=0'],
   ]
+  // Sub-field names are kept to 15 bytes (core Name::lossy) before they are matched; lone
+  // surrogates in keys read as U+FFFD (so the key is not found and its value is absent).
+  const long = 'time=41@1ms,workerxxxxxxxxx=4,seq=12,epoch=0'
+  for (const node of [{ workerxxxxxxxxxjunk: 3 }, { workerxxxxxxxxx: 3, workerxxxxxxxxxy: 4 }, { workerxxxxxxxxxy: 3, workerxxxxxxxxxz: 4 },
+    { ['\ud800']: 3 }, { a: 1, b: 2, ['é'.repeat(9)]: 3 }, { ['é'.repeat(9)]: 1 }, { ['😀'.repeat(5)]: 1 }, { ['x'.repeat(15) + 'é']: 1 }]) {
+    for (const layout of [long, 'twitter']) {
+      const opts = { layout, node }
+      compare(attempt(() => new oracle.AtomicSnowflake(opts)), attempt(() => readOptions(opts, 'options')), JSON.stringify(opts), false)
+    }
+  }
   for (const [opts, text] of cases) {
     const cfg = readOptions(opts, 'options')
     if (text === null) assert.equal(cfg.node, null)
@@ -409,6 +419,39 @@ test('config texts: byte offsets count UTF-8 bytes, and layout errors are re-bas
     'type=snowflake,node=1',
     'type=segment',
     'type=snowflake,layout=twitter,node=1,on_backwards=ring:70000',
+    '{"type":"snowflake","layout":"\\udfff"}',
+    '{"type":"snowflake","layout":"\\udbff\\udfff"}',
+    '{"type":"snowflake","layout":"\\ud800\\ue000"}',
+    '{"type":"snowflake","layout":"\\u00e9x"}',
+    '{"type":"snowflake","layout":"\\uDBFFx"}',
+    '{"type":"snowflake","layout":"\\u00"}',
+    '{"type":"snowflake","layout":"\\u00é"}',
+    '{"type":"snowflake","layout":"\\é"}',
+    '{"type":"snowflake","layout":"\\',
+    '{"type":"snowflake","layout":"twitter","node":0,"seed":0}',
+    '{"type":"snowflake","layout":"twitter","node":00}',
+    '{"type":"snowflake","layout":"twitter","node":0.0}',
+    '{"type":"snowflake","layout":"twitter","node":1e2}',
+    '{"type":"snowflake","layout":"twitter","node":true}',
+    '{"type":"snowflake","layout":5,"node":1}',
+    '{"type":5}',
+    '{ }',
+    '{"type":"snowflake",}',
+    '{"type" "snowflake"}',
+    '{"type":"snowflake"',
+    '{"type":"snowflake" ',
+    '{"type":',
+    '\ufeff{"type":"snowflake"}',
+    '\ufefftype=snowflake,layout=twitter,node=1',
+    'type=snowflake,layout=twitter,node=1,seed=\ufeff',
+    'type=snowflake,layout=\u00a0twitter,node=1',
+    'type=snowflake,layout=( twitter\u00a0),node=1,on_backwards=(\u00a0wait:5\u2028)',
+    'type=snowflake,layout=(a(b),node=1',
+    'type=snowflake,layout=(twitter)x,node=1',
+    'type=snowflake,layout=tw)itter,node=1',
+    'type=snowflake,layout=(),node=1',
+    'type=snowflake , layout = twitter , node = 1 , ',
+    'type=snowflake,,layout=twitter',
   ]
   for (const text of cases) {
     compare(attempt(() => oracle.AtomicSnowflake.fromConfig(text)), attempt(() => parseConfig(text)), text, true)
