@@ -11,10 +11,12 @@ import { createRequire, register } from 'node:module'
 import { readFileSync } from 'node:fs'
 
 // options.js imports './layout.js'; until helper "layout"'s module is in, it resolves to the
-// test-only shim on the oracle (support/options-loader.mjs).
-register('./support/options-loader.mjs', import.meta.url)
+// test-only shim on the oracle (support/options-loader.mjs). IDMINT_REAL_LAYOUT=1 tests with
+// the real js/layout.js instead.
+const REAL_LAYOUT = process.env.IDMINT_REAL_LAYOUT === '1'
+if (!REAL_LAYOUT) register('./support/options-loader.mjs', import.meta.url)
 const { readOptions, parseConfig, configText, nodeArg } = await import('../../js/options.js')
-const { Layout, parseLayout } = await import('./support/layout-shim.mjs')
+const { Layout, parseLayout } = await import(REAL_LAYOUT ? '../../js/layout.js' : './support/layout-shim.mjs')
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
