@@ -3,6 +3,7 @@
 // variant's fields as camelCase properties (64-bit quantities as bigints, counts as numbers).
 // A port of core/src/error.rs (messages, kinds, codes, fields) and bindings-js/src/error.rs
 // (classes); the differential tests hold it to the WebAssembly build of the core.
+import { U64_MAX, lossy } from './text.js'
 
 /** What `NodeRequired` adds in the browser: how a page chooses a node. */
 const NODE_HINT =
@@ -37,13 +38,7 @@ export function rfc3339(ms) {
 
 const B = (v) => BigInt(v) // u64 fields: bigint properties, numbers accepted
 const N = (v) => Number(v) // usize fields: number properties
-const encoder = new TextEncoder()
-/** A name in a message (core `Name::lossy`): its first 15 UTF-8 bytes, cut at a character boundary. */
-const L = (v) => {
-  const chars = [...String(v)]
-  while (encoder.encode(chars.join('')).length > 15) chars.pop()
-  return chars.join('')
-}
+const L = lossy // names in messages: as the core keeps them
 
 /**
  * Per variant: [kind code, class (E Error, T TypeError, R RangeError), message, fields as
@@ -99,7 +94,6 @@ const VARIANTS = {
   InvalidArgument: ['INVALID_ARGUMENT', 'T', (f) => `invalid argument \`${f.argument}\`: ${f.reason}`, [['argument', 'argument', L], ['reason']]],
 }
 
-const U64_MAX = (1n << 64n) - 1n
 const saturatingInc = (v) => (BigInt(v) >= U64_MAX ? U64_MAX : BigInt(v) + 1n)
 
 /** An exception of `Class` with `code` and extra properties, as bindings-js/src/error.rs makes them. */

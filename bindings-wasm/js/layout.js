@@ -4,11 +4,10 @@
 // Every u64 is a bigint. The differential tests hold it to the WebAssembly build of the core.
 import { coreError, rfc3339, typeError } from './error.js'
 import { expectObject, idArg, isNullish, stringArg, u64Arg, wrong } from './convert.js'
+import { U64_MAX, byteLen, isDigits, isObject, trim, trimStart, utf8 as bytes, wellFormed } from './text.js'
 
-const U64_MAX = (1n << 64n) - 1n
 const DAY = 86400000n
 const mask = (bits) => (1n << BigInt(bits)) - 1n
-const isObject = (v) => typeof v === 'object' && v !== null
 
 /** Every preset name (core `preset::NAMES`), and its layout as a spec. */
 const NAMES = ['twitter', 'discord', 'instagram', 'sonyflake', 'baidu', 'shardingsphere', 'leaf', 'js53']
@@ -25,20 +24,9 @@ const PRESETS = [
 const UNKNOWN_PRESET = `unknown preset; presets are ${NAMES.join(', ')}, or give a spec such as time=41@1ms,worker=10,seq=12,epoch=2020-01-01`
 const NAME_RULE = 'field names are 1-15 characters of [a-z0-9_] starting with a letter'
 
-// ---- text helpers: Rust `str` semantics (UTF-8 byte offsets, Unicode White_Space trim) ----
-
-const encoder = new TextEncoder()
-const bytes = (s) => encoder.encode(s)
-const byteLen = (s) => bytes(s).length
-// Rust's char::is_whitespace, which `str::trim` uses (JavaScript's trim differs: U+0085, U+FEFF).
-const WS = '[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+'
-const LEAD = new RegExp('^' + WS)
-const TRAIL = new RegExp(WS + '$')
-const trimStart = (s) => s.replace(LEAD, '')
-const trim = (s) => trimStart(s).replace(TRAIL, '')
 /** Core `Name::new`: 1..=15 bytes of [a-z0-9_] starting with a letter. */
 const isName = (s) => /^[a-z][a-z0-9_]{0,14}$/.test(s)
-const isDigits = (s) => /^[0-9]+$/.test(s)
+
 /** Rust `str::parse::<u64>()`: an optional `+`, then ASCII digits, at most 2^64-1; else null. */
 function parseU64(s) {
   const d = s[0] === '+' ? s.slice(1) : s
@@ -375,15 +363,19 @@ export function parseNode(l, text) {
 }
 
 /** A whole node value given as a number or bigint (bindings-js options.rs `node_number`). */
-function nodeNumber(v, what) {
+export function nodeNumber(v, what) {
   if (typeof v === 'number' || typeof v === 'bigint') return u64Arg(v, what)
   throw wrong(v, what, 'a bigint, an integer number or an object of node sub-field values')
 }
 
-/** The sub-field values of a node object as [name, bigint] pairs (nullish values left out). */
-function nodeParts(v, what) {
+/**
+ * The sub-field values of a node object as [name, bigint] pairs, nullish values left out; each
+ * key as Rust receives it (lone surrogates become U+FFFD, and such a key then reads nothing).
+ */
+export function nodeParts(v, what) {
   const parts = []
-  for (const name of Object.keys(v)) {
+  for (let name of Object.keys(v)) {
+    name = wellFormed(name)
     const x = v[name]
     if (!isNullish(x)) parts.push([name, u64Arg(x, `${what}.${name}`)])
   }

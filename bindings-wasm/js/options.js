@@ -7,38 +7,16 @@
 
 import { coreError } from './error.js'
 import { expectObject, isNullish, stringArg, u64Arg, wrong } from './convert.js'
-import { layoutArg, nodeFromParts, nodeToBits, parseLayout } from './layout.js'
+import { layoutArg, nodeArg, nodeFromParts, nodeNumber, nodeParts, nodeToBits, parseLayout } from './layout.js'
+import { U64_MAX, decodeUtf8, isDigits as digits, isObject, lossy, trim, trimEnd, trimStart, utf8, wellFormed } from './text.js'
 
-const encoder = new TextEncoder()
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
-const utf8 = (s) => encoder.encode(s)
-const text = (bytes, from, to) => decoder.decode(bytes.subarray(from, to))
-// A JavaScript string as the wasm package sees it: lone surrogates become U+FFFD.
-const wellFormed = (s) => decoder.decode(utf8(s))
-const U64_MAX = (1n << 64n) - 1n
-
-// Rust's str::trim and friends (Unicode White_Space, which differs from String#trim's set).
-const WS = '[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+'
-const LEAD = new RegExp('^' + WS)
-const TRAIL = new RegExp(WS + '$')
-const trimStart = (s) => s.replace(LEAD, '')
-const trimEnd = (s) => s.replace(TRAIL, '')
-const trim = (s) => trimEnd(trimStart(s))
-
-// core Name::lossy: the first 15 UTF-8 bytes, cut at a character boundary.
-function lossy(s) {
-  const b = utf8(s)
-  let end = Math.min(b.length, 15)
-  while (end < b.length && (b[end] & 0xc0) === 0x80) end--
-  return text(b, 0, end)
-}
+const text = decodeUtf8
 
 const invalidArgument = (argument, reason) =>
   coreError('InvalidArgument', { argument: lossy(argument), reason })
 
 // ---- policies (core snowflake::policy) ----
 
-const digits = (a) => /^[0-9]+$/.test(a)
 
 // The policy's number: its default when absent, else decimal digits of at most `max`.
 function number(arg, dflt, reason, max = U64_MAX) {
@@ -121,26 +99,6 @@ const POLICY = { onBackwards: parseOnBackwards, onExhausted: parseOnExhausted, s
 const MAX_NODE_PARTS = 8
 const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k)
 
-// The whole node value given as a number or bigint.
-function nodeNumber(v, what) {
-  const t = typeof v
-  if (t === 'number' || t === 'bigint') return u64Arg(v, what)
-  throw wrong(v, what, 'a bigint, an integer number or an object of node sub-field values')
-}
-
-// The [name, value] pairs of a node object, `undefined`/`null` values left out.
-function nodeParts(v, what) {
-  const parts = []
-  for (let name of Object.keys(v)) {
-    name = wellFormed(name)
-    const x = v[name]
-    if (!isNullish(x)) parts.push([name, u64Arg(x, `${what}.${name}`)])
-  }
-  return parts
-}
-
-const isObject = (v) => typeof v === 'object' && v !== null
-
 /** `new Snowflake(options)` / `new AtomicSnowflake(options)`: the options object -> Config. */
 export function readOptions(value, what = 'options') {
   let layout = null
@@ -184,9 +142,7 @@ export function readOptions(value, what = 'options') {
 }
 
 /** setNode's argument under `layout`: a whole value, or sub-field values by name. */
-export function nodeArg(layout, v, what) {
-  return isObject(v) ? nodeFromParts(layout, nodeParts(v, what)) : nodeNumber(v, what)
-}
+export { nodeArg }
 
 // ---- named config text (core named::{parse, compact, json, entry, config}) ----
 
@@ -454,7 +410,7 @@ function entryLayout(e) {
  * generator's own checks (Packing::new), which are the last it makes. */
 export function parseConfig(config) {
   const b = utf8(stringArg(config, 'config'))
-  const s = decoder.decode(b)
+  const s = decodeUtf8(b)
   const entries = trimStart(s).startsWith('{') ? parseJson(b) : parseCompact(s, b)
   if (checkedKind(b, entries) !== 'snowflake') {
     throw coreError('InvalidConfig', {

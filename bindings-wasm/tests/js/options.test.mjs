@@ -7,16 +7,11 @@
 // config options.js read, and that it is one the generator raises.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRequire, register } from 'node:module'
+import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 
-// options.js imports './layout.js'; until helper "layout"'s module is in, it resolves to the
-// test-only shim on the oracle (support/options-loader.mjs). IDMINT_REAL_LAYOUT=1 tests with
-// the real js/layout.js instead.
-const REAL_LAYOUT = process.env.IDMINT_REAL_LAYOUT === '1'
-if (!REAL_LAYOUT) register('./support/options-loader.mjs', import.meta.url)
-const { readOptions, parseConfig, configText, nodeArg } = await import('../../js/options.js')
-const { Layout, parseLayout } = await import(REAL_LAYOUT ? '../../js/layout.js' : './support/layout-shim.mjs')
+import { readOptions, parseConfig, configText, nodeArg } from '../../js/options.js'
+import { Layout, parseLayout } from '../../js/layout.js'
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
@@ -116,7 +111,7 @@ const SPECS = [
   '',
   ' twitter',
 ]
-// A layout value: a preset or spec string, or a Layout (the shim's for options.js, the
+// A layout value: a preset or spec string, or a Layout (js/layout.js's for options.js, the
 // oracle's for the oracle), given as a marker materialised per side.
 const asLayout = (spec) => ({ layoutOf: spec })
 
