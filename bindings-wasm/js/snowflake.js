@@ -3,7 +3,7 @@
 // build alone weighs as much as the whole budget of a page that only mints Snowflake IDs; the
 // port is held to the core's test vectors, to the package's shared JavaScript suite and to a
 // differential test against the WebAssembly build of the core (tests/js/).
-import { benchFloors } from './clock.js'
+import { PageClock, benchFloors } from './clock.js'
 import { Snowflake } from './generator.js'
 
 export { Layout, randomNode } from './layout.js'
@@ -15,4 +15,4 @@ export { Snowflake }
 export const version = () => IDMINT_VERSION
 
 // The benchmark page's floors, off the exports, under the symbol the WebAssembly entries use.
-Object.defineProperty(Snowflake, Symbol.for('idmint.bench'), { value: benchFloors() })
+Object.defineProperty(Snowflake, Symbol.for('idmint.bench'), { value: benchFloors(new PageClock()) })
