@@ -292,3 +292,310 @@ test('the shared vectors (vectors/generators.json) replay exactly', () => {
   }
   assert.ok(steps > 20 && invalid > 5, `${steps} steps, ${invalid} invalid configs`)
 })
+
+/**
+ * The oracle's sans-IO generator driven as the core's Clocked drives one on the shim clock
+ * (at most MAX_WAITS waits of at most MAX_SPIN_MS each, the clock moved to each wait's end).
+ */
+function clockedOracle(b, clock) {
+  const reserve = (max) => {
+    for (let waits = 0; ; waits++) {
+      try {
+        return b.reserveAt(BigInt(clock.now), max)
+      } catch (e) {
+        if (e.code !== 'ERR_WOULD_BLOCK' || waits >= 64 || Number(e.untilMs) - clock.now > 10) throw e
+        if (!clock.stuck) clock.now = Math.max(clock.now, Number(e.untilMs))
+      }
+    }
+  }
+  return {
+    nextId: () => reserve(1).first,
+    nextIdString: () => reserve(1).first.toString(),
+    tryNextId: () => b.reserveAt(BigInt(clock.now), 1).first,
+    reserve: (max) => reserve(max),
+    nextIds: (n) => {
+      const out = []
+      while (out.length < n) {
+        const chunkEnd = Math.min(n, (Math.floor(out.length / 8192) + 1) * 8192)
+        const r = reserve(chunkEnd - out.length)
+        for (let i = 0; i < r.count; i++) out.push(r.first + BigInt(i) * r.stride)
+      }
+      return out
+    },
+    stats: () => b.stats(),
+  }
+}
+
+test('the clocked methods wait (spinning at most MAX_SPIN_MS) or throw ERR_WOULD_BLOCK as the core Clocked does', () => {
+  const r = rng(SEED + 2)
+  let built = 0
+  let waited = 0
+  let blocked = 0
+  for (let c = 0; c < 300; c++) {
+    const o = options(r)
+    if (o.sequenceStart === 'random' && !o.seed) o.seed = 11n
+    fake.now = Date.now()
+    fake.coarseLag = 0
+    fake.stuck = false
+    if (outcome(() => new oracle.Snowflake(o)).error) continue
+    const layout = new oracle.Layout(o.layout)
+    // Time starts inside the layout's life, near its end for short ones.
+    const end = Number(layout.lifetimeEndMs)
+    const start = end < T0 ? end - r.int(40) * Number(layout.tickMs) : T0
+    if (start < Number(layout.epochMs)) continue
+    fake.now = start
+    const ours = outcome(() => new Snowflake(o))
+    const emulated = { now: start, stuck: false }
+    if (ours.error) {
+      // Only the layout's time is checked against the clock, at the shim's time here.
+      assert.deepStrictEqual(ours, outcome(() => new oracle.AtomicSnowflake(o) && layout.tickAt(start)), JSON.stringify(o, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)))
+      continue
+    }
+    fake.now = start
+    const a = new Snowflake(o)
+    const b = clockedOracle(new oracle.AtomicSnowflake(o), emulated)
+    built++
+    for (let i = 0; i < 60; i++) {
+      const t = step(r, emulated.now, { layout })
+      fake.now = emulated.now = t
+      fake.stuck = emulated.stuck = r.chance(0.05)
+      fake.log = []
+      const op = r.pick(['nextId', 'nextId', 'nextId', 'nextIdString', 'tryNextId', 'reserve', 'nextIds'])
+      const arg = op === 'reserve' ? r.pick([1, 3, 100, 5000]) : op === 'nextIds' ? r.pick([1, 2, 7, 300, 9000]) : undefined
+      const what = `clocked case ${c} op ${i} ${op}(${arg ?? ''}) at ${t} ${JSON.stringify(o, (k, v) => (typeof v === 'bigint' ? `${v}n` : v))}`
+      const x = outcome(() => {
+        const v = a[op](arg)
+        return v instanceof BigUint64Array ? Array.from(v) : v
+      })
+      const y = outcome(() => b[op](arg))
+      assert.deepStrictEqual(x, y, what)
+      assert.equal(fake.now, emulated.now, `${what}: the clock was moved elsewhere`)
+      assert.deepStrictEqual(a.stats(), b.stats(), `${what} stats`)
+      if (fake.log.some(([k]) => k === 'wait')) waited++
+      if (x.code === 'ERR_WOULD_BLOCK') blocked++
+    }
+  }
+  assert.ok(built > 80 && waited > 100 && blocked > 20, `${built} generators, ${waited} calls waited, ${blocked} blocked`)
+})
+
+test('a coarse clock is read first and confirmed with a precise reading', () => {
+  const o = { layout: 'time=41@1ms,worker=10,seq=3,epoch=2020-01-01', node: 7, onBackwards: 'fail' }
+  fake.now = T0
+  fake.coarse = null
+  fake.coarseLag = 3
+  fake.stuck = false
+  const a = new Snowflake(o)
+  const b = new oracle.AtomicSnowflake(o)
+  assert.equal(a.nextId(), b.nextIdAt(T0))
+  // A coarse reading behind the last tick by at most its lag: the tick goes on, no precise reading.
+  fake.coarse = T0 - 3
+  fake.log = []
+  assert.equal(a.nextId(), b.nextIdAt(T0))
+  assert.deepEqual(fake.log, [['coarse', T0 - 3]])
+  // Further behind: confirmed with the precise clock, which is not behind: no rollback.
+  fake.coarse = T0 - 4
+  fake.log = []
+  assert.equal(a.nextId(), b.nextIdAt(T0))
+  assert.deepEqual(fake.log.map(([k]) => k), ['coarse', 'coarse', 'coarse', 'now'])
+  assert.deepStrictEqual(a.stats(), b.stats())
+  assert.deepStrictEqual(a.reserve(10), b.reserveAt(T0, 10))
+  // The tick used up: the coarse reading does not wait by itself; the precise one decides.
+  fake.log = []
+  const e = outcome(() => a.tryNextId())
+  assert.deepStrictEqual(e, outcome(() => b.nextIdAt(T0)))
+  assert.equal(e.code, 'ERR_WOULD_BLOCK')
+  assert.deepStrictEqual(a.stats(), b.stats())
+  // Precise reading behind for real: the policy (fail) acts on it.
+  fake.coarse = null
+  fake.now = T0 - 100
+  assert.deepStrictEqual(outcome(() => a.nextId()), outcome(() => b.nextIdAt(T0 - 100)))
+  assert.deepStrictEqual(a.stats(), b.stats())
+  fake.coarseLag = 0
+})
+
+test('a clock that never reaches the time asked for: the call gives up after 64 waits', () => {
+  fake.now = T0
+  fake.coarseLag = 0
+  fake.stuck = true
+  const a = new Snowflake({ layout: 'time=41@1ms,worker=10,seq=1,epoch=2020-01-01', node: 1 })
+  a.nextId()
+  a.nextId()
+  fake.log = []
+  const e = outcome(() => a.nextId())
+  assert.equal(e.code, 'ERR_WOULD_BLOCK')
+  assert.equal(e.untilMs, BigInt(T0 + 1))
+  assert.equal(fake.log.filter(([k]) => k === 'wait').length, 64)
+  fake.stuck = false
+  assert.equal(outcome(() => a.nextId()).ok, new oracle.AtomicSnowflake({ layout: 'time=41@1ms,worker=10,seq=1,epoch=2020-01-01', node: 1 }).nextIdAt(T0 + 1))
+})
+
+test('a coarse reading lagging the last tick is not counted as running ahead', () => {
+  const o = { layout: 'time=41@1ms,worker=10,seq=1,epoch=2020-01-01', node: 2, onExhausted: 'borrow:5' }
+  fake.now = T0
+  fake.coarse = null
+  fake.coarseLag = 3
+  fake.stuck = false
+  const a = new Snowflake(o)
+  const b = new oracle.AtomicSnowflake(o)
+  assert.deepEqual([a.nextId(), a.nextId()], [b.nextIdAt(T0), b.nextIdAt(T0)])
+  // Tick T0 used up; the coarse reading (2 behind) borrows T0+1, 3 ticks past it, within the lag.
+  fake.coarse = T0 - 2
+  assert.equal(a.nextId(), b.nextIdAt(T0))
+  assert.deepStrictEqual(a.stats(), { rollbacks: 0n, waitMs: 0n, maxAheadMs: 0n, exhaustions: 1n })
+  // The oracle's precise reading counts the 1 tick it ran ahead.
+  assert.equal(b.stats().maxAheadMs, 1n)
+  fake.coarse = null
+  fake.coarseLag = 0
+})
+
+test('receiver checks, free(), Symbol.dispose and the own per-ID methods behave as the wasm glue', () => {
+  fake.now = Date.now()
+  fake.coarseLag = 0
+  fake.stuck = false
+  const o = { layout: 'js53', node: 3 }
+  const pairs = [
+    [Snowflake, oracle.Snowflake],
+    [AtomicSnowflake, oracle.AtomicSnowflake],
+  ]
+  const args = { nextIdAt: [T0], reserveAt: [T0, 1], nextIdsAt: [T0, 1], reserve: [1], nextIds: [1], decode: [1n], setNode: [1] }
+  let checked = 0
+  for (const [Ours, Theirs] of pairs) {
+    const names = Object.getOwnPropertyNames(Theirs.prototype).filter((n) => !['constructor', '__destroy_into_raw', '__timeSource'].includes(n))
+    assert.deepEqual(names.filter((n) => !(n in Ours.prototype)), [], `${Ours.name}: members missing`)
+    assert.deepEqual(Object.getOwnPropertyNames(Ours.prototype).filter((n) => !names.includes(n)), ['constructor'], `${Ours.name}: extra members`)
+    assert.equal(Ours.prototype[Symbol.dispose], Ours.prototype.free)
+    const live = [new Ours(o), new Theirs(o)]
+    const freed = [new Ours(o), new Theirs(o)]
+    for (const g of freed) {
+      g.free()
+      g.free() // a second free() does nothing
+    }
+    for (const name of names) {
+      for (const kind of ['plain object', 'other class', 'freed']) {
+        const [ours, theirs] =
+          kind === 'plain object' ? [{}, {}] : kind === 'other class' ? [new Layout2(), new Layout2()] : freed
+        const get = (Cls, target) => () => {
+          const d = Object.getOwnPropertyDescriptor(Cls.prototype, name)
+          return d.get ? d.get.call(target) : d.value.apply(target, args[name] ?? [])
+        }
+        const a = outcome(get(Ours, ours))
+        const b = outcome(get(Theirs, theirs))
+        if (name === 'free' && kind === 'freed') assert.deepStrictEqual(a, { ok: undefined })
+        if (name === 'free' && kind !== 'freed') {
+          // The glue's free() on a non-instance fails before its receiver check, with a bare
+          // TypeError ("this.__destroy_into_raw is not a function"); ours is the check's own.
+          assert.equal(b.error, 'TypeError')
+          assert.deepStrictEqual(a, { error: 'TypeError', props: ['message', 'code'], code: 'ERR_INVALID_ARG_TYPE', message: `${Ours.name} method called on an object that is not a ${Ours.name}` })
+          continue
+        }
+        assert.deepStrictEqual(a, b, `${Ours.name}.${name} on ${kind}`)
+        checked++
+      }
+    }
+    // The own per-ID methods of a Snowflake: non-enumerable, detachable, ERR_CLOSED once freed.
+    if (Ours === Snowflake) {
+      const [a, b] = live
+      // No enumerable own properties (the wasm object's one is its pointer, `__wbg_ptr`).
+      assert.deepEqual(Object.keys(a), [])
+      assert.deepEqual(Object.keys(b), ['__wbg_ptr'])
+      for (const name of ['nextId', 'nextIdString', 'nextIdNumber', 'tryNextId']) {
+        const d = Object.getOwnPropertyDescriptor(a, name)
+        assert.deepEqual({ ...d, value: typeof d.value }, { value: 'function', writable: true, enumerable: false, configurable: true }, name)
+      }
+      const detached = a.nextId
+      const first = detached()
+      assert.equal(typeof first, 'bigint')
+      assert.equal(typeof a.nextIdNumber(), 'number')
+      assert.ok(BigInt(a.nextIdString()) > first)
+      class Sub extends Snowflake {}
+      const s = new Sub(o)
+      assert.deepEqual(Object.getOwnPropertyNames(s), [])
+      assert.equal(typeof s.nextId(), 'bigint')
+      a[Symbol.dispose]()
+      for (const name of ['nextId', 'nextIdString', 'nextIdNumber', 'tryNextId']) {
+        const x = outcome(() => a[name]())
+        b.free()
+        assert.deepStrictEqual(x, outcome(() => b[name]()), name)
+        assert.equal(x.code, 'ERR_CLOSED')
+      }
+      assert.equal(outcome(() => detached()).code, 'ERR_CLOSED')
+    }
+  }
+  assert.ok(checked > 50)
+})
+
+/** A class of neither generator, for the receiver checks. */
+class Layout2 {}
+
+test('argument checks and per-call errors match the oracle', () => {
+  fake.now = Date.now()
+  const o = { layout: 'twitter', node: 3, onExhausted: 'fail' }
+  const cases = [
+    ['nextIdNumber', []],
+    ['nextIds', [2 ** 24 + 1]],
+    ['nextIds', [-1]],
+    ['nextIds', ['3']],
+    ['nextIds', [0]],
+    ['reserve', [0]],
+    ['reserve', [1.5]],
+    ['reserve', [2n ** 64n]],
+    ['reserve', [undefined]],
+    ['nextIdAt', [-1]],
+    ['nextIdAt', [2n ** 64n - 1n]],
+    ['nextIdAt', ['1700000000000']],
+    ['decode', ['x']],
+    ['decode', [2n ** 64n - 1n]],
+    ['decode', [-5]],
+    ['setNode', [1024]],
+    ['setNode', [{ worker: 3, datacenter: 4 }]],
+    ['setNode', [{ nope: 1 }]],
+    ['setNode', ['1']],
+  ]
+  for (const [Ours, Theirs] of [[Snowflake, oracle.Snowflake], [AtomicSnowflake, oracle.AtomicSnowflake]]) {
+    const a = new Ours(o)
+    const b = new Theirs(o)
+    const more = Ours === AtomicSnowflake ? [['reserveAt', [T0, 0]], ['reserveAt', [T0, -1]], ['nextIdsAt', [T0, 2 ** 24 + 1]], ['nextIdsAt', [T0, 0]], ['nextIdsAt', [1, 1]], ['nextIdsAt', [T0, 5000]]] : []
+    for (const [name, xs] of [...cases, ...more]) {
+      if (!(name in b)) continue
+      same(a, b, `${Ours.name}.${name}(${xs.map(String)})`, (g) => {
+        const v = g[name](...xs)
+        return [v instanceof BigUint64Array ? v.length : v, g.node, g.stats()]
+      })
+    }
+  }
+})
+
+test('a random sequence start draws its seed with crypto.getRandomValues for Snowflake only', () => {
+  fake.now = Date.now()
+  const o = { layout: 'twitter', node: 9, sequenceStart: 'random' }
+  const seen = []
+  const real = globalThis.crypto
+  const spy = { getRandomValues: (b) => (seen.push(b.length), real.getRandomValues(b)) }
+  Object.defineProperty(globalThis, 'crypto', { value: spy, configurable: true, writable: true })
+  try {
+    const s = new Snowflake(o)
+    assert.deepEqual(seen, [8])
+    const seed = BigInt(/seed=(\d+)/.exec(s.config)[1])
+    assert.ok(seed > 0n)
+    // The drawn seed is the one the IDs use: the same as a generator given that seed.
+    const b = new oracle.AtomicSnowflake({ ...o, seed })
+    assert.deepEqual([s.nextIdAt(T0), s.nextIdAt(T0 + 5)], [b.nextIdAt(T0), b.nextIdAt(T0 + 5)])
+    assert.equal(s.config, b.config)
+    // AtomicSnowflake keeps seed 0, as the core does.
+    seen.length = 0
+    const a = new AtomicSnowflake(o)
+    const c = new oracle.AtomicSnowflake(o)
+    assert.deepEqual(seen, [])
+    assert.equal(a.config, c.config)
+    assert.deepEqual([a.nextIdAt(T0), a.nextIdAt(T0 + 9)], [c.nextIdAt(T0), c.nextIdAt(T0 + 9)])
+    // An explicit seed is kept.
+    new Snowflake({ ...o, seed: 5n })
+    assert.deepEqual(seen, [])
+    // Without Web Crypto: ERR_RANDOM_SOURCE.
+    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true, writable: true })
+    const e = outcome(() => new Snowflake(o))
+    assert.deepStrictEqual(e, { error: 'Error', props: ['message', 'code'], code: 'ERR_RANDOM_SOURCE', message: 'random source failed' })
+  } finally {
+    Object.defineProperty(globalThis, 'crypto', { value: real, configurable: true, writable: true })
+  }
+})

@@ -3,7 +3,7 @@
 // generator tests use (option and config-text errors are options.js's own tests' concern).
 // The canonical config text comes from the oracle. See generator-loader.mjs.
 import { createRequire } from 'node:module'
-import { u64Arg } from '../../../js/convert.js'
+import { u64Arg, wrong } from '../../../js/convert.js'
 import { layoutArg, nodeToBits, parseLayout } from './layout-shim.mjs'
 
 const oracle = createRequire(import.meta.url)('../../../pkg/node/idmint.js')
@@ -30,6 +30,7 @@ const policyText = (p) =>
 
 export function nodeArg(layout, v, what) {
   if (typeof v === 'object' && v !== null) return layout.joinNode(v)
+  if (typeof v !== 'number' && typeof v !== 'bigint') throw wrong(v, what, 'a bigint, an integer number or an object of node sub-field values')
   return u64Arg(v, what)
 }
 
