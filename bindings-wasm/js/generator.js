@@ -8,7 +8,7 @@
 // (and the exact path decides) whenever a value could exceed 2^53.
 import { coreError, notJsSafe, rangeError } from './error.js'
 import { batchArg, u64Arg } from './convert.js'
-import { lifetimeEndMs, nodeToBits } from './layout.js'
+import { copyLayout, lifetimeEndMs, nodeToBits } from './layout.js'
 import { configText, nodeArg, parseConfig, readOptions } from './options.js'
 import { PageClock } from './clock.js'
 
@@ -62,7 +62,9 @@ const run = (first, count, stride) => ({ first, count, stride })
  */
 class Engine {
   constructor(cfg) {
-    const l = cfg.layout
+    // The generator's own copy: freeing the caller's Layout leaves it working, as in wasm.
+    const l = copyLayout(cfg.layout)
+    cfg = { ...cfg, layout: l }
     const time = l._time
     const seq = l._seq
     const rb = l._rollback
@@ -473,14 +475,19 @@ function randomU64() {
   return new DataView(b.buffer).getBigUint64(0, true)
 }
 
-/** The TypeError of a method called on an object that is not an instance of `cls`. */
-function notInstance(cls) {
-  const e = new TypeError(`${cls.name} method called on an object that is not a ${cls.name}`)
+// Class names as text: a minifier renames the classes themselves.
+const SNOWFLAKE = 'Snowflake'
+const ATOMIC = 'AtomicSnowflake'
+
+/** The TypeError of a method of class `name` called on an object that is not one. */
+function notInstance(name) {
+  const e = new TypeError(`${name} method called on an object that is not a ${name}`)
   e.code = 'ERR_INVALID_ARG_TYPE'
   throw e
 }
 
-const closed = (cls) => raise(fail('Closed', { what: cls.name }))
+/** The core's `Closed` error for a freed instance of class `name`. */
+const closed = (name) => raise(fail('Closed', { what: name }))
 
 /** The `Run` object of the JavaScript API. */
 const runValue = (r) => ({ first: r.first, count: Number(r.count), stride: r.stride })
@@ -530,7 +537,7 @@ export class Snowflake {
     const obj = this
     const own = {
       nextId() {
-        const e = obj.#e ?? closed(Snowflake)
+        const e = obj.#e ?? closed(SNOWFLAKE)
         const id = e.fastOne(obj.#lagN > 0 ? obj.#clock.coarseMs() : obj.#clock.nowMs(), obj.#lagN)
         return id !== undefined ? id : obj.#nextSlow()
       },
@@ -551,12 +558,12 @@ export class Snowflake {
 
   /** The live engine of `s`: TypeError for anything not a Snowflake, ERR_CLOSED once freed. */
   static #live(s) {
-    if (!(#e in s)) notInstance(Snowflake)
-    return s.#e ?? closed(Snowflake)
+    if (!(#e in s)) notInstance(SNOWFLAKE)
+    return s.#e ?? closed(SNOWFLAKE)
   }
 
   #fast() {
-    const e = this.#e ?? closed(Snowflake)
+    const e = this.#e ?? closed(SNOWFLAKE)
     return e.fastOne(this.#lagN > 0 ? this.#clock.coarseMs() : this.#clock.nowMs(), this.#lagN)
   }
 
@@ -566,7 +573,7 @@ export class Snowflake {
   }
 
   #mintNumber() {
-    const e = this.#e ?? closed(Snowflake)
+    const e = this.#e ?? closed(SNOWFLAKE)
     if (e.layout._width > 53) throw notJsSafe(e.layout._width)
     return Number(this.#mint())
   }
@@ -665,7 +672,7 @@ export class Snowflake {
   }
 
   get layout() {
-    return Snowflake.#live(this).layout
+    return copyLayout(Snowflake.#live(this).layout)
   }
 
   get config() {
@@ -677,7 +684,7 @@ export class Snowflake {
   }
 
   free() {
-    if (!(#e in this)) notInstance(Snowflake)
+    if (!(#e in this)) notInstance(SNOWFLAKE)
     this.#e = null
   }
 }
@@ -694,8 +701,8 @@ export class AtomicSnowflake {
   }
 
   static #live(s) {
-    if (!(#e in s)) notInstance(AtomicSnowflake)
-    return s.#e ?? closed(AtomicSnowflake)
+    if (!(#e in s)) notInstance(ATOMIC)
+    return s.#e ?? closed(ATOMIC)
   }
 
   nextIdAt(nowMs) {
@@ -738,7 +745,7 @@ export class AtomicSnowflake {
   }
 
   get layout() {
-    return AtomicSnowflake.#live(this).layout
+    return copyLayout(AtomicSnowflake.#live(this).layout)
   }
 
   get config() {
@@ -750,7 +757,7 @@ export class AtomicSnowflake {
   }
 
   free() {
-    if (!(#e in this)) notInstance(AtomicSnowflake)
+    if (!(#e in this)) notInstance(ATOMIC)
     this.#e = null
   }
 }

@@ -11,11 +11,14 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire, register } from 'node:module'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 
 register('./support/generator-loader.mjs', import.meta.url)
 const { Snowflake, AtomicSnowflake } = await import('../../js/generator.js')
 const { fake } = await import('./support/clock-shim.mjs')
+// The Layout class generator.js gets (see support/generator-loader.mjs).
+const realModules = ['layout.js', 'options.js'].every((f) => existsSync(new URL(`../../js/${f}`, import.meta.url)))
+const { Layout } = await import(realModules ? '../../js/layout.js' : './support/layout-shim.mjs')
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
@@ -597,5 +600,21 @@ test('a random sequence start draws its seed with crypto.getRandomValues for Sno
     assert.deepStrictEqual(e, { error: 'Error', props: ['message', 'code'], code: 'ERR_RANDOM_SOURCE', message: 'random source failed' })
   } finally {
     Object.defineProperty(globalThis, 'crypto', { value: real, configurable: true, writable: true })
+  }
+})
+
+test("a generator keeps its own layout: freeing the caller's or a handed-out one changes nothing", () => {
+  fake.now = Date.now()
+  for (const Cls of [Snowflake, AtomicSnowflake]) {
+    const given = new Layout('time=41@1ms,worker=10,seq=12,epoch=2020-01-01')
+    const g = new Cls({ layout: given, node: 5 })
+    given.free()
+    const out = g.layout
+    assert.notEqual(out, g.layout)
+    out.free()
+    const id = g.nextIdAt(T0)
+    assert.equal(g.layout.spec, 'time=41@1ms,worker=10,seq=12,epoch=2020-01-01')
+    assert.equal(g.decode(id).node, 5n)
+    assert.match(g.config, /layout=\(time=41@1ms/)
   }
 })

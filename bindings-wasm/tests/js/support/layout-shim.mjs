@@ -2,7 +2,7 @@
 // the contract's internal state, computed from the oracle's (the wasm build's) Layout, and the
 // contract's functions generator.js and options-shim.mjs use. See generator-loader.mjs.
 import { createRequire } from 'node:module'
-import { typeError } from '../../../js/error.js'
+import { coreError, typeError } from '../../../js/error.js'
 import { wrong } from '../../../js/convert.js'
 
 const oracle = createRequire(import.meta.url)('../../../pkg/node/idmint.js')
@@ -22,7 +22,10 @@ export class Layout {
     this._rollback = this._fields.find((f) => f.kind === 'rollback') ?? null
   }
   get spec() {
-    return this._o.spec
+    return live(this)._o.spec
+  }
+  free() {
+    this._closed = true
   }
   get presetName() {
     return this._o.presetName
@@ -37,12 +40,20 @@ export class Layout {
     return this._o.nodeNames
   }
   decompose(id) {
-    return this._o.decompose(id)
+    return live(this)._o.decompose(id)
   }
   joinNode(values) {
     return this._o.joinNode(values)
   }
 }
+
+function live(l) {
+  if (l._closed) throw coreError('Closed', { what: 'Layout' })
+  return l
+}
+
+/** A live copy of `l` sharing its state (layout.js's `copyLayout`). */
+export const copyLayout = (l) => new Layout(l._o)
 
 export const parseLayout = (text) => new Layout(text)
 
