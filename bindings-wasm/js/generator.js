@@ -155,13 +155,14 @@ class Engine {
     this.nExhausted = false
     this.nAhead = 0n
     // The hot path's numbers: a clock reading below 2^53 maps to a tick as the core's does.
-    this.epochN = this.epoch < B53 ? Number(this.epoch) : Infinity
+    // (epochN is Infinity where the hot path never applies: the ring, a huge epoch or tick.)
+    this.epochN = this.ring === null && this.epoch < B53 && this.tickMs < B53 ? Number(this.epoch) : Infinity
     this.tickN = Number(this.tickMs)
     this.maxTimeN = Number(this.maxTime)
     this.maxSeqN = Number(maxSeq)
     this.absorbN = Number(this.absorb)
     this.strideB = this.stride
-    this.fastOk = this.ring === null && this.tickMs < B53
+    this.zeroOpen = ss.kind === 'zero'
     this.sync()
   }
 
@@ -169,6 +170,7 @@ class Engine {
   sync() {
     const t1 = this.t1
     this.t1N = t1 <= B53 ? Number(t1) : Infinity
+    this.low = (this.counter << this.rbShift) | this.nodePlaced
     this.next = t1 === 0n ? 0n : this.id(t1 - 1n, BigInt(this.seq) + 1n, this.counter) | this.nodePlaced
   }
 
@@ -187,20 +189,31 @@ class Engine {
 
   /**
    * The single-ID hot path at `now` (a number of ms) for a reading that may lag by `lag` ticks:
-   * the ID, or undefined for the exact path (core `Packing::fast_one`).
+   * the ID, or undefined for the exact path. Core `Packing::fast_one` (the current tick has
+   * room), and for exact readings (`lag` 0) the plain case of `step` that opens a later tick:
+   * a zero sequence start, no rollback mark to age.
    */
   fastOne(now, lag) {
-    if (!this.fastOk || !(now >= this.epochN && now < TWO53)) return undefined
+    if (!(now >= this.epochN && now < TWO53)) return undefined
     const d = now - this.epochN
     const t = this.tickN === 1 ? d : Math.floor(d / this.tickN)
+    if (t > this.maxTimeN) return undefined
     const t1 = this.t1N
-    if (t <= this.maxTimeN && t1 > t && t1 - 1 - t <= lag + this.absorbN && this.seq < this.maxSeqN) {
+    if (t1 > t) {
+      if (t1 - 1 - t > lag + this.absorbN || this.seq >= this.maxSeqN) return undefined
       this.seq++
       const id = this.next
       this.next = id + this.strideB
       return id
     }
-    return undefined
+    if (lag !== 0 || !this.zeroOpen || this.mark !== 0n) return undefined
+    const tick = BigInt(t)
+    const id = (tick << this.timeShift) | this.low
+    this.t1 = tick + 1n
+    this.t1N = t + 1
+    this.seq = 0
+    this.next = id + this.strideB
+    return id
   }
 
   /** The sequence start of a newly opened tick (core `Packing::open`'s first half). */
