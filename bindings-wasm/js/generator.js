@@ -3,9 +3,9 @@
 // with identical results, and of the browser binding's classes (bindings-wasm/src/snowflake.rs,
 // bindings-js/src/api.rs, the receiver checks and own per-ID methods of scripts/glue.mjs).
 //
-// Exact arithmetic is BigInt (the core's u64). The one hot path, a single ID within the current
-// tick, runs on plain numbers and adds the stride to the next ID kept as a bigint; it declines
-// (and the exact path decides) whenever a value could exceed 2^53.
+// Exact arithmetic is BigInt (the core's u64). The hot path, a single ID within the current tick
+// or opening a later one, runs on plain numbers and adds the stride to the next ID kept as a
+// bigint; it declines (and the exact path decides) whenever a value could exceed 2^53.
 import { coreError, notJsSafe, rangeError } from './error.js'
 import { batchArg, u64Arg } from './convert.js'
 import { copyLayout, lifetimeEndMs, nodeToBits } from './layout.js'
@@ -161,7 +161,6 @@ class Engine {
     this.maxTimeN = Number(this.maxTime)
     this.maxSeqN = Number(maxSeq)
     this.absorbN = Number(this.absorb)
-    this.strideB = this.stride
     this.zeroOpen = ss.kind === 'zero'
     this.sync()
   }
@@ -171,7 +170,7 @@ class Engine {
     const t1 = this.t1
     this.t1N = t1 <= B53 ? Number(t1) : Infinity
     this.low = (this.counter << this.rbShift) | this.nodePlaced
-    this.next = t1 === 0n ? 0n : this.id(t1 - 1n, BigInt(this.seq) + 1n, this.counter) | this.nodePlaced
+    this.next = t1 === 0n ? 0n : ((t1 - 1n) << this.timeShift) | ((BigInt(this.seq) + 1n) << this.seqShift) | this.low
   }
 
   id(tick, seq, counter) {
@@ -182,9 +181,11 @@ class Engine {
     return capU64(this.epoch + capU64(tick * this.tickMs))
   }
 
-  /** The tick of `now` (bigint), or a Fail. */
+  /** The tick of `now` (bigint), or a Fail (core `Packing::tick`). */
   tick(now) {
-    return tickAt(this.layout, now)
+    if (now < this.epoch) return fail('BeforeEpoch', { now_ms: now, epoch_ms: this.epoch })
+    const t = (now - this.epoch) / this.tickMs
+    return t > this.maxTime ? fail('LayoutExpired', { end_ms: this.endMs }) : t
   }
 
   /**
@@ -203,7 +204,7 @@ class Engine {
       if (t1 - 1 - t > lag + this.absorbN || this.seq >= this.maxSeqN) return undefined
       this.seq++
       const id = this.next
-      this.next = id + this.strideB
+      this.next = id + this.stride
       return id
     }
     if (lag !== 0 || !this.zeroOpen || this.mark !== 0n) return undefined
@@ -212,7 +213,7 @@ class Engine {
     this.t1 = tick + 1n
     this.t1N = t + 1
     this.seq = 0
-    this.next = id + this.strideB
+    this.next = id + this.stride
     return id
   }
 
@@ -432,8 +433,8 @@ class Engine {
   }
 
   /**
-   * Core `fill_from_runs` into `out` from `from`, in the binding's chunks: reserves of at most
-   * what is left of the current chunk. Returns [filled, Fail or null].
+   * Core `fill_from_runs` into `out` from the runs `reserve(max)` answers, in the binding's
+   * chunks: reserves of at most what is left of the current chunk. Returns [filled, Fail or null].
    */
   fill(out, reserve) {
     const n = out.length
