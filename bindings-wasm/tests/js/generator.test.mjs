@@ -228,7 +228,7 @@ test("Snowflake's sans-IO nextIdAt and its other members match the oracle's Snow
     replay(r, a, b, label, true)
     built++
   }
-  assert.ok(built > 80, `only ${built} configs built`)
+  assert.ok(built > 60, `only ${built} configs built`)
 })
 
 test('construction errors come in the core order (layout time, then config, then node)', () => {
