@@ -147,8 +147,10 @@ export default function __wbg_init (module_or_path?: { module_or_path: InitInput
 /** `Class.member` and `function` names module `mod` exports (members starting with `_` are internal). */
 function moduleNames(mod) {
   const found = new Set()
-  const internal = (n) => n.startsWith('_') || ['constructor', 'length', 'name', 'prototype', 'free'].includes(n)
-  for (const [name, value] of Object.entries(mod)) {
+  const internal = (n) => n.startsWith('_') || ['length', 'name', 'prototype', 'free'].includes(n)
+  // A CommonJS module imports as { default: module.exports, ...what Node's lexer found }.
+  const api = { ...(typeof mod.default === 'object' ? mod.default : {}), ...mod }
+  for (const [name, value] of Object.entries(api)) {
     if (name === 'default' || name === 'initSync' || typeof value !== 'function') continue
     if (!/^class\b/.test(Function.prototype.toString.call(value))) {
       found.add(name)

@@ -302,108 +302,13 @@ export declare function randomNode(layout: Layout | string): bigint
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
-export interface InitOutput {
-    readonly memory: WebAssembly.Memory;
-    readonly __wbg_atomicsnowflake_free: (a: number, b: number) => void;
-    readonly __wbg_layout_free: (a: number, b: number) => void;
-    readonly __wbg_snowflake_free: (a: number, b: number) => void;
-    readonly _benchFloor: () => bigint;
-    readonly _benchFloorClock: () => bigint;
-    readonly _benchFloorDate: () => bigint;
-    readonly _benchFloorPrecise: () => bigint;
-    readonly _idmintTakeError: () => number;
-    readonly atomicsnowflake_config: (a: number, b: number) => void;
-    readonly atomicsnowflake_decode: (a: number, b: number, c: number) => void;
-    readonly atomicsnowflake_fromConfig: (a: number, b: number) => void;
-    readonly atomicsnowflake_layout: (a: number) => number;
-    readonly atomicsnowflake_maxRollbackTicks: (a: number, b: number) => void;
-    readonly atomicsnowflake_new: (a: number, b: number) => void;
-    readonly atomicsnowflake_nextIdAt: (a: number, b: number, c: number) => void;
-    readonly atomicsnowflake_nextIdsAt: (a: number, b: number, c: number, d: number) => void;
-    readonly atomicsnowflake_node: (a: number) => bigint;
-    readonly atomicsnowflake_reserveAt: (a: number, b: number, c: number, d: number) => void;
-    readonly atomicsnowflake_setNode: (a: number, b: number, c: number) => void;
-    readonly atomicsnowflake_stats: (a: number, b: number) => void;
-    readonly layout___idmintPostLayout: (a: number) => void;
-    readonly layout_capacityPerSecond: (a: number) => number;
-    readonly layout_compose: (a: number, b: number, c: number) => void;
-    readonly layout_decompose: (a: number, b: number, c: number) => void;
-    readonly layout_epoch: (a: number) => number;
-    readonly layout_epochMs: (a: number) => bigint;
-    readonly layout_equals: (a: number, b: number, c: number) => void;
-    readonly layout_fields: (a: number, b: number) => void;
-    readonly layout_isExpiredAt: (a: number, b: number, c: number) => void;
-    readonly layout_isJsSafe: (a: number) => number;
-    readonly layout_joinNode: (a: number, b: number, c: number) => void;
-    readonly layout_lifetimeEnd: (a: number) => number;
-    readonly layout_lifetimeEndMs: (a: number) => bigint;
-    readonly layout_maxId: (a: number) => bigint;
-    readonly layout_maxNode: (a: number) => bigint;
-    readonly layout_maxSequence: (a: number) => number;
-    readonly layout_maxTime: (a: number) => bigint;
-    readonly layout_new: (a: number, b: number) => void;
-    readonly layout_nodeBits: (a: number) => number;
-    readonly layout_nodeNames: (a: number, b: number) => void;
-    readonly layout_parse: (a: number, b: number) => void;
-    readonly layout_preset: (a: number, b: number) => void;
-    readonly layout_presetName: (a: number) => number;
-    readonly layout_presets: (a: number) => void;
-    readonly layout_spec: (a: number, b: number) => void;
-    readonly layout_splitNode: (a: number, b: number, c: number) => void;
-    readonly layout_tickAt: (a: number, b: number, c: number) => void;
-    readonly layout_tickMs: (a: number) => bigint;
-    readonly layout_tickStartMs: (a: number, b: number, c: number) => void;
-    readonly layout_timestamp: (a: number, b: number, c: number) => void;
-    readonly layout_timestampMs: (a: number, b: number, c: number) => void;
-    readonly layout_toJSON: (a: number, b: number) => void;
-    readonly layout_toString: (a: number, b: number) => void;
-    readonly layout_width: (a: number) => number;
-    readonly randomNode: (a: number, b: number) => void;
-    readonly snowflake___timeSource: (a: number, b: number) => void;
-    readonly snowflake_config: (a: number, b: number) => void;
-    readonly snowflake_decode: (a: number, b: number, c: number) => void;
-    readonly snowflake_fromConfig: (a: number, b: number) => void;
-    readonly snowflake_layout: (a: number) => number;
-    readonly snowflake_maxRollbackTicks: (a: number, b: number) => void;
-    readonly snowflake_new: (a: number, b: number) => void;
-    readonly snowflake_nextId: (a: number) => bigint;
-    readonly snowflake_nextIdAt: (a: number, b: number, c: number) => void;
-    readonly snowflake_nextIdNumber: (a: number) => number;
-    readonly snowflake_nextIdString: (a: number) => number;
-    readonly snowflake_nextIds: (a: number, b: number, c: number) => void;
-    readonly snowflake_node: (a: number) => bigint;
-    readonly snowflake_reserve: (a: number, b: number, c: number) => void;
-    readonly snowflake_setNode: (a: number, b: number, c: number) => void;
-    readonly snowflake_stats: (a: number, b: number) => void;
-    readonly snowflake_tryNextId: (a: number) => bigint;
-    readonly version: (a: number) => void;
-    readonly wasm_bindgen_8532425c42b8de04___convert__closures_____invoke_______true_: (a: number, b: number) => void;
-    readonly __wbindgen_malloc: (a: number, b: number) => number;
-    readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
-    readonly __wbindgen_free: (a: number, b: number, c: number) => void;
-    readonly __wbindgen_exn_store: (a: number) => void;
-    readonly __wbindgen_destroy_closure: (a: number, b: number) => void;
-    readonly __wbindgen_add_to_stack_pointer: (a: number) => number;
-}
+/** Nothing: this entry is JavaScript and loads no WebAssembly. */
+export interface InitOutput {}
 
 export type SyncInitInput = BufferSource | WebAssembly.Module;
 
-/**
- * Instantiates the given `module`, which can either be bytes or
- * a precompiled `WebAssembly.Module`.
- *
- * @param {{ module: SyncInitInput }} module - Passing `SyncInitInput` directly is deprecated.
- *
- * @returns {InitOutput}
- */
-export function initSync(module: { module: SyncInitInput } | SyncInitInput): InitOutput;
+/** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
+export function initSync(module?: { module: SyncInitInput } | SyncInitInput): InitOutput;
 
-/**
- * If `module_or_path` is {RequestInfo} or {URL}, makes a request and
- * for everything else, calls `WebAssembly.instantiate` directly.
- *
- * @param {{ module_or_path: InitInput | Promise<InitInput> }} module_or_path - Passing `InitInput` directly is deprecated.
- *
- * @returns {Promise<InitOutput>}
- */
+/** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
 export default function __wbg_init (module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;

@@ -93,7 +93,7 @@ for target in web bundler nodejs; do
   source=js/snowflake.js format=esm minify=()
   [ "$target" = web ] && source=js/web.js minify=(--minify --keep-names)
   [ "$target" = nodejs ] && format=cjs
-  node_modules/.bin/esbuild "$source" --bundle --format=$format --target=es2020 "${minify[@]}" --log-level=warning \
+  node_modules/.bin/esbuild "$source" --bundle --format=$format --target=es2022 "${minify[@]}" --log-level=warning \
     --define:IDMINT_VERSION="'$version'" --outfile="$dir/idmint.js"
   if [ "$target" = web ]; then
     node ../bindings-js/dts.mjs webjs "$dir/idmint.d.ts" snowflake

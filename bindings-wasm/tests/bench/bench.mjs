@@ -3,7 +3,7 @@
 // round of a case runs it for at least ROUND_MS; the result per case is the median of its
 // rounds, in ns per call (per ID for batches). Results land in window.results for run.mjs.
 import init, { Snowflake, uuid7 } from '../../pkg/web/idmint.js'
-// The Snowflake-only entry (idmint-web/web/snowflake): its own, smaller module, side by side.
+// The Snowflake-only entry (idmint-web/web/snowflake): JavaScript, side by side with the WebAssembly one.
 import initSnowflakeEntry, { Snowflake as EntrySnowflake } from '../../pkg/web/snowflake/idmint.js'
 import { SapphireSnowflake, uuidV7 } from './.build/peers.js'
 
@@ -26,6 +26,7 @@ const capped = new Snowflake({ layout: 'twitter', node: 1 })
 const batch = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
 const entryBorrow = new EntrySnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
 const entryCapped = new EntrySnowflake({ layout: 'twitter', node: 1 })
+const entryBatch = new EntrySnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
 const sapphire = new SapphireSnowflake(1288834974657n)
 
 let sink = 0n
@@ -41,6 +42,8 @@ const CASES = [
   ['idmint-web Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= capped.nextId() }],
   ['idmint-web/snowflake Snowflake.nextId() (borrow)', 1, () => { sink ^= entryBorrow.nextId() }],
   ['idmint-web/snowflake Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= entryCapped.nextId() }],
+  ['idmint-web/snowflake Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = entryBorrow.nextIdString() }],
+  ['idmint-web/snowflake Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= entryBatch.nextIds(100_000)[99_999] }],
   ['idmint-web Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = borrow.nextIdString() }],
   ['idmint-web Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= batch.nextIds(100_000)[99_999] }],
   ['JS only: new BigUint64Array(100000).fill(1n), per element (fresh memory)', 100_000, () => { sink ^= new BigUint64Array(100_000).fill(1n)[99_999] }],

@@ -11,14 +11,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire, register } from 'node:module'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 
 register('./support/generator-loader.mjs', import.meta.url)
 const { Snowflake, AtomicSnowflake } = await import('../../js/generator.js')
 const { fake } = await import('./support/clock-shim.mjs')
-// The Layout class generator.js gets (see support/generator-loader.mjs).
-const realModules = ['layout.js', 'options.js'].every((f) => existsSync(new URL(`../../js/${f}`, import.meta.url)))
-const { Layout } = await import(realModules ? '../../js/layout.js' : './support/layout-shim.mjs')
+const { Layout } = await import('../../js/layout.js')
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
