@@ -138,7 +138,7 @@ export interface InitOutput {}
 export type SyncInitInput = BufferSource | WebAssembly.Module;
 
 /** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
-export function initSync(module?: { module: SyncInitInput } | SyncInitInput): InitOutput;
+export function initSync(module: { module: SyncInitInput } | SyncInitInput): InitOutput;
 
 /** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
 export default function __wbg_init (module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;
