@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 
 import { Anchor, CALLS_PER_READ, Clock, MAX_SPIN_MS, MIN_STEP_MS, PERIOD_MS, PageClock, benchFloors } from '../../js/clock.js'
+import { mulberry32 } from './support/random.mjs'
 
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 
@@ -55,17 +56,7 @@ function page({ mono = 5_000, shift = 0, step = 0 } = {}) {
   return env
 }
 
-/** A seeded PRNG (mulberry32): failures reproduce. */
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const prng = mulberry32
 
 test('constants are the Rust ones', () => {
   assert.equal(MAX_SPIN_MS, 10)

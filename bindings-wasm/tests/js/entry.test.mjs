@@ -10,22 +10,16 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
+import { mulberry32 } from './support/random.mjs'
 
 const require = createRequire(import.meta.url)
 const here = new URL('.', import.meta.url).pathname
 const js = require(resolve(here, process.env.IDMINT_JS_ENTRY ?? '../../pkg/node/snowflake/idmint.js'))
 const wasm = require(resolve(here, process.env.IDMINT_ORACLE ?? '../../pkg/node/idmint.js'))
 
-/** A seeded PRNG (mulberry32), so a failure names its seed and replays. */
+/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
 function rng(seed) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   const int = (n) => Math.floor(next() * n)
   return { next, int, pick: (xs) => xs[int(xs.length)], chance: (p) => next() < p }
 }

@@ -12,6 +12,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire, register } from 'node:module'
 import { readFileSync } from 'node:fs'
+import { mulberry32 } from './support/random.mjs'
 
 register('./support/generator-loader.mjs', import.meta.url)
 const { Snowflake, AtomicSnowflake } = await import('../../js/generator.js')
@@ -22,16 +23,9 @@ const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
 const T0 = 1_700_000_000_000
 
-/** A seeded PRNG (mulberry32), so a failure names its seed and replays. */
+/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
 function rng(seed) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   const int = (n) => Math.floor(next() * n)
   const big = (bits) => {
     let v = 0n

@@ -10,23 +10,14 @@ import { describe, test } from 'node:test'
 import { inspect } from 'node:util'
 
 import * as js from '../../js/layout.js'
+import { mulberry32 } from './support/random.mjs'
 
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 const vectors = (name) => JSON.parse(readFileSync(new URL(`../../../vectors/${name}`, import.meta.url), 'utf8'))
 
 // ---- seeded randomness ----
 
-/** mulberry32: a small seeded PRNG, [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const prng = mulberry32
 
 function randomTools(seed) {
   const r = prng(seed)

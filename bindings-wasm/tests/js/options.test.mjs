@@ -12,20 +12,15 @@ import { readFileSync } from 'node:fs'
 
 import { readOptions, parseConfig, configText, nodeArg } from '../../js/options.js'
 import { Layout, parseLayout } from '../../js/layout.js'
+import { mulberry32 } from './support/random.mjs'
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
 // ---- helpers ----
 
+/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
 function rng(seed) {
-  let s = seed >>> 0
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   const r = {
     next,
     int: (n) => Math.floor(next() * n),
