@@ -83,6 +83,15 @@ node --input-type=module -e "
   const { default: s } = await import('./pkg/node/snowflake/idmint.js')
   if (f.Snowflake || f.Layout || !/^[0-9a-f-]{36}\$/.test(f.uuid7()) || !f.parseUlid(f.ulid())) throw new Error('pkg/node/formats: not the formats entry')
   if (s.uuid7 || s.encode || s.fromConfig || typeof new s.Snowflake({ node: 1 }).nextId() !== 'bigint') throw new Error('pkg/node/snowflake: not the Snowflake entry')
+  // Node's ES modules import each CommonJS entry's names one by one, and classes keep their names.
+  for (const path of ['./pkg/node/idmint.js', './pkg/node/snowflake/idmint.js', './pkg/node/formats/idmint.js']) {
+    const ns = await import(path)
+    const missing = Object.keys(ns.default).filter((k) => !(k in ns))
+    if (missing.length) throw new Error(path + ': not importable by name from an ES module: ' + missing.join(', '))
+    for (const [k, v] of Object.entries(ns.default)) {
+      if (typeof v === 'function' && /^class\\b/.test(Function.prototype.toString.call(v)) && v.name !== k) throw new Error(path + ': class ' + k + ' is named ' + v.name)
+    }
+  }
 "
 
 step "the JavaScript Snowflake entry (js/) against the WebAssembly build of the core (tests/js)"

@@ -84,16 +84,18 @@ done
 printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json
 
 # The Snowflake-only entry: js/ bundled by esbuild (pinned in package.json) into one module per
-# flavour, the package version written in. The web flavour (js/web.js) adds the loader every web
-# entry has; it is minified, names kept (error messages and `.name` show classes).
+# flavour, the package version written in, class names kept (`Snowflake.name`, as the other
+# entries'). The web flavour (js/web.js) adds the loader every web entry has, and is minified.
 version=$(node -p 'require("./package.json").version')
 for target in web bundler nodejs; do
   dir=pkg/${target/nodejs/node}/snowflake
   mkdir -p "$dir"
-  source=js/snowflake.js format=esm minify=()
-  [ "$target" = web ] && source=js/web.js minify=(--minify --keep-names)
-  [ "$target" = nodejs ] && format=cjs
-  node_modules/.bin/esbuild "$source" --bundle --format=$format --target=es2022 "${minify[@]}" --log-level=warning \
+  source=js/snowflake.js format=(--format=esm) minify=()
+  [ "$target" = web ] && source=js/web.js minify=(--minify)
+  # Node's ES modules see a CommonJS module's named exports through the annotation esbuild
+  # writes for --platform=node (`import { Snowflake } from 'idmint-web/snowflake'`).
+  [ "$target" = nodejs ] && format=(--format=cjs --platform=node)
+  node_modules/.bin/esbuild "$source" --bundle "${format[@]}" --target=es2022 --keep-names "${minify[@]}" --log-level=warning \
     --define:IDMINT_VERSION="'$version'" --outfile="$dir/idmint.js"
   if [ "$target" = web ]; then
     node ../bindings-js/dts.mjs webjs "$dir/idmint.d.ts" snowflake
