@@ -16,7 +16,7 @@ import { mulberry32 } from './support/random.mjs'
 
 register('./support/generator-loader.mjs', import.meta.url)
 const { Snowflake, AtomicSnowflake } = await import('../../js/generator.js')
-const { fake } = await import('./support/clock-shim.mjs')
+const { fake, resetFake } = await import('./support/clock-shim.mjs')
 const { Layout } = await import('../../js/layout.js')
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
 
@@ -400,10 +400,7 @@ test('the clocked methods wait (spinning at most MAX_SPIN_MS) or throw ERR_WOULD
 
 test('a coarse clock is read first and confirmed with a precise reading', () => {
   const o = { layout: 'time=41@1ms,worker=10,seq=3,epoch=2020-01-01', node: 7, onBackwards: 'fail' }
-  fake.now = T0
-  fake.coarse = null
-  fake.coarseLag = 3
-  fake.stuck = false
+  resetFake(T0, 3)
   const a = new Snowflake(o)
   const b = new oracle.AtomicSnowflake(o)
   assert.equal(a.nextId(), b.nextIdAt(T0))
@@ -451,10 +448,7 @@ test('a clock that never reaches the time asked for: the call gives up after 64 
 
 test('a coarse reading lagging the last tick is not counted as running ahead', () => {
   const o = { layout: 'time=41@1ms,worker=10,seq=1,epoch=2020-01-01', node: 2, onExhausted: 'borrow:5' }
-  fake.now = T0
-  fake.coarse = null
-  fake.coarseLag = 3
-  fake.stuck = false
+  resetFake(T0, 3)
   const a = new Snowflake(o)
   const b = new oracle.AtomicSnowflake(o)
   assert.deepEqual([a.nextId(), a.nextId()], [b.nextIdAt(T0), b.nextIdAt(T0)])

@@ -8,6 +8,11 @@ export const MAX_SPIN_MS = 10
 
 export const fake = { now: 0, coarse: null, coarseLag: 0, log: [], stuck: false }
 
+/** Sets the clock to `now` with nothing else pending: no coarse reading, no log, not stuck. */
+export function resetFake(now, coarseLag = 0) {
+  Object.assign(fake, { now, coarse: null, coarseLag, log: [], stuck: false })
+}
+
 export class PageClock {
   nowMs() {
     fake.log.push(['now', fake.now])
