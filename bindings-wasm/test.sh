@@ -145,7 +145,7 @@ IDMINT_IMPL="$here/pkg/bundler/idmint.js" NODE_OPTIONS=--experimental-wasm-modul
 step "TypeScript: the Node and browser packages are interchangeable (tsc)"
 node_modules/.bin/tsc -p tests/types
 
-step "examples/browser in headless Chromium (Playwright): page and Web Worker, against a fake and a real lease service"
+step "examples/browser in headless Chromium (Playwright): page and Web Worker, against a fake and a real lease service; each Snowflake entry in a page and a module worker"
 # The real one: `idmint serve` on loopback (scripts/services.sh builds the CLI if needed).
 # It runs on the example's own config (examples/browser/idmint.toml), with CORS opened to the
 # origin the test serves the page from instead of the README's port 8000.
