@@ -452,6 +452,46 @@ fn mysql_expiry_and_takeover_with_fence() {
     assert_eq!(d.fence_ms, Some(delay));
 }
 
+/// A new database set up by many store objects at once (a fleet's first start): exactly one
+/// creates the tables and writes the store row, and none of the others may take the new
+/// database for one that lost its records. Every first grant comes without a lock delay. (The
+/// marker table used to be created before the store row, and a store object that found all
+/// three tables in between started a lock delay for every new namespace.)
+#[test]
+fn mysql_a_new_database_set_up_by_many_at_once_has_no_lock_delay() {
+    let m = MariaDb::start();
+    for round in 0..4 {
+        let db = format!("fresh{round}");
+        m.sql(&format!(
+            "CREATE DATABASE {db}; GRANT ALL ON {db}.* TO 'idmint'@'%'"
+        ));
+        let url = format!("{}/{db}", m.url().strip_suffix("/idmint").unwrap());
+        let start = Arc::new(std::sync::Barrier::new(16));
+        let firsts: Vec<_> = (0..16)
+            .map(|i| {
+                let (url, start) = (url.clone(), start.clone());
+                std::thread::spawn(move || {
+                    let store = lease::open(&url).unwrap();
+                    let spec =
+                        LeaseSpec::new(&ns(&format!("fleet{i}")), 4, Duration::from_secs(10));
+                    start.wait();
+                    // Staggered, so that some arrive while the first is setting up.
+                    std::thread::sleep(Duration::from_millis(i as u64 * 3));
+                    store.acquire(&spec, T, None).unwrap()
+                })
+            })
+            .collect();
+        for h in firsts {
+            let l = h.join().unwrap();
+            assert_eq!(
+                (l.not_before_ms, l.fence_ms),
+                (None, None),
+                "round {round}: {l:?}"
+            );
+        }
+    }
+}
+
 /// The lease tables dropped under a live holder (the database emptied, as a wiped server
 /// started again): a store object that saw them takes their absence for a loss, so its next
 /// grant — the same node again, from the restarted counter — is fenced past the lock delay

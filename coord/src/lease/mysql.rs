@@ -167,7 +167,8 @@ const EPOCH_TABLE: &str = "CREATE TABLE IF NOT EXISTS idmint_lease_epoch (
 ) ENGINE=InnoDB";
 
 /// A marker that survives `TRUNCATE` of the other two: only a database that never had the
-/// store lacks all three, and only then is the store row written without a loss.
+/// store lacks all three, and only then is the store row written without a loss. It is created
+/// last, after the store row, so that finding all three tables means finding the store row.
 const MARKER_TABLE: &str =
     "CREATE TABLE IF NOT EXISTS idmint_lease_installed (one TINYINT PRIMARY KEY) ENGINE=InnoDB";
 
@@ -756,7 +757,10 @@ impl MysqlStore {
         let r: CallResult<()> = (|| {
             d.check()?;
             let present: Option<i64> = mysql_conn::query_first(&mut c.conn, TABLES_PRESENT)?;
-            for ddl in [LEASE_TABLE, EPOCH_TABLE, MARKER_TABLE] {
+            // The marker last, after the store row: MySQL's DDL commits at once, and a process
+            // that finds all three tables without taking the lock must find the store row too
+            // (else it takes the new database for one that lost its records, and fences it).
+            for ddl in [LEASE_TABLE, EPOCH_TABLE] {
                 d.check()?;
                 c.conn.query_drop(ddl)?;
             }
@@ -772,6 +776,8 @@ impl MysqlStore {
                     params(v),
                 )?;
             }
+            d.check()?;
+            c.conn.query_drop(MARKER_TABLE)?;
             Ok(())
         })();
         d.check()?;
