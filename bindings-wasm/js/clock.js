@@ -291,3 +291,8 @@ export function benchFloors(clock) {
     floorPrecise: () => BigInt(clock.preciseMs()),
   }
 }
+
+let shared = null
+/** The module's own clock, for the calls that belong to no generator (`uuid7()`, `ulid()`), as
+ *  the WebAssembly build's (src/clock.rs `now_ms`): made on first use. */
+export const moduleClock = () => (shared ??= new PageClock())

@@ -11,6 +11,7 @@ import { batchArg, u64Arg } from './convert.js'
 import { copyLayout, lifetimeEndMs, nodeToBits } from './layout.js'
 import { configText, nodeArg, parseConfig, readOptions } from './options.js'
 import { PageClock } from './clock.js'
+import { randomU64 } from './random.js'
 
 const M64 = (1n << 64n) - 1n
 const TWO53 = 2 ** 53
@@ -478,16 +479,6 @@ function idArray(n) {
   }
 }
 
-/** A random u64 from `crypto.getRandomValues` (little-endian), or `ERR_RANDOM_SOURCE`. */
-function randomU64() {
-  const b = new Uint8Array(8)
-  try {
-    globalThis.crypto.getRandomValues(b)
-  } catch {
-    raise(fail('RandomSource', {}))
-  }
-  return new DataView(b.buffer).getBigUint64(0, true)
-}
 
 // Class names as text: a minifier renames the classes themselves.
 const SNOWFLAKE = 'Snowflake'

@@ -5,6 +5,7 @@
 import { coreError, rfc3339, typeError } from './error.js'
 import { expectObject, idArg, isNullish, stringArg, u64Arg, wrong } from './convert.js'
 import { U64_MAX, byteLen, isDigits, isObject, trim, trimStart, utf8 as bytes, wellFormed } from './text.js'
+import { randomU64 } from './random.js'
 
 const DAY = 86400000n
 const mask = (bits) => (1n << BigInt(bits)) - 1n
@@ -591,11 +592,5 @@ if (Symbol.dispose) Layout.prototype[Symbol.dispose] = Layout.prototype.free
 /** A node value drawn uniformly from `0..=layout.maxNode` with `crypto.getRandomValues`. */
 export function randomNode(layout) {
   const l = layoutArg(layout, 'layout')
-  const b = new BigUint64Array(1)
-  try {
-    globalThis.crypto.getRandomValues(b)
-  } catch {
-    throw coreError('RandomSource')
-  }
-  return b[0] & maxNode(l)
+  return randomU64() & maxNode(l)
 }
