@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test of the browser (WebAssembly) package, installing what it needs first (idempotent):
+# Every test of the browser package (idmint-web), installing what it needs first (idempotent):
 # Debian's rustc-web + rust-src (build-std), Chromium + chromedriver, wasm-bindgen-cli of the
 # pinned version, and the pinned npm packages. About 3 minutes once installed; a fresh machine
 # adds the installs (wasm-bindgen-cli builds in ~2 minutes, std for wasm32 in ~4).
@@ -65,11 +65,11 @@ step "format (this crate and the shared bindings-js)"
 cargo fmt --check
 (cd ../bindings-js && cargo fmt --check)
 
-step "build the entries (full, snowflake, formats) in web, bundler and nodejs flavours; their .d.ts must be fresh"
+step "build the entries (full, formats, snowflake: JavaScript; wasm: the core) in web, bundler and nodejs flavours; their .d.ts must be fresh"
 bash scripts/build.sh --check
 # The web flavour is not run by the shared suite (it checks the others' exports): its modules
 # must export no internal name either, and keep the benchmark floors under their symbol.
-for web in pkg/web/idmint.js pkg/web/snowflake/idmint.js pkg/web/formats/idmint.js; do
+for web in pkg/web/idmint.js pkg/web/snowflake/idmint.js pkg/web/formats/idmint.js pkg/web/wasm/idmint.js; do
   WEB=./$web node --input-type=module -e "
     const m = await import(process.env.WEB)
     const internal = Object.keys(m).filter((k) => k.startsWith('_'))
@@ -84,7 +84,7 @@ node --input-type=module -e "
   if (f.Snowflake || f.Layout || !/^[0-9a-f-]{36}\$/.test(f.uuid7()) || !f.parseUlid(f.ulid())) throw new Error('pkg/node/formats: not the formats entry')
   if (s.uuid7 || s.encode || s.fromConfig || typeof new s.Snowflake({ node: 1 }).nextId() !== 'bigint') throw new Error('pkg/node/snowflake: not the Snowflake entry')
   // Node's ES modules import each CommonJS entry's names one by one, and classes keep their names.
-  for (const path of ['./pkg/node/idmint.js', './pkg/node/snowflake/idmint.js', './pkg/node/formats/idmint.js']) {
+  for (const path of ['./pkg/node/idmint.js', './pkg/node/snowflake/idmint.js', './pkg/node/formats/idmint.js', './pkg/node/wasm/idmint.js']) {
     const ns = await import(path)
     const missing = Object.keys(ns.default).filter((k) => !(k in ns))
     if (missing.length) throw new Error(path + ': not importable by name from an ES module: ' + missing.join(', '))
@@ -94,17 +94,19 @@ node --input-type=module -e "
   }
 "
 
-step "the JavaScript Snowflake entry (js/) against the WebAssembly build of the core (tests/js)"
-# idmint-web/snowflake is a port of the core's Snowflake rules: the same values, errors and IDs
-# as the full entry's WebAssembly build, on generated inputs and the shared vectors.
+step "the JavaScript entries (js/) against the WebAssembly build of the core (tests/js)"
+# The entries are a port of the core's rules: the same values, errors, random draws and IDs as
+# the WebAssembly build, module by module on generated inputs and the shared vectors; then the
+# built Snowflake-only and full entries through their public API.
 node --test --test-reporter=dot tests/js/
+IDMINT_JS_ENTRY=../../pkg/node/idmint.js node --test --test-reporter=dot tests/js/entry.test.mjs
 
 step "Rust unit tests (wasm-bindgen-test) in Node, headless Chromium and a Web Worker"
 cargo test --locked --lib
 WASM_BINDGEN_USE_BROWSER=1 cargo test --locked --lib
 WASM_BINDGEN_USE_DEDICATED_WORKER=1 cargo test --locked --lib
 
-step "shared JavaScript suite (bindings-node/tests) against the wasm build"
+step "shared JavaScript suite (bindings-node/tests) against every entry"
 suite="$root/bindings-node/tests"
 if ! ls "$suite"/*.test.mjs >/dev/null 2>&1; then
   echo "the shared suite is missing: $suite/*.test.mjs" >&2
@@ -116,14 +118,18 @@ tap_dir=$(mktemp -d)
 entry_skips() {
   grep -E '# SKIP not in this entry' "$1" | sed -E 's/^ *ok [0-9]+ - /  /' || true
 }
-echo "(nodejs flavour)"
-(cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/node/idmint.js" node --test --test-reporter=dot \
-  --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="$tap_dir/full.tap" tests/)
-if [ -n "$(entry_skips "$tap_dir/full.tap")" ]; then
-  echo "the full entry skipped tests for missing exports:" >&2
-  entry_skips "$tap_dir/full.tap" >&2
-  exit 1
-fi
+for entry in full wasm; do
+  label=idmint-web path=$here/pkg/node/idmint.js
+  [ "$entry" = full ] || label=idmint-web/$entry path=$here/pkg/node/$entry/idmint.js
+  echo "($label entry, nodejs flavour)"
+  (cd "$root/bindings-node" && IDMINT_IMPL="$path" node --test --test-reporter=dot \
+    --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="$tap_dir/$entry.tap" tests/)
+  if [ -n "$(entry_skips "$tap_dir/$entry.tap")" ]; then
+    echo "the $entry entry skipped tests for missing exports:" >&2
+    entry_skips "$tap_dir/$entry.tap" >&2
+    exit 1
+  fi
+done
 for entry in snowflake formats; do
   echo "(idmint-web/$entry entry, nodejs flavour)"
   (cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/node/$entry/idmint.js" node --test --test-reporter=dot \
@@ -133,13 +139,17 @@ for entry in snowflake formats; do
   grep -E '^# (tests|pass)' "$tap_dir/$entry.tap"
 done
 rm -rf "$tap_dir"
-echo "(bundler flavour, through Node's WebAssembly ES module integration)"
-(cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/bundler/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
+echo "(idmint-web entry, bundler flavour)"
+(cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/bundler/idmint.js" node --test --test-reporter=dot tests/)
+echo "(idmint-web/wasm entry, bundler flavour, through Node's WebAssembly ES module integration)"
+(cd "$root/bindings-node" && IDMINT_IMPL="$here/pkg/bundler/wasm/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
   node --no-warnings --test --test-reporter=dot tests/)
 
-step "LeasedSnowflake against a fake lease service (tests/lease: nodejs and bundler flavours)"
+step "LeasedSnowflake against a fake lease service (tests/lease: the full and wasm entries, nodejs and bundler flavours)"
 node --test --test-reporter=dot tests/lease/
-IDMINT_IMPL="$here/pkg/bundler/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
+IDMINT_IMPL="$here/pkg/bundler/idmint.js" node --test --test-reporter=dot tests/lease/
+IDMINT_IMPL="$here/pkg/node/wasm/idmint.js" node --test --test-reporter=dot tests/lease/
+IDMINT_IMPL="$here/pkg/bundler/wasm/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
   node --no-warnings --test --test-reporter=dot tests/lease/
 
 step "TypeScript: the Node and browser packages are interchangeable (tsc)"
@@ -177,6 +187,9 @@ bash "$root/scripts/services.sh" start idmint "$svc_dir/tls" "$tls_port" \
   --config "$root/examples/browser/idmint.toml" --tls-cert "$pki/server.crt" --tls-key "$pki/server.key"
 IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_TEST_TLS_SERVICE_URL="https://127.0.0.1:$tls_port" \
   NODE_EXTRA_CA_CERTS="$pki/ca.crt" node --test --test-reporter=dot tests/service/
+IDMINT_IMPL="$here/pkg/node/wasm/idmint.js" IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" \
+  IDMINT_TEST_TLS_SERVICE_URL="https://127.0.0.1:$tls_port" NODE_EXTRA_CA_CERTS="$pki/ca.crt" \
+  node --test --test-reporter=dot tests/service/
 
 step "benchmark page runs (1 short round; real numbers: node tests/bench/run.mjs)"
 node tests/bench/run.mjs --rounds 1 --round-ms 5 --json >/dev/null

@@ -164,8 +164,11 @@ in_clean "cd '$web' && node -e 'const m = require(\"idmint-web\"); const u = m.u
 snowflake_entry=$(in_clean "cd '$web' && node -p 'require.resolve(\"idmint-web/snowflake\")'")
 in_clean "cd '$root/bindings-node' && IDMINT_IMPL='$snowflake_entry' node --test tests/vectors.test.mjs >/dev/null"
 in_clean "cd '$web' && node -e 'const m = require(\"idmint-web/formats\"); if (m.Snowflake || !/^[0-9a-f-]{36}$/.test(m.uuid7())) process.exit(1)'"
-# An ES module imports the entries by name, through the package's "exports" (the Snowflake entry
-# is JavaScript bundled as CommonJS for Node).
+# The WebAssembly build of the core (idmint-web/wasm) replays every vector, as the full entry.
+wasm_entry=$(in_clean "cd '$web' && node -p 'require.resolve(\"idmint-web/wasm\")'")
+in_clean "cd '$root/bindings-node' && IDMINT_IMPL='$wasm_entry' node --test tests/vectors.test.mjs >/dev/null"
+# An ES module imports the entries by name, through the package's "exports" (the JavaScript
+# entries are bundled as CommonJS for Node).
 in_clean "cd '$web' && node --input-type=module -e 'import { Snowflake, Layout } from \"idmint-web/snowflake\"; import { uuid7 } from \"idmint-web/formats\"; if (typeof new Snowflake({ layout: new Layout(\"twitter\"), node: 1 }).nextId() !== \"bigint\" || !uuid7()) process.exit(1)'"
 
 # --- C ----------------------------------------------------------------------------------------

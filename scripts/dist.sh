@@ -213,8 +213,8 @@ fi
 
 # --- Browser ----------------------------------------------------------------------------------
 step "npm: idmint-web"
-# Each entry's module: a .wasm for the WebAssembly entries, the bundle for the JavaScript one.
-for f in {web,bundler,node}/idmint_bg.wasm {web,bundler,node}/formats/idmint_bg.wasm {web,bundler,node}/snowflake/idmint.js; do
+# Each entry's module: the bundles of the JavaScript entries, the .wasm of the WebAssembly one.
+for f in {web,bundler,node}/idmint.js {web,bundler,node}/{formats,snowflake}/idmint.js {web,bundler,node}/wasm/idmint_bg.wasm; do
   [ -f "bindings-wasm/pkg/$f" ] || { (cd bindings-wasm && env -u CARGO_TARGET_DIR bash scripts/build.sh); break; }
 done
 (cd bindings-wasm && npm pack --silent --pack-destination "$dist" >/dev/null)

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Builds the npm package's entries:
-#   full        a release build of the crate (default features)   idmint-web, idmint-web/web: the whole API
-#   formats     a release build with --features formats           idmint-web/formats, idmint-web/web/formats
-#   snowflake   JavaScript (js/, bundled by esbuild)              idmint-web/snowflake, idmint-web/web/snowflake
-# (the cargo features choose the part of the API a build holds, so a page loads only the entry it
-# imports; the Snowflake-only entry is a JavaScript port of the core's Snowflake rules, because
-# their WebAssembly build alone weighs as much as that page's budget: see js/snowflake.js),
-# and each entry in three flavours, under pkg/<flavour>/ (full) or pkg/<flavour>/<entry>/:
-#   pkg/web/      --target web      ES module for <script type="module"> and Web Workers (await init())
-#   pkg/bundler/  --target bundler  ES module that imports the .wasm (webpack 5, Vite, esbuild, Rollup)
-#   pkg/node/     --target nodejs   CommonJS for Node (what the shared JavaScript suite loads)
-# each .wasm optimised by binaryen's wasm-opt (npm `binaryen`, pinned in package.json) and its
-# imports renamed short (scripts/imports.mjs), the web flavour minified (esbuild), and the
-# TypeScript declarations, generated from bindings-js/idmint.d.ts: index.d.ts (bundler and node
-# flavours) and web.d.ts (web flavour) for the full entry, <entry>.d.ts and web-<entry>.d.ts for
-# the others.
+# Builds the npm package's entries, each in three flavours:
+#   full        JavaScript (js/full.js)        idmint-web, idmint-web/web: the whole API
+#   formats     JavaScript (js/formats.js)     idmint-web/formats, idmint-web/web/formats
+#   snowflake   JavaScript (js/snowflake.js)   idmint-web/snowflake, idmint-web/web/snowflake
+#   wasm        the crate's release build      idmint-web/wasm, idmint-web/web/wasm: the whole API
+#               (WebAssembly)                  as the core itself, which the JavaScript is tested against
+# (why the entries are a JavaScript port of the core's rules: js/full.js), in pkg/<flavour>/
+# (full) or pkg/<flavour>/<entry>/:
+#   pkg/web/      ES module for <script type="module"> and Web Workers (`await init()`), minified
+#   pkg/bundler/  ES module (webpack 5, Vite, esbuild, Rollup; the wasm entry imports its .wasm)
+#   pkg/node/     CommonJS for Node (what the shared JavaScript suite loads)
+# The JavaScript entries are bundled by esbuild (pinned in package.json). The .wasm is
+# optimised by binaryen's wasm-opt (npm `binaryen`, pinned) and its imports renamed short
+# (scripts/imports.mjs), its glue completed by scripts/glue.mjs. The TypeScript declarations are
+# generated from bindings-js/idmint.d.ts: index.d.ts and web.d.ts (full; the wasm entry's are the
+# same but for the web loader: web-wasm.d.ts), <entry>.d.ts and web-<entry>.d.ts for the others.
 #
 #   bash scripts/build.sh           build, then write the .d.ts files
 #   bash scripts/build.sh --check   build, then fail if the committed .d.ts files are stale
@@ -36,37 +36,63 @@ features=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-flo
   --enable-sign-ext)
 
 rm -rf pkg/web pkg/bundler pkg/node
-# entry:cargo features (the full entry last: the release artifact is then the default build's).
 pairs=()
-for spec in "formats:--no-default-features --features formats" "full:"; do
-  entry=${spec%%:*} cargo_features=${spec#*:}
-  # shellcheck disable=SC2086 # the features are separate words
-  RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet $cargo_features
-  mkdir -p "$out/entries"
-  wasm=$out/entries/$entry.wasm
-  cp "$out/idmint_wasm.wasm" "$wasm"
+RUSTC_BOOTSTRAP=1 cargo build --release --locked --quiet
+for target in web bundler nodejs; do
+  dir=pkg/${target/nodejs/node}/wasm
+  wasm-bindgen --target "$target" --out-name idmint --out-dir "$dir" "$out/idmint_wasm.wasm"
+  node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --low-memory-unused --strip-debug --strip-producers \
+    --strip-target-features "$dir/idmint_bg.wasm" -o "$dir/idmint_bg.wasm"
+  # The declarations come from bindings-js/idmint.d.ts (one source for both packages); wasm-bindgen's
+  # own only show that they name what the module exports (and give the web flavour's loader).
+  node ../bindings-js/dts.mjs names web "$dir/idmint.d.ts"
+  if [ "$target" = web ]; then flavour=web; else flavour=wasm; fi
+  node ../bindings-js/dts.mjs "$flavour" "$dir/idmint.d.ts"
+  glue=$dir/idmint.js
+  [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
+  node scripts/glue.mjs "$glue"
+  node scripts/imports.mjs "$dir/idmint_bg.wasm"
+  if [ "$target" = web ]; then
+    # Pages load the web flavour as it is (bundlers minify the bundler flavour themselves):
+    # minified by esbuild, names kept (error messages name classes).
+    node_modules/.bin/esbuild "$dir/idmint.js" --minify --keep-names --format=esm --log-level=warning \
+      --outfile="$dir/idmint.min.js"
+    mv "$dir/idmint.min.js" "$dir/idmint.js"
+  fi
+done
+cmp -s pkg/node/wasm/idmint.d.ts pkg/bundler/wasm/idmint.d.ts || {
+  echo "build: the node and bundler declarations of the wasm entry differ; one .d.ts cannot describe both" >&2
+  exit 1
+}
+# The wasm entry declares the API of the full one (index.d.ts) and its own web loader.
+pairs+=("pkg/node/wasm/idmint.d.ts:index.d.ts" "pkg/web/wasm/idmint.d.ts:web-wasm.d.ts")
+# wasm-bindgen's nodejs flavour is CommonJS; the package itself is "type": "module".
+printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json
+
+# The JavaScript entries: js/<entry>.js bundled by esbuild into one module per flavour, the
+# package version written in, class names kept (`Snowflake.name`, as in messages). The web
+# flavour (js/web-<entry>.js) adds the loader every web entry has, and is minified. ES2022:
+# below it esbuild rewrites private class fields into WeakMap lookups, twice as slow.
+version=$(node -p 'require("./package.json").version')
+for entry in full formats snowflake; do
   for target in web bundler nodejs; do
     dir=pkg/${target/nodejs/node}
     [ "$entry" = full ] || dir=$dir/$entry
-    wasm-bindgen --target "$target" --out-name idmint --out-dir "$dir" "$wasm"
-    node_modules/.bin/wasm-opt -Oz --converge "${features[@]}" --low-memory-unused --strip-debug --strip-producers \
-      --strip-target-features "$dir/idmint_bg.wasm" -o "$dir/idmint_bg.wasm"
-    # The declarations come from bindings-js/idmint.d.ts (one source for both packages); wasm-bindgen's
-    # own only show that they name what the module exports (and give the web flavour's loader).
-    node ../bindings-js/dts.mjs names web "$dir/idmint.d.ts" "$entry"
-    if [ "$target" = web ]; then flavour=web; else flavour=wasm; fi
-    node ../bindings-js/dts.mjs "$flavour" "$dir/idmint.d.ts" "$entry"
-    glue=$dir/idmint.js
-    [ -f "$dir/idmint_bg.js" ] && glue=$dir/idmint_bg.js
-    node scripts/glue.mjs "$glue" "$entry"
-    node scripts/imports.mjs "$dir/idmint_bg.wasm"
+    mkdir -p "$dir"
+    source=js/$entry.js format=(--format=esm) minify=()
+    [ "$target" = web ] && source=js/web-$entry.js minify=(--minify)
+    # Node's ES modules see a CommonJS module's named exports through the annotation esbuild
+    # writes for --platform=node (`import { Snowflake } from 'idmint-web/snowflake'`).
+    [ "$target" = nodejs ] && format=(--format=cjs --platform=node)
+    node_modules/.bin/esbuild "$source" --bundle "${format[@]}" --target=es2022 --keep-names "${minify[@]}" --log-level=warning \
+      --define:IDMINT_VERSION="'$version'" --outfile="$dir/idmint.js"
     if [ "$target" = web ]; then
-      # Pages load the web flavour as it is (bundlers minify the bundler flavour themselves):
-      # minified by esbuild (pinned in package.json), names kept (error messages name classes).
-      node_modules/.bin/esbuild "$dir/idmint.js" --minify --keep-names --format=esm --log-level=warning \
-        --outfile="$dir/idmint.min.js"
-      mv "$dir/idmint.min.js" "$dir/idmint.js"
+      node ../bindings-js/dts.mjs webjs "$dir/idmint.d.ts" "$entry"
+    else
+      node ../bindings-js/dts.mjs wasm "$dir/idmint.d.ts" "$entry"
     fi
+    # The declarations must name what the module exports: the classes' members as written.
+    node ../bindings-js/dts.mjs names web "$dir/idmint.js" "$entry"
   done
   node_dts=pkg/node/idmint.d.ts web_dts=pkg/web/idmint.d.ts
   [ "$entry" = full ] || node_dts=pkg/node/$entry/idmint.d.ts web_dts=pkg/web/$entry/idmint.d.ts
@@ -75,41 +101,16 @@ for spec in "formats:--no-default-features --features formats" "full:"; do
     exit 1
   }
   if [ "$entry" = full ]; then
-    pairs+=("$node_dts:index.d.ts" "$web_dts:web.d.ts")
+    # The same API as the wasm entry's (index.d.ts, above).
+    cmp -s "$node_dts" pkg/node/wasm/idmint.d.ts || {
+      echo "build: the full entry's declarations differ from the wasm entry's; index.d.ts describes both" >&2
+      exit 1
+    }
+    pairs+=("$web_dts:web.d.ts")
   else
     pairs+=("$node_dts:$entry.d.ts" "$web_dts:web-$entry.d.ts")
   fi
 done
-# wasm-bindgen's nodejs flavour is CommonJS; the package itself is "type": "module".
-printf '{\n  "type": "commonjs"\n}\n' > pkg/node/package.json
-
-# The Snowflake-only entry: js/ bundled by esbuild (pinned in package.json) into one module per
-# flavour, the package version written in, class names kept (`Snowflake.name`, as the other
-# entries'). The web flavour (js/web.js) adds the loader every web entry has, and is minified.
-version=$(node -p 'require("./package.json").version')
-for target in web bundler nodejs; do
-  dir=pkg/${target/nodejs/node}/snowflake
-  mkdir -p "$dir"
-  source=js/snowflake.js format=(--format=esm) minify=()
-  [ "$target" = web ] && source=js/web.js minify=(--minify)
-  # Node's ES modules see a CommonJS module's named exports through the annotation esbuild
-  # writes for --platform=node (`import { Snowflake } from 'idmint-web/snowflake'`).
-  [ "$target" = nodejs ] && format=(--format=cjs --platform=node)
-  node_modules/.bin/esbuild "$source" --bundle "${format[@]}" --target=es2022 --keep-names "${minify[@]}" --log-level=warning \
-    --define:IDMINT_VERSION="'$version'" --outfile="$dir/idmint.js"
-  if [ "$target" = web ]; then
-    node ../bindings-js/dts.mjs webjs "$dir/idmint.d.ts" snowflake
-  else
-    node ../bindings-js/dts.mjs wasm "$dir/idmint.d.ts" snowflake
-  fi
-  # The declarations must name what the module exports: the classes' members as written.
-  node ../bindings-js/dts.mjs names web "$dir/idmint.js" snowflake
-done
-cmp -s pkg/node/snowflake/idmint.d.ts pkg/bundler/snowflake/idmint.d.ts || {
-  echo "build: the node and bundler declarations of snowflake differ; one .d.ts cannot describe both" >&2
-  exit 1
-}
-pairs+=("pkg/node/snowflake/idmint.d.ts:snowflake.d.ts" "pkg/web/snowflake/idmint.d.ts:web-snowflake.d.ts")
 
 status=0
 for pair in "${pairs[@]}"; do

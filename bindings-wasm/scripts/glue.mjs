@@ -50,22 +50,16 @@
 // The script fails when the glue does not have the expected shape (a newer wasm-bindgen), rather
 // than emit a file with unchecked methods.
 //
-//   node scripts/glue.mjs GLUE [ENTRY]
+//   node scripts/glue.mjs GLUE
 //
-// ENTRY is the npm entry the module was built for (scripts/build.sh): `full` (the default, every
-// item above) or `formats` (UUIDs, TypeID, ULID: items 1, 4 and 6). The Snowflake-only entry is
-// JavaScript (js/) and has no glue.
+// The module is the package's WebAssembly entry (`idmint-web/wasm`, scripts/build.sh); the other
+// entries are JavaScript (js/) and have no glue.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 
 const file = process.argv[2]
-const which = process.argv[3] ?? 'full'
-/** What each entry's module holds: Snowflake (items 2, 3, 7), the UUID helper and constants (4, 6), LeasedSnowflake (5). */
-const HOLDS = {
-  full: { snowflake: true, formats: true, leased: true, minChecked: 50 },
-  formats: { snowflake: false, formats: true, leased: false, minChecked: 10 },
-}[which]
-if (!HOLDS) throw new Error(`glue.mjs: unknown entry ${which} (full or formats)`)
+/** The fewest receiver reads a glue of the whole API has. */
+const MIN_CHECKED = 50
 const lines = readFileSync(file, 'utf8').split('\n')
 
 const RECEIVER = `
@@ -127,10 +121,10 @@ function __idmintAdopt(obj) {
 
 /** Exports of the module that are not the package's (item 7 above). */
 const INTERNAL = [
-  ...(HOLDS.snowflake ? ['_benchFloor', '_benchFloorClock', '_benchFloorDate', '_benchFloorPrecise', '_idmintTakeError'] : []),
-  ...(HOLDS.leased ? ['__idmintLeaseRequest', '__idmintLeaseGrant', '__idmintLeaseWindow'] : []),
+  ...['_benchFloor', '_benchFloorClock', '_benchFloorDate', '_benchFloorPrecise', '_idmintTakeError'],
+  ...['__idmintLeaseRequest', '__idmintLeaseGrant', '__idmintLeaseWindow'],
 ]
-const HELPERS = RECEIVER + (HOLDS.formats ? UUID_TEXT : '') + (HOLDS.snowflake ? SNOWFLAKE : '')
+const HELPERS = RECEIVER + UUID_TEXT + SNOWFLAKE
 const BENCH = `
 Object.defineProperty(Snowflake, Symbol.for('idmint.bench'), {
     value: Object.freeze({ floor: _benchFloor, floorClock: _benchFloorClock, floorDate: _benchFloorDate, floorPrecise: _benchFloorPrecise }),
@@ -234,38 +228,33 @@ if (unexported.size !== INTERNAL.length) {
 const text = out.join('\n')
 const unchecked = text.match(/wasm\.\w+\((?:retptr, )?this\.__wbg_ptr\b/g)
 if (unchecked) throw new Error(`${file}: ${unchecked.length} method calls outside a recognised class`)
-if (checked < HOLDS.minChecked) throw new Error(`${file}: only ${checked} receiver reads found; the glue changed shape`)
+if (checked < MIN_CHECKED) throw new Error(`${file}: only ${checked} receiver reads found; the glue changed shape`)
 const classes = (text.match(/^(?:export )?class \w+ \{$/gm) ?? []).length
 if (freed !== classes) throw new Error(`${file}: ${freed} free() methods patched for ${classes} classes`)
-const expected = HOLDS.snowflake ? { adopted: 2, rethrown: Object.keys(SENTINELS).length } : { adopted: 0, rethrown: 0 }
+const expected = { adopted: 2, rethrown: Object.keys(SENTINELS).length }
 if (adopted !== expected.adopted) throw new Error(`${file}: Snowflake objects are created in ${adopted} places, expected ${expected.adopted}`)
 if (rethrown !== expected.rethrown) throw new Error(`${file}: ${rethrown} per-ID methods patched, expected ${expected.rethrown}`)
-if (HOLDS.snowflake && !/^(?:export )?function _idmintTakeError\(/m.test(text)) throw new Error(`${file}: _idmintTakeError is missing`)
-if (HOLDS.formats !== /[^\w]__idmintUuidText\(/.test(text)) throw new Error(`${file}: __idmintUuidText is ${HOLDS.formats ? 'not called; the import changed shape' : 'called, but the entry holds no formats'}`)
+if (!/^(?:export )?function _idmintTakeError\(/m.test(text)) throw new Error(`${file}: _idmintTakeError is missing`)
+if (!/[^\w]__idmintUuidText\(/.test(text)) throw new Error(`${file}: __idmintUuidText is not called; the import changed shape`)
 const esm = /^export (?:class|function) \w+/m.test(text)
 if (!esm && !/^exports\.(\w+) = \1;$/m.test(text)) throw new Error(`${file}: neither an ES module nor CommonJS`)
-if (HOLDS.leased !== /^(?:export )?class __idmintLeaseWindow \{$/m.test(text)) throw new Error(`${file}: class __idmintLeaseWindow is ${HOLDS.leased ? 'missing' : 'there, but the entry holds no LeasedSnowflake'}`)
-const leased = HOLDS.leased
-  ? readFileSync(new URL('../src/leased.js', import.meta.url), 'utf8')
-      .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/gm, '')
-      .replace(/^\s*\/\/.*\n/gm, '')
-  : ''
-const CONSTANTS = HOLDS.formats
-  ? [
-      ['NIL_UUID', '00000000-0000-0000-0000-000000000000'],
-      ['MAX_UUID', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
-    ]
-  : []
+if (!/^(?:export )?class __idmintLeaseWindow \{$/m.test(text)) throw new Error(`${file}: class __idmintLeaseWindow is missing`)
+const leased = readFileSync(new URL('../src/leased.js', import.meta.url), 'utf8')
+  .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/gm, '')
+  .replace(/^\s*\/\/.*\n/gm, '')
+const CONSTANTS = [
+  ['NIL_UUID', '00000000-0000-0000-0000-000000000000'],
+  ['MAX_UUID', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
+]
 const constants = CONSTANTS.map(([k, v]) => (esm ? `export const ${k} = '${v}';\n` : `exports.${k} = '${v}';\n`)).join('')
-const exported = !HOLDS.leased ? '' : esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
-const own = HOLDS.snowflake ? ownMethods(text) : ''
-writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + own + (HOLDS.snowflake ? BENCH : '') + '\n' + leased + exported + constants)
+const exported = esm ? 'export { LeasedSnowflake };\n' : 'exports.LeasedSnowflake = LeasedSnowflake;\n'
+writeFileSync(file, text.replace(/\n*$/, '\n') + HELPERS + ownMethods(text) + BENCH + '\n' + leased + exported + constants)
 if (file.endsWith('_bg.js')) {
   const entry = file.replace(/_bg\.js$/, '.js')
   const from = `"./${basename(file)}"`
   const js = readFileSync(entry, 'utf8')
   if (!js.includes(`} from ${from};`)) throw new Error(`${entry}: no export list from ${from}`)
-  const names = [...(HOLDS.leased ? ['LeasedSnowflake'] : []), ...CONSTANTS.map(([k]) => k)].join(', ')
+  const names = ['LeasedSnowflake', ...CONSTANTS.map(([k]) => k)].join(', ')
   // The entry lists the glue's exports by name: the internal ones leave the list.
   let listed = 0
   const kept = js.replace(/^export \{\n([^}]*)\n\} from /m, (all, list) => {

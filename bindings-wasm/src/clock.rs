@@ -237,7 +237,6 @@ impl PageClock {
     }
 
     /// Which source the clock reads: `"performance"` or `"Date"`.
-    #[cfg(feature = "snowflake")]
     pub(crate) fn source(&self) -> &'static str {
         if self.anchor.is_some() {
             "performance"
@@ -370,19 +369,16 @@ pub(crate) fn now_ms() -> u64 {
 
 /// The module's clock, for a generator to read as its config asks
 /// ([`NamedConfig::now_from`](idmint::named::NamedConfig::now_from)).
-#[cfg(feature = "formats")]
 pub(crate) fn with_clock<T>(f: impl FnOnce(&PageClock) -> T) -> T {
     CLOCK.with(f)
 }
 
 /// A precise reading of the module's clock (benchmarks compare it with [`now_ms`]).
-#[cfg(feature = "snowflake")]
 pub(crate) fn precise_ms() -> u64 {
     CLOCK.with(PageClock::precise_ms)
 }
 
 /// One `Date.now()` reading, truncated to ms (benchmarks compare it with [`now_ms`]).
-#[cfg(feature = "snowflake")]
 pub(crate) fn date_ms() -> u64 {
     date_now() as u64
 }

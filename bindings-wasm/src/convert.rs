@@ -3,11 +3,9 @@
 //! crate (`bindings-js`). Arguments arrive as `JsValue` so that the binding, not wasm-bindgen's
 //! glue (which would wrap `-1n` to `2^64-1` silently), decides what a wrong argument throws.
 
-#[cfg(feature = "snowflake")]
 use std::cell::Cell;
 use std::cell::RefCell;
 
-#[cfg(feature = "formats")]
 use idmint::formats::uuid::Uuid;
 use idmint::Layout;
 use idmint_js::{Class, Host, JsType, Out};
@@ -19,14 +17,12 @@ pub(crate) use idmint_js::error::OrThrow;
 
 /// The `Layout` class (its methods are in [`crate::layout`]): declared here, where layout
 /// arguments are unwrapped and layouts returned, so that neither module needs the other's.
-#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = Layout)]
 pub struct JsLayout {
     pub(crate) inner: Layout,
 }
 
 /// A `Date` for `ms` since the Unix epoch.
-#[cfg(feature = "snowflake")]
 pub(crate) fn date(ms: u64) -> js_sys::Date {
     js_sys::Date::new(&JsValue::from_f64(idmint_js::values::date_ms(ms)))
 }
@@ -39,7 +35,6 @@ thread_local! {
     /// again: a string made from Rust crosses through a TextDecoder (about half a microsecond).
     static STRINGS: RefCell<Vec<(Box<str>, JsValue)>> = const { RefCell::new(Vec::new()) };
     /// Where a `Layout` object posts its value when asked by [`Web::layout`].
-    #[cfg(feature = "snowflake")]
     static POSTED: Cell<Option<Layout>> = const { Cell::new(None) };
 }
 
@@ -59,7 +54,6 @@ pub(crate) fn js_str(s: &str) -> JsValue {
 }
 
 /// Called by a `Layout` object asked for its value (see [`Web::layout`]).
-#[cfg(feature = "snowflake")]
 pub(crate) fn post_layout(l: Layout) {
     POSTED.with(|p| p.set(Some(l)));
 }
@@ -75,7 +69,6 @@ pub(crate) fn object(props: &[(&str, JsValue)]) -> JsValue {
     o.into()
 }
 
-#[cfg(feature = "formats")]
 #[wasm_bindgen]
 extern "C" {
     /// The lower-case hyphenated text of the UUID whose 16 bytes are the big-endian words
@@ -88,7 +81,7 @@ extern "C" {
 /// The lower-case hyphenated form as a JavaScript string, spelled out by a small JavaScript
 /// function from four words: a string made in Rust would cross through a TextDecoder, which
 /// costs about half a microsecond in Chromium, more than the rest of a UUID.
-#[cfg(all(feature = "formats", not(test)))]
+#[cfg(not(test))]
 pub(crate) fn js_uuid(u: &Uuid) -> JsValue {
     let b = u.as_bytes();
     let w = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
@@ -96,7 +89,7 @@ pub(crate) fn js_uuid(u: &Uuid) -> JsValue {
 }
 
 /// The unit tests run on wasm-bindgen's own glue, without the helper: Rust spells it there.
-#[cfg(all(feature = "formats", test))]
+#[cfg(test)]
 pub(crate) fn js_uuid(u: &Uuid) -> JsValue {
     JsValue::from(u.hyphenated().to_string())
 }
@@ -160,7 +153,6 @@ pub(crate) use wasm_members;
 
 /// Declares the function list of `idmint_js::functions_api!` as `#[wasm_bindgen]` functions:
 /// arguments arrive as `JsValue`s, results return as in [`wasm_members!`].
-#[cfg(feature = "formats")]
 macro_rules! wasm_functions {
     (($h:ident) $($js:literal $rs:ident ($($a:ident),*) -> $ret:tt { $($body:tt)* })*) => {$(
         #[wasm_bindgen::prelude::wasm_bindgen(js_name = $js)]
@@ -176,7 +168,6 @@ macro_rules! wasm_functions {
     )*};
 }
 
-#[cfg(feature = "formats")]
 pub(crate) use wasm_functions;
 
 impl Host for Web {
@@ -242,13 +233,6 @@ impl Host for Web {
             .call1(&JsValue::UNDEFINED, &arg)
     }
 
-    /// A build without `Layout` (the `formats` entry) knows no layout objects.
-    #[cfg(not(feature = "snowflake"))]
-    fn layout(&self, _: &JsValue) -> Option<Layout> {
-        None
-    }
-
-    #[cfg(feature = "snowflake")]
     fn layout(&self, v: &JsValue) -> Option<Layout> {
         let f = self
             .get(v, "__idmintPostLayout")

@@ -16,12 +16,9 @@
 //! | `convert`   | the shared crate's `Host` on `JsValue`s (conversions, errors: `idmint-js`) |
 //! | `error`     | the parked errors of the per-ID methods                                |
 //!
-//! The WebAssembly entries of the npm package are builds with the cargo features of their part
-//! of the API: `formats` (`uuid`, the format half of `functions`: `idmint-web/formats`) and
-//! `full`, the default (`snowflake` — `layout`, `snowflake`, `error` — and `formats`, plus
-//! `leased`, `named`, `obfuscate` and the codecs: `idmint-web`). The Snowflake-only entry
-//! `idmint-web/snowflake` is JavaScript (`js/`), a port of the core's Snowflake rules tested
-//! against this crate's build.
+//! This build is the package's entry `idmint-web/wasm` (the core itself, compiled) and the
+//! reference the package's JavaScript entries (`js/`, a port of the core's rules: see
+//! js/full.js for why) are tested against, call by call (tests/js/).
 //!
 //! Every conversion, option object and error mapping comes from the shared crate `idmint-js`
 //! (bindings-js), which the Node package uses too. `index.d.ts` and `web.d.ts` are generated
@@ -30,31 +27,18 @@
 //! of every method (`ERR_CLOSED` once freed), own per-ID methods, the parked errors of the
 //! per-ID methods (see [`error`]) and the UUID text helper (see [`convert`]).
 
-// Each WebAssembly entry is one build with the cargo features of its part of the API
-// (Cargo.toml, scripts/build.sh): `formats`, or `snowflake`, `formats` and the rest (`full`).
-#[cfg(not(any(feature = "snowflake", feature = "formats")))]
-compile_error!("build with the feature `snowflake`, `formats` or `full` (the default)");
-
 mod clock;
 mod convert;
-#[cfg(feature = "snowflake")]
 mod error;
-#[cfg(feature = "formats")]
 mod functions;
-#[cfg(feature = "snowflake")]
 mod layout;
-#[cfg(feature = "full")]
 mod leased;
-#[cfg(feature = "full")]
 mod named;
-#[cfg(feature = "full")]
 mod obfuscate;
 mod random;
-#[cfg(feature = "snowflake")]
 mod snowflake;
-#[cfg(all(test, feature = "full"))]
+#[cfg(test)]
 mod tests;
-#[cfg(feature = "formats")]
 mod uuid;
 
 use wasm_bindgen::prelude::*;
@@ -73,7 +57,6 @@ pub fn version() -> String {
 
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): an empty call
 /// returning a `bigint`, the floor of any export that returns one (see BENCHMARKS-wasm.md).
-#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloor", skip_typescript)]
 pub fn bench_floor() -> u64 {
     0x0123_4567_89ab_cdef
@@ -82,7 +65,6 @@ pub fn bench_floor() -> u64 {
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
 /// one read of the time source as clocked calls read it (`Date.now()`, and `performance.now()`
 /// once per millisecond), the floor of any clocked call.
-#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloorClock", skip_typescript)]
 pub fn bench_floor_clock() -> u64 {
     clock::now_ms()
@@ -90,7 +72,6 @@ pub fn bench_floor_clock() -> u64 {
 
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
 /// one `Date.now()` call.
-#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloorDate", skip_typescript)]
 pub fn bench_floor_date() -> u64 {
     clock::date_ms()
@@ -98,7 +79,6 @@ pub fn bench_floor_date() -> u64 {
 
 /// Benchmark only, not part of the API (and not declared in `index.d.ts`): `_benchFloor` plus
 /// one `performance.timeOrigin + performance.now()` reading, for comparison.
-#[cfg(feature = "snowflake")]
 #[wasm_bindgen(js_name = "_benchFloorPrecise", skip_typescript)]
 pub fn bench_floor_precise() -> u64 {
     clock::precise_ms()

@@ -85,7 +85,6 @@ fn fill_direct(buf: &mut [u8]) -> Result<(), Error> {
 }
 
 /// A random `u64`.
-#[cfg(feature = "snowflake")]
 pub(crate) fn u64() -> Result<u64, Error> {
     let mut b = [0u8; 8];
     fill(&mut b)?;

@@ -7,7 +7,6 @@
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
-#[cfg(feature = "full")]
 use idmint::formats::ksuid::KsuidGenerator as CoreKsuidGenerator;
 use idmint::formats::typeid::TypeId;
 use idmint::formats::ulid::UlidGenerator as CoreUlidGenerator;
@@ -27,7 +26,6 @@ thread_local! {
     static V1: RefCell<Uuid1Generator> = const { RefCell::new(Uuid1Generator::new()) };
     static V6: RefCell<Uuid6Generator> = const { RefCell::new(Uuid6Generator::new()) };
     static ULID: RefCell<CoreUlidGenerator> = const { RefCell::new(CoreUlidGenerator::new()) };
-    #[cfg(feature = "full")]
     static KSUID: RefCell<CoreKsuidGenerator> = const { RefCell::new(CoreKsuidGenerator::new()) };
 }
 
@@ -117,7 +115,6 @@ pub fn ulid() -> Result<String, JsValue> {
 
 /// `ksuid()`: the module's KSUID generator on the page clock (a random payload on a new second,
 /// the last plus one within it; `ERR_WOULD_BLOCK` should the payload run out in a second).
-#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn ksuid() -> Result<String, JsValue> {
     let now = now_ms();

@@ -2,21 +2,21 @@
 // interleaved round by round, so a slow moment of the machine hits all of them alike. Each
 // round of a case runs it for at least ROUND_MS; the result per case is the median of its
 // rounds, in ns per call (per ID for batches). Results land in window.results for run.mjs.
-import init, { Snowflake, uuid7 } from '../../pkg/web/idmint.js'
-// The Snowflake-only entry (idmint-web/web/snowflake): JavaScript, side by side with the WebAssembly one.
-import initSnowflakeEntry, { Snowflake as EntrySnowflake } from '../../pkg/web/snowflake/idmint.js'
-import { SapphireSnowflake, uuidV7 } from './.build/peers.js'
+import init, { Snowflake, typeid, ulid, uuid4, uuid7 } from '../../pkg/web/idmint.js'
+// The WebAssembly build of the core (idmint-web/web/wasm), side by side with the JavaScript entry.
+import initWasm, { Snowflake as WasmSnowflake, ulid as wasmUlid, uuid4 as wasmUuid4, uuid7 as wasmUuid7 } from '../../pkg/web/wasm/idmint.js'
+import { SapphireSnowflake, uuidV4, uuidV7 } from './.build/peers.js'
 
-// The floors are no exports of the package; the glue keeps them under this symbol.
+// The floors are no exports of the package; the wasm glue keeps them under this symbol.
 const { floor: _benchFloor, floorClock: _benchFloorClock, floorDate: _benchFloorDate, floorPrecise: _benchFloorPrecise } =
-  Snowflake[Symbol.for('idmint.bench')]
+  WasmSnowflake[Symbol.for('idmint.bench')]
 
 const params = new URLSearchParams(location.search)
 const ROUNDS = Number(params.get('rounds') ?? 15)
 const ROUND_MS = Number(params.get('roundMs') ?? 40)
 
 await init()
-await initSnowflakeEntry()
+await initWasm()
 
 // Twitter layout, node 1. `borrow:1000000000` lets the generator run ahead of the clock instead
 // of waiting when a millisecond's 4,096 IDs are used up (as the Rust benchmarks do), so the
@@ -24,9 +24,9 @@ await initSnowflakeEntry()
 const borrow = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
 const capped = new Snowflake({ layout: 'twitter', node: 1 })
 const batch = new Snowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
-const entryBorrow = new EntrySnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
-const entryCapped = new EntrySnowflake({ layout: 'twitter', node: 1 })
-const entryBatch = new EntrySnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
+const wasmBorrow = new WasmSnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
+const wasmCapped = new WasmSnowflake({ layout: 'twitter', node: 1 })
+const wasmBatch = new WasmSnowflake({ layout: 'twitter', node: 1, onExhausted: 'borrow:1000000000' })
 const sapphire = new SapphireSnowflake(1288834974657n)
 
 let sink = 0n
@@ -40,17 +40,24 @@ const CASES = [
   ['JS only: performance.now()', 1, () => { sink ^= BigInt(performance.now() & 1) }],
   ['idmint-web Snowflake.nextId() (borrow)', 1, () => { sink ^= borrow.nextId() }],
   ['idmint-web Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= capped.nextId() }],
-  ['idmint-web/snowflake Snowflake.nextId() (borrow)', 1, () => { sink ^= entryBorrow.nextId() }],
-  ['idmint-web/snowflake Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= entryCapped.nextId() }],
-  ['idmint-web/snowflake Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = entryBorrow.nextIdString() }],
-  ['idmint-web/snowflake Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= entryBatch.nextIds(100_000)[99_999] }],
   ['idmint-web Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = borrow.nextIdString() }],
   ['idmint-web Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= batch.nextIds(100_000)[99_999] }],
+  ['idmint-web/wasm Snowflake.nextId() (borrow)', 1, () => { sink ^= wasmBorrow.nextId() }],
+  ['idmint-web/wasm Snowflake.nextId() (wait: 4,096/ms cap)', 1, () => { sink ^= wasmCapped.nextId() }],
+  ['idmint-web/wasm Snowflake.nextIdString() (borrow)', 1, () => { sinkStr = wasmBorrow.nextIdString() }],
+  ['idmint-web/wasm Snowflake.nextIds(100000), per ID', 100_000, () => { sink ^= wasmBatch.nextIds(100_000)[99_999] }],
   ['JS only: new BigUint64Array(100000).fill(1n), per element (fresh memory)', 100_000, () => { sink ^= new BigUint64Array(100_000).fill(1n)[99_999] }],
-  ['idmint-web uuid7()', 1, () => { sinkStr = uuid7() }],
   ['@sapphire/snowflake generate()', 1, () => { sink ^= sapphire.generate() }],
-  ['uuid v7()', 1, () => { sinkStr = uuidV7() }],
+  ['idmint-web uuid4()', 1, () => { sinkStr = uuid4() }],
+  ['idmint-web/wasm uuid4()', 1, () => { sinkStr = wasmUuid4() }],
+  ['uuid v4()', 1, () => { sinkStr = uuidV4() }],
   ['crypto.randomUUID()', 1, () => { sinkStr = crypto.randomUUID() }],
+  ['idmint-web uuid7()', 1, () => { sinkStr = uuid7() }],
+  ['idmint-web/wasm uuid7()', 1, () => { sinkStr = wasmUuid7() }],
+  ['uuid v7()', 1, () => { sinkStr = uuidV7() }],
+  ['idmint-web ulid()', 1, () => { sinkStr = ulid() }],
+  ['idmint-web/wasm ulid()', 1, () => { sinkStr = wasmUlid() }],
+  ['idmint-web typeid("user")', 1, () => { sinkStr = typeid('user') }],
 ]
 
 /** Calls `f` in blocks until ROUND_MS passed; ns per call. */

@@ -1,15 +1,15 @@
-// Each Snowflake entry of the web flavour in headless Chromium, in a page and in a module Web
+// Each entry with Snowflake of the web flavour in headless Chromium, in a page and in a module Web
 // Worker (tests/e2e/entries/): both mint with their own node and their own clock (the worker has
 // its own `performance` and microtask queue). The IDs are checked with the Node flavour of the
-// full entry: all distinct, each on its minter's node, each timestamp at most a second from the
-// page's clock. The JavaScript entry (idmint-web/web/snowflake) runs here as it runs in a browser.
+// WebAssembly entry: all distinct, each on its minter's node, each timestamp at most a second
+// from the page's clock. The JavaScript entries run here as they run in a browser.
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { after, before, describe, test } from 'node:test'
 
 import { launch, serve } from './support.mjs'
 
-const idmint = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const idmint = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const layout = new idmint.Layout('twitter')
 
 describe('Snowflake entries in a page and a module worker', { timeout: 120_000 }, () => {
@@ -27,7 +27,7 @@ describe('Snowflake entries in a page and a module worker', { timeout: 120_000 }
     await server?.close()
   })
 
-  for (const entry of ['snowflake', 'full']) {
+  for (const entry of ['snowflake', 'full', 'wasm']) {
     test(`${entry}: distinct IDs on each minter's node, at the page's time`, async () => {
       const page = await browser.context.newPage()
       const errors = []

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { Anchor, CALLS_PER_READ, Clock, MAX_SPIN_MS, MIN_STEP_MS, PERIOD_MS, PageClock, benchFloors } from '../../js/clock.js'
 import { mulberry32 } from './support/random.mjs'
 
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 
 const ORIGIN = 1_700_000_000_000
 

@@ -15,7 +15,7 @@ import { mulberry32 } from './support/random.mjs'
 const require = createRequire(import.meta.url)
 const here = new URL('.', import.meta.url).pathname
 const js = require(resolve(here, process.env.IDMINT_JS_ENTRY ?? '../../pkg/node/snowflake/idmint.js'))
-const wasm = require(resolve(here, process.env.IDMINT_ORACLE ?? '../../pkg/node/idmint.js'))
+const wasm = require(resolve(here, process.env.IDMINT_ORACLE ?? '../../pkg/node/wasm/idmint.js'))
 
 /** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
 function rng(seed) {

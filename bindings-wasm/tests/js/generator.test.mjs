@@ -18,7 +18,7 @@ register('./support/generator-loader.mjs', import.meta.url)
 const { Snowflake, AtomicSnowflake } = await import('../../js/generator.js')
 const { fake, resetFake } = await import('./support/clock-shim.mjs')
 const { Layout } = await import('../../js/layout.js')
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
 const T0 = 1_700_000_000_000

@@ -1,4 +1,4 @@
-// js/layout.js against the oracle (the WebAssembly build of the core, pkg/node/idmint.js) and
+// js/layout.js against the oracle (the WebAssembly build of the core, pkg/node/wasm/idmint.js) and
 // the layout vectors: presets, thousands of generated specs (valid and invalid), every member
 // on random arguments (bad types too), receivers that are not Layouts, free(), randomNode and
 // the module functions the other modules use. Inputs come from a seeded PRNG: a failure names
@@ -12,7 +12,7 @@ import { inspect } from 'node:util'
 import * as js from '../../js/layout.js'
 import { mulberry32 } from './support/random.mjs'
 
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = (name) => JSON.parse(readFileSync(new URL(`../../../vectors/${name}`, import.meta.url), 'utf8'))
 
 // ---- seeded randomness ----

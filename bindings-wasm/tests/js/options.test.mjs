@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs'
 import { readOptions, parseConfig, configText, nodeArg } from '../../js/options.js'
 import { Layout, parseLayout } from '../../js/layout.js'
 import { mulberry32 } from './support/random.mjs'
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
 // ---- helpers ----

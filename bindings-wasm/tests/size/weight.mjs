@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util'
 import { launch, serve } from '../e2e/support.mjs'
 
 const { values: opts } = parseArgs({ options: { max: { type: 'string', multiple: true, default: [] }, json: { type: 'boolean', default: false } } })
-const ENTRIES = ['full', 'snowflake', 'formats']
+const ENTRIES = ['full', 'snowflake', 'formats', 'wasm']
 const PKG = '/bindings-wasm/pkg/web/'
 
 const server = await serve(['/bindings-wasm/tests/size/', PKG])
