@@ -56,8 +56,11 @@ const show = (args) =>
 /** Calls `name` with `args` on both and requires the same outcome. */
 function same(name, args, ctx = '') {
   const want = outcome(() => oracle[name](...args))
+  const before = args.map((a) => (a instanceof Uint8Array && !ArrayBuffer.isView(Object.getPrototypeOf(a)) ? outcome(() => Array.from(a)) : null))
   const got = outcome(() => port[name](...args))
   assert.deepEqual(got, want, `${name}(${show(args)}) ${ctx} seed ${SEED}`)
+  // The caller's bytes are read, never written.
+  args.forEach((a, i) => before[i] && assert.deepEqual(outcome(() => Array.from(a)), before[i], `${name} changed its argument ${i}`))
   return want
 }
 
@@ -474,6 +477,14 @@ test('Uuid7Core where the oracle cannot reach: counters running out (the core`s 
   h.nextAt(5000, ff)
   h._c = (1n << 74n) - 4n
   assert.equal(port.uuidUnixMs(h.nextAt(5000, ff)), 5001n)
+  // At the very end of the 48-bit range the time stays and the counter wraps (the one case
+  // where order is not kept).
+  const end = new port.Uuid7Core('counter')
+  end.nextAt(2n ** 64n - 1n, ff)
+  end._c = 2 ** 42 - 1
+  assert.equal(port.uuidText(end.nextAt(2 ** 48, ff)), 'ffffffff-ffff-77ff-bfff-ffffffffffff')
+  assert.equal(end.lastUnixMs, 2n ** 48n - 1n)
+  assert.equal(end._c, 2 ** 41 - 1)
   // Sub-millisecond: the fraction in rand_a; the same step twice takes the next; 4095 + 1 carries.
   const p = new port.Uuid7Core('sub_millisecond')
   const randA = (u) => ((u[6] & 0x0f) << 8) | u[7]
