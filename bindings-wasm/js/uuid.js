@@ -221,9 +221,11 @@ export class Uuid1Core {
   /** The next UUID (16 bytes) at `nowMs` (a u64 as a bigint or a safe integer number). */
   nextAt(nowMs, fill) {
     const now = BigInt(nowMs)
+    // Drawn before any state changes, so a failing draw changes nothing; the state is read
+    // after it, as the core's `draw_outside` calls the generator again once the bytes are in
+    // (a replaced getRandomValues may have called this generator meanwhile).
+    const b = this._started ? null : fill(8)
     if (!this._started) {
-      // Drawn before any state changes, so a failing draw changes nothing.
-      const b = fill(8)
       this._seq = ((b[0] << 8) | b[1]) & 0x3fff
       this._node = Uint8Array.from(b.subarray(2, 8))
       this._started = true

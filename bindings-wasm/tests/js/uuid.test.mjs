@@ -452,6 +452,22 @@ test('Uuid1Core, Uuid6Core, Uuid7Core: the core generators as the oracle`s UuidG
       assert.deepEqual(p.asks, q.asks, 'the same draws')
     }
   }
+  // A random source that calls the generator back (a replaced getRandomValues may): the state
+  // is read after the draw, as the core's draw_outside does.
+  for (const [v, Core] of [
+    [1, port.Uuid1Core],
+    [6, port.Uuid6Core],
+  ]) {
+    const mine = new Core()
+    const theirs = new oracle.UuidGenerator(v)
+    const reenter = (g, next) => {
+      let depth = 0
+      return (n) => (depth++ === 0 && next(g, 9n, (k) => new Uint8Array(k).fill(2)), new Uint8Array(n).fill(1))
+    }
+    const a = port.uuidText(mine.nextAt(5n, reenter(mine, (g, t, f) => g.nextAt(t, f))))
+    assert.equal(a, theirs.nextAt(5n, reenter(theirs, (g, t, f) => g.nextAt(t, f))))
+    assert.equal(port.uuidText(mine.nextAt(5n, () => assert.fail('no second draw'))), theirs.nextAt(5n, () => assert.fail('no second draw')))
+  }
   // A failing draw changes nothing: the next call draws again.
   const g = new port.Uuid1Core()
   assert.throws(() => g.nextAt(5n, () => { throw new Error('no entropy') }), { message: 'no entropy' })
