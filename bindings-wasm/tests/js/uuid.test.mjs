@@ -543,6 +543,7 @@ test('random draws: the same bytes from the same stream, with the same getRandom
     out.push(lib.uuid4())
     for (let i = 0; i < 30; i++) out.push(lib.uuid4())
     out.push(lib.uuid7s(100).map(tail).join(), lib.uuid4())
+    out.push(lib.uuid7s(6600).map(tail).join(), lib.uuid4()) // 66 000 bytes: two getRandomValues calls
     return out
   }
   const first = {}
