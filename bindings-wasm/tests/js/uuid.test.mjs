@@ -560,6 +560,23 @@ test('random draws: the same bytes from the same stream, with the same getRandom
   assert.deepEqual(sameEntropy(SEED, port, (l) => l.uuid4(), bad), sameEntropy(SEED, oracle, (l) => l.uuid4(), bad))
 })
 
+test('a failing crypto.getRandomValues: ERR_RANDOM_SOURCE from every random function, nothing changed', () => {
+  const body = (lib) => {
+    for (let i = 0; i < 15; i++) lib.uuid4() // the pool is now empty
+    const g = new lib.Uuid7Generator()
+    const stream = globalThis.crypto
+    globalThis.crypto = { getRandomValues: () => { throw new Error('no entropy') } }
+    const out = [() => lib.uuid4(), () => lib.uuid7(), () => lib.uuid7s(2), () => lib.uuid7s(100), () => g.next(), () => g.lastUnixMs].map(outcome)
+    globalThis.crypto = stream
+    out.push(lib.uuid4(), g.lastUnixMs)
+    return out
+  }
+  const mine = sameEntropy(SEED, port, (l) => l.uuid4(), body)
+  assert.deepEqual(mine, sameEntropy(SEED, oracle, (l) => l.uuid4(), body))
+  assert.equal(mine.value[0].code, 'ERR_RANDOM_SOURCE')
+  assert.equal(mine.value.at(-1), null)
+})
+
 test('uuid7s and the clocked functions refuse bad arguments as the oracle', () => {
   for (const n of [-1, 1.5, 2 ** 24 + 1, 2n ** 64n, 2n ** 64n - 1n, '3', null, undefined, {}, Symbol('n'), NaN]) {
     const want = outcome(() => oracle.uuid7s(n))
