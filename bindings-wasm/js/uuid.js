@@ -23,29 +23,35 @@ export function uuidText(b) {
   return s
 }
 
-/** The 16 bytes of 32 hex digits. */
-const fromHex = (h) => Uint8Array.from({ length: 16 }, (_, i) => parseInt(h.substr(i * 2, 2), 16))
-
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000'
 export const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff'
 
 // ---- text --------------------------------------------------------------------------------
 
+/** Hex digits' values by character code; -1 for anything else. */
+const HEX_VALUE = new Int8Array(128).fill(-1)
+for (let i = 0; i < 22; i++) HEX_VALUE['0123456789abcdefABCDEF'.charCodeAt(i)] = i < 16 ? i : i - 6
+
 /** The `uuid` crate's `try_parse`: 32 hex digits, or 8-4-4-4-12 bare, `{braced}` or
  *  `urn:uuid:`-prefixed (its lengths are UTF-8 bytes; anything non-ASCII fails either way). */
 function tryParse(s) {
-  let h = s
-  if (s.length !== 32) {
-    const body =
-      s.length === 45 && s.startsWith('urn:uuid:')
-        ? s.slice(9)
-        : s.length === 38 && s[0] === '{' && s[37] === '}'
-          ? s.slice(1, 37)
-          : s
-    if (body.length !== 36 || [8, 13, 18, 23].some((i) => body[i] !== '-')) return null
-    h = body.replace(/-/g, '')
+  const n = s.length
+  let at = 0
+  if (n === 45 && s.startsWith('urn:uuid:')) at = 9
+  else if (n === 38 && s[0] === '{' && s[37] === '}') at = 1
+  else if (n !== 36 && n !== 32) return null
+  const dashed = n !== 32
+  const from = at
+  const b = new Uint8Array(16)
+  for (let k = 0; k < 32; k++) {
+    const i = at - from
+    if (dashed && (i === 8 || i === 13 || i === 18 || i === 23) && s.charCodeAt(at++) !== 45) return null
+    const c = s.charCodeAt(at++)
+    const v = c < 128 ? HEX_VALUE[c] : -1
+    if (v < 0) return null
+    b[k >> 1] = (b[k >> 1] << 4) | v
   }
-  return /^[0-9a-fA-F]{32}$/.test(h) ? fromHex(h) : null
+  return b
 }
 
 const FORMS = 'a UUID is 32 hex digits, optionally hyphenated 8-4-4-4-12, braced or urn:uuid:-prefixed'
@@ -161,12 +167,24 @@ const seqOf = (b) => ((b[8] << 8) | b[9]) & 0x3fff
 /** A v1 UUID's bits in v6 order: clock sequence and node stay as they are. */
 const reorder = (b) => gregorian(v1Ticks(b), seqOf(b), b.subarray(10), true)
 
+/** A fresh UUID's 16 bytes with `ms` (a number, at most 48 bits) in the first 6. */
+function withMs(ms) {
+  const b = new Uint8Array(16)
+  const hi = Math.floor(ms / 2 ** 32)
+  const lo = ms >>> 0
+  // Stores into a Uint8Array keep the low 8 bits.
+  b[0] = hi >> 8
+  b[1] = hi
+  b[2] = lo >>> 24
+  b[3] = lo >> 16
+  b[4] = lo >> 8
+  b[5] = lo
+  return b
+}
+
 /** A v7 UUID of `ms` (a number, at most 48 bits) and 10 random bytes (74 bits used). */
 function v7(ms, r) {
-  const b = new Uint8Array(16)
-  const v = new DataView(b.buffer)
-  v.setUint16(0, Math.floor(ms / 2 ** 32))
-  v.setUint32(2, ms >>> 0)
+  const b = withMs(ms)
   b[6] = 0x70 | (r[0] & 0x0f)
   b[7] = r[1]
   b[8] = (r[2] & 0x3f) | 0x80
@@ -285,20 +303,45 @@ export class Uuid7Core {
   nextAtPrecise(unixMs, subMsNanos, r) {
     const now = unixMs > MAX_V7_MS ? MAX_V7_MS : Number(unixMs)
     if (this.method === 'counter') {
-      // 41 bits of seed (top bit clear), 32 fresh bits below the counter.
-      const seed = (r[0] & 1) * 2 ** 32 * 2 ** 8 + r[1] * 2 ** 32 + be32(r, 2)
-      this._advance(now, seed, 1, COUNTER_MAX)
-      const c = this._c
+      // 41 bits of seed (top bit clear), 32 fresh bits below the counter. Numbers: 42 bits fit.
+      const seed = (r[0] & 1) * 2 ** 40 + r[1] * 2 ** 32 + be32(r, 2)
+      let c = this._c
+      if (!this._started || now > this._ms) (this._started = true), (this._ms = now), (c = seed)
+      else if (c < COUNTER_MAX) c++
+      else {
+        if (this._ms < MAX_V7_MS) this._ms++
+        c = seed
+      }
+      this._c = c
+      // The counter across rand_a (12 bits) and the top 30 bits of rand_b; `tail` below.
       const hi = Math.floor(c / 2 ** 30)
       const lo = c % 2 ** 30
-      const b = v7(this._ms, Uint8Array.of(hi >> 8, hi & 0xff, lo >>> 24, lo >> 16, lo >> 8, lo, r[6], r[7], r[8], r[9]))
+      const b = withMs(this._ms)
+      b[6] = 0x70 | (hi >> 8)
+      b[7] = hi
+      b[8] = 0x80 | (lo >>> 24)
+      b[9] = lo >> 16
+      b[10] = lo >> 8
+      b[11] = lo
+      b[12] = r[6]
+      b[13] = r[7]
+      b[14] = r[8]
+      b[15] = r[9]
       return b
     }
     if (this.method === 'random_increment') {
       let fresh = 0n
       for (const x of r) fresh = (fresh << 8n) | BigInt(x)
-      this._advance(now, fresh & (RANDOM_MAX >> 1n), 1n + BigInt(be32(r, 6)), RANDOM_MAX)
-      const n = this._c
+      const seed = fresh & (RANDOM_MAX >> 1n)
+      const step = 1n + BigInt(be32(r, 6))
+      let n = this._c
+      if (!this._started || now > this._ms) (this._started = true), (this._ms = now), (n = seed)
+      else if (n <= RANDOM_MAX - step) n += step
+      else {
+        if (this._ms < MAX_V7_MS) this._ms++
+        n = seed
+      }
+      this._c = n
       // rand_a: bits 62..73 of the number; rand_b: its low 64 bits (the top 2 give way to
       // the variant).
       const out = new Uint8Array(10)
@@ -324,20 +367,6 @@ export class Uuid7Core {
     out[0] = c >> 8
     out[1] = c & 0xff
     return v7(ms, out)
-  }
-
-  /** Methods 1 and 2: a new millisecond takes `seed`; otherwise the counter grows by `step`,
-   *  and past `max` the timestamp advances by 1 ms and the counter is reseeded. */
-  _advance(now, seed, step, max) {
-    if (!this._started || now > this._ms) {
-      this._started = true
-      this._ms = now
-      this._c = seed
-    } else if (this._c <= max - step) this._c += step
-    else {
-      if (this._ms < MAX_V7_MS) this._ms++
-      this._c = seed
-    }
   }
 }
 
@@ -424,7 +453,7 @@ const NAMESPACES = {
  *  `dns`, `url`, `oid`, `x500`) and a name (text as UTF-8, or bytes). */
 function nameBased(version, namespace, name) {
   const ns = stringArg(namespace, 'namespace')
-  const nsBytes = Object.hasOwn(NAMESPACES, ns) ? fromHex(NAMESPACES[ns]) : parseUuidBytes(ns)
+  const nsBytes = Object.hasOwn(NAMESPACES, ns) ? tryParse(NAMESPACES[ns]) : parseUuidBytes(ns)
   let n = name
   if (typeof n === 'string') n = utf8(n)
   else if (!(n instanceof Uint8Array)) throw wrong(n, 'name', 'a string or a Uint8Array')

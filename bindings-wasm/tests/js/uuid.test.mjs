@@ -493,6 +493,12 @@ test('Uuid7Core where the oracle cannot reach: counters running out (the core`s 
   h.nextAt(5000, ff)
   h._c = (1n << 74n) - 4n
   assert.equal(port.uuidUnixMs(h.nextAt(5000, ff)), 5001n)
+  // ... while a step that lands exactly on 2^74 - 1 still fits (0xff.. bytes: a step of 2^32).
+  const k = new port.Uuid7Core('random_increment')
+  k.nextAt(5000, ff)
+  k._c = (1n << 74n) - 1n - (1n << 32n)
+  assert.equal(port.uuidText(k.nextAt(5000, ff)), '00000000-1388-7fff-bfff-ffffffffffff')
+  assert.equal(k._c, (1n << 74n) - 1n)
   // At the very end of the 48-bit range the time stays and the counter wraps (the one case
   // where order is not kept).
   const end = new port.Uuid7Core('counter')
