@@ -10,12 +10,19 @@ function pad(data, littleEndian) {
   out.set(data)
   out[n] = 0x80
   const v = new DataView(out.buffer)
-  const bits = BigInt(n) * 8n
-  v.setBigUint64(out.length - 8, bits, littleEndian)
+  // The length in bits as two 32-bit halves (exact: lengths are below 2^53 / 8).
+  const hi = Math.floor(n / 2 ** 29)
+  const lo = (n * 8) >>> 0
+  const end = out.length - 8
+  v.setUint32(end, littleEndian ? lo : hi, littleEndian)
+  v.setUint32(end + 4, littleEndian ? hi : lo, littleEndian)
   return v
 }
 
 const rotl = (x, n) => (x << n) | (x >>> (32 - n))
+
+/** The message schedule, shared: the functions are synchronous and call nothing outside. */
+const W = new Int32Array(80)
 
 // MD5's per-round shifts and the sines table K[i] = floor(|sin(i + 1)| * 2^32).
 const MD5_S = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21]
@@ -25,7 +32,7 @@ const MD5_K = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(
 export function md5(data) {
   const v = pad(data, true)
   const h = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476]
-  const m = new Array(16)
+  const m = W
   for (let off = 0; off < v.byteLength; off += 64) {
     for (let i = 0; i < 16; i++) m[i] = v.getUint32(off + i * 4, true)
     let [a, b, c, d] = h
@@ -63,7 +70,7 @@ function words(h) {
 export function sha1(data) {
   const v = pad(data, false)
   const h = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0]
-  const w = new Int32Array(80)
+  const w = W
   for (let off = 0; off < v.byteLength; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = v.getUint32(off + i * 4)
     for (let i = 16; i < 80; i++) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1)
@@ -112,7 +119,7 @@ const rotr = (x, n) => (x >>> n) | (x << (32 - n))
 export function sha256(data) {
   const v = pad(data, false)
   const h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-  const w = new Int32Array(64)
+  const w = W
   for (let off = 0; off < v.byteLength; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = v.getUint32(off + i * 4)
     for (let i = 16; i < 64; i++) {
