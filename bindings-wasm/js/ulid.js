@@ -4,13 +4,13 @@
 // module's clocked `ulid()` (bindings-wasm/src/uuid.rs), drawing the same random bytes.
 //
 // A ULID is kept as its 16 big-endian bytes.
-import { coreError, rangeError } from './error.js'
-import { u64Arg, stringArg, wrong } from './convert.js'
+import { coreError } from './error.js'
+import { u64Arg, stringArg } from './convert.js'
 import { utf8 } from './text.js'
 import { decode128, encode128 } from './crockford.js'
 import { moduleClock } from './clock.js'
 import { fill } from './random.js'
-import { uuidArg, uuidText } from './uuid.js'
+import { bytesArg, uuidArg, uuidText } from './uuid.js'
 
 /** The largest ULID time: 2^48 - 1 ms. */
 const MAX_MS = 2 ** 48 - 1
@@ -26,13 +26,6 @@ export const ulidUnixMs = (bytes) => BigInt(msOf(bytes))
 
 /** The 48-bit time of 16 ULID bytes, a number. */
 const msOf = (b) => ((b[0] << 8) | b[1]) * 2 ** 32 + (((b[2] << 24) | (b[3] << 16) | (b[4] << 8) | b[5]) >>> 0)
-
-/** `n` bytes from a `Uint8Array` argument (bindings-js convert `bytes_arg`). */
-export function bytesArg(v, what, n) {
-  if (!(v instanceof Uint8Array)) throw wrong(v, what, `a Uint8Array of ${n} bytes`)
-  if (v.length !== n) throw rangeError(`${what} must hold exactly ${n} bytes; received ${v.length}`)
-  return Uint8Array.from(v)
-}
 
 /** The ULID of `ms` (a number, at most 2^48 - 1) and 10 random bytes. */
 function at(ms, random) {

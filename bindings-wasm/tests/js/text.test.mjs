@@ -11,13 +11,11 @@
 //   node --test bindings-wasm/tests/js/text.test.mjs   (IDMINT_SEED=n: another seed)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRequire, register } from 'node:module'
+import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { mulberry32 } from './support/random.mjs'
 import { sameEntropy } from './support/entropy.mjs'
 
-// While js/uuid.js is not there yet, its contract functions come from support/uuid-shim.mjs.
-register('./support/text-loader.mjs', import.meta.url)
 const ulidJs = await import('../../js/ulid.js')
 const typeidJs = await import('../../js/typeid.js')
 const ksuidJs = await import('../../js/ksuid.js')
