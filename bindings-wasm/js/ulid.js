@@ -47,20 +47,30 @@ function at(ms, random) {
  * or null): within the last ULID's millisecond, or when the time steps back, the last plus
  * one (`WouldBlock` until the next millisecond once its 80-bit part is all ones); on a new
  * millisecond 10 bytes from `random()`, asked for only then. `ms` is a number or a bigint.
+ *
+ * As the wasm build's `draw_outside`: the bytes are drawn before the state is touched, and the
+ * state is looked at again after the draw — a replaced `crypto.getRandomValues` may have called
+ * `ulid()` meanwhile, and then this one follows that ULID.
  */
 function next(g, ms, random) {
   const now = Number(ms > MAX_MS ? MAX_MS : ms)
-  const last = g.last
-  let u
-  if (last !== null && now <= msOf(last)) {
-    u = Uint8Array.from(last)
-    let i = 15
-    while (i >= 6 && u[i] === 255) u[i--] = 0
-    if (i < 6) throw coreError('WouldBlock', { until_ms: msOf(last) + 1 })
-    u[i]++
-  } else {
-    u = at(now, random())
+  let drawn = null
+  for (;;) {
+    const last = g.last
+    if (last !== null && now <= msOf(last)) {
+      const u = Uint8Array.from(last)
+      let i = 15
+      while (i >= 6 && u[i] === 255) u[i--] = 0
+      if (i < 6) throw coreError('WouldBlock', { until_ms: msOf(last) + 1 })
+      u[i]++
+      return issue(g, u)
+    }
+    if (drawn !== null) return issue(g, at(now, drawn))
+    drawn = random()
   }
+}
+
+const issue = (g, u) => {
   g.last = u
   return ulidText(u)
 }

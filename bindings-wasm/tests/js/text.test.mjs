@@ -471,3 +471,60 @@ test('without Web Crypto: ERR_RANDOM_SOURCE as the oracle, and the generators ar
     assert.deepEqual(seen[0], seen[1])
   }
 })
+
+/** Runs `outer(lib)` with a `crypto.getRandomValues` that first calls `inner(lib)` once (page
+ *  code calling back into the package), after using up the pool so the call draws. */
+function reentrant(lib, inner, outer) {
+  const real = Object.getOwnPropertyDescriptor(globalThis, 'crypto')
+  const webCrypto = globalThis.crypto
+  const innerValues = []
+  let armed = false
+  const stub = {
+    getRandomValues(buf) {
+      if (armed) {
+        armed = false
+        innerValues.push(inner(lib))
+      }
+      return webCrypto.getRandomValues(buf)
+    },
+  }
+  Object.defineProperty(globalThis, 'crypto', { value: stub, configurable: true, writable: true })
+  try {
+    for (let i = 0; i < 300; i++) {
+      // Use up the pool: the next draw calls getRandomValues.
+      let called = false
+      const spy = stub.getRandomValues
+      stub.getRandomValues = (b) => ((called = true), spy(b))
+      align(lib)
+      stub.getRandomValues = spy
+      if (called) break
+    }
+    // 240 bytes left after the refill: draw them (15 x 16) so the outer call refills.
+    for (let i = 0; i < 15; i++) align(lib)
+    armed = true
+    const value = outer(lib)
+    return { inner: innerValues, value }
+  } finally {
+    Object.defineProperty(globalThis, 'crypto', real)
+  }
+}
+
+test('a replaced crypto.getRandomValues calling back: the outer ULID and KSUID follow the inner one, as the oracle', async () => {
+  for (const lib of [port, oracle]) {
+    lib.ulid()
+    await sleep(3)
+    const { inner, value } = reentrant(lib, (l) => l.ulid(), (l) => l.ulid())
+    assert.equal(inner.length, 1)
+    const a = BigInt('0x' + hexOf(ulidBytes(inner[0])))
+    assert.equal(BigInt('0x' + hexOf(ulidBytes(value))), a + 1n, `${lib === port ? 'port' : 'oracle'}: ${inner[0]} then ${value}`)
+  }
+  for (const lib of [port, oracle]) {
+    const first = lib.ksuid()
+    const s = Number(port.ksuidUnixMs(port.parseKsuidBytes(first)))
+    await sleep(s + 1000 - Date.now() + 3)
+    const { inner, value } = reentrant(lib, (l) => l.ksuid(), (l) => l.ksuid())
+    assert.equal(inner.length, 1)
+    const a = BigInt('0x' + hexOf(port.parseKsuidBytes(inner[0])))
+    assert.equal(BigInt('0x' + hexOf(port.parseKsuidBytes(value))), a + 1n, `${lib === port ? 'port' : 'oracle'}: ${inner[0]} then ${value}`)
+  }
+})
