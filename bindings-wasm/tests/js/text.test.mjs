@@ -340,6 +340,18 @@ test('UlidGenerator: receiver checks, free(), Symbol.dispose', () => {
 })
 
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms))
+/** Waits until both builds' next ksuid() opens a new second (and so draws its payload): one
+ *  KSUID each now, then the next second of the clock (both builds read the same clock). */
+async function freshKsuidSecond() {
+  const ends = [port, oracle].map((l) => {
+    try {
+      return Number(port.ksuidUnixMs(port.parseKsuidBytes(l.ksuid()))) + 1000
+    } catch (e) {
+      return Number(e.untilMs) // ERR_WOULD_BLOCK: a payload run out (the test before this one)
+    }
+  })
+  await sleep(Math.max(...ends) - Date.now() + 3)
+}
 const hexOf = (b) => Buffer.from(b).toString('hex')
 /** A pool-aligning call drawing 16 bytes on either build. */
 const align = (lib) => (lib === oracle ? oracle.uuid4() : randomBytes(16))
@@ -380,10 +392,8 @@ test('ulid(), typeid() and ksuid(): the same random bytes as the oracle, in orde
 test('ksuid(): a fresh second draws the same 16 payload bytes as the oracle; within it, plus one', async () => {
   const got = []
   const seed = SEED + 200
+  await freshKsuidSecond()
   for (const lib of [port, oracle]) {
-    const first = lib.ksuid()
-    const s = Number(port.ksuidUnixMs(port.parseKsuidBytes(first)))
-    await sleep(s + 1000 - Date.now() + 3)
     const before = Date.now()
     const { value, fills } = sameEntropy(seed, lib, align, (l) => [l.ksuid(), l.ksuid()])
     got.push({ value, fills, before, after: Date.now() })
@@ -434,10 +444,8 @@ test('ulid() and ksuid() throw ERR_WOULD_BLOCK as the oracle when their random p
     assert.equal(u.slice(10), 'Z'.repeat(16))
     assert.deepEqual(e, { error: 'Error', props: ['message', 'code', 'untilMs'], code: 'ERR_WOULD_BLOCK', untilMs: ms + 1n, message: `would block until ${ms + 1n} ms` })
   }
+  await freshKsuidSecond()
   for (const lib of [port, oracle]) {
-    const first = lib.ksuid()
-    const s = Number(port.ksuidUnixMs(port.parseKsuidBytes(first)))
-    await sleep(s + 1000 - Date.now() + 3)
     const [k, e] = withCrypto(255, lib, (l) => [l.ksuid(), outcome(() => l.ksuid())])
     const until = port.ksuidUnixMs(port.parseKsuidBytes(k)) + 1000n
     assert.deepEqual(e, { error: 'Error', props: ['message', 'code', 'untilMs'], code: 'ERR_WOULD_BLOCK', untilMs: until, message: `would block until ${until} ms` })
@@ -518,10 +526,8 @@ test('a replaced crypto.getRandomValues calling back: the outer ULID and KSUID f
     const a = BigInt('0x' + hexOf(ulidBytes(inner[0])))
     assert.equal(BigInt('0x' + hexOf(ulidBytes(value))), a + 1n, `${lib === port ? 'port' : 'oracle'}: ${inner[0]} then ${value}`)
   }
+  await freshKsuidSecond()
   for (const lib of [port, oracle]) {
-    const first = lib.ksuid()
-    const s = Number(port.ksuidUnixMs(port.parseKsuidBytes(first)))
-    await sleep(s + 1000 - Date.now() + 3)
     const { inner, value } = reentrant(lib, (l) => l.ksuid(), (l) => l.ksuid())
     assert.equal(inner.length, 1)
     const a = BigInt('0x' + hexOf(port.parseKsuidBytes(inner[0])))
