@@ -64,28 +64,26 @@ export const ksuidUnixMs = (bytes) => BigInt(msOf(bytes))
 
 const msOf = (b) => (EPOCH_S + words(b)[0]) * 1000
 
-/** The module's generator (src/uuid.rs `KSUID`): the last KSUID's bytes, or null. */
-let last = null
-
 /**
- * A KSUID from the module-wide generator on the module clock (core `KsuidGenerator`): a random
- * payload on a new second, the last plus one within it or when the clock steps back;
- * `ERR_WOULD_BLOCK` should the payload run out within a second.
+ * The core's `KsuidGenerator.next_at_with` on the state `g` (`{ last }`, the last KSUID's
+ * bytes or null) at `now` (Unix ms, a number): a payload of 16 bytes from `random()` on a new
+ * second, asked for only then; within the last KSUID's second, or when the clock steps back,
+ * the last plus one (`WouldBlock` until the next second once the payload is all ones).
+ *
+ * As the wasm build's `draw_outside`: the payload is drawn before the state is touched, and the
+ * state looked at again after the draw (a replaced `crypto.getRandomValues` may have called
+ * `ksuid()` meanwhile: this one then follows that KSUID).
  */
-export function ksuid() {
-  const now = moduleClock().nowMs()
+export function ksuidNextAt(g, now, random) {
   let drawn = null
-  // As the wasm build's `draw_outside`: the payload is drawn before the state is touched, and
-  // the state looked at again after the draw (a replaced `crypto.getRandomValues` may have
-  // called `ksuid()` meanwhile: this one then follows that KSUID).
   for (;;) {
-    const k = last === null ? null : Uint8Array.from(last)
+    const k = g.last === null ? null : Uint8Array.from(g.last)
     if (k !== null && now < msOf(k) + 1000) {
       let i = 19
       while (i >= 4 && k[i] === 255) k[i--] = 0
       if (i < 4) throw coreError('WouldBlock', { until_ms: msOf(k) + 1000 })
       k[i]++
-      return issue(k)
+      return issue(g, k)
     }
     if (now < EPOCH_MS) throw coreError('BeforeEpoch', { now_ms: now, epoch_ms: EPOCH_MS })
     const s = Math.floor(now / 1000) - EPOCH_S
@@ -94,14 +92,29 @@ export function ksuid() {
       const n = new Uint8Array(20)
       new DataView(n.buffer).setUint32(0, s)
       n.set(drawn, 4)
-      return issue(n)
+      return issue(g, n)
     }
-    drawn = new Uint8Array(16)
-    fill(drawn)
+    drawn = random()
   }
 }
 
-function issue(k) {
-  last = k
+function issue(g, k) {
+  g.last = k
   return ksuidText(k)
 }
+
+/** The module's generator (src/uuid.rs `KSUID`). */
+const shared = { last: null }
+
+const draw16 = () => {
+  const r = new Uint8Array(16)
+  fill(r)
+  return r
+}
+
+/**
+ * A KSUID from the module-wide generator on the module clock: a random payload on a new
+ * second, the last plus one within it; `ERR_WOULD_BLOCK` should the payload run out within a
+ * second (a page cannot sleep).
+ */
+export const ksuid = () => ksuidNextAt(shared, moduleClock().nowMs(), draw16)

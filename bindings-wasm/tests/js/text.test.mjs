@@ -534,3 +534,37 @@ test('a replaced crypto.getRandomValues calling back: the outer ULID and KSUID f
     assert.equal(BigInt('0x' + hexOf(port.parseKsuidBytes(value))), a + 1n, `${lib === port ? 'port' : 'oracle'}: ${inner[0]} then ${value}`)
   }
 })
+
+test('the KSUID generator (sans-IO, under ksuid()): the shared vectors and the ends of its range', () => {
+  const bytes = (h) => Uint8Array.from(h.match(/../g), (x) => parseInt(x, 16))
+  let steps = 0
+  for (const c of vectors.ksuid_generator) {
+    const g = { last: null }
+    for (const s of c.steps) {
+      let asked = 0
+      const o = outcome(() => port.ksuidNextAt(g, Number(s.unix_ms), () => (asked++, bytes(s.random))))
+      if ('ksuid' in s.expect) assert.equal(o.ok, s.expect.ksuid)
+      else {
+        const { error, ...fields } = s.expect
+        assert.equal(o.code, error)
+        for (const [k, v] of Object.entries(fields)) assert.equal(String(o[k.replace(/_(.)/g, (_, x) => x.toUpperCase())]), v, k)
+      }
+      // Random bytes are asked for only on a new second (and not for a time out of range).
+      assert.ok(asked <= 1)
+      steps++
+    }
+  }
+  assert.ok(steps >= 10)
+  const lastMs = (1400000000 + 2 ** 32 - 1) * 1000 + 999
+  const g = { last: null }
+  assert.equal(port.ksuidNextAt(g, lastMs, () => new Uint8Array(16).fill(255)), 'aWgEPTl1tmebfsQzFP4bxwgy80V')
+  assert.deepEqual(outcome(() => port.ksuidNextAt({ last: null }, lastMs + 1, () => new Uint8Array(16))), {
+    error: 'RangeError', props: ['message', 'code', 'field', 'value', 'max'], code: 'ERR_OUT_OF_RANGE',
+    field: 'timestamp', value: 4294967296n, max: 4294967295n, message: 'value 4294967296 does not fit field `timestamp` (max 4294967295)',
+  })
+  // A failing random source leaves the generator as it was.
+  const h = { last: null }
+  const a = port.ksuidNextAt(h, 1700000000000, () => new Uint8Array(16))
+  assert.throws(() => port.ksuidNextAt(h, 1700000005000, () => { throw new Error('no entropy') }), /no entropy/)
+  assert.equal(port.ksuidNextAt(h, 1700000000001, () => new Uint8Array(16)).slice(0, -1), a.slice(0, -1))
+})
