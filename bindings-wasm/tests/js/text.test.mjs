@@ -108,7 +108,7 @@ test('ulidAt and ulidFromUuid: generated times, random bytes and UUIDs, valid an
     if (k === 3) return Buffer.from(Array.from({ length: 10 }, () => r.int(256)))
     if (k === 4) return new Int8Array(10)
     if (k === 5) return new Uint8Array(20).subarray(3, 13).fill(r.int(256))
-    if (k === 6) return r.pick(WRONG)
+    if (k === 6) return r.pick([...WRONG, new Proxy(new Uint8Array(10), {}), new (class Sub extends Uint8Array {})(10).fill(7)])
     return Uint8Array.from({ length: 10 }, () => (r.chance(0.3) ? 255 : r.int(256)))
   }
   for (let i = 0; i < 3000; i++) {
