@@ -98,10 +98,7 @@ class Feistel {
 /** The receiver of a method of class `name`: a live instance (`core(o)` its core, null once freed). */
 function live(o, core, name) {
   const c = core(o)
-  if (c === undefined) {
-    const e = typeError(`${name} method called on an object that is not a ${name}`)
-    throw e
-  }
+  if (c === undefined) throw typeError(`${name} method called on an object that is not a ${name}`)
   if (c === null) throw coreError('Closed', { what: name })
   return c
 }
