@@ -74,21 +74,34 @@ let last = null
  */
 export function ksuid() {
   const now = moduleClock().nowMs()
-  let k
-  if (last !== null && now < msOf(last) + 1000) {
-    k = Uint8Array.from(last)
-    let i = 19
-    while (i >= 4 && k[i] === 255) k[i--] = 0
-    if (i < 4) throw coreError('WouldBlock', { until_ms: msOf(last) + 1000 })
-    k[i]++
-  } else {
+  let drawn = null
+  // As the wasm build's `draw_outside`: the payload is drawn before the state is touched, and
+  // the state looked at again after the draw (a replaced `crypto.getRandomValues` may have
+  // called `ksuid()` meanwhile: this one then follows that KSUID).
+  for (;;) {
+    const k = last === null ? null : Uint8Array.from(last)
+    if (k !== null && now < msOf(k) + 1000) {
+      let i = 19
+      while (i >= 4 && k[i] === 255) k[i--] = 0
+      if (i < 4) throw coreError('WouldBlock', { until_ms: msOf(k) + 1000 })
+      k[i]++
+      return issue(k)
+    }
     if (now < EPOCH_MS) throw coreError('BeforeEpoch', { now_ms: now, epoch_ms: EPOCH_MS })
     const s = Math.floor(now / 1000) - EPOCH_S
     if (s >= TWO32) throw coreError('OutOfRange', { field: 'timestamp', value: s, max: TWO32 - 1 })
-    k = new Uint8Array(20)
-    new DataView(k.buffer).setUint32(0, s)
-    fill(k.subarray(4))
+    if (drawn !== null) {
+      const n = new Uint8Array(20)
+      new DataView(n.buffer).setUint32(0, s)
+      n.set(drawn, 4)
+      return issue(n)
+    }
+    drawn = new Uint8Array(16)
+    fill(drawn)
   }
+}
+
+function issue(k) {
   last = k
   return ksuidText(k)
 }

@@ -4,13 +4,13 @@
 // module's clocked `ulid()` (bindings-wasm/src/uuid.rs), drawing the same random bytes.
 //
 // A ULID is kept as its 16 big-endian bytes.
-import { coreError, rangeError } from './error.js'
-import { u64Arg, stringArg, wrong } from './convert.js'
+import { coreError } from './error.js'
+import { u64Arg, stringArg } from './convert.js'
 import { utf8 } from './text.js'
 import { decode128, encode128 } from './crockford.js'
 import { moduleClock } from './clock.js'
 import { fill } from './random.js'
-import { uuidArg, uuidText } from './uuid.js'
+import { bytesArg, uuidArg, uuidText } from './uuid.js'
 
 /** The largest ULID time: 2^48 - 1 ms. */
 const MAX_MS = 2 ** 48 - 1
@@ -26,13 +26,6 @@ export const ulidUnixMs = (bytes) => BigInt(msOf(bytes))
 
 /** The 48-bit time of 16 ULID bytes, a number. */
 const msOf = (b) => ((b[0] << 8) | b[1]) * 2 ** 32 + (((b[2] << 24) | (b[3] << 16) | (b[4] << 8) | b[5]) >>> 0)
-
-/** `n` bytes from a `Uint8Array` argument (bindings-js convert `bytes_arg`). */
-export function bytesArg(v, what, n) {
-  if (!(v instanceof Uint8Array)) throw wrong(v, what, `a Uint8Array of ${n} bytes`)
-  if (v.length !== n) throw rangeError(`${what} must hold exactly ${n} bytes; received ${v.length}`)
-  return Uint8Array.from(v)
-}
 
 /** The ULID of `ms` (a number, at most 2^48 - 1) and 10 random bytes. */
 function at(ms, random) {
@@ -54,20 +47,30 @@ function at(ms, random) {
  * or null): within the last ULID's millisecond, or when the time steps back, the last plus
  * one (`WouldBlock` until the next millisecond once its 80-bit part is all ones); on a new
  * millisecond 10 bytes from `random()`, asked for only then. `ms` is a number or a bigint.
+ *
+ * As the wasm build's `draw_outside`: the bytes are drawn before the state is touched, and the
+ * state is looked at again after the draw — a replaced `crypto.getRandomValues` may have called
+ * `ulid()` meanwhile, and then this one follows that ULID.
  */
 function next(g, ms, random) {
   const now = Number(ms > MAX_MS ? MAX_MS : ms)
-  const last = g.last
-  let u
-  if (last !== null && now <= msOf(last)) {
-    u = Uint8Array.from(last)
-    let i = 15
-    while (i >= 6 && u[i] === 255) u[i--] = 0
-    if (i < 6) throw coreError('WouldBlock', { until_ms: msOf(last) + 1 })
-    u[i]++
-  } else {
-    u = at(now, random())
+  let drawn = null
+  for (;;) {
+    const last = g.last
+    if (last !== null && now <= msOf(last)) {
+      const u = Uint8Array.from(last)
+      let i = 15
+      while (i >= 6 && u[i] === 255) u[i--] = 0
+      if (i < 6) throw coreError('WouldBlock', { until_ms: msOf(last) + 1 })
+      u[i]++
+      return issue(g, u)
+    }
+    if (drawn !== null) return issue(g, at(now, drawn))
+    drawn = random()
   }
+}
+
+const issue = (g, u) => {
   g.last = u
   return ulidText(u)
 }
