@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs'
 
 import { parseAny } from '../../js/anyid.js'
 import { ODD_VALUES, outcome, rng, show } from './support/outcome.mjs'
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/formats.json', import.meta.url), 'utf8'))
 
 const CODECS = ['decimal', 'hex', 'base32', 'base62']

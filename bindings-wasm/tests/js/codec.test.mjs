@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 
 import { encode, parseId, codecArg, parseIdWith, encodeWith } from '../../js/codec.js'
 import { ODD_VALUES, outcome, rng, show } from './support/outcome.mjs'
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/codecs.json', import.meta.url), 'utf8'))
 
 const U64_MAX = (1n << 64n) - 1n

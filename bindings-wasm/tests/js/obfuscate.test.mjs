@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs'
 import { Obfuscator, SortableObfuscator } from '../../js/obfuscate.js'
 import { Layout } from '../../js/layout.js'
 import { ODD_VALUES, outcome, rng, show } from './support/outcome.mjs'
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/obfuscation.json', import.meta.url), 'utf8'))
 
 const U64_MAX = (1n << 64n) - 1n

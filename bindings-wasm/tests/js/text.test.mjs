@@ -20,7 +20,7 @@ const ulidJs = await import('../../js/ulid.js')
 const typeidJs = await import('../../js/typeid.js')
 const ksuidJs = await import('../../js/ksuid.js')
 const { bytes: randomBytes } = await import('../../js/random.js')
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const port = { ...ulidJs, ...typeidJs, ...ksuidJs }
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/formats.json', import.meta.url), 'utf8'))
 

@@ -19,7 +19,7 @@ import { mulberry32 } from './support/random.mjs'
 import { sameEntropy } from './support/entropy.mjs'
 import * as port from '../../js/uuid.js'
 
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
 
 /** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
