@@ -504,6 +504,16 @@ class Parsed {
   }
 }
 
+/**
+ * A `Class` (Snowflake or AtomicSnowflake) of a named config's Snowflake config (options.js
+ * `parseConfig`): the core's parse ends with the generator's checks (Packing::new), so they
+ * come before the clocked Snowflake's reading of the clock. For named.js and `fromConfig`.
+ */
+export function fromNamed(Class, cfg) {
+  if (Class === Snowflake) new Engine(cfg)
+  return new Class(new Parsed(cfg))
+}
+
 export class Snowflake {
   #e
   #clock
@@ -515,7 +525,7 @@ export class Snowflake {
   }
 
   static fromConfig(config) {
-    return new Snowflake(new Parsed(parseConfig(config)))
+    return fromNamed(Snowflake, parseConfig(config))
   }
 
   /** Core `Clocked::snowflake` on a page clock, with max_waits. */
