@@ -54,6 +54,13 @@ function tickAt(layout, now) {
   return t > mask(layout._time.bits) ? fail('LayoutExpired', { end_ms: lifetimeEndMs(layout) }) : t
 }
 
+/** Throws what `tickAt` answers for a time outside `layout`'s range (named.js: core
+ * LocalSnowflake's ring path reads the tick first, where AtomicSnowflake's answers ClockBackwards). */
+export function checkTick(layout, now) {
+  const t = tickAt(layout, now)
+  if (t instanceof Fail) raise(t)
+}
+
 /** A run of IDs: `first`, `first + stride`, ... (`count` of them, a bigint here). */
 const run = (first, count, stride) => ({ first, count, stride })
 

@@ -6,7 +6,7 @@
 import { coreError, rangeError, typeError } from './error.js'
 import { describe, isNullish, u64Arg, wrong } from './convert.js'
 import { UUID7_ONLY, configText, entryText, namedEntries, snowflakeEntries, specErr } from './options.js'
-import { AtomicSnowflake, Snowflake, fromNamed } from './generator.js'
+import { AtomicSnowflake, Snowflake, checkTick, fromNamed } from './generator.js'
 import { moduleClock } from './clock.js'
 import { bytes } from './random.js'
 import { Uuid1Core, Uuid6Core, Uuid7Core } from './uuid.js'
@@ -72,8 +72,16 @@ function v4(r) {
 function build(n) {
   switch (n.kind) {
     case 'snowflake': {
+      // Core LocalSnowflake: AtomicSnowflake's IDs, but its ring policy reads the tick first.
       const g = fromNamed(AtomicSnowflake, n.cfg)
-      return { next: (now) => g.nextIdAt(now), last: () => null }
+      const ring = n.cfg.onBackwards.kind === 'ring'
+      return {
+        next: (now) => {
+          if (ring) checkTick(n.cfg.layout, now)
+          return g.nextIdAt(now)
+        },
+        last: () => null,
+      }
     }
     case 'uuid4':
       return { next: (now, nanos, fill) => v4(fill(16)), last: () => null }
@@ -154,6 +162,19 @@ function notInstance(name) {
   throw e
 }
 
+/** The core's `Closed` error for a freed instance of class `name`. */
+function closed(name) {
+  throw coreError('Closed', { what: name })
+}
+
+/**
+ * free() from a `random` callback of the same instance's call: it is closed from then on, but
+ * the call runs on, as in the wasm build (whose glue detaches it and then answers this).
+ */
+function borrowed() {
+  throw new Error('attempted to take ownership of Rust value while it was borrowed')
+}
+
 /** A parsed config handed to the UuidGenerator constructor (not reachable from outside). */
 class Parsed {
   constructor(n) {
@@ -164,6 +185,7 @@ class Parsed {
 export class NamedGenerator {
   #g
   #n
+  #busy = 0
 
   constructor(config) {
     this.#n = parseNamed(config, false)
@@ -184,24 +206,29 @@ export class NamedGenerator {
   }
 
   nextAt(nowMs, random) {
-    const g = NamedGenerator.#live(this).#g
-    return withRandom(g, u64Arg(nowMs, 'nowMs'), 0, random)
+    const s = NamedGenerator.#live(this)
+    const now = u64Arg(nowMs, 'nowMs')
+    s.#busy++
+    try {
+      return withRandom(s.#g, now, 0, random)
+    } finally {
+      s.#busy--
+    }
   }
 
   free() {
     if (!(#g in this)) notInstance(NAMED)
+    const busy = this.#g && this.#busy
     this.#g = null
+    if (busy) borrowed()
   }
 }
 
-/** The core's `Closed` error for a freed instance of class `name`. */
-function closed(name) {
-  throw coreError('Closed', { what: name })
-}
 
 export class UuidGenerator {
   #g
   #n
+  #busy = 0
 
   constructor(version) {
     let n
@@ -234,8 +261,14 @@ export class UuidGenerator {
   }
 
   nextAt(nowMs, random) {
-    const g = UuidGenerator.#live(this).#g
-    return withRandom(g, u64Arg(nowMs, 'nowMs'), 0, random)
+    const s = UuidGenerator.#live(this)
+    const now = u64Arg(nowMs, 'nowMs')
+    s.#busy++
+    try {
+      return withRandom(s.#g, now, 0, random)
+    } finally {
+      s.#busy--
+    }
   }
 
   get version() {
@@ -256,7 +289,9 @@ export class UuidGenerator {
 
   free() {
     if (!(#g in this)) notInstance(UUIDS)
+    const busy = this.#g && this.#busy
     this.#g = null
+    if (busy) borrowed()
   }
 }
 
