@@ -9,7 +9,7 @@ import { UUID7_ONLY, configText, entryText, namedEntries, snowflakeEntries, spec
 import { AtomicSnowflake, Snowflake, checkTick, fromNamed } from './generator.js'
 import { moduleClock } from './clock.js'
 import { bytes } from './random.js'
-import { Uuid1Core, Uuid6Core, Uuid7Core } from './uuid.js'
+import { Uuid1Core, Uuid6Core, Uuid7Core, uuidText } from './uuid.js'
 
 const NOT_UUID =
   'a snowflake config, not a UUID one; it builds with a Snowflake generator or the named generator'
@@ -48,13 +48,6 @@ function parseNamed(config, uuidOnly) {
 function namedText(n) {
   if (n.cfg) return configText(n.cfg)
   return 'type=' + n.kind + (n.kind === 'uuid7' && n.method !== 'counter' ? ',method=' + n.method : '')
-}
-
-/** Lower-case hyphenated text of 16 bytes. */
-function uuidText(b) {
-  let h = ''
-  for (const x of b) h += (x < 16 ? '0' : '') + x.toString(16)
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
 /** Core `uuid::v4`: random bytes with the version and variant bits set. */

@@ -7,17 +7,14 @@
 // vectors/named.json replays in full.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRequire, register } from 'node:module'
+import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 
-// Until js/uuid.js exists, named.js's UUID cores come from a TEST-ONLY shim over the oracle.
-register('./support/named-loader.mjs', import.meta.url)
-const mine = await import('../../js/named.js')
-const { Snowflake } = await import('../../js/generator.js')
-const { mulberry32 } = await import('./support/random.mjs')
-const { sameEntropy } = await import('./support/entropy.mjs')
+import * as mine from '../../js/named.js'
+import { Snowflake } from '../../js/generator.js'
+import { mulberry32 } from './support/random.mjs'
+import { sameEntropy } from './support/entropy.mjs'
 const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
-const ours = { ...mine, Snowflake }
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
 // ---- helpers ----
