@@ -329,7 +329,9 @@ function runSequence(lib, gen, steps, seed, isUuid) {
               for (let i = 0; i < kind.times; i++) {
                 const inner = kind.inner === 'throw' ? () => { throw new Error('inner') } : randomOf({ k: kind.inner }, now)
                 try {
-                  log.push(['inner', show(gen.nextAt(now + BigInt(kind.shift), inner))])
+                  // A v4 UuidGenerator's next() (the module's randomness; v4 reads no clock) from inside, too.
+                  if (kind.inner === 'next' && isUuid && gen.kind === 'uuid4') log.push(['inner next', gen.next()])
+                  else log.push(['inner', show(gen.nextAt(now + BigInt(kind.shift), inner))])
                 } catch (e) {
                   log.push(['inner error', errorShape(e)])
                 }
@@ -389,7 +391,7 @@ function genSteps(r, count) {
             : k < 72 ? { k: 'bad', which: r.int(100) }
               : k < 76 ? { k: 'notfn', value: r.pick([5, 'f', {}, true, 1n, Symbol('x')]) }
                 : k < 80 ? { k: 'buffer', which: r.int(2) }
-                  : k < 99 ? { k: 'reenter', times: 1 + r.int(2), shift: r.int(3) - 1, inner: r.pick(['det', 'det', 'reenter', 'throw', 'none']) }
+                  : k < 99 ? { k: 'reenter', times: 1 + r.int(2), shift: r.int(3) - 1, inner: r.pick(['det', 'det', 'reenter', 'throw', 'none', 'next']) }
                     : { k: 'free' }
     if (step.random.k === 'reenter' && step.random.inner === 'reenter') step.random = { ...step.random, times: 1, shift: 0 }
     steps.push(step)
@@ -459,6 +461,16 @@ test('next(): the module clock and randomness, as the oracle draws them', () => 
       }
       if (v === 4) assert.equal(m.value.last, null)
     }
+  }
+})
+
+test('fromConfig: a Snowflake of random starts draws its seed as the oracle does', () => {
+  for (const text of ['type=snowflake,layout=twitter,node=1,sequence_start=random', '{"type":"snowflake","layout":"leaf","node":2,"sequence_start":"random"}']) {
+    const run = (lib) => sameEntropy(text.length, lib, align, (l) => [l.fromConfig(text).config, l.fromConfig(text).config, new l.NamedGenerator(text).config])
+    const o = run(oracle)
+    assert.deepEqual(run(mine), o, text)
+    assert.match(o.value[0], /,seed=[0-9]+$/)
+    assert.notEqual(o.value[0], o.value[1])
   }
 })
 
