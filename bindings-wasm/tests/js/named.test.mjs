@@ -474,6 +474,25 @@ test('fromConfig: a Snowflake of random starts draws its seed as the oracle does
   }
 })
 
+test('next() of a sub_millisecond v7 generator takes the fraction of the millisecond the clock gives', () => {
+  // performance.now() held at half past a millisecond: rand_a starts each new millisecond near 2048.
+  const real = performance.now.bind(performance)
+  const frac = performance.timeOrigin % 1
+  performance.now = () => Math.floor(real()) + 1.5 - frac
+  try {
+    for (const lib of [oracle, mine]) {
+      const g = lib.UuidGenerator.fromConfig('type=uuid7,method=sub_millisecond')
+      for (let i = 0; i < 50; i++) {
+        const randA = parseInt(g.next().slice(15, 18), 16)
+        assert.ok(randA >= 2040 && randA < 2200, `${lib === mine ? 'named.js' : 'oracle'}: rand_a ${randA}`)
+      }
+    }
+  } finally {
+    delete performance.now
+  }
+  assert.equal(typeof performance.now(), 'number')
+})
+
 // ---- receivers, free, dispose ----
 
 test('receiver checks, free() and Symbol.dispose as the oracle has them', () => {
