@@ -32,23 +32,25 @@ function uuidConfig(kind, entries) {
 }
 
 /**
- * Core `NamedConfig::parse` (or `parse_uuid` when `uuidOnly`): `{ kind, cfg }` for a
- * snowflake (its Config), `{ kind, method }` for a UUID type.
+ * Core `NamedConfig::parse`: `{ kind, cfg }` for a snowflake (its Config), `{ kind, method }`
+ * for a UUID type. The generator's checks (Packing::new), the end of the core's parse, are
+ * made by the generator each caller builds next, before anything else can fail.
  */
-function parseNamed(config, uuidOnly) {
+function parseNamed(config) {
   const { b, entries, kind } = namedEntries(config)
-  if (kind !== 'snowflake') return uuidConfig(kind, entries)
-  if (uuidOnly) throw coreError('InvalidConfig', { reason: NOT_UUID })
-  // The generator's checks (Packing::new), the end of the core's parse, are made by the
-  // generator each caller builds next, before anything else can fail.
-  return { kind, cfg: snowflakeEntries(b, entries) }
+  return kind === 'snowflake' ? { kind, cfg: snowflakeEntries(b, entries) } : uuidConfig(kind, entries)
 }
 
-/** The canonical compact form (core NamedConfig's Display). */
-function namedText(n) {
-  if (n.cfg) return configText(n.cfg)
-  return 'type=' + n.kind + (n.kind === 'uuid7' && n.method !== 'counter' ? ',method=' + n.method : '')
+/** Core `NamedConfig::parse_uuid`: a Snowflake config is refused before its layout is read. */
+function parseUuid(config) {
+  const { entries, kind } = namedEntries(config)
+  if (kind === 'snowflake') throw coreError('InvalidConfig', { reason: NOT_UUID })
+  return uuidConfig(kind, entries)
 }
+
+/** The canonical compact form of a UUID config (core NamedConfig's Display). */
+const uuidConfigText = (n) =>
+  'type=' + n.kind + (n.kind === 'uuid7' && n.method !== 'counter' ? ',method=' + n.method : '')
 
 /** Core `uuid::v4`: random bytes with the version and variant bits set. */
 function v4(r) {
@@ -63,19 +65,22 @@ function v4(r) {
  * (snowflake) or the UUID's 16 bytes, asking `fill(n)` for random bytes where the core does.
  */
 function build(n) {
+  if (n.kind !== 'snowflake') return buildUuid(n)
+  // Core LocalSnowflake: AtomicSnowflake's IDs, but its ring policy reads the tick first.
+  const g = fromNamed(AtomicSnowflake, n.cfg)
+  const ring = n.cfg.onBackwards.kind === 'ring'
+  return {
+    next: (now) => {
+      if (ring) checkTick(n.cfg.layout, now)
+      return g.nextIdAt(now)
+    },
+    last: () => null,
+  }
+}
+
+/** `build` of a UUID type, apart so that a UuidGenerator alone carries no Snowflake code. */
+function buildUuid(n) {
   switch (n.kind) {
-    case 'snowflake': {
-      // Core LocalSnowflake: AtomicSnowflake's IDs, but its ring policy reads the tick first.
-      const g = fromNamed(AtomicSnowflake, n.cfg)
-      const ring = n.cfg.onBackwards.kind === 'ring'
-      return {
-        next: (now) => {
-          if (ring) checkTick(n.cfg.layout, now)
-          return g.nextIdAt(now)
-        },
-        last: () => null,
-      }
-    }
     case 'uuid4':
       return { next: (now, nanos, fill) => v4(fill(16)), last: () => null }
     case 'uuid7': {
@@ -168,6 +173,15 @@ function borrowed() {
   throw new Error('attempted to take ownership of Rust value while it was borrowed')
 }
 
+/**
+ * `C` with `[Symbol.dispose]`, the same function as its `free` (as the wasm glue has it). A
+ * call marked pure, so a bundle that leaves the class out leaves this out too.
+ */
+function disposable(C) {
+  if (typeof Symbol.dispose === 'symbol') C.prototype[Symbol.dispose] = C.prototype.free
+  return C
+}
+
 /** A parsed config handed to the UuidGenerator constructor (not reachable from outside). */
 class Parsed {
   constructor(n) {
@@ -175,13 +189,13 @@ class Parsed {
   }
 }
 
-export class NamedGenerator {
+export const NamedGenerator = /* @__PURE__ */ disposable(class NamedGenerator {
   #g
   #n
   #busy = 0
 
   constructor(config) {
-    this.#n = parseNamed(config, false)
+    this.#n = parseNamed(config)
     this.#g = build(this.#n)
   }
 
@@ -195,7 +209,8 @@ export class NamedGenerator {
   }
 
   get config() {
-    return namedText(NamedGenerator.#live(this).#n)
+    const n = NamedGenerator.#live(this).#n
+    return n.cfg ? configText(n.cfg) : uuidConfigText(n)
   }
 
   nextAt(nowMs, random) {
@@ -215,10 +230,9 @@ export class NamedGenerator {
     this.#g = null
     if (busy) borrowed()
   }
-}
+})
 
-
-export class UuidGenerator {
+export const UuidGenerator = /* @__PURE__ */ disposable(class UuidGenerator {
   #g
   #n
   #busy = 0
@@ -233,11 +247,11 @@ export class UuidGenerator {
       n = { kind, method: 'counter' }
     }
     this.#n = n
-    this.#g = build(n)
+    this.#g = buildUuid(n)
   }
 
   static fromConfig(config) {
-    return new UuidGenerator(new Parsed(parseNamed(config, true)))
+    return new UuidGenerator(new Parsed(parseUuid(config)))
   }
 
   static #live(s) {
@@ -273,7 +287,7 @@ export class UuidGenerator {
   }
 
   get config() {
-    return namedText(UuidGenerator.#live(this).#n)
+    return uuidConfigText(UuidGenerator.#live(this).#n)
   }
 
   get lastUnixMs() {
@@ -286,15 +300,10 @@ export class UuidGenerator {
     this.#g = null
     if (busy) borrowed()
   }
-}
+})
 
 /** `fromConfig(text)`: a clocked Snowflake for `type=snowflake`, else a UuidGenerator. */
 export function fromConfig(config) {
-  const n = parseNamed(config, false)
+  const n = parseNamed(config)
   return n.cfg ? fromNamed(Snowflake, n.cfg) : new UuidGenerator(new Parsed(n))
-}
-
-if (typeof Symbol.dispose === 'symbol') {
-  NamedGenerator.prototype[Symbol.dispose] = NamedGenerator.prototype.free
-  UuidGenerator.prototype[Symbol.dispose] = UuidGenerator.prototype.free
 }
