@@ -264,17 +264,21 @@ export const UuidGenerator = /* @__PURE__ */ disposable(class UuidGenerator {
     const s = UuidGenerator.#live(this)
     const clock = moduleClock()
     const [ms, nanos] = s.#n.method === 'sub_millisecond' ? clock.nowMsNanos() : [clock.nowMs(), 0]
-    return withRandom(s.#g, BigInt(ms), nanos, undefined)
+    return s.#next(BigInt(ms), nanos, undefined)
   }
 
   nextAt(nowMs, random) {
     const s = UuidGenerator.#live(this)
-    const now = u64Arg(nowMs, 'nowMs')
-    s.#busy++
+    return s.#next(u64Arg(nowMs, 'nowMs'), 0, random)
+  }
+
+  /** One call, during which free() answers as the wasm build's does while it is borrowed. */
+  #next(now, nanos, random) {
+    this.#busy++
     try {
-      return withRandom(s.#g, now, 0, random)
+      return withRandom(this.#g, now, nanos, random)
     } finally {
-      s.#busy--
+      this.#busy--
     }
   }
 

@@ -493,6 +493,38 @@ test('next() of a sub_millisecond v7 generator takes the fraction of the millise
   assert.equal(typeof performance.now(), 'number')
 })
 
+test('free() from a replaced crypto.getRandomValues during next() or nextAt()', () => {
+  for (const call of ['next', 'nextAt']) {
+    for (const rethrow of [false, true]) {
+      const run = (lib) =>
+        sameEntropy(7, lib, align, (l) => {
+          const g = new l.UuidGenerator(4)
+          const stub = globalThis.crypto
+          const fill = stub.getRandomValues
+          const log = []
+          let freed = false
+          stub.getRandomValues = (buf) => {
+            if (!freed) {
+              freed = true
+              try {
+                g.free()
+                log.push('freed')
+              } catch (e) {
+                log.push(errorShape(e))
+                if (rethrow) throw e
+              }
+            }
+            return fill.call(stub, buf)
+          }
+          // The pool is fresh: the 17th v4 UUID refills it.
+          for (let i = 0; i < 20; i++) log.push(outcome(() => (call === 'next' ? g.next() : g.nextAt(0))))
+          return log
+        }).value
+      assert.deepEqual(run(mine), run(oracle), `${call}, rethrow ${rethrow}`)
+    }
+  }
+})
+
 // ---- receivers, free, dispose ----
 
 test('receiver checks, free() and Symbol.dispose as the oracle has them', () => {
