@@ -239,7 +239,7 @@ test('config texts: the same generator or the same error through every front doo
     assert.ok(counts[k] > 20, `${k}: ${JSON.stringify(counts)}`)
   }
   // Not a string at all.
-  for (const v of [undefined, null, 5, 5n, true, {}, ['type=uuid4'], Symbol('c'), () => 1, new String('type=uuid4')]) {
+  for (const v of [undefined, null, 5, 5n, true, {}, ['type=uuid4'], Symbol('c'), () => 1, new String('type=uuid4'), new Proxy({}, {}), new Proxy(new String('type=uuid4'), {})]) {
     for (const call of [(l, x) => new l.NamedGenerator(x), (l, x) => l.fromConfig(x), (l, x) => l.UuidGenerator.fromConfig(x)]) {
       assert.deepEqual(outcome(() => call(mine, v)), outcome(() => call(oracle, v)), String(typeof v))
     }
@@ -248,7 +248,7 @@ test('config texts: the same generator or the same error through every front doo
 
 test('new UuidGenerator(version): every argument type', () => {
   const args = [undefined, null, 1, 4, 6, 7, 1n, 4n, 6n, 7n, 0, 2, 3, 5, 8, 256 + 7, 2 ** 32 + 7, 2 ** 53 - 1, 2 ** 53, -1, -0, 1.5, NaN, Infinity,
-    -7n, 7n + (1n << 64n), (1n << 64n) - 1n, '7', '', true, {}, [], [7], Symbol('v'), () => 7, new Number(7)]
+    -7n, 7n + (1n << 64n), (1n << 64n) - 1n, '7', '', true, {}, [], [7], Symbol('v'), () => 7, new Number(7), new Proxy({}, {}), Object(7n)]
   for (const v of args) {
     assert.deepEqual(outcome(() => new mine.UuidGenerator(v)), outcome(() => new oracle.UuidGenerator(v)), String(show(v)))
   }
@@ -283,6 +283,9 @@ const BAD_RETURNS = (n) => [
   undefined, null, 5, 'x'.repeat(n), Array(n).fill(1), new Uint8ClampedArray(n), new Int8Array(n), new Uint16Array(n),
   new ArrayBuffer(n), new DataView(new ArrayBuffer(n)), new Uint8Array(n + 1), new Uint8Array(Math.max(0, n - 1)), new Uint8Array(0),
   { length: n }, Symbol('r'), 7n, () => new Uint8Array(n),
+  // A proxy of a Uint8Array, a subclass's instance, an own `length` that lies.
+  new Proxy(new Uint8Array(n), {}), new (class Bytes extends Uint8Array {})(n).fill(9),
+  Object.defineProperty(new Uint8Array(n).fill(5), 'length', { value: n + 3 }),
 ]
 
 /**
