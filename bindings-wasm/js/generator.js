@@ -54,6 +54,13 @@ function tickAt(layout, now) {
   return t > mask(layout._time.bits) ? fail('LayoutExpired', { end_ms: lifetimeEndMs(layout) }) : t
 }
 
+/** Throws what `tickAt` answers for a time outside `layout`'s range (named.js: core
+ * LocalSnowflake's ring path reads the tick first, where AtomicSnowflake's answers ClockBackwards). */
+export function checkTick(layout, now) {
+  const t = tickAt(layout, now)
+  if (t instanceof Fail) raise(t)
+}
+
 /** A run of IDs: `first`, `first + stride`, ... (`count` of them, a bigint here). */
 const run = (first, count, stride) => ({ first, count, stride })
 
@@ -504,6 +511,16 @@ class Parsed {
   }
 }
 
+/**
+ * A `Class` (Snowflake or AtomicSnowflake) of a named config's Snowflake config (options.js
+ * `parseConfig`): the core's parse ends with the generator's checks (Packing::new), so they
+ * come before the clocked Snowflake's reading of the clock. For named.js and `fromConfig`.
+ */
+export function fromNamed(Class, cfg) {
+  if (Class === Snowflake) new Engine(cfg)
+  return new Class(new Parsed(cfg))
+}
+
 export class Snowflake {
   #e
   #clock
@@ -515,7 +532,7 @@ export class Snowflake {
   }
 
   static fromConfig(config) {
-    return new Snowflake(new Parsed(parseConfig(config)))
+    return fromNamed(Snowflake, parseConfig(config))
   }
 
   /** Core `Clocked::snowflake` on a page clock, with max_waits. */

@@ -146,7 +146,8 @@ export { nodeArg }
 
 // ---- named config text (core named::{parse, compact, json, entry, config}) ----
 
-const specErr = (at, reason) => coreError('InvalidSpec', { at, reason })
+export const specErr = (at, reason) => coreError('InvalidSpec', { at, reason })
+export const UUID7_ONLY = 'this key applies to type uuid7 only'
 const isWs = (c) => c === 32 || c === 9 || c === 10 || c === 13
 function skipWs(b, i) {
   while (i < b.length && isWs(b[i])) i++
@@ -159,7 +160,7 @@ function entry(key, keyAt, val, valAt, bare) {
   return { key, keyAt, val, valAt, bare }
 }
 
-function entryText(e) {
+export function entryText(e) {
   if (e.val.str === undefined) throw specErr(e.valAt, 'expected a string value')
   return e.val.str
 }
@@ -406,18 +407,30 @@ function entryLayout(e) {
   }
 }
 
-/** `Snowflake.fromConfig(text)`: core NamedConfig::parse_snowflake, up to (not including) the
- * generator's own checks (Packing::new), which are the last it makes. */
-export function parseConfig(config) {
+/** Core `parse_entries` + `checked_kind`: the config text's UTF-8 bytes, its entries and its
+ * type, the checks every front door makes before it reads a type's keys. */
+export function namedEntries(config) {
   const b = utf8(stringArg(config, 'config'))
   const s = decodeUtf8(b)
   const entries = trimStart(s).startsWith('{') ? parseJson(b) : parseCompact(s, b)
-  if (checkedKind(b, entries) !== 'snowflake') {
+  return { b, entries, kind: checkedKind(b, entries) }
+}
+
+/** `Snowflake.fromConfig(text)`: core NamedConfig::parse_snowflake, up to (not including) the
+ * generator's own checks (Packing::new), which are the last it makes. */
+export function parseConfig(config) {
+  const { b, entries, kind } = namedEntries(config)
+  if (kind !== 'snowflake') {
     throw coreError('InvalidConfig', {
       reason:
         'not a snowflake config (type=snowflake,...); a UUID type builds with the UUID generator or the named generator',
     })
   }
+  return snowflakeEntries(b, entries)
+}
+
+/** Core `snowflake_config` (node given) of checked entries, short of Packing::new. */
+export function snowflakeEntries(b, entries) {
   const l = entries.find((e) => e.key === 'layout')
   if (!l) {
     throw specErr(
@@ -432,7 +445,7 @@ export function parseConfig(config) {
     if (k === 'node') cfg.node = entryU64(e)
     else if (k === 'seed') cfg.seed = entryU64(e)
     else if (k === 'fence_ms') cfg.fenceMs = entryU64(e)
-    else if (k === 'method') throw specErr(e.keyAt, 'this key applies to type uuid7 only')
+    else if (k === 'method') throw specErr(e.keyAt, UUID7_ONLY)
     else if (k !== 'type' && k !== 'layout') {
       const name = k.replace(/_(.)/g, (_, c) => c.toUpperCase())
       cfg[name] = POLICY[name](entryText(e))
