@@ -14,7 +14,7 @@ import * as mine from '../../js/named.js'
 import { Snowflake } from '../../js/generator.js'
 import { mulberry32 } from './support/random.mjs'
 import { sameEntropy } from './support/entropy.mjs'
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
 // ---- helpers ----
