@@ -504,6 +504,12 @@ class Parsed {
   }
 }
 
+/**
+ * Internal (leased.js): a `Snowflake` for an already checked config, as the constructor makes one
+ * from options; a leased generator's config carries the grant's layout, node and fence.
+ */
+export const snowflakeFor = (cfg) => new Snowflake(new Parsed(cfg))
+
 export class Snowflake {
   #e
   #clock
