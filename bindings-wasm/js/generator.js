@@ -521,6 +521,12 @@ export function fromNamed(Class, cfg) {
   return new Class(new Parsed(cfg))
 }
 
+/**
+ * Internal (leased.js): a `Snowflake` for an already checked config, as the constructor makes one
+ * from options; a leased generator's config carries the grant's layout, node and fence.
+ */
+export const snowflakeFor = (cfg) => new Snowflake(new Parsed(cfg))
+
 export class Snowflake {
   #e
   #clock

@@ -2,19 +2,30 @@
 // examples/browser/idmint.toml): one over plain HTTP and one over HTTPS with a throwaway CA
 // that this Node process trusts through NODE_EXTRA_CA_CERTS — the client code a browser runs,
 // over the service's real grants, renewals and releases, with the service's own checks (signed
-// tokens, allowlisted namespace and layout, JSON-only POSTs).
+// tokens, allowlisted namespace and layout, JSON-only POSTs). Both the WebAssembly build and the
+// JavaScript port by default.
 import assert from 'node:assert/strict'
 import { isAbsolute, resolve } from 'node:path'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 
+/** The module `where` names (a path or URL), its CommonJS exports merged in. */
+async function load(where) {
+  const url = isAbsolute(where) || where.startsWith('.') ? pathToFileURL(resolve(where)).href : where
+  const mod = await import(url)
+  return { ...(mod.default ?? {}), ...mod }
+}
+
+// The WebAssembly build (pkg/node) and the JavaScript port (js/leased.js), or only the module
+// IDMINT_IMPL names.
 const given = process.env.IDMINT_IMPL
-const url = given
-  ? isAbsolute(given) || given.startsWith('.') ? pathToFileURL(resolve(given)).href : given
-  : new URL('../../pkg/node/idmint.js', import.meta.url).href
-const mod = await import(url)
-const { LeasedSnowflake, Layout } = { ...(mod.default ?? {}), ...mod }
+const impls = given
+  ? [[given, await load(given)]]
+  : [
+      ['wasm', await load(new URL('../../pkg/node/idmint.js', import.meta.url).href)],
+      ['js', { ...(await load(new URL('../../js/leased.js', import.meta.url).href)), ...(await load(new URL('../../js/layout.js', import.meta.url).href)) }],
+    ]
 
 // What examples/browser/idmint.toml opens to clients.
 const LAYOUT = 'time=41@1ms,node=14,seq=8,epoch=2025-01-01'
@@ -42,8 +53,8 @@ async function monitored(base, node) {
   return monitor.client_leases.filter((l) => l.namespace === NAMESPACE && BigInt(l.node) === BigInt(node))
 }
 
-for (const [scheme, base] of services) {
-  describe(`LeasedSnowflake against idmint serve over ${scheme}`, { timeout: 60_000 }, () => {
+for (const [impl, { LeasedSnowflake, Layout }] of impls) for (const [scheme, base] of services) {
+  describe(`LeasedSnowflake (${impl}) against idmint serve over ${scheme}`, { timeout: 60_000 }, () => {
     test('the service URL is given (test.sh starts the service)', () => {
       assert.ok(base?.startsWith(`${scheme}://`), `IDMINT_TEST_${scheme === 'https' ? 'TLS_' : ''}SERVICE_URL: ${base}`)
     })
