@@ -29,7 +29,7 @@ const NODE_BY_HAND = ['Snowflake.nextId', 'Snowflake.nextIdString', 'Snowflake.n
 const NODE_HIDDEN = ['_uuid7sText', '_closeOpenAllocators']
 // The browser package's class written in JavaScript (bindings-wasm/src/leased.js, appended to
 // the glue), which wasm-bindgen does not see.
-const WEB_BY_GLUE = ['lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']
+const WEB_BY_GLUE = ['constructor', 'lease', 'nextId', 'nextIdString', 'tryNextId', 'nextIds', 'decode', 'node', 'layout', 'fenceMs', 'closed', 'close']
   .map((m) => `LeasedSnowflake.${m}`)
 
 /** The names each entry of the browser package exports (`full`: everything declared). */
@@ -124,7 +124,7 @@ function names(text) {
     if ((m = /^export (?:declare )?class (\w+)/.exec(line))) cls = m[1]
     else if (/^}/.test(line)) cls = null
     else if ((m = /^export (?:declare )?function (\w+)/.exec(line))) found.add(m[1])
-    else if (cls && (m = /^\s+(?:static |readonly )?(?:get |set )?(\w+)\s*[(:]/.exec(line)) && m[1] !== 'free') found.add(`${cls}.${m[1]}`)
+    else if (cls && (m = /^\s+(?:private |static |readonly )?(?:get |set )?(\w+)\s*[(:]/.exec(line)) && m[1] !== 'free') found.add(`${cls}.${m[1]}`)
   }
   return found
 }

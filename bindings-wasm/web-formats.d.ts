@@ -292,81 +292,13 @@ export declare function version(): string
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
-export interface InitOutput {
-    readonly memory: WebAssembly.Memory;
-    readonly __wbg_ulidgenerator_free: (a: number, b: number) => void;
-    readonly __wbg_uuid7generator_free: (a: number, b: number) => void;
-    readonly __wbg_uuidgenerator_free: (a: number, b: number) => void;
-    readonly parseAny: (a: number, b: number, c: number) => void;
-    readonly parseTypeId: (a: number, b: number) => void;
-    readonly parseUlid: (a: number, b: number) => void;
-    readonly parseUuid: (a: number, b: number) => void;
-    readonly typeid: (a: number, b: number) => void;
-    readonly typeidFromUuid: (a: number, b: number, c: number) => void;
-    readonly ulid: (a: number) => void;
-    readonly ulidAt: (a: number, b: number, c: number) => void;
-    readonly ulidFromUuid: (a: number, b: number) => void;
-    readonly ulidgenerator_new: () => number;
-    readonly ulidgenerator_nextAt: (a: number, b: number, c: number, d: number) => void;
-    readonly uuid1: (a: number) => void;
-    readonly uuid1At: (a: number, b: number, c: number, d: number) => void;
-    readonly uuid1RandomNode: (a: number, b: number, c: number, d: number, e: number) => void;
-    readonly uuid1ToUuid6: (a: number, b: number) => void;
-    readonly uuid3: (a: number, b: number, c: number) => void;
-    readonly uuid4: (a: number, b: number) => void;
-    readonly uuid5: (a: number, b: number, c: number) => void;
-    readonly uuid6: (a: number) => void;
-    readonly uuid6At: (a: number, b: number, c: number, d: number) => void;
-    readonly uuid6ToUuid1: (a: number, b: number) => void;
-    readonly uuid7: (a: number) => void;
-    readonly uuid7At: (a: number, b: number, c: number) => void;
-    readonly uuid7generator_lastUnixMs: (a: number, b: number) => void;
-    readonly uuid7generator_method: (a: number, b: number) => void;
-    readonly uuid7generator_new: (a: number, b: number) => void;
-    readonly uuid7generator_next: (a: number, b: number) => void;
-    readonly uuid7generator_nextAt: (a: number, b: number, c: number, d: number, e: number) => void;
-    readonly uuid7s: (a: number, b: number) => void;
-    readonly uuid8: (a: number, b: number) => void;
-    readonly uuid8Fields: (a: number, b: number) => void;
-    readonly uuid8FromFields: (a: number, b: number, c: number, d: number) => void;
-    readonly uuid8Sha256: (a: number, b: number, c: number) => void;
-    readonly uuidInfo: (a: number, b: number) => void;
-    readonly uuidgenerator_config: (a: number, b: number) => void;
-    readonly uuidgenerator_fromConfig: (a: number, b: number) => void;
-    readonly uuidgenerator_kind: (a: number, b: number) => void;
-    readonly uuidgenerator_lastUnixMs: (a: number, b: number) => void;
-    readonly uuidgenerator_new: (a: number, b: number) => void;
-    readonly uuidgenerator_next: (a: number, b: number) => void;
-    readonly uuidgenerator_nextAt: (a: number, b: number, c: number, d: number) => void;
-    readonly uuidgenerator_version: (a: number) => number;
-    readonly version: (a: number) => void;
-    readonly wasm_bindgen_8532425c42b8de04___convert__closures_____invoke_______true_: (a: number, b: number) => void;
-    readonly __wbindgen_malloc: (a: number, b: number) => number;
-    readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
-    readonly __wbindgen_free: (a: number, b: number, c: number) => void;
-    readonly __wbindgen_exn_store: (a: number) => void;
-    readonly __wbindgen_destroy_closure: (a: number, b: number) => void;
-    readonly __wbindgen_add_to_stack_pointer: (a: number) => number;
-}
+/** Nothing: this entry is JavaScript and loads no WebAssembly. */
+export interface InitOutput {}
 
 export type SyncInitInput = BufferSource | WebAssembly.Module;
 
-/**
- * Instantiates the given `module`, which can either be bytes or
- * a precompiled `WebAssembly.Module`.
- *
- * @param {{ module: SyncInitInput }} module - Passing `SyncInitInput` directly is deprecated.
- *
- * @returns {InitOutput}
- */
+/** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
 export function initSync(module: { module: SyncInitInput } | SyncInitInput): InitOutput;
 
-/**
- * If `module_or_path` is {RequestInfo} or {URL}, makes a request and
- * for everything else, calls `WebAssembly.instantiate` directly.
- *
- * @param {{ module_or_path: InitInput | Promise<InitInput> }} module_or_path - Passing `InitInput` directly is deprecated.
- *
- * @returns {Promise<InitOutput>}
- */
+/** Does nothing (this entry holds no WebAssembly); kept so code written for the other entries works. */
 export default function __wbg_init (module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;
