@@ -9,6 +9,7 @@ import { coreError } from './error.js'
 export const LEN = 26
 
 const UPPER = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+const LOWER = UPPER.toLowerCase()
 
 /** Digit values by ASCII code (upper case; -1 for none). */
 const VALUE = new Int8Array(128).fill(-1)
@@ -16,6 +17,7 @@ for (let i = 0; i < 32; i++) VALUE[UPPER.charCodeAt(i)] = i
 
 /** The 26 characters of the 16 big-endian `bytes`, upper or lower case. */
 export function encode128(bytes, lower) {
+  const digits = lower ? LOWER : UPPER
   let out = ''
   // Two leading zero bits make 130 = 26 * 5.
   let acc = 0
@@ -25,10 +27,10 @@ export function encode128(bytes, lower) {
     n += 8
     while (n >= 5) {
       n -= 5
-      out += UPPER[(acc >> n) & 31]
+      out += digits[(acc >> n) & 31]
     }
   }
-  return lower ? out.toLowerCase() : out
+  return out
 }
 
 /**

@@ -26,9 +26,14 @@ function checkPrefix(b) {
 
 /** A checked prefix argument (core `TypeId::new`'s rule); the prefix string. */
 export function typeidPrefix(prefix) {
-  checkPrefix(utf8(prefix))
+  // The common valid prefix is checked on the string; anything else on its UTF-8 bytes, whose
+  // offsets the errors name.
+  if (!VALID.test(prefix)) checkPrefix(utf8(prefix))
   return prefix
 }
+
+/** What `checkPrefix` accepts: up to 63 of a-z and _, neither first nor last an _. */
+const VALID = /^(?:[a-z](?:[a-z_]{0,61}[a-z])?)?$/
 
 /** The text of a TypeID: a checked `prefix` and the 16 bytes of its UUID. */
 export const typeidText = (prefix, uuid) => (prefix ? prefix + '_' : '') + encode128(uuid, true)
