@@ -26,6 +26,8 @@ const SESSIONS = Number(process.env.IDMINT_SESSIONS ?? 800)
 const URL_BASE = 'http://lease.test'
 /** Where the hand-moved monotonic clock starts (performance.now()), for both builds alike. */
 const MONO0 = 5_000.25
+/** The page's time origin (performance.timeOrigin), fixed so that a seed replays exactly. */
+const T0 = Date.UTC(2026, 10, 29, 9, 30)
 
 function rng(seed) {
   const next = mulberry32(seed)
@@ -73,10 +75,11 @@ const real = {
  */
 function world(script) {
   const w = { mono: MONO0, timers: [], serial: 0, log: [], script, requests: 0, reads: 0 }
-  const origin = performance.timeOrigin
+  const origin = T0
   w.install = () => {
     // A generator waiting out a tick spins on the clock (both builds, up to 10 ms): time
     // passes for it, a millisecond per many readings, so both end their spin at the same time.
+    Object.defineProperty(performance, 'timeOrigin', { value: T0, configurable: true })
     performance.now = () => {
       if (++w.reads > 20000) {
         w.reads = 0
@@ -117,6 +120,7 @@ function world(script) {
   }
   w.restore = () => {
     performance.now = real.now
+    delete performance.timeOrigin
     Date.now = real.dateNow
     globalThis.setTimeout = real.setTimeout
     globalThis.clearTimeout = real.clearTimeout
@@ -421,4 +425,82 @@ test('generated lease sessions: the port logs what the oracle logs, request by r
   }
   assert.ok(stats.leased > SESSIONS / 3 && stats.refused > SESSIONS / 10 && stats.ids > SESSIONS, JSON.stringify({ ...stats, codes: [...stats.codes] }))
   console.log(JSON.stringify({ ...stats, codes: Object.fromEntries(stats.codes) }))
+})
+
+// ---- lease()'s arguments alone ----
+
+const WEIRD_KEYS = ['namespace', 'token', 'ttlMs', 'layout', 'fetch', 'node', 'fenceMs', 'fence_ms', 'ttl_ms', 'seed', 'onBackwards', 'on_exhausted', 'sequenceStart', 'NODE', '0', '\ud800', 'n\u00e9', '__proto__', 'constructor', 'x'.repeat(20)]
+
+/** A value of any kind for an option (built per build: `impl`'s Layout, a getter, a proxy). */
+function anyValue(r, impl, other) {
+  switch (r.int(8)) {
+    case 0:
+      return r.pick([0, 1, -1, 1.5, 2 ** 53, 2 ** 53 - 1, NaN, Infinity, -0, 1e21])
+    case 1:
+      return r.pick([0n, -1n, 5n, 1n << 64n, (1n << 64n) - 1n, 123456789012n])
+    case 2:
+      return r.pick(['', 'web', 'js53', 'twitter', 'wait:5', 'borrow:3', 'vibrate:2', 'random', 'zero', 'fail', '12', 'time=41@1ms,node=14,seq=8,epoch=2025-01-01', '\ud800x', 'x'.repeat(30)])
+    case 3:
+      return r.pick([null, undefined, true, false, Symbol('s')])
+    case 4:
+      return r.pick([{}, [], [1], new Uint8Array(3), new Date(0), () => 1, class {}])
+    case 5:
+      return r.chance(0.5) ? new impl.Layout(r.pick(SPECS)) : new other.Layout(r.pick(SPECS))
+    case 6:
+      return new Proxy({ worker: 1 }, {})
+    default:
+      return r.pick([{ worker: 1, datacenter: 2 }, { node: 3 }, { toString: () => 'js53' }])
+  }
+}
+
+/** `lease()`'s arguments for `impl`, drawn from `seed` (the same draws for either build). */
+function anyArgs(seed, impl, other) {
+  const r = rng(seed)
+  const url = r.chance(0.9) ? URL_BASE : r.pick([5, null, undefined, {}, new URL(URL_BASE + '/x/'), 'relative', [URL_BASE]])
+  if (r.chance(0.05)) {
+    // (Not a Layout: its own properties are each build's internals, `_fields` or `__wbg_ptr`.)
+    const v = anyValue(r, impl, other)
+    return [url, v instanceof impl.Layout || v instanceof other.Layout ? 7 : v]
+  }
+  const o = {}
+  const n = r.int(6)
+  for (let i = 0; i < n; i++) {
+    const key = r.pick(WEIRD_KEYS)
+    const v = anyValue(r, impl, other)
+    const how = r.int(10)
+    // A getter (read once, by the snapshot), a getter that throws, a key not enumerable, or a plain value.
+    if (how === 0) Object.defineProperty(o, key, { enumerable: true, configurable: true, get: () => v })
+    else if (how === 1) Object.defineProperty(o, key, { enumerable: true, configurable: true, get: () => { throw new RangeError('getter') } })
+    else if (how === 2) Object.defineProperty(o, key, { enumerable: false, configurable: true, value: v })
+    else Object.defineProperty(o, key, { enumerable: true, configurable: true, writable: true, value: v })
+  }
+  if (r.chance(0.1)) o[Symbol('k')] = 1
+  return [url, r.chance(0.1) ? new Proxy(o, {}) : o]
+}
+
+test("lease()'s arguments, generated: the same refusal, or the same request", { timeout: 60_000 }, async () => {
+  let sent = 0
+  let refused = 0
+  const N = Number(process.env.IDMINT_ARG_CASES ?? 20000)
+  for (let i = 0; i < N; i++) {
+    const seed = SEED * 7 + i
+    const logs = []
+    for (const [impl, other] of [[port, oracle], [oracle, port]]) {
+      // The service is not there: a call that passes the checks sends one request and fails.
+      const w = world(() => ({ mode: 'reject' }))
+      w.install()
+      try {
+        w.log.push(['lease', await w.drive(impl.LeasedSnowflake.lease(...anyArgs(seed, impl, other)))])
+      } finally {
+        w.restore()
+      }
+      logs.push(w.log)
+    }
+    const diff = firstDifference(...logs)
+    if (diff) assert.fail(`seed ${seed}: ${JSON.stringify(diff, (k, v) => (typeof v === 'bigint' ? `${v}n` : v), 1)}`)
+    if (logs[0].some((e) => e[0] === 'request')) sent++
+    else refused++
+  }
+  assert.ok(sent > N / 10 && refused > N / 2, `${sent} sent, ${refused} refused`)
+  console.log(JSON.stringify({ cases: N, sent, refused }))
 })
