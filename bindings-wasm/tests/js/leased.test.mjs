@@ -81,7 +81,7 @@ function world(script) {
     // passes for it, a millisecond per many readings, so both end their spin at the same time.
     Object.defineProperty(performance, 'timeOrigin', { value: T0, configurable: true })
     performance.now = () => {
-      if (++w.reads > 20000) {
+      if (++w.reads > 2000) {
         w.reads = 0
         w.mono += 1
       }
@@ -200,7 +200,7 @@ function optionValue(r, key, clean) {
       return r.pick(['fail', 'wait', 'wait:5', 'logical:100', 'ring:4', ...(clean ? [] : ['rollback_counter', 'sometimes', 'ring:1', 'wait:0'])])
     case 'onExhausted':
     case 'on_exhausted':
-      return r.pick(['wait', 'fail', 'borrow:2', ...(clean ? [] : ['borrow:0', 'never'])])
+      return r.pick(['wait', 'fail', 'borrow:2', 'borrow:100', ...(clean ? [] : ['borrow:0', 'never'])])
     case 'sequenceStart':
     case 'sequence_start':
       return r.pick(['zero', 'vibrate:3', 'random', ...(clean ? [] : ['vibrate:0', 'odd'])])
@@ -254,6 +254,8 @@ function materialize(args, impl, other) {
   return [url, o]
 }
 
+const GRANT_FIELDS = ['lease', 'namespace', 'layout', 'node', 'fence_ms', 'bound_ms', 'ttl_ms', 'renew_after_ms', 'server_time_ms']
+
 /** A service answer: status and JSON (or raw text), from a recipe drawn once per session. */
 const json = (status, value, headers) => ({ status, text: value === undefined ? '' : JSON.stringify(value), headers })
 
@@ -269,18 +271,23 @@ function script(r, clean) {
     status: !clean && r.chance(0.1) ? r.pick([409, 503, 500, 401, 200]) : 201,
     retryAfter: r.pick([undefined, '1', ' 2 ', 'abc', '99999999999999999999999']),
     node: clean ? r.pick([0, 1, 3]) : r.pick([0, 1, 3, 5, 15, 16, 1023]),
-    fence: r.pick([null, null, -5000, -1, 0, 40, 400, 1500, 2 * ttl - 5, ...(clean ? [] : [2 * ttl + 50, 5 * ttl])]),
+    // Ahead of the clock up to twice the TTL (a wait), or further (refused unless the service
+    // vouches for it with its own clock).
+    fence: r.pick([null, null, -5000, -1, 0, 40, 400, 1500, 2 * ttl - 5, 2 * ttl, ...(clean ? [] : [2 * ttl + 1, 2 * ttl + 50, 3 * ttl, 5 * ttl])]),
     serverAhead: r.pick([null, 0, 0, -1000, 3 * ttl]),
-    bound: clean ? r.pick([ttl, 2 * ttl, 500]) : r.pick([ttl, ttl, 2 * ttl, 500, 0, -10]),
+    // (A bound a few ms ahead: a batch crosses it.)
+    bound: clean ? r.pick([ttl, 2 * ttl, 500, 20, 40]) : r.pick([ttl, ttl, 2 * ttl, 500, 20, 0, -10]),
     ttl: clean ? ttl : r.pick([ttl, ttl, ttl, 0, 1, 20]),
     renewAfter: r.pick([undefined, null, Math.floor(ttl / 3), 0, 10 ** 9]),
     layout: !clean && r.chance(0.1) ? r.pick(['nope', 'time=99@1ms']) : null,
-    mutate: !clean && r.chance(0.25) ? [r.pick(['lease', 'namespace', 'layout', 'node', 'fence_ms', 'bound_ms', 'ttl_ms', 'renew_after_ms', 'server_time_ms']), r.pick(HOSTILE)] : null,
+    // One field or two replaced (two: which error wins).
+    mutate: !clean && r.chance(0.25) ? [r.pick(GRANT_FIELDS), r.pick(HOSTILE), ...(r.chance(0.4) ? [r.pick(GRANT_FIELDS), r.pick(HOSTILE)] : [])] : null,
     whole: !clean && r.chance(0.04) ? r.pick(['null', '42', '"x"', '[]', 'not json']) : null,
     mode: !clean && r.chance(0.05) ? r.pick(['hang', 'reject']) : null,
   }
   const renewals = Array.from({ length: 40 }, () => ({
-    kind: r.pick(['ok', 'ok', 'ok', 'ok', 'hostile', '409', '503', 'hang', 'reject', 'garbage', 'down', 'short']),
+    kind: r.pick(['ok', 'ok', 'ok', 'ok', 'hostile', '409', '503', 'hang', 'reject', 'garbage', 'down', 'short', 'near', 'near']),
+    near: r.pick([3, 20, 40, 100]),
     field: r.pick(['bound_ms', 'ttl_ms', 'renew_after_ms']),
     value: r.pick(HOSTILE),
     retryAfter: r.pick([undefined, '0', '1', ' 3 ', 'x', '99999999999999999999999']),
@@ -307,7 +314,7 @@ function script(r, clean) {
         renew_after_ms: g.renewAfter,
         server_time_ms: g.serverAhead === null ? undefined : t + (g.fence ?? 0) - g.serverAhead,
       }
-      if (g.mutate) a[g.mutate[0]] = g.mutate[1]
+      for (let k = 0; g.mutate && k < g.mutate.length; k += 2) a[g.mutate[k]] = g.mutate[k + 1]
       return json(201, a)
     }
     if (path === '/v1/leases/renew') {
@@ -319,6 +326,8 @@ function script(r, clean) {
           return json(200, ok)
         case 'short':
           return json(200, { ...ok, bound_ms: up + 3, ttl_ms: 20, renew_after_ms: 0 })
+        case 'near': // a bound a batch can cross
+          return json(200, { ...ok, bound_ms: up + n.near })
         case 'down': // the bound going down, below what was issued (and maybe the fence)
           return json(200, { ...ok, bound_ms: Math.max(0, up - 2 * ttl) })
         case 'hostile':
@@ -503,4 +512,45 @@ test("lease()'s arguments, generated: the same refusal, or the same request", { 
   }
   assert.ok(sent > N / 10 && refused > N / 2, `${sent} sent, ${refused} refused`)
   console.log(JSON.stringify({ cases: N, sent, refused }))
+})
+
+// ---- batches that cross the recorded bound ----
+
+/** One lease on `impl` whose grant's bound is `boundAhead` ms ahead, then `calls` batches. */
+async function batches(impl, boundAhead, sizes) {
+  const script = (path, body, i) =>
+    path === '/v1/leases'
+      ? json(201, { lease: `lease-${i}`, namespace: 'web', node: 1, layout: body.layout, fence_ms: body.client_time_ms - 5, bound_ms: body.client_time_ms + boundAhead, ttl_ms: 30000, server_time_ms: body.client_time_ms })
+      : json(200, { bound_ms: body.client_time_ms + 30000, ttl_ms: 30000 })
+  const w = world(script)
+  w.install()
+  try {
+    // 256 IDs a millisecond, borrowing ahead: a batch of 9000 spans 36 ms at once.
+    const options = { layout: 'time=41@1ms,node=14,seq=8,epoch=2025-01-01', onExhausted: 'borrow:1000' }
+    let gen
+    w.log.push(['lease', await w.drive(impl.LeasedSnowflake.lease(URL_BASE, options).then((g) => (gen = g)))])
+    for (const n of sizes) {
+      const o = outcome(() => gen.nextIds(n))
+      if (Array.isArray(o.ok)) o.ok = [o.ok.length, o.ok[0], o.ok.at(-1)]
+      w.log.push(['nextIds', n, o, outcome(() => gen.lease)])
+    }
+    w.log.push(['close', await w.drive(gen.close())])
+    return w.log
+  } finally {
+    w.restore()
+  }
+}
+
+test('batches crossing the recorded bound: refused in the same chunk, the same time recorded as issued', async () => {
+  let refused = 0
+  for (let ahead = 1; ahead <= 70; ahead += 3) {
+    for (const sizes of [[9000], [8192, 8193], [100, 16385], [20000]]) {
+      const a = await batches(port, ahead, sizes)
+      const b = await batches(oracle, ahead, sizes)
+      const diff = firstDifference(a, b)
+      if (diff) assert.fail(`bound ${ahead} ms ahead, batches ${sizes}: ${JSON.stringify(diff, (k, v) => (typeof v === 'bigint' ? `${v}n` : v), 1)}`)
+      refused += a.filter((e) => e[0] === 'nextIds' && e[2].code === 'ERR_LEASE_LOST').length
+    }
+  }
+  assert.ok(refused > 20, `${refused} batches refused`)
 })
