@@ -10,7 +10,8 @@
 // timeout) with its delay, and every call's value or error (class, code, message, fields):
 // lease()'s options checks, IDs, lease info, refusals, close().
 //
-//   node --test bindings-wasm/tests/js/leased.test.mjs   (IDMINT_SEED=n: another first seed)
+//   node --test bindings-wasm/tests/js/leased.test.mjs   (IDMINT_SEED=n: another first seed;
+//   IDMINT_SESSIONS, IDMINT_ARG_CASES: how many sessions and argument cases, 800 and 20,000)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
