@@ -7,6 +7,7 @@
 // * an ID may also be a decimal string (what `nextIdString()` and JSON give);
 // * `what` names the argument in messages (`nowMs`, `options.seed`).
 import { coreError, rangeError, typeError } from './error.js'
+import { wellFormed } from './text.js'
 
 const U64_MAX = (1n << 64n) - 1n
 /** The most IDs one call returns (core `limits::MAX_BATCH`). */
@@ -23,6 +24,8 @@ export function describe(v) {
     case 'number':
       return `number ${v}`
     case 'string': {
+      // As Rust receives it: a lone surrogate is U+FFFD.
+      v = wellFormed(v)
       const chars = [...v]
       return chars.length > 24 ? `type string ('${chars.slice(0, 24).join('')}...')` : `type string ('${v}')`
     }

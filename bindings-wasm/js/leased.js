@@ -110,7 +110,8 @@ class LeaseWindow {
     // Renew while at least half the lease is left, so a failed renewal has time for retries;
     // never in a tight loop.
     const half = live / 2n
-    const wait = min(max(renewAfter ?? ttl / 3n, min(MIN_WAIT_MS, half)), half)
+    // (Rust's clamp(min(50, half), half): when half is below 50, half.)
+    const wait = min(max(renewAfter ?? ttl / 3n, MIN_WAIT_MS), half)
     this.bound = bound
     this.ttl = ttl
     this.deadline = addSat(sent, live)
