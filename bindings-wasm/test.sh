@@ -148,7 +148,6 @@ echo "(idmint-web/wasm entry, bundler flavour, through Node's WebAssembly ES mod
 step "LeasedSnowflake against a fake lease service (tests/lease: the full and wasm entries, nodejs and bundler flavours)"
 node --test --test-reporter=dot tests/lease/
 IDMINT_IMPL="$here/pkg/bundler/idmint.js" node --test --test-reporter=dot tests/lease/
-IDMINT_IMPL="$here/pkg/node/wasm/idmint.js" node --test --test-reporter=dot tests/lease/
 IDMINT_IMPL="$here/pkg/bundler/wasm/idmint.js" NODE_OPTIONS=--experimental-wasm-modules \
   node --no-warnings --test --test-reporter=dot tests/lease/
 
@@ -187,9 +186,6 @@ bash "$root/scripts/services.sh" start idmint "$svc_dir/tls" "$tls_port" \
   --config "$root/examples/browser/idmint.toml" --tls-cert "$pki/server.crt" --tls-key "$pki/server.key"
 IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" IDMINT_TEST_TLS_SERVICE_URL="https://127.0.0.1:$tls_port" \
   NODE_EXTRA_CA_CERTS="$pki/ca.crt" node --test --test-reporter=dot tests/service/
-IDMINT_IMPL="$here/pkg/node/wasm/idmint.js" IDMINT_TEST_SERVICE_URL="http://127.0.0.1:$svc_port" \
-  IDMINT_TEST_TLS_SERVICE_URL="https://127.0.0.1:$tls_port" NODE_EXTRA_CA_CERTS="$pki/ca.crt" \
-  node --test --test-reporter=dot tests/service/
 
 step "benchmark page runs (1 short round; real numbers: node tests/bench/run.mjs)"
 node tests/bench/run.mjs --rounds 1 --round-ms 5 --json >/dev/null

@@ -17,7 +17,7 @@ import { launch, serve } from './support.mjs'
 import { leaseService } from '../lease/service.mjs'
 import { LAYOUT } from '../../../examples/browser/layout.js'
 
-const idmint = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const idmint = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const layout = new idmint.Layout(LAYOUT)
 
 /** A URL on 127.0.0.1 where nothing listens (a port just freed). */

@@ -19,7 +19,7 @@ import { mulberry32 } from './support/random.mjs'
 
 const { LeasedSnowflake } = await import('../../js/leased.js')
 const { Layout } = await import('../../js/layout.js')
-const oracle = createRequire(import.meta.url)('../../pkg/node/idmint.js')
+const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const port = { LeasedSnowflake, Layout }
 
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)

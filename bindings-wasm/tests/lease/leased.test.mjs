@@ -1,6 +1,6 @@
 // LeasedSnowflake against the fake lease service of service.mjs, in Node: by default both the
-// WebAssembly build (pkg/node: src/leased.js, src/leased.rs) and the JavaScript port
-// (js/leased.js), side by side, each on its own fake service; or only the module IDMINT_IMPL
+// WebAssembly entry (pkg/node/wasm: src/leased.js, src/leased.rs) and the full JavaScript one
+// (pkg/node: js/leased.js), side by side, each on its own fake service; or only the module IDMINT_IMPL
 // names (test.sh runs the bundler flavour so). Times are asserted as bounds, never as exact
 // values: the machine may be busy. (tests/js/leased.test.mjs compares the two call by call.)
 import assert from 'node:assert/strict'
@@ -22,8 +22,8 @@ const given = process.env.IDMINT_IMPL
 const impls = given
   ? [[given, await load(given)]]
   : [
-      ['wasm', await load(new URL('../../pkg/node/idmint.js', import.meta.url).href)],
-      ['js', { ...(await load(new URL('../../js/leased.js', import.meta.url).href)), ...(await load(new URL('../../js/layout.js', import.meta.url).href)) }],
+      ['wasm', await load(new URL('../../pkg/node/wasm/idmint.js', import.meta.url).href)],
+      ['js', await load(new URL('../../pkg/node/idmint.js', import.meta.url).href)],
     ]
 
 const EXAMPLE = 'time=41@1ms,node=14,seq=8,epoch=2025-01-01'

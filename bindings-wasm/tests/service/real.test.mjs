@@ -17,14 +17,14 @@ async function load(where) {
   return { ...(mod.default ?? {}), ...mod }
 }
 
-// The WebAssembly build (pkg/node) and the JavaScript port (js/leased.js), or only the module
-// IDMINT_IMPL names.
+// The WebAssembly entry (pkg/node/wasm) and the JavaScript one (pkg/node, the port), or only the
+// module IDMINT_IMPL names.
 const given = process.env.IDMINT_IMPL
 const impls = given
   ? [[given, await load(given)]]
   : [
-      ['wasm', await load(new URL('../../pkg/node/idmint.js', import.meta.url).href)],
-      ['js', { ...(await load(new URL('../../js/leased.js', import.meta.url).href)), ...(await load(new URL('../../js/layout.js', import.meta.url).href)) }],
+      ['wasm', await load(new URL('../../pkg/node/wasm/idmint.js', import.meta.url).href)],
+      ['js', await load(new URL('../../pkg/node/idmint.js', import.meta.url).href)],
     ]
 
 // What examples/browser/idmint.toml opens to clients.
