@@ -191,8 +191,9 @@ step "benchmark page runs (1 short round; real numbers: node tests/bench/run.mjs
 node tests/bench/run.mjs --rounds 1 --round-ms 5 --json >/dev/null
 
 step "page weight of each entry: what headless Chromium fetches for a page minting 100,000 IDs (gzip -9)"
-# Budgets guard against growth (today: full 90.5 KB, snowflake 16.4 KB, formats 54.2 KB); see README "Size".
-node tests/size/weight.mjs --max full=91 --max snowflake=17 --max formats=55
+# Budgets guard against growth (today: full 31.4 KB, snowflake 17.0 KB, formats 16.3 KB, wasm 90.5 KB);
+# see README "Size".
+node tests/size/weight.mjs --max full=32 --max snowflake=18 --max formats=17 --max wasm=91
 
 echo
 echo "wasm: all tests passed"
