@@ -135,6 +135,9 @@ export function coreError(variant, fields = {}) {
 /** A `TypeError` with code `ERR_INVALID_ARG_TYPE`: an argument of the wrong JavaScript type. */
 export const typeError = (message) => make(TypeError, 'ERR_INVALID_ARG_TYPE', message)
 
+/** The `TypeError` of a method of class `name` (given as text: a minifier renames classes) called on an object that is not one. */
+export const notInstance = (name) => typeError(`${name} method called on an object that is not a ${name}`)
+
 /** A `RangeError` with code `ERR_OUT_OF_RANGE`: a JavaScript value the package refuses. */
 export const rangeError = (message) => make(RangeError, 'ERR_OUT_OF_RANGE', message)
 

@@ -6,7 +6,7 @@
 // Exact arithmetic is BigInt (the core's u64). The hot path, a single ID within the current tick
 // or opening a later one, runs on plain numbers and adds the stride to the next ID kept as a
 // bigint; it declines (and the exact path decides) whenever a value could exceed 2^53.
-import { coreError, notJsSafe, rangeError } from './error.js'
+import { coreError, notInstance, notJsSafe, rangeError } from './error.js'
 import { batchArg, u64Arg } from './convert.js'
 import { copyLayout, lifetimeEndMs, nodeToBits } from './layout.js'
 import { configText, nodeArg, parseConfig, readOptions } from './options.js'
@@ -491,13 +491,6 @@ function idArray(n) {
 const SNOWFLAKE = 'Snowflake'
 const ATOMIC = 'AtomicSnowflake'
 
-/** The TypeError of a method of class `name` called on an object that is not one. */
-function notInstance(name) {
-  const e = new TypeError(`${name} method called on an object that is not a ${name}`)
-  e.code = 'ERR_INVALID_ARG_TYPE'
-  throw e
-}
-
 /** The core's `Closed` error for a freed instance of class `name`. */
 const closed = (name) => raise(fail('Closed', { what: name }))
 
@@ -586,7 +579,7 @@ export class Snowflake {
 
   /** The live engine of `s`: TypeError for anything not a Snowflake, ERR_CLOSED once freed. */
   static #live(s) {
-    if (!(#e in s)) notInstance(SNOWFLAKE)
+    if (!(#e in s)) throw notInstance(SNOWFLAKE)
     return s.#e ?? closed(SNOWFLAKE)
   }
 
@@ -712,7 +705,7 @@ export class Snowflake {
   }
 
   free() {
-    if (!(#e in this)) notInstance(SNOWFLAKE)
+    if (!(#e in this)) throw notInstance(SNOWFLAKE)
     this.#e = null
   }
 }
@@ -729,7 +722,7 @@ export class AtomicSnowflake {
   }
 
   static #live(s) {
-    if (!(#e in s)) notInstance(ATOMIC)
+    if (!(#e in s)) throw notInstance(ATOMIC)
     return s.#e ?? closed(ATOMIC)
   }
 
@@ -785,7 +778,7 @@ export class AtomicSnowflake {
   }
 
   free() {
-    if (!(#e in this)) notInstance(ATOMIC)
+    if (!(#e in this)) throw notInstance(ATOMIC)
     this.#e = null
   }
 }

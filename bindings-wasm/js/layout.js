@@ -2,7 +2,7 @@
 // (spec.rs), presets (preset.rs) and date parsing (time.rs), with the `Layout` class the
 // browser package exports (bindings-js/src/api.rs `layout_api!`, bindings-wasm/src/layout.rs).
 // Every u64 is a bigint. The differential tests hold it to the WebAssembly build of the core.
-import { coreError, rfc3339, typeError } from './error.js'
+import { coreError, notInstance, rfc3339, typeError } from './error.js'
 import { expectObject, idArg, isNullish, stringArg, u64Arg, wrong } from './convert.js'
 import { U64_MAX, byteLen, isDigits, isObject, trim, trimStart, utf8 as bytes, wellFormed } from './text.js'
 import { randomU64 } from './random.js'
@@ -434,7 +434,7 @@ export function layoutArg(v, what) {
 
 /** `this` of a Layout method: a live Layout, else the errors of the wasm glue (scripts/glue.mjs item 1). */
 function self(l, live = true) {
-  if (!(l instanceof Layout) || !l._fields) throw typeError('Layout method called on an object that is not a Layout')
+  if (!(l instanceof Layout) || !l._fields) throw notInstance('Layout')
   if (live && l._closed) throw coreError('Closed', { what: 'Layout' })
   return l
 }

@@ -7,7 +7,7 @@
 // LeaseWindow, core/src/snowflake/lease_window.rs), which decides whether each ID may go out,
 // what a grant or renewal permits, and when to renew or retry. The differential tests hold it
 // to the WebAssembly build (tests/js/leased.test.mjs).
-import { coreError, typeError } from './error.js'
+import { coreError, notInstance, typeError } from './error.js'
 import { expectObject, isNullish, stringArg, u64Arg, wrong } from './convert.js'
 import { layoutArg, nodeToBits, parseLayout } from './layout.js'
 import { readOptions } from './options.js'
@@ -280,7 +280,7 @@ function info(st) {
 /** The state of `obj`, a LeasedSnowflake, or the package's TypeError for anything else. */
 function leaseOf(obj) {
   const st = leases.get(obj)
-  if (st === undefined) throw typeError(`${NAME} method called on an object that is not a ${NAME}`)
+  if (st === undefined) throw notInstance(NAME)
   return st
 }
 

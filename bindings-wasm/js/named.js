@@ -3,7 +3,7 @@
 // and the Snowflake half are options.js's) and of the browser binding's classes
 // (bindings-wasm/src/named.rs, src/uuid.rs, bindings-js values.rs and convert.rs `with_random`).
 // The UUID generators themselves are uuid.js's sans-IO cores.
-import { coreError, rangeError, typeError } from './error.js'
+import { coreError, notInstance, rangeError, typeError } from './error.js'
 import { describe, isNullish, u64Arg, wrong } from './convert.js'
 import { UUID7_ONLY, configText, entryText, namedEntries, snowflakeEntries, specErr } from './options.js'
 import { AtomicSnowflake, Snowflake, checkTick, fromNamed } from './generator.js'
@@ -153,13 +153,6 @@ function withRandom(gen, now, nanos, random) {
 const NAMED = 'NamedGenerator'
 const UUIDS = 'UuidGenerator'
 
-/** The TypeError of a method of class `name` called on an object that is not one. */
-function notInstance(name) {
-  const e = new TypeError(`${name} method called on an object that is not a ${name}`)
-  e.code = 'ERR_INVALID_ARG_TYPE'
-  throw e
-}
-
 /** The core's `Closed` error for a freed instance of class `name`. */
 function closed(name) {
   throw coreError('Closed', { what: name })
@@ -200,7 +193,7 @@ export const NamedGenerator = /* @__PURE__ */ disposable(class NamedGenerator {
   }
 
   static #live(s) {
-    if (!(#g in s)) notInstance(NAMED)
+    if (!(#g in s)) throw notInstance(NAMED)
     return s.#g ? s : closed(NAMED)
   }
 
@@ -225,7 +218,7 @@ export const NamedGenerator = /* @__PURE__ */ disposable(class NamedGenerator {
   }
 
   free() {
-    if (!(#g in this)) notInstance(NAMED)
+    if (!(#g in this)) throw notInstance(NAMED)
     const busy = this.#g && this.#busy
     this.#g = null
     if (busy) borrowed()
@@ -255,7 +248,7 @@ export const UuidGenerator = /* @__PURE__ */ disposable(class UuidGenerator {
   }
 
   static #live(s) {
-    if (!(#g in s)) notInstance(UUIDS)
+    if (!(#g in s)) throw notInstance(UUIDS)
     return s.#g ? s : closed(UUIDS)
   }
 
@@ -299,7 +292,7 @@ export const UuidGenerator = /* @__PURE__ */ disposable(class UuidGenerator {
   }
 
   free() {
-    if (!(#g in this)) notInstance(UUIDS)
+    if (!(#g in this)) throw notInstance(UUIDS)
     const busy = this.#g && this.#busy
     this.#g = null
     if (busy) borrowed()

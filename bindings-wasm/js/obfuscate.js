@@ -3,7 +3,7 @@
 // `SortableObfuscator` (the bits below a layout's time field only), as the classes the package
 // exports (bindings-js values.rs and api.rs, bindings-wasm/src/obfuscate.rs). Every u64 is a
 // bigint. This is obfuscation, not encryption: see the core's notes.
-import { coreError, rangeError, typeError } from './error.js'
+import { coreError, notInstance, rangeError } from './error.js'
 import { boundedArg, u64Arg, wrong } from './convert.js'
 import { layoutArg } from './layout.js'
 
@@ -98,7 +98,7 @@ class Feistel {
 /** The receiver of a method of class `name`: a live instance (`core(o)` its core, null once freed). */
 function live(o, core, name) {
   const c = core(o)
-  if (c === undefined) throw typeError(`${name} method called on an object that is not a ${name}`)
+  if (c === undefined) throw notInstance(name)
   if (c === null) throw coreError('Closed', { what: name })
   return c
 }

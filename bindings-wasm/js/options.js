@@ -6,7 +6,7 @@
 // field, state bits, node required) are generator.js's.
 
 import { coreError } from './error.js'
-import { expectObject, isNullish, stringArg, u64Arg, wrong } from './convert.js'
+import { expectObject, isNullish, stringArg, u64Arg } from './convert.js'
 import { layoutArg, nodeArg, nodeFromParts, nodeNumber, nodeParts, nodeToBits, parseLayout } from './layout.js'
 import { U64_MAX, decodeUtf8, isDigits as digits, isObject, lossy, trim, trimEnd, trimStart, utf8, wellFormed } from './text.js'
 

@@ -4,7 +4,7 @@
 // module's clocked `ulid()` (bindings-wasm/src/uuid.rs), drawing the same random bytes.
 //
 // A ULID is kept as its 16 big-endian bytes.
-import { coreError } from './error.js'
+import { coreError, notInstance } from './error.js'
 import { u64Arg, stringArg } from './convert.js'
 import { utf8 } from './text.js'
 import { decode128, encode128 } from './crockford.js'
@@ -126,11 +126,7 @@ export class UlidGenerator {
   }
 
   static #of(o) {
-    if (Object(o) !== o || !(#g in o)) {
-      const e = new TypeError(`${NAME} method called on an object that is not a ${NAME}`)
-      e.code = 'ERR_INVALID_ARG_TYPE'
-      throw e
-    }
+    if (Object(o) !== o || !(#g in o)) throw notInstance(NAME)
     return o.#g
   }
 

@@ -7,7 +7,7 @@
 // draws (count and order) as the WebAssembly build, which the differential tests compare.
 //
 // A UUID inside this module is a Uint8Array(16); times are bigints where the core takes a u64.
-import { coreError, rangeError } from './error.js'
+import { coreError, notInstance, rangeError } from './error.js'
 import { batchArg, boundedArg, isNullish, stringArg, u64Arg, wrong } from './convert.js'
 import { bytes as randomBytes } from './random.js'
 import { moduleClock } from './clock.js'
@@ -525,13 +525,6 @@ export function uuid6ToUuid1(uuid) {
 // The class name as text: a minifier renames the class itself.
 const U7 = 'Uuid7Generator'
 
-/** The TypeError of a method called on an object that is not a Uuid7Generator. */
-function notInstance() {
-  const e = new TypeError(`${U7} method called on an object that is not a ${U7}`)
-  e.code = 'ERR_INVALID_ARG_TYPE'
-  throw e
-}
-
 /**
  * Version 7 UUIDs of one RFC 9562 method, monotonic per generator: on the module clock with
  * `crypto.getRandomValues` (`next()`), or at a given time with given bytes (`nextAt`).
@@ -548,7 +541,7 @@ export class Uuid7Generator {
 
   /** The live core of `o`: TypeError for anything not a Uuid7Generator, ERR_CLOSED once freed. */
   static #live(o) {
-    if (Object(o) !== o || !(#g in o)) notInstance()
+    if (Object(o) !== o || !(#g in o)) throw notInstance(U7)
     return o.#g ?? (() => { throw coreError('Closed', { what: U7 }) })()
   }
 
@@ -577,7 +570,7 @@ export class Uuid7Generator {
   }
 
   free() {
-    if (Object(this) !== this || !(#g in this)) notInstance()
+    if (Object(this) !== this || !(#g in this)) throw notInstance(U7)
     this.#g = null
   }
 }

@@ -10,19 +10,13 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
-import { mulberry32 } from './support/random.mjs'
+import { rng } from './support/random.mjs'
 
 const require = createRequire(import.meta.url)
 const here = new URL('.', import.meta.url).pathname
 const js = require(resolve(here, process.env.IDMINT_JS_ENTRY ?? '../../pkg/node/snowflake/idmint.js'))
 const wasm = require(resolve(here, process.env.IDMINT_ORACLE ?? '../../pkg/node/wasm/idmint.js'))
 
-/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
-function rng(seed) {
-  const next = mulberry32(seed)
-  const int = (n) => Math.floor(next() * n)
-  return { next, int, pick: (xs) => xs[int(xs.length)], chance: (p) => next() < p }
-}
 
 /** What a call did, in comparable form: its value, or its exception's class, code, message and fields. */
 function outcome(f) {

@@ -12,7 +12,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire, register } from 'node:module'
 import { readFileSync } from 'node:fs'
-import { mulberry32 } from './support/random.mjs'
+import { rng } from './support/random.mjs'
 
 register('./support/generator-loader.mjs', import.meta.url)
 const { Snowflake, AtomicSnowflake } = await import('../../js/generator.js')
@@ -23,17 +23,6 @@ const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
 const T0 = 1_700_000_000_000
 
-/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
-function rng(seed) {
-  const next = mulberry32(seed)
-  const int = (n) => Math.floor(next() * n)
-  const big = (bits) => {
-    let v = 0n
-    for (let i = 0; i < bits; i += 16) v = (v << 16n) | BigInt(int(65536))
-    return v & ((1n << BigInt(bits)) - 1n)
-  }
-  return { next, int, big, pick: (xs) => xs[int(xs.length)], chance: (p) => next() < p }
-}
 
 /** What a call did, comparably: its value, or its exception's class, code, message and fields. */
 function outcome(f) {

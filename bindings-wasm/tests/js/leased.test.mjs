@@ -15,7 +15,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
-import { mulberry32 } from './support/random.mjs'
+import { rng } from './support/random.mjs'
 
 const { LeasedSnowflake } = await import('../../js/leased.js')
 const { Layout } = await import('../../js/layout.js')
@@ -30,11 +30,6 @@ const MONO0 = 5_000.25
 /** The page's time origin (performance.timeOrigin), fixed so that a seed replays exactly. */
 const T0 = Date.UTC(2026, 10, 29, 9, 30)
 
-function rng(seed) {
-  const next = mulberry32(seed)
-  const int = (n) => Math.floor(next() * n)
-  return { next, int, pick: (xs) => xs[int(xs.length)], chance: (p) => next() < p }
-}
 
 /** What a call did, comparably: its value, or its exception's class, code, message and fields. */
 function failure(e) {

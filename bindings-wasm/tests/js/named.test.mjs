@@ -12,22 +12,13 @@ import { readFileSync } from 'node:fs'
 
 import * as mine from '../../js/named.js'
 import { Snowflake } from '../../js/generator.js'
-import { mulberry32 } from './support/random.mjs'
+import { mulberry32, rng } from './support/random.mjs'
 import { sameEntropy } from './support/entropy.mjs'
 const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
 // ---- helpers ----
 
-function rng(seed) {
-  const next = mulberry32(seed)
-  return {
-    next,
-    int: (n) => Math.floor(next() * n),
-    pick: (a) => a[Math.floor(next() * a.length)],
-    chance: (p) => next() < p,
-  }
-}
 
 const show = (v) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'symbol' ? v.toString() : v)
 

@@ -12,23 +12,12 @@ import { readFileSync } from 'node:fs'
 
 import { readOptions, parseConfig, configText, nodeArg } from '../../js/options.js'
 import { Layout, parseLayout } from '../../js/layout.js'
-import { mulberry32 } from './support/random.mjs'
+import { rng } from './support/random.mjs'
 const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const vectors = JSON.parse(readFileSync(new URL('../../../vectors/named.json', import.meta.url), 'utf8'))
 
 // ---- helpers ----
 
-/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
-function rng(seed) {
-  const next = mulberry32(seed)
-  const r = {
-    next,
-    int: (n) => Math.floor(next() * n),
-    pick: (a) => a[Math.floor(next() * a.length)],
-    chance: (p) => next() < p,
-  }
-  return r
-}
 
 const show = (v) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'symbol' ? v.toString() : v)
 

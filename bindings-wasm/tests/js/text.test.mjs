@@ -13,7 +13,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
-import { mulberry32 } from './support/random.mjs'
+import { rng } from './support/random.mjs'
 import { sameEntropy } from './support/entropy.mjs'
 
 const ulidJs = await import('../../js/ulid.js')
@@ -26,11 +26,6 @@ const vectors = JSON.parse(readFileSync(new URL('../../../vectors/formats.json',
 
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
 
-function rng(seed) {
-  const next = mulberry32(seed)
-  const int = (n) => Math.floor(next() * n)
-  return { next, int, pick: (xs) => xs[int(xs.length)], chance: (p) => next() < p }
-}
 
 /** What a call did, comparably: its value, or its exception's class, code, message and fields. */
 function outcome(f) {

@@ -15,25 +15,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
-import { mulberry32 } from './support/random.mjs'
+import { rng } from './support/random.mjs'
 import { sameEntropy } from './support/entropy.mjs'
 import * as port from '../../js/uuid.js'
 
 const oracle = createRequire(import.meta.url)('../../pkg/node/wasm/idmint.js')
 const SEED = Number(process.env.IDMINT_SEED ?? 20261129)
 
-/** Seeded draws (support/random.mjs), so a failure names its seed and replays. */
-function rng(seed) {
-  const next = mulberry32(seed)
-  const int = (n) => Math.floor(next() * n)
-  const big = (bits) => {
-    let v = 0n
-    for (let i = 0; i < bits; i += 16) v = (v << 16n) | BigInt(int(65536))
-    return v & ((1n << BigInt(bits)) - 1n)
-  }
-  const bytes = (n) => Uint8Array.from({ length: n }, () => int(256))
-  return { next, int, big, bytes, pick: (xs) => xs[int(xs.length)], chance: (p) => next() < p }
-}
 
 /** What a call did, comparably: its value, or its exception's class, code, message and fields. */
 function outcome(f) {

@@ -1,23 +1,6 @@
 // Differential-test helpers shared by codec, anyid and obfuscate tests: seeded draws and a call's
 // outcome as plain data (a value, or an error's class, own property names, fields and message).
-import { mulberry32 } from './random.mjs'
-
-/** Seeded draws (random.mjs), so a failure names its seed and replays. */
-export function rng(seed) {
-  const next = mulberry32(seed)
-  const int = (n) => Math.floor(next() * n)
-  return {
-    next,
-    int,
-    pick: (a) => a[int(a.length)],
-    chance: (p) => next() < p,
-    /** A u64 (bigint) from 64 random bits, masked to a random width half of the time. */
-    u64() {
-      const v = (BigInt(int(2 ** 32)) << 32n) | BigInt(int(2 ** 32))
-      return next() < 0.5 ? v : v & ((1n << BigInt(int(65))) - 1n)
-    },
-  }
-}
+export { rng } from './random.mjs'
 
 /** A value as plain data for deepStrictEqual (bigints and strings as they are). */
 export function plain(v) {
