@@ -453,7 +453,7 @@ const NAMESPACES = {
  *  `dns`, `url`, `oid`, `x500`) and a name (text as UTF-8, or bytes). */
 function nameBased(version, namespace, name) {
   const ns = stringArg(namespace, 'namespace')
-  const nsBytes = Object.hasOwn(NAMESPACES, ns) ? tryParse(NAMESPACES[ns]) : parseUuidBytes(ns)
+  const nsBytes = Object.prototype.hasOwnProperty.call(NAMESPACES, ns) ? tryParse(NAMESPACES[ns]) : parseUuidBytes(ns)
   let n = name
   if (typeof n === 'string') n = utf8(n)
   else if (!(n instanceof Uint8Array)) throw wrong(n, 'name', 'a string or a Uint8Array')
