@@ -54,13 +54,6 @@ function tickAt(layout, now) {
   return t > mask(layout._time.bits) ? fail('LayoutExpired', { end_ms: lifetimeEndMs(layout) }) : t
 }
 
-/** Throws what `tickAt` answers for a time outside `layout`'s range (named.js: core
- * LocalSnowflake's ring path reads the tick first, where AtomicSnowflake's answers ClockBackwards). */
-export function checkTick(layout, now) {
-  const t = tickAt(layout, now)
-  if (t instanceof Fail) raise(t)
-}
-
 /** A run of IDs: `first`, `first + stride`, ... (`count` of them, a bigint here). */
 const run = (first, count, stride) => ({ first, count, stride })
 
@@ -375,13 +368,13 @@ class Engine {
 
   ringReserve(now, lag, max) {
     const n = BigInt(this.ring.length)
-    // Core Packing::ring_coarse: the reading a ring step uses for a possibly coarse one.
+    // Core Packing::ring_coarse: the reading a ring step uses for a possibly coarse one (a time
+    // the layout cannot hold is its own error).
     const t0 = this.tick(now)
+    if (t0 instanceof Fail) return t0
     let at = null
-    if (!(t0 instanceof Fail)) {
-      if (lag === 0n || this.high1 <= t0 + 1n) at = now
-      else if (this.high1 - 1n - t0 <= lag) at = this.tickStart(this.high1 - 1n)
-    }
+    if (lag === 0n || this.high1 <= t0 + 1n) at = now
+    else if (this.high1 - 1n - t0 <= lag) at = this.tickStart(this.high1 - 1n)
     if (at === null) {
       const lastMs = this.high1 > 0n ? this.tickStart(this.high1 - 1n) : now
       return fail('ClockBackwards', { by_ms: subSat(lastMs, now), last_ms: lastMs })

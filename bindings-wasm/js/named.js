@@ -6,7 +6,7 @@
 import { coreError, notInstance, rangeError, typeError } from './error.js'
 import { describe, isNullish, u64Arg, wrong } from './convert.js'
 import { UUID7_ONLY, configText, entryText, namedEntries, snowflakeEntries, specErr } from './options.js'
-import { AtomicSnowflake, Snowflake, checkTick, fromNamed } from './generator.js'
+import { AtomicSnowflake, Snowflake, fromNamed } from './generator.js'
 import { moduleClock } from './clock.js'
 import { bytes } from './random.js'
 import { Uuid1Core, Uuid6Core, Uuid7Core, uuidText } from './uuid.js'
@@ -66,16 +66,9 @@ function v4(r) {
  */
 function build(n) {
   if (n.kind !== 'snowflake') return buildUuid(n)
-  // Core LocalSnowflake: AtomicSnowflake's IDs, but its ring policy reads the tick first.
+  // Core LocalSnowflake: AtomicSnowflake's IDs.
   const g = fromNamed(AtomicSnowflake, n.cfg)
-  const ring = n.cfg.onBackwards.kind === 'ring'
-  return {
-    next: (now) => {
-      if (ring) checkTick(n.cfg.layout, now)
-      return g.nextIdAt(now)
-    },
-    last: () => null,
-  }
+  return { next: (now) => g.nextIdAt(now), last: () => null }
 }
 
 /** `build` of a UUID type, apart so that a UuidGenerator alone carries no Snowflake code. */

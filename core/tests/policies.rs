@@ -319,6 +319,55 @@ fn expired_and_before_epoch() {
     assert!(LocalSnowflake::new(Config::new(small()).node(1 << 10)).is_err());
 }
 
+/// A time the layout cannot hold is its own error under every policy and in both generators:
+/// the ring's coarse-clock check once answered a step back (`by_ms: 0`) for it.
+#[test]
+fn expired_and_before_epoch_under_every_policy() {
+    let twitter = Layout::preset("twitter").unwrap();
+    let baidu = Layout::preset("baidu").unwrap();
+    let policies = [
+        OnBackwards::Fail,
+        OnBackwards::Wait { max_ms: 10 },
+        OnBackwards::Logical { max_ms: 10 },
+        OnBackwards::RollbackCounter,
+        OnBackwards::Ring { ticks: 8 },
+    ];
+    for policy in policies {
+        let layout = if matches!(policy, OnBackwards::RollbackCounter) {
+            Layout::parse("time=41@1ms,node=10,rollback=2,seq=10,epoch=2010-11-04").unwrap()
+        } else {
+            twitter
+        };
+        let cfg = Config::new(layout).node(0).on_backwards(policy);
+        let before =
+            |e: Error| assert!(matches!(e, Error::BeforeEpoch { .. }), "{policy:?}: {e:?}");
+        before(gen(cfg).next_id_at(1000).unwrap_err());
+        let atomic = AtomicSnowflake::new(cfg).unwrap();
+        before(atomic.next_id_at(1000).unwrap_err());
+        before(atomic.reserve_at(1000, 4).unwrap_err());
+        // After IDs were issued, too.
+        atomic.next_id_at(T0).unwrap();
+        before(atomic.next_id_at(1000).unwrap_err());
+        if matches!(policy, OnBackwards::RollbackCounter) {
+            continue;
+        }
+        let cfg = Config::new(baidu).node(0).on_backwards(policy);
+        let expired = |e: Error| {
+            assert!(
+                matches!(e, Error::LayoutExpired { .. }),
+                "{policy:?}: {e:?}"
+            )
+        };
+        expired(gen(cfg).next_id_at(T0 + 400 * 86_400_000).unwrap_err());
+        expired(
+            AtomicSnowflake::new(cfg)
+                .unwrap()
+                .next_id_at(T0 + 400 * 86_400_000)
+                .unwrap_err(),
+        );
+    }
+}
+
 #[test]
 fn reserve_runs_cover_ticks() {
     let l = Layout::preset("twitter").unwrap();

@@ -266,7 +266,7 @@ impl AtomicSnowflake {
         let n = self.ring.len() as u64;
         let Some(now_ms) = self
             .p
-            .ring_coarse(now_ms, lag_ticks, self.high1.load(Relaxed))
+            .ring_coarse(now_ms, lag_ticks, self.high1.load(Relaxed))?
         else {
             // A coarse reading further behind the latest tick than it may lag: the caller
             // confirms with the precise clock before a slot of an earlier tick is used.

@@ -563,14 +563,20 @@ impl Packing {
     /// The reading a ring step should use for a coarse reading `now_ms` that may lag by up to
     /// `lag_ticks`: the latest tick issued (`high1 - 1`) when the reading lags it by at most
     /// that, `now_ms` itself when it does not lag it, and `None` (take a precise reading) when
-    /// it lags further: only a precise reading may continue an earlier tick's slot.
+    /// it lags further: only a precise reading may continue an earlier tick's slot. A time the
+    /// layout cannot hold is its error (`BeforeEpoch`, `LayoutExpired`), not a step back.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) fn ring_coarse(&self, now_ms: u64, lag_ticks: u64, high1: u64) -> Option<u64> {
-        let t = self.tick(now_ms).ok()?;
+    pub(crate) fn ring_coarse(
+        &self,
+        now_ms: u64,
+        lag_ticks: u64,
+        high1: u64,
+    ) -> Result<Option<u64>> {
+        let t = self.tick(now_ms)?;
         if lag_ticks == 0 || high1 <= t + 1 {
-            return Some(now_ms);
+            return Ok(Some(now_ms));
         }
-        (high1 - 1 - t <= lag_ticks).then(|| self.tick_start(high1 - 1))
+        Ok((high1 - 1 - t <= lag_ticks).then(|| self.tick_start(high1 - 1)))
     }
 
     /// Ring policy: one step on the slot for tick(now). `slot` is `tick+1 << seq_bits | seq`
