@@ -9,7 +9,7 @@ import { UUID7_ONLY, configText, entryText, namedEntries, snowflakeEntries, spec
 import { AtomicSnowflake, Snowflake, fromNamed } from './generator.js'
 import { moduleClock } from './clock.js'
 import { bytes } from './random.js'
-import { Uuid1Core, Uuid6Core, Uuid7Core, uuidText } from './uuid.js'
+import { Uuid1Core, Uuid6Core, Uuid7Core, stamp, uuidText } from './uuid.js'
 
 const NOT_UUID =
   'a snowflake config, not a UUID one; it builds with a Snowflake generator or the named generator'
@@ -52,13 +52,6 @@ function parseUuid(config) {
 const uuidConfigText = (n) =>
   'type=' + n.kind + (n.kind === 'uuid7' && n.method !== 'counter' ? ',method=' + n.method : '')
 
-/** Core `uuid::v4`: random bytes with the version and variant bits set. */
-function v4(r) {
-  const b = Uint8Array.from(r)
-  b[6] = (b[6] & 0x0f) | 0x40
-  b[8] = (b[8] & 0x3f) | 0x80
-  return b
-}
 
 /**
  * Core `NamedGenerator` of a parsed config: `next(nowMs, nanos, fill)` gives a bigint
@@ -75,7 +68,7 @@ function build(n) {
 function buildUuid(n) {
   switch (n.kind) {
     case 'uuid4':
-      return { next: (now, nanos, fill) => v4(fill(16)), last: () => null }
+      return { next: (now, nanos, fill) => stamp(Uint8Array.from(fill(16)), 4), last: () => null }
     case 'uuid7': {
       const g = new Uuid7Core(n.method)
       return { next: (now, nanos, fill) => g.nextAtPrecise(now, nanos, fill(10)), last: () => g.lastUnixMs }

@@ -115,7 +115,7 @@ const u16Arg = (v, what) => Number(boundedArg(v, what, 65535))
 // ---- layouts (the `uuid` crate's builders) -----------------------------------------------
 
 /** Sets the version nibble and the RFC 9562 variant of `b` in place; returns `b`. */
-function stamp(b, version) {
+export function stamp(b, version) {
   b[6] = (b[6] & 0x0f) | (version << 4)
   b[8] = (b[8] & 0x3f) | 0x80
   return b

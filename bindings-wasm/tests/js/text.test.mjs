@@ -407,6 +407,27 @@ test('ksuid(): a fresh second draws the same 16 payload bytes as the oracle; wit
   }
 })
 
+test('ksuid(): a payload drawn across a pool refill is still one 16-byte draw, as the oracle draws it', async () => {
+  const got = []
+  const seed = SEED + 201
+  await freshKsuidSecond()
+  // After `align` the pool has handed out 16 of its 256 bytes; 232 more leave 8, fewer than a
+  // payload: the payload comes whole from the next fill, not 8 old bytes and 8 new.
+  const drain = (l) => {
+    for (let i = 0; i < 14; i++) align(l)
+    if (l === oracle) oracle.randomNode('twitter')
+    else randomBytes(8)
+  }
+  for (const lib of [port, oracle]) {
+    const { value, fills } = sameEntropy(seed, lib, align, (l) => (drain(l), l.ksuid()))
+    got.push({ value, fills })
+  }
+  const [p, o] = got
+  assert.deepEqual(p.fills, [256])
+  assert.deepEqual(p.fills, o.fills)
+  assert.equal(hexOf(port.parseKsuidBytes(p.value).subarray(4)), hexOf(port.parseKsuidBytes(o.value).subarray(4)))
+})
+
 /** Runs `body(lib)` with `crypto.getRandomValues` giving `byte` everywhere (or throwing when
  *  `byte` is null), after using up `lib`'s pool, and puts the real `crypto` back. */
 function withCrypto(byte, lib, body) {
